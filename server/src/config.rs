@@ -1,0 +1,130 @@
+//! Typed configuration, read from command-line flags and environment variables.
+//!
+//! Names follow Supabase's (and PostgREST's) environment variables where one exists, so a
+//! deployment can reuse its settings. This module only describes and parses settings: it opens
+//! no file and no connection. Secrets are held in `SecretString` so they never print.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use secrecy::SecretString;
+
+/// Command line of the `server` binary.
+#[derive(Debug, Parser)]
+#[command(name = "server", version, about = "A Supabase-compatible backend: /auth/v1, /rest/v1, /storage/v1, /realtime/v1 in one binary")]
+pub struct Cli {
+    #[command(flatten)]
+    pub config: Config,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the binary does; without a subcommand it serves.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Start the database (embedded when DATABASE_URL is unset), migrate, and serve the API (default).
+    Serve,
+    /// Apply pending migrations and exit.
+    Migrate,
+    /// Print the API URL and the anon and service_role keys.
+    Keys,
+    /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
+    Db {
+        #[command(subcommand)]
+        action: DbAction,
+    },
+}
+
+/// Actions on the embedded cluster.
+#[derive(Debug, Clone, Copy, Subcommand)]
+pub enum DbAction {
+    /// Initialise (first time) and start the cluster, then print its connection URL and exit, leaving it running.
+    Start,
+    /// Stop the cluster if it runs.
+    Stop,
+    /// Print the connection URL of the cluster.
+    Url,
+}
+
+/// Every setting of the server.
+#[derive(Debug, Clone, Args)]
+pub struct Config {
+    /// Address the HTTP API listens on.
+    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    pub host: String,
+
+    /// Port of the HTTP API (0 picks a free port).
+    #[arg(long, env = "PORT", default_value_t = 54321)]
+    pub port: u16,
+
+    /// PostgreSQL connection URL. When unset, the server runs its own private cluster under DATA_DIR.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_parser = secret)]
+    pub database_url: Option<SecretString>,
+
+    /// Directory for the embedded database, generated secrets and local files.
+    #[arg(long, env = "DATA_DIR", default_value = ".data")]
+    pub data_dir: PathBuf,
+
+    /// Port of the embedded PostgreSQL cluster on 127.0.0.1 (0: socket only, no TCP).
+    #[arg(long, env = "DB_PORT", default_value_t = 54322)]
+    pub db_port: u16,
+
+    /// Directory holding initdb, pg_ctl and postgres (default: the newest /usr/lib/postgresql/*/bin, then PATH).
+    #[arg(long, env = "PG_BIN_DIR")]
+    pub pg_bin_dir: Option<PathBuf>,
+
+    /// Secret that signs JWTs (HS256). When unset, one is generated and kept in DATA_DIR/secrets (mode 0600).
+    #[arg(long, env = "JWT_SECRET", hide_env_values = true, value_parser = secret)]
+    pub jwt_secret: Option<SecretString>,
+
+    /// The anon API key. Default: derived from JWT_SECRET.
+    #[arg(long, env = "ANON_KEY", hide_env_values = true, value_parser = secret)]
+    pub anon_key: Option<SecretString>,
+
+    /// The service_role API key. Default: derived from JWT_SECRET.
+    #[arg(long, env = "SERVICE_ROLE_KEY", hide_env_values = true, value_parser = secret)]
+    pub service_role_key: Option<SecretString>,
+
+    /// Public URL of the web site (redirect target of e-mail links).
+    #[arg(long, env = "SITE_URL", default_value = "http://127.0.0.1:54321")]
+    pub site_url: String,
+
+    /// Public URL of this API as clients reach it (default: http://HOST:PORT).
+    #[arg(long, env = "API_EXTERNAL_URL")]
+    pub api_external_url: Option<String>,
+
+    /// Largest number of connections in each database pool.
+    #[arg(long, env = "DB_POOL_SIZE", default_value_t = 32)]
+    pub db_pool_size: usize,
+
+    /// Number of HTTP worker threads (default: one per core).
+    #[arg(long, env = "HTTP_WORKERS")]
+    pub http_workers: Option<usize>,
+
+    /// Log format: `pretty` for people, `json` for machines.
+    #[arg(long, env = "LOG_FORMAT", default_value = "pretty")]
+    pub log_format: String,
+
+    /// Seconds in-flight requests get to finish on SIGINT/SIGTERM.
+    #[arg(long, env = "SHUTDOWN_TIMEOUT", default_value_t = 30)]
+    pub shutdown_timeout: u64,
+
+    /// Directory of the built web app served at `/` (skipped when it does not exist).
+    #[arg(long, env = "WEB_DIR", default_value = "web/dist")]
+    pub web_dir: PathBuf,
+}
+
+impl Config {
+    /// The URL clients use to reach this API.
+    pub fn external_url(&self, bound_port: u16) -> String {
+        match &self.api_external_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("http://{}:{}", self.host, bound_port),
+        }
+    }
+}
+
+/// Clap value parser for secrets: wraps the text at once so it never sits in a printable `String`.
+fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
+    Ok(SecretString::from(value))
+}

@@ -1,0 +1,81 @@
+//! Database access shared by every surface: connection pools, the embedded cluster,
+//! migrations and the per-request transaction context.
+//!
+//! Two pools exist. The `admin` pool connects with the configured (owner) credentials and is
+//! used for migrations and for internal work that must bypass the caller's role (auth, storage
+//! bookkeeping). The `request` pool connects as the `authenticator` role, which can only switch
+//! to the roles granted to it; every client request runs there under `context::begin`.
+
+pub mod context;
+pub mod embedded;
+pub mod migrate;
+
+use std::str::FromStr;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use secrecy::{ExposeSecret, SecretString};
+use tokio_postgres::NoTls;
+
+/// Why a pool could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    #[error("invalid DATABASE_URL: {0}")]
+    Url(String),
+    #[error("cannot build the connection pool: {0}")]
+    Build(String),
+}
+
+/// The two pools of the server.
+#[derive(Clone)]
+pub struct Pools {
+    pub admin: Pool,
+    pub request: Pool,
+}
+
+/// The role client requests connect as.
+pub const AUTHENTICATOR: &str = "authenticator";
+
+impl Pools {
+    /// Build both pools from the owner URL; the request pool logs in as `authenticator` with
+    /// `authenticator_password` on the same host and database.
+    pub fn new(database_url: &SecretString, authenticator_password: &str, size: usize) -> Result<Pools, PoolError> {
+        let admin_cfg = tokio_postgres::Config::from_str(database_url.expose_secret()).map_err(|e| PoolError::Url(e.to_string()))?;
+        let mut request_cfg = admin_cfg.clone();
+        request_cfg.user(AUTHENTICATOR).password(authenticator_password).application_name("server-request");
+        let mut admin_cfg = admin_cfg;
+        admin_cfg.application_name("server-admin");
+        Ok(Pools { admin: pool(admin_cfg, size.clamp(2, 16))?, request: pool(request_cfg, size)? })
+    }
+}
+
+fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
+    let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(std::time::Duration::from_secs(10)))
+        .create_timeout(Some(std::time::Duration::from_secs(10)))
+        .build()
+        .map_err(|e| PoolError::Build(e.to_string()))
+}
+
+/// Quote an SQL identifier (the one place identifiers are quoted).
+pub fn quote_ident(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+/// Quote an SQL string literal (only for statements that cannot take bind parameters).
+pub fn quote_literal(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_literals_are_escaped() {
+        assert_eq!(quote_ident(r#"a"b"#), r#""a""b""#);
+        assert_eq!(quote_literal("it's"), "'it''s'");
+    }
+}

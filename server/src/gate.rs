@@ -1,0 +1,172 @@
+//! The API-key / JWT gate in front of `/rest/v1`, `/storage/v1` and `/realtime/v1`.
+//!
+//! A request needs an `apikey` header (or `apikey` query parameter, for websockets) holding a
+//! valid API key or user JWT; `Authorization: Bearer <jwt>` overrides whose role the request
+//! runs as. The verified caller is put in the request's extensions as a `db::context::Caller`.
+//! Refusals are 401 with the body shape of the surface asked. The gate verifies tokens only:
+//! it never touches the database.
+
+use std::sync::Arc;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpResponse};
+use serde_json::{json, Value};
+
+use crate::db::context::Caller;
+use crate::jwt::{JwtError, JwtVerifier};
+
+/// Settings of the gate.
+#[derive(Debug, Clone)]
+pub struct GateConfig {
+    /// Role for requests without a user token; `None` refuses them (PostgREST without an anon role).
+    pub anon_role: Option<String>,
+    /// Whether `/rest/v1` may be called without an `apikey` (plain PostgREST behaviour).
+    pub rest_without_apikey: bool,
+    /// Claim holding the role (PostgREST's `jwt-role-claim-key`, without the leading dot).
+    pub role_claim: Vec<String>,
+}
+
+/// Shared state of the gate.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    pub verifier: Arc<JwtVerifier>,
+    pub config: GateConfig,
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateError {
+    #[error("No API key found in request")]
+    MissingApiKey,
+    #[error("{0}")]
+    Jwt(JwtError),
+    #[error("JWT has no role claim and no anonymous role is configured")]
+    NoRole,
+}
+
+/// The API surface a request is for, which decides the error body shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    Rest,
+    Storage,
+    Realtime,
+}
+
+impl Surface {
+    fn of(path: &str) -> Surface {
+        if path.starts_with("/storage/") {
+            Surface::Storage
+        } else if path.starts_with("/realtime/") {
+            Surface::Realtime
+        } else {
+            Surface::Rest
+        }
+    }
+}
+
+impl GateError {
+    /// The 401 response in the shape of `surface`.
+    pub fn response(&self, surface: Surface) -> HttpResponse {
+        let message = self.to_string();
+        let body: Value = match (surface, self) {
+            (_, GateError::MissingApiKey) => {
+                json!({"message": message, "hint": "No `apikey` request header or url param was found."})
+            }
+            (Surface::Rest, GateError::Jwt(JwtError::Expired)) => {
+                json!({"code": "PGRST303", "details": null, "hint": null, "message": "JWT expired"})
+            }
+            (Surface::Rest, GateError::Jwt(err)) => {
+                json!({"code": "PGRST301", "details": null, "hint": null, "message": err.to_string()})
+            }
+            (Surface::Rest, GateError::NoRole) => {
+                json!({"code": "PGRST302", "details": null, "hint": null, "message": "Anonymous access is disabled"})
+            }
+            (Surface::Storage, _) => json!({"statusCode": "401", "error": "InvalidJWT", "message": message}),
+            (Surface::Realtime, _) => json!({"message": message}),
+        };
+        let mut response = HttpResponse::build(StatusCode::UNAUTHORIZED);
+        if surface == Surface::Rest && matches!(self, GateError::Jwt(_)) {
+            let description = self.to_string().replace('"', "'");
+            response.insert_header(("WWW-Authenticate", format!("Bearer error=\"invalid_token\", error_description=\"{description}\"")));
+        }
+        response.json(body)
+    }
+}
+
+impl Gate {
+    /// Establish the caller from the `apikey` and `Authorization` values.
+    pub fn authenticate(&self, apikey: Option<&str>, bearer: Option<&str>, require_apikey: bool) -> Result<Caller, GateError> {
+        let apikey = apikey.map(str::trim).filter(|k| !k.is_empty());
+        let bearer = bearer.map(str::trim).filter(|k| !k.is_empty());
+        if require_apikey && apikey.is_none() && bearer.is_none() {
+            return Err(GateError::MissingApiKey);
+        }
+        if let Some(key) = apikey {
+            let claims = self.verifier.verify(key).map_err(GateError::Jwt)?;
+            if bearer.is_none() {
+                return self.caller(claims);
+            }
+        }
+        match bearer {
+            Some(token) => self.caller(self.verifier.verify(token).map_err(GateError::Jwt)?),
+            None => match &self.config.anon_role {
+                Some(role) => Ok(Caller::anonymous(role)),
+                None => Err(GateError::NoRole),
+            },
+        }
+    }
+
+    fn caller(&self, claims: Arc<Value>) -> Result<Caller, GateError> {
+        let mut value: &Value = &claims;
+        for key in &self.config.role_claim {
+            value = value.get(key).unwrap_or(&Value::Null);
+        }
+        let role = match value.as_str() {
+            Some(role) if !role.is_empty() => role.to_string(),
+            _ => self.config.anon_role.clone().ok_or(GateError::NoRole)?,
+        };
+        Ok(Caller { role, claims })
+    }
+}
+
+/// `apikey` header, else the `apikey` query parameter.
+pub fn apikey_of(req: &actix_web::HttpRequest) -> Option<String> {
+    if let Some(value) = req.headers().get("apikey").and_then(|v| v.to_str().ok()) {
+        return Some(value.to_string());
+    }
+    url::form_urlencoded::parse(req.query_string().as_bytes()).find(|(k, _)| k == "apikey").map(|(_, v)| v.into_owned())
+}
+
+/// The token of an `Authorization: Bearer` header.
+pub fn bearer_of(req: &actix_web::HttpRequest) -> Option<String> {
+    let value = req.headers().get("authorization")?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
+}
+
+/// Middleware: verify the request and store its `Caller`, or answer 401.
+pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if req.method() == actix_web::http::Method::OPTIONS {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let Some(gate) = req.app_data::<web::Data<Gate>>().cloned() else {
+        return Err(actix_web::error::ErrorInternalServerError("gate not configured"));
+    };
+    let surface = Surface::of(req.path());
+    let require_apikey = !(surface == Surface::Rest && gate.config.rest_without_apikey);
+    let apikey = apikey_of(req.request());
+    let bearer = bearer_of(req.request());
+    match gate.authenticate(apikey.as_deref(), bearer.as_deref(), require_apikey) {
+        Ok(caller) => {
+            req.extensions_mut().insert(caller);
+            Ok(next.call(req).await?.map_into_boxed_body())
+        }
+        Err(err) => {
+            tracing::debug!(error = %err, "request refused by the gate");
+            Ok(req.into_response(err.response(surface)))
+        }
+    }
+}

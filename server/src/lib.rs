@@ -1,0 +1,15 @@
+//! A Supabase-compatible backend: `/auth/v1`, `/rest/v1`, `/storage/v1` and `/realtime/v1`
+//! served by one binary over one PostgreSQL database, where row-level security decides.
+//!
+//! The binary (`main.rs`) only parses configuration and calls [`startup::Application::build`].
+
+pub mod config;
+pub mod db;
+pub mod gate;
+pub mod health;
+pub mod jwt;
+pub mod keys;
+pub mod rest;
+pub mod routes;
+pub mod startup;
+pub mod telemetry;

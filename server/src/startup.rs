@@ -1,0 +1,175 @@
+//! Building and running the application: database, migrations, keys, HTTP server.
+//!
+//! `Application::build` prepares everything (starting the embedded cluster when no
+//! `DATABASE_URL` is given), binds the listener (port 0 picks a free one) and exposes the bound
+//! port; `run_until_stopped` serves until SIGINT/SIGTERM, lets in-flight requests finish, then
+//! stops the embedded cluster. Route handlers live in the surface modules, not here.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_cors::Cors;
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use secrecy::SecretString;
+
+use crate::config::Config;
+use crate::db::embedded::{EmbeddedError, EmbeddedPostgres};
+use crate::db::{migrate, PoolError, Pools, AUTHENTICATOR};
+use crate::gate::{Gate, GateConfig};
+use crate::jwt::JwtVerifier;
+use crate::keys::{Keys, KeysError};
+use crate::{health, telemetry};
+
+/// Headers browsers may send (Supabase's list).
+pub const CORS_ALLOW_HEADERS: &[&str] = &[
+    "authorization", "apikey", "x-client-info", "content-type", "prefer", "range", "accept-profile", "content-profile",
+    "x-upsert", "x-supabase-api-version", "cache-control",
+];
+/// Headers browsers may read (Supabase's list).
+pub const CORS_EXPOSE_HEADERS: &[&str] = &[
+    "content-range", "content-profile", "x-total-count", "link", "x-supabase-api-version", "preference-applied", "location",
+];
+
+/// Why the application could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Keys(#[from] KeysError),
+    #[error(transparent)]
+    Embedded(#[from] EmbeddedError),
+    #[error(transparent)]
+    Pool(#[from] PoolError),
+    #[error(transparent)]
+    Migrate(#[from] migrate::MigrateError),
+    #[error("database set-up failed: {0}")]
+    Setup(String),
+    #[error("cannot bind {addr}: {source}")]
+    Bind { addr: String, source: std::io::Error },
+    #[error("server error: {0}")]
+    Serve(#[from] std::io::Error),
+}
+
+/// State shared by every handler.
+pub struct AppState {
+    pub config: Config,
+    pub keys: Keys,
+    pub pools: Pools,
+    pub external_url: String,
+}
+
+/// Where the database is, and the embedded cluster when the server runs one.
+pub struct Database {
+    pub url: SecretString,
+    pub embedded: Option<EmbeddedPostgres>,
+}
+
+/// Use DATABASE_URL, or start the embedded cluster (blocking; call from a blocking context).
+pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
+    match &config.database_url {
+        Some(url) => Ok(Database { url: url.clone(), embedded: None }),
+        None => {
+            let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+            cluster.start()?;
+            Ok(Database { url: SecretString::from(cluster.socket_url()), embedded: Some(cluster) })
+        }
+    }
+}
+
+/// Apply migrations and give the `authenticator` role its login password.
+pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<String>, StartupError> {
+    let applied = migrate::run(&pools.admin).await?;
+    let client = pools.admin.get().await.map_err(|e| StartupError::Setup(e.to_string()))?;
+    let password = keys.derived_password(AUTHENTICATOR);
+    let sql = format!("alter role {AUTHENTICATOR} with login password {}", crate::db::quote_literal(&password));
+    if let Err(err) = client.batch_execute(&sql).await {
+        tracing::warn!(error = %err, "could not set the authenticator password; requests may fail to connect");
+    }
+    // Tell schema caches (ours and any PostgREST listening) that the schema may have changed.
+    let _ = client.batch_execute("notify pgrst, 'reload schema'").await;
+    Ok(applied)
+}
+
+/// A built application, listening but not yet serving.
+pub struct Application {
+    port: u16,
+    server: Server,
+    embedded: Option<EmbeddedPostgres>,
+    state: web::Data<AppState>,
+}
+
+impl Application {
+    /// Prepare the database, migrate, bind the listener.
+    pub async fn build(config: Config) -> Result<Application, StartupError> {
+        let keys = Keys::load_or_generate(&config)?;
+        let cfg = config.clone();
+        let database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
+            .await
+            .map_err(|e| StartupError::Setup(e.to_string()))??;
+        let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;
+        migrate_and_prepare(&pools, &keys).await?;
+
+        let addr = format!("{}:{}", config.host, config.port);
+        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
+        let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
+        let external_url = config.external_url(port);
+
+        let gate = web::Data::new(Gate {
+            verifier: Arc::new(JwtVerifier::new(&keys.jwt_secret, None)),
+            config: GateConfig { anon_role: Some("anon".into()), rest_without_apikey: false, role_claim: vec!["role".into()] },
+        });
+        let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url });
+        let shutdown_timeout = config.shutdown_timeout;
+        let app_state = state.clone();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(app_state.clone())
+                .app_data(gate.clone())
+                .wrap(cors())
+                .wrap(from_fn(telemetry::middleware))
+                .route("/health", web::get().to(health::health))
+                .configure(crate::routes::configure)
+        })
+        .shutdown_timeout(shutdown_timeout)
+        .workers(config.http_workers.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)))
+        .listen(listener)?
+        .run();
+        Ok(Application { port, server, embedded: database.embedded, state })
+    }
+
+    /// The port the API listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A handle to stop the server programmatically (tests, embedding).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
+    /// Shared state (keys, pools, config).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serve until a shutdown signal, then stop the embedded cluster.
+    pub async fn run_until_stopped(self) -> Result<(), StartupError> {
+        let served = self.server.await;
+        if let Some(cluster) = self.embedded {
+            drop(self.state);
+            tokio::task::spawn_blocking(move || cluster.stop()).await.map_err(|e| StartupError::Setup(e.to_string()))??;
+        }
+        Ok(served?)
+    }
+}
+
+fn cors() -> Cors {
+    Cors::default()
+        .allow_any_origin()
+        .send_wildcard()
+        .allowed_methods(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+        .allowed_headers(CORS_ALLOW_HEADERS.iter().copied())
+        .expose_headers(CORS_EXPOSE_HEADERS.iter().copied())
+        .max_age(86_400)
+}

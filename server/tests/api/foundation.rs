@@ -1,0 +1,237 @@
+//! The foundation: migrations, per-request role and claims, the key/JWT gate, CORS, health,
+//! and the embedded cluster keeping its data across restarts.
+
+use std::sync::Arc;
+
+use secrecy::SecretString;
+use serde_json::{json, Value};
+use server::db::context::{self, Access, Caller, RequestInfo};
+use server::db::{migrate, Pools};
+
+use crate::helpers::{base_config, spawn_app, TestApp};
+
+fn request_pools(app: &TestApp) -> Pools {
+    let url = SecretString::from(app.db_url.clone());
+    Pools::new(&url, "unused-on-socket-trust", 2).expect("pools")
+}
+
+async fn query_as(app: &TestApp, caller: &Caller, sql: &str) -> Vec<tokio_postgres::Row> {
+    let pools = request_pools(app);
+    let mut client = pools.request.get().await.expect("request connection");
+    let info = RequestInfo { method: "GET".into(), path: "/test".into(), headers: json!({"x-test": "1"}) };
+    let tx = context::begin(&mut client, caller, &info, Access::ReadOnly).await.expect("begin");
+    let rows = tx.query(sql, &[]).await.expect("query");
+    tx.commit().await.expect("commit");
+    rows
+}
+
+#[tokio::test]
+async fn migrations_apply_twice_without_error() {
+    let app = spawn_app().await;
+    let pools = Pools::new(&SecretString::from(app.db_url.clone()), "x", 2).expect("pools");
+    let applied_again = migrate::run(&pools.admin).await.expect("second migration run");
+    assert!(applied_again.is_empty(), "nothing should be re-applied, got {applied_again:?}");
+    assert!(migrate::embedded_names().len() >= 3);
+}
+
+#[tokio::test]
+async fn each_role_really_runs_as_that_role() {
+    let app = spawn_app().await;
+    for role in ["anon", "authenticated", "service_role"] {
+        let caller = Caller { role: role.into(), claims: Arc::new(json!({"role": role})) };
+        let rows = query_as(&app, &caller, "select current_user::text, session_user::text, auth.role()").await;
+        assert_eq!(rows[0].get::<_, String>(0), role);
+        assert_eq!(rows[0].get::<_, String>(1), "authenticator");
+        assert_eq!(rows[0].get::<_, Option<String>>(2).as_deref(), Some(role));
+    }
+}
+
+#[tokio::test]
+async fn request_facts_are_visible_to_sql_and_do_not_leak_to_the_next_transaction() {
+    let app = spawn_app().await;
+    let caller = Caller { role: "authenticated".into(), claims: Arc::new(json!({"sub": "0b6f0a44-0000-4000-8000-000000000001", "email": "a@b.cd"})) };
+    let rows = query_as(&app, &caller, "select auth.email(), current_setting('request.method'), current_setting('request.path'), current_setting('request.headers')::json->>'x-test'").await;
+    assert_eq!(rows[0].get::<_, Option<String>>(0).as_deref(), Some("a@b.cd"));
+    assert_eq!(rows[0].get::<_, String>(1), "GET");
+    assert_eq!(rows[0].get::<_, String>(2), "/test");
+    assert_eq!(rows[0].get::<_, String>(3), "1");
+
+    // A plain transaction on a pooled connection sees none of it.
+    let pools = request_pools(&app);
+    let client = pools.request.get().await.expect("conn");
+    let row = client.query_one("select current_user::text, coalesce(current_setting('request.jwt.claims', true), '')", &[]).await.expect("query");
+    assert_eq!(row.get::<_, String>(0), "authenticator");
+    assert_eq!(row.get::<_, String>(1), "");
+}
+
+#[tokio::test]
+async fn an_rls_policy_using_auth_uid_sees_the_callers_sub() {
+    let app = spawn_app().await;
+    let alice = "11111111-1111-4111-8111-111111111111";
+    let bob = "22222222-2222-4222-8222-222222222222";
+    app.admin_sql(&format!(
+        "create table public.notes (id int primary key, owner uuid not null, body text);
+         alter table public.notes enable row level security;
+         create policy own_notes on public.notes for select to authenticated using (owner = auth.uid());
+         insert into public.notes values (1, '{alice}', 'alice note'), (2, '{bob}', 'bob note');"
+    ))
+    .await;
+
+    let as_alice = Caller { role: "authenticated".into(), claims: Arc::new(json!({"sub": alice, "role": "authenticated"})) };
+    let rows = query_as(&app, &as_alice, "select body from public.notes order by id").await;
+    let bodies: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(bodies, vec!["alice note"]);
+
+    let anon = Caller::anonymous("anon");
+    assert!(query_as(&app, &anon, "select body from public.notes").await.is_empty());
+
+    let service = Caller { role: "service_role".into(), claims: Arc::new(json!({"role": "service_role"})) };
+    assert_eq!(query_as(&app, &service, "select body from public.notes").await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_read_only_context_refuses_writes() {
+    let app = spawn_app().await;
+    app.admin_sql("create table public.t (id int); grant all on public.t to service_role;").await;
+    let pools = request_pools(&app);
+    let mut client = pools.request.get().await.expect("conn");
+    let caller = Caller { role: "service_role".into(), claims: Arc::new(json!({})) };
+    let tx = context::begin(&mut client, &caller, &RequestInfo::default(), Access::ReadOnly).await.expect("begin");
+    let err = tx.execute("insert into public.t values (1)", &[]).await.expect_err("write in read-only tx");
+    assert_eq!(err.code(), Some(&tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION));
+}
+
+async fn get_rest(app: &TestApp, apikey: Option<&str>, bearer: Option<&str>) -> (u16, Value) {
+    let mut req = app.http.get(format!("{}/rest/v1/nothing_here", app.address));
+    if let Some(key) = apikey {
+        req = req.header("apikey", key);
+    }
+    if let Some(token) = bearer {
+        req = req.bearer_auth(token);
+    }
+    let res = req.send().await.expect("request");
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_request_without_an_apikey_is_refused() {
+    let app = spawn_app().await;
+    let (status, body) = get_rest(&app, None, None).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["message"], "No API key found in request");
+}
+
+#[tokio::test]
+async fn a_forged_jwt_is_refused_with_401() {
+    let app = spawn_app().await;
+    let forged = crate::helpers::sign_with(&"f".repeat(64), json!({"role": "service_role"}));
+    let (status, body) = get_rest(&app, Some(&app.anon_key), Some(&forged)).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["code"], "PGRST301");
+    let (status, _) = get_rest(&app, Some(&forged), None).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn an_expired_jwt_is_refused_with_401() {
+    let app = spawn_app().await;
+    let expired = app.sign(json!({"role": "authenticated", "sub": "x", "exp": 1_000_000}));
+    let (status, body) = get_rest(&app, Some(&app.anon_key), Some(&expired)).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["code"], "PGRST303");
+    assert_eq!(body["message"], "JWT expired");
+}
+
+#[tokio::test]
+async fn an_alg_none_token_is_refused() {
+    let app = spawn_app().await;
+    let none = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.";
+    let (status, _) = get_rest(&app, Some(&app.anon_key), Some(none)).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn valid_keys_pass_the_gate() {
+    let app = spawn_app().await;
+    let (status, _) = get_rest(&app, Some(&app.anon_key), None).await;
+    assert_ne!(status, 401);
+    let (status, _) = get_rest(&app, Some(&app.anon_key), Some(&app.service_key)).await;
+    assert_ne!(status, 401);
+}
+
+#[tokio::test]
+async fn health_reports_the_database_reachable() {
+    let app = spawn_app().await;
+    let res = app.http.get(format!("{}/health", app.address)).send().await.expect("request");
+    assert_eq!(res.status().as_u16(), 200);
+    assert!(res.headers().contains_key("x-request-id"));
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["status"], "ok");
+}
+
+#[tokio::test]
+async fn health_reports_503_when_the_database_is_gone() {
+    let app = spawn_app().await;
+    // Terminate the server's connections and forbid new ones to its database.
+    let db = app.db_url.rsplit("dbname=").next().expect("db name").to_string();
+    let cluster = crate::helpers::cluster();
+    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    client
+        .batch_execute(&format!("alter database {db} allow_connections false; select pg_terminate_backend(pid) from pg_stat_activity where datname = '{db}';"))
+        .await
+        .expect("cut database");
+    let res = app.http.get(format!("{}/health", app.address)).send().await.expect("request");
+    assert_eq!(res.status().as_u16(), 503);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["database"], "unreachable");
+}
+
+#[tokio::test]
+async fn cors_preflight_allows_supabase_headers_from_any_origin() {
+    let app = spawn_app().await;
+    let res = app
+        .http
+        .request(reqwest::Method::OPTIONS, format!("{}/rest/v1/things", app.address))
+        .header("Origin", "http://example.test")
+        .header("Access-Control-Request-Method", "POST")
+        .header("Access-Control-Request-Headers", "apikey, authorization, prefer, x-client-info, content-type")
+        .send()
+        .await
+        .expect("preflight");
+    assert!(res.status().is_success());
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+    let allowed = res.headers()["access-control-allow-headers"].to_str().expect("header").to_lowercase();
+    for h in ["apikey", "authorization", "prefer", "x-client-info"] {
+        assert!(allowed.contains(h), "{h} missing from {allowed}");
+    }
+}
+
+#[tokio::test]
+async fn the_embedded_cluster_keeps_its_data_across_restarts() {
+    let mut config = base_config();
+    config.db_port = 0; // socket only: no port clash with anything else
+    let data_dir = config.data_dir.clone();
+
+    let app = server::startup::Application::build(config.clone()).await.expect("first start");
+    let handle = app.handle();
+    let url = app.state().pools.admin.get().await.expect("conn");
+    url.batch_execute("create table public.kept (v text); insert into public.kept values ('still here')").await.expect("write");
+    drop(url);
+    let running = tokio::spawn(app.run_until_stopped());
+    handle.stop(true).await;
+    running.await.expect("join").expect("clean stop");
+    assert!(!data_dir.join("postgres/postmaster.pid").exists(), "cluster should be stopped");
+
+    let app = server::startup::Application::build(config).await.expect("second start");
+    let client = app.state().pools.admin.get().await.expect("conn");
+    let row = client.query_one("select v from public.kept", &[]).await.expect("read back");
+    assert_eq!(row.get::<_, String>(0), "still here");
+    drop(client);
+    let handle = app.handle();
+    let running = tokio::spawn(app.run_until_stopped());
+    handle.stop(true).await;
+    running.await.expect("join").expect("clean stop");
+    let _ = std::fs::remove_dir_all(data_dir);
+}

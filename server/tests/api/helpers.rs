@@ -1,0 +1,147 @@
+//! `spawn_app()`: the server on port 0 against a fresh database cloned from a migrated template.
+//!
+//! The cluster is `TEST_DATABASE_URL` when set (a superuser URL), else a private cluster the
+//! tests start under the temp directory (socket only) and leave running for the next run
+//! (`server db stop` with the same DATA_DIR stops it; `make test` does).
+
+use std::sync::OnceLock;
+
+use secrecy::{ExposeSecret, SecretString};
+use server::config::Config;
+use server::db::embedded::EmbeddedPostgres;
+use server::keys::{random_secret, Keys};
+use server::startup::Application;
+
+pub struct TestCluster {
+    pub admin_url: String,
+    pub template: String,
+}
+
+static CLUSTER: OnceLock<TestCluster> = OnceLock::new();
+
+/// Append `key=value` to a libpq URL.
+pub fn with_param(url: &str, key: &str, value: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{key}={value}")
+}
+
+/// Directory of the test cluster.
+pub fn test_data_dir() -> std::path::PathBuf {
+    std::env::var_os("TEST_DATA_DIR").map(Into::into).unwrap_or_else(|| std::env::temp_dir().join("server-test-cluster"))
+}
+
+pub fn cluster() -> &'static TestCluster {
+    CLUSTER.get_or_init(|| {
+        std::thread::spawn(|| {
+            let admin_url = match std::env::var("TEST_DATABASE_URL") {
+                Ok(url) => url,
+                Err(_) => {
+                    let cluster = EmbeddedPostgres::new(&test_data_dir(), 0, None).expect("test cluster");
+                    cluster.start().expect("start test cluster");
+                    cluster.socket_url()
+                }
+            };
+            let template = format!("tpl_{}", &random_secret()[..12]);
+            let rt = tokio::runtime::Runtime::new().expect("runtime");
+            rt.block_on(async {
+                let (client, conn) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls).await.expect("connect test cluster");
+                tokio::spawn(conn);
+                client.batch_execute(&format!("create database {template}")).await.expect("create template");
+                let url = SecretString::from(with_param(&admin_url, "dbname", &template));
+                let mut config = base_config();
+                config.database_url = Some(url.clone());
+                let keys = Keys::load_or_generate(&config).expect("keys");
+                let pools = server::db::Pools::new(&url, &keys.derived_password("authenticator"), 2).expect("pools");
+                server::startup::migrate_and_prepare(&pools, &keys).await.expect("migrate template");
+                pools.admin.close();
+                pools.request.close();
+            });
+            TestCluster { admin_url, template }
+        })
+        .join()
+        .expect("cluster set-up thread")
+    })
+}
+
+/// A configuration for tests: port 0, a fresh JWT secret, a temporary data directory.
+pub fn base_config() -> Config {
+    use clap::Parser;
+    let mut cli = server::config::Cli::parse_from(["server"]);
+    cli.config.port = 0;
+    cli.config.http_workers = Some(1);
+    cli.config.db_pool_size = 4;
+    cli.config.jwt_secret = Some(SecretString::from(random_secret()));
+    cli.config.data_dir = std::env::temp_dir().join(format!("server-test-{}", &random_secret()[..12]));
+    cli.config.web_dir = "/nonexistent".into();
+    cli.config
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub anon_key: String,
+    pub service_key: String,
+    pub jwt_secret: String,
+    pub db_url: String,
+    pub http: reqwest::Client,
+}
+
+/// Create a fresh database from the template, retrying while the template is still in use.
+pub async fn fresh_database() -> String {
+    let cluster = cluster();
+    let name = format!("test_{}", &random_secret()[..16]);
+    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    for attempt in 0.. {
+        match client.batch_execute(&format!("create database {name} template {}", cluster.template)).await {
+            Ok(()) => break,
+            Err(err) if attempt < 50 => {
+                let _ = err;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(err) => panic!("cannot create test database: {err}"),
+        }
+    }
+    with_param(&cluster.admin_url, "dbname", &name)
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
+    let db_url = fresh_database().await;
+    let mut config = base_config();
+    config.database_url = Some(SecretString::from(db_url.clone()));
+    customize(&mut config);
+    let jwt_secret = config.jwt_secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
+    let app = Application::build(config).await.expect("build app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let keys = app.state().keys.clone();
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        anon_key: keys.anon_key.expose_secret().to_string(),
+        service_key: keys.service_role_key.expose_secret().to_string(),
+        jwt_secret,
+        db_url,
+        http: reqwest::Client::new(),
+    }
+}
+
+impl TestApp {
+    /// Run SQL as the database owner (arrange steps).
+    pub async fn admin_sql(&self, sql: &str) {
+        let (client, conn) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.expect("connect");
+        tokio::spawn(conn);
+        client.batch_execute(sql).await.expect("admin sql");
+    }
+
+    /// An HS256 token signed with this app's secret.
+    pub fn sign(&self, claims: serde_json::Value) -> String {
+        sign_with(&self.jwt_secret, claims)
+    }
+}
+
+pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
+    jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes())).expect("sign")
+}
