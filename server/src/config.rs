@@ -11,7 +11,11 @@ use secrecy::SecretString;
 
 /// Command line of the `server` binary.
 #[derive(Debug, Parser)]
-#[command(name = "server", version, about = "A Supabase-compatible backend: /auth/v1, /rest/v1, /storage/v1, /realtime/v1 in one binary")]
+#[command(
+    name = "server",
+    version,
+    about = "A Supabase-compatible backend: /auth/v1, /rest/v1, /storage/v1, /realtime/v1 in one binary"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub config: Config,

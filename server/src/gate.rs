@@ -84,13 +84,18 @@ impl GateError {
             (Surface::Rest, GateError::NoRole) => {
                 json!({"code": "PGRST302", "details": null, "hint": null, "message": "Anonymous access is disabled"})
             }
-            (Surface::Storage, _) => json!({"statusCode": "401", "error": "InvalidJWT", "message": message}),
+            (Surface::Storage, _) => {
+                json!({"statusCode": "401", "error": "InvalidJWT", "message": message})
+            }
             (Surface::Realtime, _) => json!({"message": message}),
         };
         let mut response = HttpResponse::build(StatusCode::UNAUTHORIZED);
         if surface == Surface::Rest && matches!(self, GateError::Jwt(_)) {
             let description = self.to_string().replace('"', "'");
-            response.insert_header(("WWW-Authenticate", format!("Bearer error=\"invalid_token\", error_description=\"{description}\"")));
+            response.insert_header((
+                "WWW-Authenticate",
+                format!("Bearer error=\"invalid_token\", error_description=\"{description}\""),
+            ));
         }
         response.json(body)
     }
@@ -98,7 +103,12 @@ impl GateError {
 
 impl Gate {
     /// Establish the caller from the `apikey` and `Authorization` values.
-    pub fn authenticate(&self, apikey: Option<&str>, bearer: Option<&str>, require_apikey: bool) -> Result<Caller, GateError> {
+    pub fn authenticate(
+        &self,
+        apikey: Option<&str>,
+        bearer: Option<&str>,
+        require_apikey: bool,
+    ) -> Result<Caller, GateError> {
         let apikey = apikey.map(str::trim).filter(|k| !k.is_empty());
         let bearer = bearer.map(str::trim).filter(|k| !k.is_empty());
         if require_apikey && apikey.is_none() && bearer.is_none() {
@@ -148,7 +158,10 @@ pub fn bearer_of(req: &actix_web::HttpRequest) -> Option<String> {
 }
 
 /// Middleware: verify the request and store its `Caller`, or answer 401.
-pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if req.method() == actix_web::http::Method::OPTIONS {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }

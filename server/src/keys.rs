@@ -123,7 +123,8 @@ pub fn read_or_create_secret(data_dir: &Path, name: &str) -> Result<String, Keys
         Err(err) => return Err(io(err)),
     }
     let value = random_secret();
-    let mut file = fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&path).map_err(io)?;
+    let mut file =
+        fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&path).map_err(io)?;
     file.write_all(value.as_bytes()).map_err(io)?;
     Ok(value)
 }
@@ -139,7 +140,12 @@ mod tests {
         assert_eq!(a, derive_api_key(&secret, "anon").unwrap());
         let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
         validation.validate_exp = true;
-        let data = jsonwebtoken::decode::<serde_json::Value>(&a, &jsonwebtoken::DecodingKey::from_secret(&[b'a'; 40]), &validation).unwrap();
+        let data = jsonwebtoken::decode::<serde_json::Value>(
+            &a,
+            &jsonwebtoken::DecodingKey::from_secret(&[b'a'; 40]),
+            &validation,
+        )
+        .unwrap();
         assert_eq!(data.claims["role"], "anon");
     }
 

@@ -24,12 +24,27 @@ use crate::{health, telemetry};
 
 /// Headers browsers may send (Supabase's list).
 pub const CORS_ALLOW_HEADERS: &[&str] = &[
-    "authorization", "apikey", "x-client-info", "content-type", "prefer", "range", "accept-profile", "content-profile",
-    "x-upsert", "x-supabase-api-version", "cache-control",
+    "authorization",
+    "apikey",
+    "x-client-info",
+    "content-type",
+    "prefer",
+    "range",
+    "accept-profile",
+    "content-profile",
+    "x-upsert",
+    "x-supabase-api-version",
+    "cache-control",
 ];
 /// Headers browsers may read (Supabase's list).
 pub const CORS_EXPOSE_HEADERS: &[&str] = &[
-    "content-range", "content-profile", "x-total-count", "link", "x-supabase-api-version", "preference-applied", "location",
+    "content-range",
+    "content-profile",
+    "x-total-count",
+    "link",
+    "x-supabase-api-version",
+    "preference-applied",
+    "location",
 ];
 
 /// Why the application could not start.
@@ -117,7 +132,11 @@ impl Application {
 
         let gate = web::Data::new(Gate {
             verifier: Arc::new(JwtVerifier::new(&keys.jwt_secret, None)),
-            config: GateConfig { anon_role: Some("anon".into()), rest_without_apikey: false, role_claim: vec!["role".into()] },
+            config: GateConfig {
+                anon_role: Some("anon".into()),
+                rest_without_apikey: false,
+                role_claim: vec!["role".into()],
+            },
         });
         let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url });
         let shutdown_timeout = config.shutdown_timeout;
@@ -132,7 +151,9 @@ impl Application {
                 .configure(crate::routes::configure)
         })
         .shutdown_timeout(shutdown_timeout)
-        .workers(config.http_workers.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)))
+        .workers(
+            config.http_workers.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)),
+        )
         .listen(listener)?
         .run();
         Ok(Application { port, server, embedded: database.embedded, state })
@@ -158,7 +179,9 @@ impl Application {
         let served = self.server.await;
         if let Some(cluster) = self.embedded {
             drop(self.state);
-            tokio::task::spawn_blocking(move || cluster.stop()).await.map_err(|e| StartupError::Setup(e.to_string()))??;
+            tokio::task::spawn_blocking(move || cluster.stop())
+                .await
+                .map_err(|e| StartupError::Setup(e.to_string()))??;
         }
         Ok(served?)
     }

@@ -29,13 +29,18 @@ fn request_id(req: &ServiceRequest) -> String {
     req.headers()
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .filter(|v| {
+            !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        })
         .map(str::to_string)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
 }
 
 /// Middleware: run the request inside a span carrying its id, and log its outcome.
-pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = request_id(&req);
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     let started = Instant::now();

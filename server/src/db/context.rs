@@ -59,7 +59,12 @@ const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('requ
      set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true)";
 
 /// Open the caller's transaction on `client` with the role and claims set.
-pub async fn begin<'a>(client: &'a mut Object, caller: &Caller, request: &RequestInfo, access: Access) -> Result<Transaction<'a>, tokio_postgres::Error> {
+pub async fn begin<'a>(
+    client: &'a mut Object,
+    caller: &Caller,
+    request: &RequestInfo,
+    access: Access,
+) -> Result<Transaction<'a>, tokio_postgres::Error> {
     let tx = client.build_transaction().read_only(access == Access::ReadOnly).start().await?;
     let stmt = tx.prepare_cached(SET_CONTEXT).await?;
     let claims = caller.claims.to_string();

@@ -26,7 +26,9 @@ pub enum EmbeddedError {
     NoBinaries,
     #[error("the server runs as root, so PostgreSQL must run as the `postgres` system user, which does not exist; install Debian's `postgresql` package")]
     NoPostgresUser,
-    #[error("the `postgres` user cannot reach {0}; set DATA_DIR to a directory it can enter (e.g. under /tmp or /var/lib)")]
+    #[error(
+        "the `postgres` user cannot reach {0}; set DATA_DIR to a directory it can enter (e.g. under /tmp or /var/lib)"
+    )]
     Unreachable(PathBuf),
     #[error("{action} failed: {detail}")]
     Command { action: &'static str, detail: String },
@@ -52,7 +54,8 @@ impl EmbeddedPostgres {
     /// Describe the cluster under `data_dir` (made absolute); nothing is started.
     pub fn new(data_dir: &Path, port: u16, bin_dir: Option<&Path>) -> Result<EmbeddedPostgres, EmbeddedError> {
         fs::create_dir_all(data_dir).map_err(|source| EmbeddedError::Io { path: data_dir.to_path_buf(), source })?;
-        let data_dir = fs::canonicalize(data_dir).map_err(|source| EmbeddedError::Io { path: data_dir.to_path_buf(), source })?;
+        let data_dir =
+            fs::canonicalize(data_dir).map_err(|source| EmbeddedError::Io { path: data_dir.to_path_buf(), source })?;
         let bin_dir = find_bin_dir(bin_dir).ok_or(EmbeddedError::NoBinaries)?;
         // SAFETY-free check of the effective user: root is uid 0.
         let owner = if is_root() { Some(postgres_user().ok_or(EmbeddedError::NoPostgresUser)?) } else { None };
@@ -98,7 +101,11 @@ impl EmbeddedPostgres {
             let tail: Vec<&str> = tail.lines().rev().take(10).collect();
             return Err(EmbeddedError::Command {
                 action: "pg_ctl start",
-                detail: format!("{}\n{}", String::from_utf8_lossy(&out.stderr), tail.into_iter().rev().collect::<Vec<_>>().join("\n")),
+                detail: format!(
+                    "{}\n{}",
+                    String::from_utf8_lossy(&out.stderr),
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                ),
             });
         }
         tracing::info!(pgdata = %self.pgdata.display(), port = self.port, "embedded PostgreSQL started");
@@ -112,7 +119,10 @@ impl EmbeddedPostgres {
         }
         let out = self.pg_ctl(&["-D", path_str(&self.pgdata), "-m", "fast", "-w", "-t", "60", "stop"])?;
         if !out.status.success() {
-            return Err(EmbeddedError::Command { action: "pg_ctl stop", detail: String::from_utf8_lossy(&out.stderr).into() });
+            return Err(EmbeddedError::Command {
+                action: "pg_ctl stop",
+                detail: String::from_utf8_lossy(&out.stderr).into(),
+            });
         }
         tracing::info!("embedded PostgreSQL stopped");
         Ok(())
@@ -127,9 +137,11 @@ impl EmbeddedPostgres {
     fn prepare_dirs(&self) -> Result<(), EmbeddedError> {
         for dir in [&self.pgdata, &self.run_dir] {
             fs::create_dir_all(dir).map_err(|source| EmbeddedError::Io { path: dir.clone(), source })?;
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(|source| EmbeddedError::Io { path: dir.clone(), source })?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|source| EmbeddedError::Io { path: dir.clone(), source })?;
             if let Some((uid, gid)) = self.owner {
-                std::os::unix::fs::chown(dir, Some(uid), Some(gid)).map_err(|source| EmbeddedError::Io { path: dir.clone(), source })?;
+                std::os::unix::fs::chown(dir, Some(uid), Some(gid))
+                    .map_err(|source| EmbeddedError::Io { path: dir.clone(), source })?;
             }
         }
         if self.owner.is_some() {
@@ -144,9 +156,11 @@ impl EmbeddedPostgres {
 
     fn initdb(&self) -> Result<(), EmbeddedError> {
         let pwfile = self.run_dir.join("initdb.pw");
-        fs::write(&pwfile, self.password.expose_secret()).map_err(|source| EmbeddedError::Io { path: pwfile.clone(), source })?;
+        fs::write(&pwfile, self.password.expose_secret())
+            .map_err(|source| EmbeddedError::Io { path: pwfile.clone(), source })?;
         if let Some((uid, gid)) = self.owner {
-            std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).map_err(|source| EmbeddedError::Io { path: pwfile.clone(), source })?;
+            std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid))
+                .map_err(|source| EmbeddedError::Io { path: pwfile.clone(), source })?;
         }
         let out = self
             .as_owner(Command::new(self.bin_dir.join("initdb")))
@@ -157,7 +171,10 @@ impl EmbeddedPostgres {
         let _ = fs::remove_file(&pwfile);
         let out = out?;
         if !out.status.success() {
-            return Err(EmbeddedError::Command { action: "initdb", detail: String::from_utf8_lossy(&out.stderr).into() });
+            return Err(EmbeddedError::Command {
+                action: "initdb",
+                detail: String::from_utf8_lossy(&out.stderr).into(),
+            });
         }
         let conf = self.pgdata.join("postgresql.conf");
         let mut text = fs::read_to_string(&conf).map_err(|source| EmbeddedError::Io { path: conf.clone(), source })?;
@@ -178,7 +195,8 @@ impl EmbeddedPostgres {
         let path = self.pgdata.join("server.conf");
         fs::write(&path, text).map_err(|source| EmbeddedError::Io { path: path.clone(), source })?;
         if let Some((uid, gid)) = self.owner {
-            std::os::unix::fs::chown(&path, Some(uid), Some(gid)).map_err(|source| EmbeddedError::Io { path, source })?;
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                .map_err(|source| EmbeddedError::Io { path, source })?;
         }
         Ok(())
     }
@@ -190,7 +208,7 @@ impl EmbeddedPostgres {
             .map_err(|err| EmbeddedError::Command { action: "pg_ctl", detail: err.to_string() })
     }
 
-    fn as_owner<'a>(&self, command: Command) -> Command {
+    fn as_owner(&self, command: Command) -> Command {
         let mut command = command;
         if let Some((uid, gid)) = self.owner {
             command.uid(uid).gid(gid).env("HOME", &self.data_dir).current_dir(&self.data_dir);
@@ -207,7 +225,9 @@ fn is_root() -> bool {
     // /proc/self/status holds the effective uid; avoids unsafe libc calls.
     fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0")))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
         .unwrap_or(false)
 }
 
@@ -242,5 +262,7 @@ fn find_bin_dir(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some((_, bin)) = versions.pop() {
         return Some(bin);
     }
-    std::env::var_os("PATH").and_then(|path| std::env::split_paths(&path).find(|dir| dir.join("initdb").exists() && dir.join("pg_ctl").exists()))
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path).find(|dir| dir.join("initdb").exists() && dir.join("pg_ctl").exists())
+    })
 }

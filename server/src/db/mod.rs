@@ -39,7 +39,8 @@ impl Pools {
     /// Build both pools from the owner URL; the request pool logs in as `authenticator` with
     /// `authenticator_password` on the same host and database.
     pub fn new(database_url: &SecretString, authenticator_password: &str, size: usize) -> Result<Pools, PoolError> {
-        let admin_cfg = tokio_postgres::Config::from_str(database_url.expose_secret()).map_err(|e| PoolError::Url(e.to_string()))?;
+        let admin_cfg = tokio_postgres::Config::from_str(database_url.expose_secret())
+            .map_err(|e| PoolError::Url(e.to_string()))?;
         let mut request_cfg = admin_cfg.clone();
         request_cfg.user(AUTHENTICATOR).password(authenticator_password).application_name("server-request");
         let mut admin_cfg = admin_cfg;

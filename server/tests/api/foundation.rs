@@ -49,7 +49,10 @@ async fn each_role_really_runs_as_that_role() {
 #[tokio::test]
 async fn request_facts_are_visible_to_sql_and_do_not_leak_to_the_next_transaction() {
     let app = spawn_app().await;
-    let caller = Caller { role: "authenticated".into(), claims: Arc::new(json!({"sub": "0b6f0a44-0000-4000-8000-000000000001", "email": "a@b.cd"})) };
+    let caller = Caller {
+        role: "authenticated".into(),
+        claims: Arc::new(json!({"sub": "0b6f0a44-0000-4000-8000-000000000001", "email": "a@b.cd"})),
+    };
     let rows = query_as(&app, &caller, "select auth.email(), current_setting('request.method'), current_setting('request.path'), current_setting('request.headers')::json->>'x-test'").await;
     assert_eq!(rows[0].get::<_, Option<String>>(0).as_deref(), Some("a@b.cd"));
     assert_eq!(rows[0].get::<_, String>(1), "GET");
@@ -59,7 +62,10 @@ async fn request_facts_are_visible_to_sql_and_do_not_leak_to_the_next_transactio
     // A plain transaction on a pooled connection sees none of it.
     let pools = request_pools(&app);
     let client = pools.request.get().await.expect("conn");
-    let row = client.query_one("select current_user::text, coalesce(current_setting('request.jwt.claims', true), '')", &[]).await.expect("query");
+    let row = client
+        .query_one("select current_user::text, coalesce(current_setting('request.jwt.claims', true), '')", &[])
+        .await
+        .expect("query");
     assert_eq!(row.get::<_, String>(0), "authenticator");
     assert_eq!(row.get::<_, String>(1), "");
 }
@@ -77,7 +83,8 @@ async fn an_rls_policy_using_auth_uid_sees_the_callers_sub() {
     ))
     .await;
 
-    let as_alice = Caller { role: "authenticated".into(), claims: Arc::new(json!({"sub": alice, "role": "authenticated"})) };
+    let as_alice =
+        Caller { role: "authenticated".into(), claims: Arc::new(json!({"sub": alice, "role": "authenticated"})) };
     let rows = query_as(&app, &as_alice, "select body from public.notes order by id").await;
     let bodies: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
     assert_eq!(bodies, vec!["alice note"]);
@@ -217,7 +224,9 @@ async fn the_embedded_cluster_keeps_its_data_across_restarts() {
     let app = server::startup::Application::build(config.clone()).await.expect("first start");
     let handle = app.handle();
     let url = app.state().pools.admin.get().await.expect("conn");
-    url.batch_execute("create table public.kept (v text); insert into public.kept values ('still here')").await.expect("write");
+    url.batch_execute("create table public.kept (v text); insert into public.kept values ('still here')")
+        .await
+        .expect("write");
     drop(url);
     let running = tokio::spawn(app.run_until_stopped());
     handle.stop(true).await;

@@ -27,7 +27,9 @@ pub fn with_param(url: &str, key: &str, value: &str) -> String {
 
 /// Directory of the test cluster.
 pub fn test_data_dir() -> std::path::PathBuf {
-    std::env::var_os("TEST_DATA_DIR").map(Into::into).unwrap_or_else(|| std::env::temp_dir().join("server-test-cluster"))
+    std::env::var_os("TEST_DATA_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::env::temp_dir().join("server-test-cluster"))
 }
 
 pub fn cluster() -> &'static TestCluster {
@@ -44,7 +46,8 @@ pub fn cluster() -> &'static TestCluster {
             let template = format!("tpl_{}", &random_secret()[..12]);
             let rt = tokio::runtime::Runtime::new().expect("runtime");
             rt.block_on(async {
-                let (client, conn) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls).await.expect("connect test cluster");
+                let (client, conn) =
+                    tokio_postgres::connect(&admin_url, tokio_postgres::NoTls).await.expect("connect test cluster");
                 tokio::spawn(conn);
                 client.batch_execute(&format!("create database {template}")).await.expect("create template");
                 let url = SecretString::from(with_param(&admin_url, "dbname", &template));
@@ -143,5 +146,10 @@ impl TestApp {
 }
 
 pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
-    jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes())).expect("sign")
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()),
+    )
+    .expect("sign")
 }

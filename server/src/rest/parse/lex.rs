@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use nom::bytes::complete::{take_while, take_while1};
+use nom::bytes::complete::take_while;
 use nom::character::complete::digit1;
 use nom::combinator::{opt, recognize};
 use nom::error::{ContextError, ErrorKind, ParseError as NomParseError};
@@ -97,6 +97,15 @@ pub(crate) fn check_depth(input: &str, depth: usize) -> PResult<'_, ()> {
     }
 }
 
+/// One or more characters satisfying `pred`, failing with `label`.
+pub(crate) fn take1<'a>(i: &'a str, pred: impl Fn(char) -> bool, label: &'static str) -> PResult<'a, &'a str> {
+    let end = i.char_indices().find(|(_, c)| !pred(*c)).map_or(i.len(), |(n, _)| n);
+    match (i.get(..end), i.get(end..)) {
+        (Some(taken), Some(rest)) if !taken.is_empty() => Ok((rest, taken)),
+        _ => fail(i, label),
+    }
+}
+
 /// Spaces and tabs (PostgREST's `ws`).
 pub(crate) fn ws(i: &str) -> PResult<'_, &str> {
     take_while(|c| c == ' ' || c == '\t')(i)
@@ -172,7 +181,7 @@ const FIELD_NAME: &str = "field name (* or [a..z0..9_$])";
 /// PostgREST's `pIdentifier`: letters, digits, `_`, `$` and spaces, trimmed. Unlike
 /// PostgREST, an identifier made only of spaces is rejected.
 pub(crate) fn identifier(i: &str) -> PResult<'_, String> {
-    let (rest, raw) = take_while1(is_ident_char)(i).map_err(|_| nom::Err::Error(PErr::new(i, FIELD_NAME)))?;
+    let (rest, raw) = take1(i, is_ident_char, FIELD_NAME)?;
     let trimmed = raw.trim_matches(' ');
     if trimmed.is_empty() {
         return fail(i, FIELD_NAME);
@@ -220,8 +229,7 @@ pub(crate) fn field_name(i: &str) -> PResult<'_, String> {
 }
 
 fn json_key_ident(i: &str) -> PResult<'_, String> {
-    let (rest, raw) = take_while1(|c: char| !"(-:.,>)".contains(c))(i)
-        .map_err(|_| nom::Err::Error(PErr::new(i, "json key (any character but .,:>()-)")))?;
+    let (rest, raw) = take1(i, |c| !"(-:.,>)".contains(c), "json key (any character but .,:>()-)")?;
     Ok((rest, raw.trim().to_string()))
 }
 
@@ -291,8 +299,7 @@ const TYPE_KEYWORDS: &[&str] = &[
 ];
 
 fn type_word(i: &str) -> PResult<'_, &str> {
-    let (rest, w) = take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_')(i)
-        .map_err(|_| nom::Err::Error(PErr::new(i, "type name")))?;
+    let (rest, w) = take1(i, |c| c.is_ascii_alphanumeric() || c == '_', "type name")?;
     match w.chars().next() {
         Some(c) if c.is_ascii_alphabetic() || c == '_' => Ok((rest, w)),
         _ => fail(i, "type name"),
@@ -383,10 +390,10 @@ pub(crate) fn sep_list1<'a, O, S>(
 /// Like [`sep_list1`] but also accepts no item at all, when the first item fails without
 /// getting past its starting point.
 pub(crate) fn sep_list0<'a, O, S>(
-    mut item: impl FnMut(&'a str) -> PResult<'a, O>,
+    item: impl FnMut(&'a str) -> PResult<'a, O>,
     sep: impl FnMut(&'a str) -> PResult<'a, S>,
 ) -> impl FnMut(&'a str) -> PResult<'a, Vec<O>> {
-    let mut rest_items = sep_list1(move |i| item(i), sep);
+    let mut rest_items = sep_list1(item, sep);
     move |i| match rest_items(i) {
         Err(nom::Err::Error(e)) if e.input.len() == i.len() => Ok((i, Vec::new())),
         other => other,
@@ -403,7 +410,7 @@ pub(crate) fn run<'a, O>(
     mut parser: impl FnMut(&'a str) -> PResult<'a, O>,
 ) -> Result<O, ParseError> {
     let err = match parser(input) {
-        Ok((rest, out)) if rest.is_empty() => return Ok(out),
+        Ok(("", out)) => return Ok(out),
         Ok((rest, _)) => PErr::new(rest, "end of input"),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => e,
         Err(nom::Err::Incomplete(_)) => PErr::new("", "more input"),

@@ -1,0 +1,72 @@
+# The two commands of the README are the contract: `make run` and `make test`.
+# Everything they need is installed by `make setup` (apt-get for system packages, npm ci).
+
+CARGO_TARGET_DIR ?= $(CURDIR)/target
+export CARGO_TARGET_DIR
+TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)
+export TEST_DATA_DIR
+
+SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
+SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
+APT_PACKAGES :=
+
+.PHONY: help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+
+help:
+	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
+	@echo "make test   - every test of the project"
+	@echo "make setup | fmt | lint | migrate | keys"
+
+## setup: system packages (PostgreSQL) and the Node dependencies, only what is missing.
+setup: setup-system setup-node
+
+setup-system:
+	@missing=""; \
+	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then missing="$$missing postgresql"; fi; \
+	if ! command -v node >/dev/null 2>&1; then missing="$$missing nodejs npm"; fi; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+
+setup-node: supabase-compat-tests/node_modules/.package-lock.json
+
+supabase-compat-tests/node_modules/.package-lock.json: supabase-compat-tests/package-lock.json
+	cd supabase-compat-tests && npm ci --no-audit --no-fund
+
+build:
+	cargo build --release -p server
+
+## run: the whole stack on http://127.0.0.1:54321 with a private database under .data/
+run: setup-system build
+	$(SERVER_RELEASE)
+
+migrate: build
+	$(SERVER_RELEASE) migrate
+
+keys: build
+	$(SERVER_RELEASE) keys
+
+## test: Rust unit and integration tests, then supabase-js compatibility tests, on a fresh test cluster.
+test: setup
+	@$(MAKE) --no-print-directory clean-test-cluster
+	cargo build -p server
+	DATA_DIR=$(TEST_DATA_DIR) DB_PORT=0 $(SERVER_DEBUG) db start >/dev/null
+	@status=0; \
+	cargo test -p server || status=$$?; \
+	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
+	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
+	exit $$status
+
+clean-test-cluster:
+	@if [ -x $(SERVER_DEBUG) ] && [ -d $(TEST_DATA_DIR) ]; then DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null 2>&1 || true; fi
+	@rm -rf $(TEST_DATA_DIR)
+
+fmt:
+	cargo fmt --all
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --all-targets -- -D warnings

@@ -1,0 +1,119 @@
+// Spawns the built server on a random port against a fresh database, for one test file.
+//
+// The database cluster is TEST_DATABASE_URL when set (a superuser URL), else the private test
+// cluster under TEST_DATA_DIR (default: <tmp>/server-test-cluster), started with `server db start`.
+// Each call creates a new, empty database; the server migrates it at start.
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+
+export function serverBin() {
+  if (process.env.SERVER_BIN) return process.env.SERVER_BIN;
+  const target = process.env.CARGO_TARGET_DIR || path.join(repo, 'target');
+  return path.join(target, 'debug', 'server');
+}
+
+let adminUrl;
+function clusterUrl() {
+  if (adminUrl) return adminUrl;
+  if (process.env.TEST_DATABASE_URL) {
+    adminUrl = process.env.TEST_DATABASE_URL;
+  } else {
+    const dataDir = process.env.TEST_DATA_DIR || path.join(tmpdir(), 'server-test-cluster');
+    adminUrl = execFileSync(serverBin(), ['db', 'start'], {
+      env: { ...process.env, DATA_DIR: dataDir, DB_PORT: '0', RUST_LOG: 'warn' },
+      encoding: 'utf8',
+    }).trim().split('\n').pop();
+  }
+  return adminUrl;
+}
+
+/** Append a libpq URL parameter. */
+export function withParam(url, key, value) {
+  return `${url}${url.includes('?') ? '&' : '?'}${key}=${encodeURIComponent(value)}`;
+}
+
+/** node-postgres settings for a libpq URL (including socket-directory hosts). */
+export function pgConfig(url) {
+  const u = new URL(url.replace(/^postgres(ql)?:/, 'http:'));
+  const q = u.searchParams;
+  return {
+    host: q.get('host') || u.hostname || 'localhost',
+    port: Number(q.get('port') || u.port || 5432),
+    user: q.get('user') || decodeURIComponent(u.username) || 'postgres',
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    database: q.get('dbname') || u.pathname.replace(/^\//, '') || 'postgres',
+  };
+}
+
+/** Run SQL on a database as its owner. */
+export async function sql(dbUrl, text, params = []) {
+  const client = new pg.Client(pgConfig(dbUrl));
+  await client.connect();
+  try {
+    return await client.query(text, params);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Start a server on a fresh database. Resolves to
+ * { url, anonKey, serviceKey, jwtSecret, dbUrl, logs(), stop() }.
+ */
+export async function startServer(extraEnv = {}) {
+  const admin = clusterUrl();
+  const dbName = `compat_${randomBytes(8).toString('hex')}`;
+  await sql(admin, `create database ${dbName}`);
+  const dbUrl = withParam(admin, 'dbname', dbName);
+  const jwtSecret = randomBytes(32).toString('hex');
+  const env = {
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    PORT: '0',
+    HTTP_WORKERS: '1',
+    JWT_SECRET: jwtSecret,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'compat-data-')),
+    WEB_DIR: '/nonexistent',
+    RUST_LOG: process.env.RUST_LOG || 'warn',
+    ...extraEnv,
+  };
+  const child = spawn(serverBin(), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  const info = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 30000);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const url = out.match(/^API URL: (\S+)$/m);
+      const anon = out.match(/^anon key: (\S+)$/m);
+      const service = out.match(/^service_role key: (\S+)$/m);
+      if (url && anon && service) {
+        clearTimeout(timer);
+        resolve({ url: url[1], anonKey: anon[1], serviceKey: service[1] });
+      }
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    ...info,
+    jwtSecret,
+    dbUrl,
+    logs: () => err,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
