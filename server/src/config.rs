@@ -116,6 +116,77 @@ pub struct Config {
     /// Directory of the built web app served at `/` (skipped when it does not exist).
     #[arg(long, env = "WEB_DIR", default_value = "web/dist")]
     pub web_dir: PathBuf,
+
+    #[command(flatten)]
+    pub rest: RestConfig,
+}
+
+/// Settings of `/rest/v1`, under PostgREST's own environment names.
+#[derive(Debug, Clone, Args)]
+pub struct RestConfig {
+    /// Exposed schemas, comma-separated; the first is the default.
+    #[arg(long = "db-schemas", env = "PGRST_DB_SCHEMAS", default_value = "public", value_delimiter = ',')]
+    pub schemas: Vec<String>,
+
+    /// Role of requests without a user token. An empty value refuses anonymous requests.
+    #[arg(long = "db-anon-role", env = "PGRST_DB_ANON_ROLE", default_value = "anon")]
+    pub anon_role: String,
+
+    /// Schemas appended to each request's search_path, comma-separated.
+    #[arg(long = "db-extra-search-path", env = "PGRST_DB_EXTRA_SEARCH_PATH", default_value = "public,extensions", value_delimiter = ',')]
+    pub extra_search_path: Vec<String>,
+
+    /// Function (`schema.name` or `name`) called at the start of every request's transaction.
+    #[arg(long = "db-pre-request", env = "PGRST_DB_PRE_REQUEST")]
+    pub pre_request: Option<String>,
+
+    /// Largest number of rows a read returns (unset: no cap).
+    #[arg(long = "db-max-rows", env = "PGRST_DB_MAX_ROWS")]
+    pub max_rows: Option<u64>,
+
+    /// How transactions end: commit, commit-allow-override, rollback, rollback-allow-override.
+    #[arg(long = "db-tx-end", env = "PGRST_DB_TX_END", default_value = "commit")]
+    pub tx_end: String,
+
+    /// Allow aggregate functions (`count()`, `col.sum()`, ...) in `select`.
+    #[arg(long = "db-aggregates-enabled", env = "PGRST_DB_AGGREGATES_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub aggregates_enabled: bool,
+
+    /// Answer `Accept: application/vnd.pgrst.plan+json` with the query plan.
+    #[arg(long = "db-plan-enabled", env = "PGRST_DB_PLAN_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub plan_enabled: bool,
+
+    /// Secret verifying JWTs on /rest/v1 (default: JWT_SECRET).
+    #[arg(long = "rest-jwt-secret", env = "PGRST_JWT_SECRET", hide_env_values = true, value_parser = secret)]
+    pub jwt_secret: Option<SecretString>,
+
+    /// Audience JWTs must carry (unset: not checked).
+    #[arg(long = "jwt-aud", env = "PGRST_JWT_AUD")]
+    pub jwt_aud: Option<String>,
+
+    /// Path of the role claim in the JWT, PostgREST-style (`.role`, `.app_metadata.role`).
+    #[arg(long = "jwt-role-claim-key", env = "PGRST_JWT_ROLE_CLAIM_KEY", default_value = ".role")]
+    pub role_claim_key: String,
+
+    /// Accept `/rest/v1` requests without an `apikey`, as plain PostgREST does.
+    #[arg(long = "rest-allow-no-apikey", env = "REST_ALLOW_NO_APIKEY", default_value_t = false, action = clap::ArgAction::Set)]
+    pub allow_no_apikey: bool,
+
+    /// Largest request body accepted by /rest/v1, in bytes.
+    #[arg(long = "rest-max-body", env = "REST_MAX_BODY_BYTES", default_value_t = 10 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+}
+
+impl RestConfig {
+    /// The role claim path split into keys.
+    pub fn role_claim_path(&self) -> Vec<String> {
+        self.role_claim_key.split('.').filter(|s| !s.is_empty()).map(|s| s.trim_matches('"').to_string()).collect()
+    }
+
+    /// The anon role, unless anonymous access is disabled.
+    pub fn anon(&self) -> Option<&str> {
+        Some(self.anon_role.as_str()).filter(|r| !r.is_empty())
+    }
 }
 
 impl Config {

@@ -20,6 +20,7 @@ use crate::db::{migrate, PoolError, Pools, AUTHENTICATOR};
 use crate::gate::{Gate, GateConfig};
 use crate::jwt::JwtVerifier;
 use crate::keys::{Keys, KeysError};
+use crate::rest::RestState;
 use crate::{health, telemetry};
 
 /// Headers browsers may send (Supabase's list).
@@ -72,6 +73,7 @@ pub struct AppState {
     pub keys: Keys,
     pub pools: Pools,
     pub external_url: String,
+    pub rest: web::Data<RestState>,
 }
 
 /// Where the database is, and the embedded cluster when the server runs one.
@@ -130,21 +132,29 @@ impl Application {
         let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
         let external_url = config.external_url(port);
 
+        let rest_config = &config.rest;
+        let secret = rest_config.jwt_secret.clone().unwrap_or_else(|| keys.jwt_secret.clone());
         let gate = web::Data::new(Gate {
-            verifier: Arc::new(JwtVerifier::new(&keys.jwt_secret, None)),
+            verifier: Arc::new(JwtVerifier::new(&secret, rest_config.jwt_aud.as_deref())),
             config: GateConfig {
-                anon_role: Some("anon".into()),
-                rest_without_apikey: false,
-                role_claim: vec!["role".into()],
+                anon_role: rest_config.anon().map(str::to_string),
+                rest_without_apikey: rest_config.allow_no_apikey,
+                role_claim: rest_config.role_claim_path(),
             },
         });
-        let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url });
+        let rest = RestState::new(rest_config.clone(), pools.admin.clone(), pools.request.clone())
+            .await
+            .map_err(|e| StartupError::Setup(e.to_string()))?;
+        crate::rest::spawn_listener(rest.clone(), database.url.clone());
+        let rest = web::Data::new(rest);
+        let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url, rest: rest.clone() });
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
                 .app_data(gate.clone())
+                .app_data(rest.clone())
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))

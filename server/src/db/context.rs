@@ -46,6 +46,8 @@ pub struct RequestInfo {
     pub path: String,
     /// Request headers as a JSON object with lower-case names.
     pub headers: Value,
+    /// Extra transaction-local settings (the caller role's `statement_timeout`, ...).
+    pub settings: Vec<(String, String)>,
 }
 
 /// Read-only transactions for reads; read-write otherwise.
@@ -56,7 +58,8 @@ pub enum Access {
 }
 
 const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), \
-     set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true)";
+     set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), \
+     (select count(set_config(k, v, true)) from unnest($6::text[], $7::text[]) as s(k, v))";
 
 /// Open the caller's transaction on `client` with the role and claims set.
 pub async fn begin<'a>(
@@ -69,6 +72,8 @@ pub async fn begin<'a>(
     let stmt = tx.prepare_cached(SET_CONTEXT).await?;
     let claims = caller.claims.to_string();
     let headers = request.headers.to_string();
-    tx.query_one(&stmt, &[&caller.role, &claims, &request.method, &request.path, &headers]).await?;
+    let keys: Vec<&str> = request.settings.iter().map(|(k, _)| k.as_str()).collect();
+    let values: Vec<&str> = request.settings.iter().map(|(_, v)| v.as_str()).collect();
+    tx.query_one(&stmt, &[&caller.role, &claims, &request.method, &request.path, &headers, &keys, &values]).await?;
     Ok(tx)
 }

@@ -1,8 +1,68 @@
-//! `/rest/v1`: the PostgREST-compatible API.
+//! `/rest/v1`: the PostgREST-compatible API that supabase-js's query builder talks to.
+//!
+//! A request is parsed (`parse`), resolved against the schema cache (`schema`, `plan`), turned
+//! into one SQL statement (`sql`) and run inside the caller's per-request transaction
+//! (`execute`); Postgres builds the JSON body and row-level security decides what is seen.
+//! Errors are `error::RestError`, shaped like PostgREST's.
 
-use actix_web::{web, HttpResponse};
+pub mod error;
+mod execute;
+mod handlers;
+pub mod openapi;
+pub mod parse;
+pub mod plan;
+mod reload;
+mod request;
+mod response;
+mod rpc;
+pub mod schema;
+pub mod sql;
 
-/// Mount the REST routes.
+use std::sync::Arc;
+
+use actix_web::web;
+use deadpool_postgres::Pool;
+
+use crate::config::RestConfig;
+pub use reload::spawn_listener;
+use schema::SchemaCacheHandle;
+
+/// Shared state of the REST surface.
+#[derive(Clone)]
+pub struct RestState {
+    pub config: Arc<RestConfig>,
+    pub cache: SchemaCacheHandle,
+    /// Owner pool, used to read the catalog.
+    pub admin: Pool,
+    /// Pool logged in as `authenticator`, where requests run.
+    pub request: Pool,
+}
+
+impl RestState {
+    /// Load the schema cache once and build the state.
+    pub async fn new(config: RestConfig, admin: Pool, request: Pool) -> Result<RestState, error::RestError> {
+        let state = RestState { config: Arc::new(config), cache: SchemaCacheHandle::default(), admin, request };
+        state.reload().await?;
+        Ok(state)
+    }
+
+    /// Re-read the catalog and swap the cache in; requests in flight keep the old one.
+    pub async fn reload(&self) -> Result<(), error::RestError> {
+        let client = self.admin.get().await.map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
+        let cache = schema::load(&client, &self.config.schemas)
+            .await
+            .map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
+        tracing::info!(tables = cache.tables.len(), functions = cache.functions.len(), "schema cache loaded");
+        self.cache.replace(cache);
+        Ok(())
+    }
+}
+
+/// Mount the REST routes (the gate is applied by the caller).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.default_service(web::to(|| async { HttpResponse::NotFound().json(serde_json::json!({"code": "PGRST125", "details": null, "hint": null, "message": "Invalid path specified in request URL"})) }));
+    cfg.route("/", web::get().to(openapi::root))
+        .route("/", web::head().to(openapi::root))
+        .route("/rpc/{name}", web::route().to(rpc::call))
+        .route("/{table}", web::route().to(handlers::table))
+        .default_service(web::to(|| async { Err::<actix_web::HttpResponse, _>(error::RestError::InvalidResourcePath) }));
 }

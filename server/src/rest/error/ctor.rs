@@ -5,32 +5,22 @@
 use std::fmt::Display;
 
 use super::schema::{function_hint, relationship_hint, table_hint};
-use super::{
-    FunctionSignature, JwtClaimsError, JwtDecodeError, RaiseParseError, Relationship, RestError,
-    RpcPayload,
-};
+use super::{FunctionSignature, JwtClaimsError, JwtDecodeError, RaiseParseError, Relationship, RestError, RpcPayload};
 
 impl RestError {
     /// PGRST100 from the query-string parser's message and details.
     pub fn query_param(message: impl Into<String>, details: impl Into<String>) -> Self {
-        RestError::QueryParam {
-            message: message.into(),
-            details: details.into(),
-        }
+        RestError::QueryParam { message: message.into(), details: details.into() }
     }
 
     /// PGRST101: e.g. `rpc_method_not_allowed("PUT")`.
     pub fn rpc_method_not_allowed(method: impl Into<String>) -> Self {
-        RestError::RpcMethodNotAllowed {
-            method: method.into(),
-        }
+        RestError::RpcMethodNotAllowed { method: method.into() }
     }
 
     /// PGRST102 with a given message.
     pub fn invalid_body(message: impl Into<String>) -> Self {
-        RestError::InvalidBody {
-            message: message.into(),
-        }
+        RestError::InvalidBody { message: message.into() }
     }
 
     /// PGRST102 "Empty or invalid json" (any JSON parse failure; PostgREST
@@ -57,18 +47,12 @@ impl RestError {
 
     /// PGRST103 with explicit texts (from the parser module).
     pub fn invalid_range(message: impl Into<String>, details: impl Into<String>) -> Self {
-        RestError::InvalidRange {
-            message: message.into(),
-            details: details.into(),
-        }
+        RestError::InvalidRange { message: message.into(), details: details.into() }
     }
 
     /// PGRST103 for `limit=-1`.
     pub fn range_negative_limit() -> Self {
-        Self::invalid_range(
-            RANGE_NOT_SATISFIABLE,
-            "Limit should be greater than or equal to zero.",
-        )
+        Self::invalid_range(RANGE_NOT_SATISFIABLE, "Limit should be greater than or equal to zero.")
     }
 
     /// PGRST103 for a `Range: 5-2` header.
@@ -84,10 +68,7 @@ impl RestError {
     pub fn range_out_of_bounds(offset: u64, total: Option<u64>) -> Self {
         Self::invalid_range(
             RANGE_NOT_SATISFIABLE,
-            format!(
-                "An offset of {offset} was requested, but there are only {} rows.",
-                total.unwrap_or(0)
-            ),
+            format!("An offset of {offset} was requested, but there are only {} rows.", total.unwrap_or(0)),
         )
     }
 
@@ -106,16 +87,12 @@ impl RestError {
 
     /// PGRST107: none of the `Accept`ed media types can be produced.
     pub fn media_type_unavailable<S: AsRef<str>>(media_types: &[S]) -> Self {
-        RestError::MediaTypeUnavailable {
-            media_types: media_types.iter().map(|s| s.as_ref().to_owned()).collect(),
-        }
+        RestError::MediaTypeUnavailable { media_types: media_types.iter().map(|s| s.as_ref().to_owned()).collect() }
     }
 
     /// PGRST108.
     pub fn not_embedded(resource: impl Into<String>) -> Self {
-        RestError::NotEmbedded {
-            resource: resource.into(),
-        }
+        RestError::NotEmbedded { resource: resource.into() }
     }
 
     /// PGRST116: singular response requested, `rows` rows produced.
@@ -125,24 +102,17 @@ impl RestError {
 
     /// PGRST117.
     pub fn unsupported_method(method: impl Into<String>) -> Self {
-        RestError::UnsupportedMethod {
-            method: method.into(),
-        }
+        RestError::UnsupportedMethod { method: method.into() }
     }
 
     /// PGRST118.
     pub fn related_order_not_to_one(origin: impl Into<String>, target: impl Into<String>) -> Self {
-        RestError::RelatedOrderNotToOne {
-            origin: origin.into(),
-            target: target.into(),
-        }
+        RestError::RelatedOrderNotToOne { origin: origin.into(), target: target.into() }
     }
 
     /// PGRST120.
     pub fn unacceptable_embed_filter(target: impl Into<String>) -> Self {
-        RestError::UnacceptableEmbedFilter {
-            target: target.into(),
-        }
+        RestError::UnacceptableEmbedFilter { target: target.into() }
     }
 
     /// PGRST121.
@@ -152,10 +122,7 @@ impl RestError {
 
     /// PGRST122 with explicit texts (from the parser module).
     pub fn invalid_preferences_text(message: impl Into<String>, details: impl Into<String>) -> Self {
-        RestError::InvalidPreferences {
-            message: message.into(),
-            details: details.into(),
-        }
+        RestError::InvalidPreferences { message: message.into(), details: details.into() }
     }
 
     /// PGRST122 from the invalid `Prefer` items as sent (e.g. `["anything"]`).
@@ -174,9 +141,7 @@ impl RestError {
 
     /// PGRST127, e.g. `not_implemented("Aggregates are not implemented for one-to-many or many-to-many spreads.")`.
     pub fn not_implemented(details: impl Into<String>) -> Self {
-        RestError::NotImplemented {
-            details: details.into(),
-        }
+        RestError::NotImplemented { details: details.into() }
     }
 
     /// PGRST200 with its hint computed as PostgREST does ([`relationship_hint`]).
@@ -204,11 +169,7 @@ impl RestError {
 
     /// PGRST201.
     pub fn ambiguous_relationship(parent: &str, child: &str, candidates: Vec<Relationship>) -> Self {
-        RestError::AmbiguousRelationship {
-            parent: parent.to_owned(),
-            child: child.to_owned(),
-            candidates,
-        }
+        RestError::AmbiguousRelationship { parent: parent.to_owned(), child: child.to_owned(), candidates }
     }
 
     /// PGRST202 with its hint computed as PostgREST does ([`function_hint`]).
@@ -247,10 +208,7 @@ impl RestError {
 
     /// PGRST204.
     pub fn column_not_found(relation: impl Into<String>, column: impl Into<String>) -> Self {
-        RestError::ColumnNotFound {
-            relation: relation.into(),
-            column: column.into(),
-        }
+        RestError::ColumnNotFound { relation: relation.into(), column: column.into() }
     }
 
     /// PGRST205 with its hint computed as PostgREST does ([`table_hint`]);
@@ -281,13 +239,7 @@ impl RestError {
         hint: Option<String>,
         anonymous: bool,
     ) -> Self {
-        RestError::Db {
-            sqlstate: sqlstate.into(),
-            message: message.into(),
-            detail,
-            hint,
-            anonymous,
-        }
+        RestError::Db { sqlstate: sqlstate.into(), message: message.into(), detail, hint, anonymous }
     }
 
     /// An internal error; `cause` is logged when the response is built, never sent.
@@ -297,3 +249,21 @@ impl RestError {
 }
 
 const RANGE_NOT_SATISFIABLE: &str = "Requested range not satisfiable";
+
+impl From<JwtDecodeError> for RestError {
+    fn from(error: JwtDecodeError) -> Self {
+        RestError::JwtDecode(error)
+    }
+}
+
+impl From<JwtClaimsError> for RestError {
+    fn from(error: JwtClaimsError) -> Self {
+        RestError::JwtClaims(error)
+    }
+}
+
+impl From<RaiseParseError> for RestError {
+    fn from(error: RaiseParseError) -> Self {
+        RestError::RaiseParse(error)
+    }
+}

@@ -84,9 +84,7 @@ impl JwtClaimsError {
             JwtClaimsError::ExpNotNumber => "The JWT 'exp' claim must be a number",
             JwtClaimsError::NbfNotNumber => "The JWT 'nbf' claim must be a number",
             JwtClaimsError::IatNotNumber => "The JWT 'iat' claim must be a number",
-            JwtClaimsError::AudNotStringOrArray => {
-                "The JWT 'aud' claim must be a string or an array of strings"
-            }
+            JwtClaimsError::AudNotStringOrArray => "The JWT 'aud' claim must be a string or an array of strings",
         }
     }
 }
@@ -95,15 +93,13 @@ impl JwtClaimsError {
 /// `Bearer error="invalid_token", error_description=<show message>`, where
 /// Haskell's `show` quotes and escapes the text.
 pub(crate) fn invalid_token_challenge(message: &str) -> String {
-    format!(
-        "Bearer error=\"invalid_token\", error_description={}",
-        haskell_show(message)
-    )
+    format!("Bearer error=\"invalid_token\", error_description={}", haskell_show(message))
 }
 
-/// Haskell `show` of a `Text`: double quotes; `\"` and `\\`; `\n`, `\t` ...;
-/// other control and non-ASCII characters as decimal escapes, with `\&`
-/// separating an escape from a following digit.
+/// Haskell `show` of a `Text`: double quotes; `\"`, `\\`, `\n`, `\t`, `\r`;
+/// other non-printable or non-ASCII characters as decimal escapes, with `\&`
+/// separating an escape from a following digit. (Haskell names some control
+/// characters, e.g. `\SOH`; PostgREST's JWT messages contain none.)
 fn haskell_show(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');

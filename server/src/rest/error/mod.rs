@@ -38,8 +38,7 @@ use serde_json::{Map, Value};
 pub use jwt::{JwtClaimsError, JwtDecodeError};
 pub use pg::{parse_custom_raise, pg_error_status, CustomRaise, RaiseParseError};
 pub use schema::{
-    function_hint, relationship_hint, table_hint, Cardinality, FunctionSignature, Relationship,
-    RpcPayload,
+    function_hint, relationship_hint, table_hint, Cardinality, FunctionSignature, Relationship, RpcPayload,
 };
 pub use suggest::{fuzzy_matches, suggest, suggest_with_min_score};
 
@@ -65,6 +64,8 @@ pub enum RestError {
     SchemaCacheNotReady,
     /// PGRST003, 504: timed out waiting for a pooled connection.
     PoolTimeout,
+    /// 413 (our own code; PostgREST has no body limit): the request body exceeds the limit.
+    PayloadTooLarge(usize),
 
     // ---- Group 1: API request ------------------------------------------
     /// PGRST100, 400: query-string parse error (message and details built by the parser).
@@ -288,6 +289,7 @@ impl RestError {
             RestError::ConnectionLost => "PGRST001",
             RestError::SchemaCacheNotReady => "PGRST002",
             RestError::PoolTimeout => "PGRST003",
+            RestError::PayloadTooLarge(_) => "PGRST413",
             RestError::QueryParam { .. } => "PGRST100",
             RestError::RpcMethodNotAllowed { .. } => "PGRST101",
             RestError::InvalidBody { .. } => "PGRST102",
@@ -337,10 +339,9 @@ impl RestError {
     /// The HTTP status PostgREST answers with.
     pub fn status(&self) -> StatusCode {
         let code = match self {
-            RestError::ConnectionFailed
-            | RestError::ConnectionLost
-            | RestError::SchemaCacheNotReady => 503,
+            RestError::ConnectionFailed | RestError::ConnectionLost | RestError::SchemaCacheNotReady => 503,
             RestError::PoolTimeout => 504,
+            RestError::PayloadTooLarge(_) => 413,
             RestError::QueryParam { .. }
             | RestError::InvalidBody { .. }
             | RestError::NotEmbedded { .. }
@@ -372,16 +373,10 @@ impl RestError {
             | RestError::FunctionNotFound { .. }
             | RestError::TableNotFound { .. } => 404,
             RestError::AmbiguousRelationship { .. } | RestError::AmbiguousFunction { .. } => 300,
-            RestError::JwtDecode(_)
-            | RestError::AnonymousAccessDisabled
-            | RestError::JwtClaims(_) => 401,
-            RestError::Db {
-                sqlstate,
-                message,
-                detail,
-                anonymous,
-                ..
-            } => return pg_error_status(sqlstate, message, detail.as_deref(), *anonymous),
+            RestError::JwtDecode(_) | RestError::AnonymousAccessDisabled | RestError::JwtClaims(_) => 401,
+            RestError::Db { sqlstate, message, detail, anonymous, .. } => {
+                return pg_error_status(sqlstate, message, detail.as_deref(), *anonymous)
+            }
         };
         StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
@@ -391,10 +386,9 @@ impl RestError {
         match self {
             RestError::ConnectionFailed => "Database connection error.".to_owned(),
             RestError::ConnectionLost => "Database client error. Retrying the connection.".to_owned(),
-            RestError::SchemaCacheNotReady => {
-                "Could not query the database for the schema cache. Retrying.".to_owned()
-            }
+            RestError::SchemaCacheNotReady => "Could not query the database for the schema cache. Retrying.".to_owned(),
             RestError::PoolTimeout => "Timed out acquiring connection from connection pool.".to_owned(),
+            RestError::PayloadTooLarge(_) => "Payload too large".to_owned(),
             RestError::QueryParam { message, .. }
             | RestError::InvalidBody { message }
             | RestError::InvalidRange { message, .. }
@@ -404,21 +398,19 @@ impl RestError {
                 "Filters must include all and only primary key columns with 'eq' operators".to_owned()
             }
             RestError::SchemaNotExposed { schema, .. } => format!("Invalid schema: {schema}"),
-            RestError::MediaTypeUnavailable { media_types } => format!(
-                "None of these media types are available: {}",
-                media_types.join(", ")
-            ),
+            RestError::MediaTypeUnavailable { media_types } => {
+                format!("None of these media types are available: {}", media_types.join(", "))
+            }
             RestError::NotEmbedded { resource } => {
                 format!("'{resource}' is not an embedded resource in this request")
             }
-            RestError::InvalidResponseHeadersGuc => "response.headers guc must be a JSON array composed of objects with a single key and a string value".to_owned(),
+            RestError::InvalidResponseHeadersGuc => {
+                "response.headers guc must be a JSON array composed of objects with a single key and a string value"
+                    .to_owned()
+            }
             RestError::InvalidResponseStatusGuc => "response.status guc must be a valid status code".to_owned(),
-            RestError::PutLimitNotAllowed => {
-                "limit/offset querystring parameters are not allowed for PUT".to_owned()
-            }
-            RestError::PutPrimaryKeyMismatch => {
-                "Payload values do not match URL in primary key column(s)".to_owned()
-            }
+            RestError::PutLimitNotAllowed => "limit/offset querystring parameters are not allowed for PUT".to_owned(),
+            RestError::PutPrimaryKeyMismatch => "Payload values do not match URL in primary key column(s)".to_owned(),
             RestError::Singular { .. } => "Cannot coerce the result to a single JSON object".to_owned(),
             RestError::UnsupportedMethod { method } => format!("Unsupported HTTP method: {method}"),
             RestError::RelatedOrderNotToOne { target, .. } => {
@@ -427,9 +419,7 @@ impl RestError {
             RestError::UnacceptableEmbedFilter { target } => {
                 format!("Bad operator on the '{target}' embedded resource")
             }
-            RestError::RaiseParse(_) => {
-                "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error".to_owned()
-            }
+            RestError::RaiseParse(_) => "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error".to_owned(),
             RestError::AggregatesDisabled => "Use of aggregate functions is not allowed".to_owned(),
             RestError::MaxAffectedExceeded { .. } => {
                 "Query result exceeds max-affected preference constraint".to_owned()
@@ -437,21 +427,17 @@ impl RestError {
             RestError::InvalidResourcePath => "Invalid path specified in request URL".to_owned(),
             RestError::OpenApiDisabled => "Root endpoint metadata is disabled".to_owned(),
             RestError::NotImplemented { .. } => "Feature not implemented".to_owned(),
-            RestError::MaxAffectedRpcNotSetof => "Function must return SETOF or TABLE when max-affected preference is used with handling=strict".to_owned(),
-            RestError::RelationshipNotFound { parent, child, .. } => format!(
-                "Could not find a relationship between '{parent}' and '{child}' in the schema cache"
-            ),
-            RestError::AmbiguousRelationship { parent, child, .. } => format!(
-                "Could not embed because more than one relationship was found for '{parent}' and '{child}'"
-            ),
-            RestError::FunctionNotFound {
-                schema,
-                name,
-                args,
-                payload,
-                post_invocation,
-                ..
-            } => {
+            RestError::MaxAffectedRpcNotSetof => {
+                "Function must return SETOF or TABLE when max-affected preference is used with handling=strict"
+                    .to_owned()
+            }
+            RestError::RelationshipNotFound { parent, child, .. } => {
+                format!("Could not find a relationship between '{parent}' and '{child}' in the schema cache")
+            }
+            RestError::AmbiguousRelationship { parent, child, .. } => {
+                format!("Could not embed because more than one relationship was found for '{parent}' and '{child}'")
+            }
+            RestError::FunctionNotFound { schema, name, args, payload, post_invocation, .. } => {
                 let params = if payload.single_unnamed(*post_invocation) {
                     String::new()
                 } else if args.is_empty() {
@@ -463,10 +449,7 @@ impl RestError {
             }
             RestError::AmbiguousFunction { candidates } => {
                 let list: Vec<String> = candidates.iter().map(FunctionSignature::render).collect();
-                format!(
-                    "Could not choose the best candidate function between: {}",
-                    list.join(", ")
-                )
+                format!("Could not choose the best candidate function between: {}", list.join(", "))
             }
             RestError::ColumnNotFound { relation, column } => {
                 format!("Could not find the '{column}' column of '{relation}' in the schema cache")
@@ -495,25 +478,17 @@ impl RestError {
             | RestError::InvalidPreferences { details, .. }
             | RestError::NotImplemented { details } => details.clone(),
             RestError::Singular { rows } => format!("The result contains {rows} rows"),
-            RestError::RelatedOrderNotToOne { origin, target } => format!(
-                "'{origin}' and '{target}' do not form a many-to-one or one-to-one relationship"
-            ),
+            RestError::PayloadTooLarge(limit) => format!("The request body exceeds the limit of {limit} bytes"),
+            RestError::RelatedOrderNotToOne { origin, target } => {
+                format!("'{origin}' and '{target}' do not form a many-to-one or one-to-one relationship")
+            }
             RestError::UnacceptableEmbedFilter { .. } => {
                 "Only is null or not is null filters are allowed on embedded resources".to_owned()
             }
             RestError::RaiseParse(e) => e.details(),
             RestError::MaxAffectedExceeded { rows } => format!("The query affects {rows} rows"),
-            RestError::RelationshipNotFound {
-                parent,
-                child,
-                embed_hint,
-                schema,
-                ..
-            } => {
-                let using = embed_hint
-                    .as_deref()
-                    .map(|h| format!("' using the hint '{h}"))
-                    .unwrap_or_default();
+            RestError::RelationshipNotFound { parent, child, embed_hint, schema, .. } => {
+                let using = embed_hint.as_deref().map(|h| format!("' using the hint '{h}")).unwrap_or_default();
                 format!(
                     "Searched for a foreign key relationship between '{parent}' and '{child}{using}' in the schema '{schema}', but no matches were found."
                 )
@@ -521,14 +496,7 @@ impl RestError {
             RestError::AmbiguousRelationship { candidates, .. } => {
                 return Value::Array(candidates.iter().map(Relationship::details_json).collect());
             }
-            RestError::FunctionNotFound {
-                schema,
-                name,
-                args,
-                payload,
-                post_invocation,
-                ..
-            } => {
+            RestError::FunctionNotFound { schema, name, args, payload, post_invocation, .. } => {
                 let params = if args.is_empty() {
                     " without parameters".to_owned()
                 } else {
@@ -612,15 +580,11 @@ impl RestError {
     /// Headers sent besides `Content-Type`: `Proxy-Status` always,
     /// `WWW-Authenticate` on 401s, and a custom raise's own headers.
     pub fn headers(&self) -> Vec<(String, String)> {
-        let mut headers = vec![(
-            "Proxy-Status".to_owned(),
-            format!("PostgREST; error={}", self.code()),
-        )];
+        let mut headers = vec![("Proxy-Status".to_owned(), format!("PostgREST; error={}", self.code()))];
         match self {
-            RestError::JwtDecode(_) | RestError::JwtClaims(_) => headers.push((
-                "WWW-Authenticate".to_owned(),
-                jwt::invalid_token_challenge(&self.message()),
-            )),
+            RestError::JwtDecode(_) | RestError::JwtClaims(_) => {
+                headers.push(("WWW-Authenticate".to_owned(), jwt::invalid_token_challenge(&self.message())))
+            }
             RestError::AnonymousAccessDisabled => {
                 headers.push(("WWW-Authenticate".to_owned(), "Bearer".to_owned()));
             }
@@ -642,10 +606,7 @@ impl RestError {
     /// `PTxyz` raise, or a PGRST raise's `status_text` (an empty phrase for
     /// an unknown status without one).
     pub fn reason_phrase(&self) -> Option<String> {
-        let RestError::Db {
-            sqlstate, message, ..
-        } = self
-        else {
+        let RestError::Db { sqlstate, message, .. } = self else {
             return None;
         };
         if let Some(raise) = self.custom_raise() {
@@ -659,24 +620,16 @@ impl RestError {
         let digits = sqlstate.strip_prefix("PT")?;
         // Only when the digits made the status (`mkStatus n message`).
         let numeric = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-        let valid = numeric
-            && digits
-                .parse::<u16>()
-                .ok()
-                .and_then(|n| StatusCode::from_u16(n).ok())
-                .is_some();
+        let valid = numeric && digits.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok()).is_some();
         valid.then(|| message.clone())
     }
 
     /// The parsed custom raise, for `Db` errors with SQLSTATE `PGRST`.
     fn custom_raise(&self) -> Option<Result<CustomRaise, RaiseParseError>> {
         match self {
-            RestError::Db {
-                sqlstate,
-                message,
-                detail,
-                ..
-            } if sqlstate == "PGRST" => Some(parse_custom_raise(message, detail.as_deref())),
+            RestError::Db { sqlstate, message, detail, .. } if sqlstate == "PGRST" => {
+                Some(parse_custom_raise(message, detail.as_deref()))
+            }
             _ => None,
         }
     }
@@ -696,9 +649,7 @@ impl RestError {
             };
         }
         let kind = err.to_string();
-        let source = std::error::Error::source(err)
-            .map(|s| s.to_string())
-            .unwrap_or_default();
+        let source = std::error::Error::source(err).map(|s| s.to_string()).unwrap_or_default();
         // tokio-postgres exposes no error kind; its Display text is fixed per kind.
         const CONNECT: &[&str] = &[
             "error connecting to server",
@@ -736,12 +687,7 @@ impl RestError {
             RestError::Internal(cause) => {
                 tracing::error!(code = "PGRSTX00", cause = %cause, "rest: internal error");
             }
-            RestError::Db {
-                sqlstate,
-                message,
-                detail,
-                ..
-            } if status.is_server_error() => {
+            RestError::Db { sqlstate, message, detail, .. } if status.is_server_error() => {
                 tracing::error!(
                     status = status.as_u16(),
                     sqlstate = %sqlstate,
@@ -770,10 +716,7 @@ impl ResponseError for RestError {
         let mut builder = HttpResponse::build(self.status());
         builder.insert_header((CONTENT_TYPE, HeaderValue::from_static(ERROR_CONTENT_TYPE)));
         for (name, value) in self.headers() {
-            match (
-                HeaderName::from_bytes(name.as_bytes()),
-                HeaderValue::from_str(&value),
-            ) {
+            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
                 (Ok(n), Ok(v)) => {
                     builder.append_header((n, v));
                 }

@@ -27,87 +27,91 @@ use serde_json::Value;
 /// | 42501 | 401 anonymous / 403 authenticated | | PTxyz | xyz (500 if not a number) |
 /// | PGRST | `status` from the JSON detail (PGRST121 -> 500 if unparsable) | | other | 400 |
 ///
-/// The order of the checks is PostgREST's: e.g. 23503 is tested before the
-/// (absent) 23* rule, so other class-23 codes such as 23502 fall to 400.
-pub fn pg_error_status(
-    sqlstate: &str,
-    message: &str,
-    detail: Option<&str>,
-    anonymous: bool,
-) -> StatusCode {
-    let p = |prefix: &str| sqlstate.starts_with(prefix);
-    let code = if p("08") {
-        503 // pg connection err
-    } else if p("09") {
-        500 // triggered action exception
-    } else if p("0L") || p("0P") {
-        403 // invalid grantor / invalid role specification
-    } else if sqlstate == "23503" || sqlstate == "23505" {
-        409 // foreign_key_violation / unique_violation
-    } else if sqlstate == "25006" {
-        405 // read_only_sql_transaction
-    } else if sqlstate == "21000" {
-        // cardinality_violation: pg-safeupdate's error is a client error
-        if message.ends_with("requires a WHERE clause") {
-            400
-        } else {
-            500
+/// Checks run in PostgREST's order; codes matching no rule, such as 23502
+/// (not-null), 23514 (check), 22P02 (bad input) or 42703 (undefined column),
+/// get 400. Classes 23, 22 and 42 have no blanket rule.
+pub fn pg_error_status(sqlstate: &str, message: &str, detail: Option<&str>, anonymous: bool) -> StatusCode {
+    let rule = STATUS_RULES
+        .iter()
+        .find(|(pattern, _)| match pattern.strip_suffix('*') {
+            Some(prefix) => sqlstate.starts_with(prefix),
+            None => sqlstate == *pattern,
+        })
+        .map(|(_, rule)| *rule);
+    let code = match rule {
+        None => 400,
+        Some(Rule::Fixed(code)) => code,
+        // pg-safeupdate's error is a client error; other cardinality
+        // violations ("more than one row returned by a subquery") are 500.
+        Some(Rule::SafeUpdate) if message.ends_with("requires a WHERE clause") => 400,
+        Some(Rule::SafeUpdate) => 500,
+        // A JWT role that does not exist (PostgREST v13+, issue #3601).
+        Some(Rule::MissingRole) if message.starts_with("role") && message.ends_with("does not exist") => 401,
+        Some(Rule::MissingRole) => 400,
+        Some(Rule::Xmlagg) if message.starts_with("function xmlagg(") => 406,
+        Some(Rule::Xmlagg) => 404,
+        Some(Rule::Privilege) if anonymous => 401,
+        Some(Rule::Privilege) => 403,
+        Some(Rule::Pt) => return pt_status(sqlstate.get(2..).unwrap_or_default()),
+        Some(Rule::Custom) => {
+            return match parse_custom_raise(message, detail) {
+                Ok(raise) => raise.status_code(),
+                Err(_) => StatusCode::INTERNAL_SERVER_ERROR, // PGRST121
+            };
         }
-    } else if sqlstate == "22023" {
-        // invalid_parameter_value; a JWT role that does not exist (PostgREST v13+, #3601)
-        if message.starts_with("role") && message.ends_with("does not exist") {
-            401
-        } else {
-            400
-        }
-    } else if p("25") {
-        500 // invalid tx state
-    } else if p("28") {
-        403 // invalid auth specification
-    } else if p("2D") || p("38") || p("39") || p("3B") || p("40") {
-        500 // tx termination, external routine, savepoint, rollback
-    } else if sqlstate == "53400" {
-        500 // config limit exceeded
-    } else if p("53") {
-        503 // insufficient resources
-    } else if p("54") || p("55") {
-        500 // too complex, obj not in prerequisite state
-    } else if sqlstate == "57P01" {
-        503 // terminating connection due to administrator command
-    } else if p("57") || p("58") || p("F0") || p("HV") {
-        500 // operator intervention (incl. 57014 statement timeout), system, config file, fdw
-    } else if sqlstate == "P0001" {
-        400 // default code for "raise"
-    } else if p("P0") || p("XX") {
-        500 // PL/pgSQL error, internal error
-    } else if sqlstate == "42883" {
-        if message.starts_with("function xmlagg(") {
-            406
-        } else {
-            404 // undefined function
-        }
-    } else if sqlstate == "42P01" {
-        404 // undefined table
-    } else if sqlstate == "42P17" {
-        500 // infinite recursion
-    } else if sqlstate == "42501" {
-        if anonymous {
-            401
-        } else {
-            403
-        }
-    } else if let Some(digits) = sqlstate.strip_prefix("PT") {
-        return pt_status(digits);
-    } else if sqlstate == "PGRST" {
-        return match parse_custom_raise(message, detail) {
-            Ok(raise) => raise.status_code(),
-            Err(_) => StatusCode::INTERNAL_SERVER_ERROR, // PGRST121
-        };
-    } else {
-        400
     };
     StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
+
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Fixed(u16),
+    SafeUpdate,
+    MissingRole,
+    Xmlagg,
+    Privilege,
+    Pt,
+    Custom,
+}
+
+/// `pgErrorStatus`'s cases in PostgREST's order (first match wins; a
+/// trailing `*` matches a prefix). No match: 400.
+const STATUS_RULES: &[(&str, Rule)] = &[
+    ("08*", Rule::Fixed(503)),    // pg connection err
+    ("09*", Rule::Fixed(500)),    // triggered action exception
+    ("0L*", Rule::Fixed(403)),    // invalid grantor
+    ("0P*", Rule::Fixed(403)),    // invalid role specification
+    ("23503", Rule::Fixed(409)),  // foreign_key_violation
+    ("23505", Rule::Fixed(409)),  // unique_violation
+    ("25006", Rule::Fixed(405)),  // read_only_sql_transaction
+    ("21000", Rule::SafeUpdate),  // cardinality_violation
+    ("22023", Rule::MissingRole), // invalid_parameter_value
+    ("25*", Rule::Fixed(500)),    // invalid tx state
+    ("28*", Rule::Fixed(403)),    // invalid auth specification
+    ("2D*", Rule::Fixed(500)),    // invalid tx termination
+    ("38*", Rule::Fixed(500)),    // external routine exception
+    ("39*", Rule::Fixed(500)),    // external routine invocation
+    ("3B*", Rule::Fixed(500)),    // savepoint exception
+    ("40*", Rule::Fixed(500)),    // tx rollback
+    ("53400", Rule::Fixed(500)),  // config limit exceeded
+    ("53*", Rule::Fixed(503)),    // insufficient resources
+    ("54*", Rule::Fixed(500)),    // too complex
+    ("55*", Rule::Fixed(500)),    // obj not in prerequisite state
+    ("57P01", Rule::Fixed(503)),  // terminating connection due to administrator command
+    ("57*", Rule::Fixed(500)),    // operator intervention (incl. 57014 statement timeout)
+    ("58*", Rule::Fixed(500)),    // system error
+    ("F0*", Rule::Fixed(500)),    // config file error
+    ("HV*", Rule::Fixed(500)),    // foreign data wrapper error
+    ("P0001", Rule::Fixed(400)),  // default code for "raise"
+    ("P0*", Rule::Fixed(500)),    // PL/pgSQL error
+    ("XX*", Rule::Fixed(500)),    // internal error
+    ("42883", Rule::Xmlagg),      // undefined function
+    ("42P01", Rule::Fixed(404)),  // undefined table
+    ("42P17", Rule::Fixed(500)),  // infinite recursion
+    ("42501", Rule::Privilege),   // insufficient privilege
+    ("PT*", Rule::Pt),            // RAISE SQLSTATE 'PTxyz'
+    ("PGRST", Rule::Custom),      // RAISE SQLSTATE 'PGRST'
+];
 
 /// `'P':'T':n -> fromMaybe 500 (mkStatus <$> readMaybe n ...)`. PostgREST
 /// would also emit a status below 100 (e.g. `PT099`); HTTP libraries here
@@ -116,11 +120,7 @@ fn pt_status(digits: &str) -> StatusCode {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return StatusCode::INTERNAL_SERVER_ERROR;
     }
-    digits
-        .parse::<u16>()
-        .ok()
-        .and_then(|n| StatusCode::from_u16(n).ok())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    digits.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// A parsed `RAISE SQLSTATE 'PGRST' USING MESSAGE = '{json}', DETAIL = '{json}'`.
@@ -201,10 +201,7 @@ pub fn parse_custom_raise(message: &str, detail: Option<&str>) -> Result<CustomR
     let det = det.as_object().ok_or_else(invalid_detail)?;
     let status = det.get("status").and_then(json_int).ok_or_else(invalid_detail)?;
     let status_text = optional_string(det.get("status_text")).ok_or_else(invalid_detail)?;
-    let headers_obj = det
-        .get("headers")
-        .and_then(Value::as_object)
-        .ok_or_else(invalid_detail)?;
+    let headers_obj = det.get("headers").and_then(Value::as_object).ok_or_else(invalid_detail)?;
     let mut headers = Vec::with_capacity(headers_obj.len());
     for (name, value) in headers_obj {
         let value = value.as_str().ok_or_else(invalid_detail)?;
@@ -212,15 +209,7 @@ pub fn parse_custom_raise(message: &str, detail: Option<&str>) -> Result<CustomR
     }
     headers.sort_by(|a, b| a.0.cmp(&b.0));
 
-    Ok(CustomRaise {
-        code,
-        message: text,
-        details,
-        hint,
-        status,
-        status_text,
-        headers,
-    })
+    Ok(CustomRaise { code, message: text, details, hint, status, status_text, headers })
 }
 
 /// Aeson `.:` for `Text`.

@@ -5,8 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::suggest::{
-    fuzzy_matches, suggest, suggest_with_min_score, DEFAULT_MIN_SCORE,
-    MAX_TABLES_FOR_FUZZY_SEARCH, NAME_HINT_MIN_SCORE,
+    fuzzy_matches, suggest, suggest_with_min_score, DEFAULT_MIN_SCORE, MAX_TABLES_FOR_FUZZY_SEARCH, NAME_HINT_MIN_SCORE,
 };
 
 /// One of several relationships that make an embedding ambiguous (PGRST201).
@@ -82,23 +81,14 @@ impl Relationship {
                     paren_list(target_columns)
                 ),
             ),
-            Cardinality::ManyToOne { constraint, columns } => {
-                ("many-to-one", self.fk_text(constraint, columns))
-            }
-            Cardinality::OneToOne { constraint, columns } => {
-                ("one-to-one", self.fk_text(constraint, columns))
-            }
-            Cardinality::OneToMany { constraint, columns } => {
-                ("one-to-many", self.fk_text(constraint, columns))
-            }
+            Cardinality::ManyToOne { constraint, columns } => ("many-to-one", self.fk_text(constraint, columns)),
+            Cardinality::OneToOne { constraint, columns } => ("one-to-one", self.fk_text(constraint, columns)),
+            Cardinality::OneToMany { constraint, columns } => ("one-to-many", self.fk_text(constraint, columns)),
         };
         // Keys inserted in sorted order, as aeson emits them.
         let mut obj = Map::new();
         obj.insert("cardinality".into(), Value::String(cardinality.to_owned()));
-        obj.insert(
-            "embedding".into(),
-            Value::String(format!("{} with {}", self.table, self.foreign_table)),
-        );
+        obj.insert("embedding".into(), Value::String(format!("{} with {}", self.table, self.foreign_table)));
         obj.insert("relationship".into(), Value::String(relationship));
         Value::Object(obj)
     }
@@ -139,11 +129,7 @@ pub struct FunctionSignature {
 impl FunctionSignature {
     /// `schema.name(p1 => type1, p2 => type2)`.
     pub fn render(&self) -> String {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|(n, t)| format!("{n} => {t}"))
-            .collect();
+        let params: Vec<String> = self.params.iter().map(|(n, t)| format!("{n} => {t}")).collect();
         format!("{}.{}({})", self.schema, self.name, params.join(", "))
     }
 }
@@ -166,8 +152,7 @@ pub enum RpcPayload {
 impl RpcPayload {
     /// Text/XML/binary POST bodies name no parameters: no list in the message, no hint.
     pub(crate) fn single_unnamed(self, post_invocation: bool) -> bool {
-        post_invocation
-            && matches!(self, RpcPayload::TextPlain | RpcPayload::TextXml | RpcPayload::OctetStream)
+        post_invocation && matches!(self, RpcPayload::TextPlain | RpcPayload::TextXml | RpcPayload::OctetStream)
     }
 }
 
@@ -213,8 +198,7 @@ pub fn function_hint(
         paren_list(p)
     };
     let lists: Vec<String> = overloads.iter().map(|o| sorted_list(o)).collect();
-    suggest(&sorted_list(args), lists.iter().map(String::as_str))
-        .map(|l| format!("{prefix}{name}{l}"))
+    suggest(&sorted_list(args), lists.iter().map(String::as_str)).map(|l| format!("{prefix}{name}{l}"))
 }
 
 /// `tableNotFoundHint`: the closest table of the same schema (score >= 0.75,

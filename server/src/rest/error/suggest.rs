@@ -48,10 +48,7 @@ pub fn suggest_with_min_score<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     min_score: f64,
 ) -> Option<&'a str> {
-    FuzzySet::new(candidates)
-        .get(name, min_score)
-        .first()
-        .map(|&(_, s)| s)
+    FuzzySet::new(candidates).get(name, min_score).first().map(|&(_, s)| s)
 }
 
 /// Every candidate scoring at least `min_score` against `name`, best first
@@ -87,10 +84,7 @@ struct FuzzySet<'a> {
 impl<'a> FuzzySet<'a> {
     fn new(candidates: impl IntoIterator<Item = &'a str>) -> Self {
         let list: Vec<&'a str> = candidates.into_iter().collect();
-        let mut set = FuzzySet {
-            exact: HashMap::new(),
-            by_size: [Grams::default(), Grams::default()],
-        };
+        let mut set = FuzzySet { exact: HashMap::new(), by_size: [Grams::default(), Grams::default()] };
         // `fromList = foldr (flip add) defaultSet`: the last element goes in first.
         for value in list.into_iter().rev() {
             set.add(value);
@@ -109,10 +103,7 @@ impl<'a> FuzzySet<'a> {
             let grams = gram_vector(&key, *size);
             let table = &mut self.by_size[slot];
             let index = table.items.len();
-            table.items.push(Item {
-                magnitude: norm(grams.values().copied()),
-                entry: key.clone(),
-            });
+            table.items.push(Item { magnitude: norm(grams.values().copied()), entry: key.clone() });
             for (gram, count) in grams {
                 table.dict.entry(gram).or_default().push((index, count));
             }
@@ -149,9 +140,10 @@ impl<'a> FuzzySet<'a> {
         let mut scored: Vec<(f64, &str)> = dots
             .into_iter()
             .filter_map(|(index, dot)| {
-                table.items.get(index).map(|item| {
-                    (dot as f64 / (query_magnitude * item.magnitude), item.entry.as_str())
-                })
+                table
+                    .items
+                    .get(index)
+                    .map(|item| (dot as f64 / (query_magnitude * item.magnitude), item.entry.as_str()))
             })
             .collect();
         sort_desc(&mut scored);
@@ -177,12 +169,7 @@ fn sort_desc(v: &mut [(f64, &str)]) {
 /// Counts of the `size`-grams of `-normalised(value)-`.
 fn gram_vector(value: &str, size: usize) -> HashMap<String, usize> {
     let mut chars: Vec<char> = vec!['-'];
-    chars.extend(
-        value
-            .to_lowercase()
-            .chars()
-            .filter(|c| c.is_alphanumeric() || c.is_whitespace() || *c == ','),
-    );
+    chars.extend(value.to_lowercase().chars().filter(|c| c.is_alphanumeric() || c.is_whitespace() || *c == ','));
     chars.push('-');
     let mut grams = HashMap::new();
     if chars.len() >= size {

@@ -1,7 +1,6 @@
 //! Pins every error body/status against PostgREST v13/v14 (`Error.hs` and the
 //! expectations of PostgREST's own test suite, including its Content-Length
 //! values, which pin the exact serialisation).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use actix_web::body::MessageBody;
 use actix_web::http::StatusCode;
@@ -29,9 +28,7 @@ fn st(sqlstate: &str) -> u16 {
 }
 
 fn header(resp: &actix_web::HttpResponse, name: &str) -> Option<String> {
-    resp.headers()
-        .get(name)
-        .map(|v| v.to_str().unwrap().to_owned())
+    resp.headers().get(name).map(|v| v.to_str().unwrap().to_owned())
 }
 
 fn response_body(resp: actix_web::HttpResponse) -> Value {
@@ -43,10 +40,26 @@ fn response_body(resp: actix_web::HttpResponse) -> Value {
 
 #[test]
 fn connection_errors() {
-    check(&RestError::ConnectionFailed, 503, json!({"code":"PGRST000","details":null,"hint":null,"message":"Database connection error."}));
-    check(&RestError::ConnectionLost, 503, json!({"code":"PGRST001","details":null,"hint":null,"message":"Database client error. Retrying the connection."}));
-    check(&RestError::SchemaCacheNotReady, 503, json!({"code":"PGRST002","details":null,"hint":null,"message":"Could not query the database for the schema cache. Retrying."}));
-    check(&RestError::PoolTimeout, 504, json!({"code":"PGRST003","details":null,"hint":null,"message":"Timed out acquiring connection from connection pool."}));
+    check(
+        &RestError::ConnectionFailed,
+        503,
+        json!({"code":"PGRST000","details":null,"hint":null,"message":"Database connection error."}),
+    );
+    check(
+        &RestError::ConnectionLost,
+        503,
+        json!({"code":"PGRST001","details":null,"hint":null,"message":"Database client error. Retrying the connection."}),
+    );
+    check(
+        &RestError::SchemaCacheNotReady,
+        503,
+        json!({"code":"PGRST002","details":null,"hint":null,"message":"Could not query the database for the schema cache. Retrying."}),
+    );
+    check(
+        &RestError::PoolTimeout,
+        504,
+        json!({"code":"PGRST003","details":null,"hint":null,"message":"Timed out acquiring connection from connection pool."}),
+    );
 }
 
 // ---------------------------------------------------------------- group 1
@@ -54,7 +67,10 @@ fn connection_errors() {
 #[test]
 fn pgrst100_query_param() {
     check(
-        &RestError::query_param("\"failed to parse filter (eqx.1)\" (line 1, column 4)", "unexpected \"x\" expecting \".\""),
+        &RestError::query_param(
+            "\"failed to parse filter (eqx.1)\" (line 1, column 4)",
+            "unexpected \"x\" expecting \".\"",
+        ),
         400,
         json!({"code":"PGRST100","details":"unexpected \"x\" expecting \".\"","hint":null,"message":"\"failed to parse filter (eqx.1)\" (line 1, column 4)"}),
     );
@@ -62,36 +78,80 @@ fn pgrst100_query_param() {
 
 #[test]
 fn pgrst101_rpc_method() {
-    check(&RestError::rpc_method_not_allowed("PUT"), 405, json!({"code":"PGRST101","details":null,"hint":null,"message":"Cannot use the PUT method on RPC"}));
+    check(
+        &RestError::rpc_method_not_allowed("PUT"),
+        405,
+        json!({"code":"PGRST101","details":null,"hint":null,"message":"Cannot use the PUT method on RPC"}),
+    );
 }
 
 #[test]
 fn pgrst102_invalid_body() {
-    check(&RestError::invalid_json_body(), 400, json!({"code":"PGRST102","details":null,"hint":null,"message":"Empty or invalid json"}));
-    check(&RestError::body_keys_mismatch(), 400, json!({"code":"PGRST102","details":null,"hint":null,"message":"All object keys must match"}));
-    check(&RestError::csv_fields_mismatch(), 400, json!({"code":"PGRST102","details":null,"hint":null,"message":"All lines must have same number of fields"}));
-    check(&RestError::content_type_not_acceptable("application/xml"), 400, json!({"code":"PGRST102","details":null,"hint":null,"message":"Content-Type not acceptable: application/xml"}));
+    check(
+        &RestError::invalid_json_body(),
+        400,
+        json!({"code":"PGRST102","details":null,"hint":null,"message":"Empty or invalid json"}),
+    );
+    check(
+        &RestError::body_keys_mismatch(),
+        400,
+        json!({"code":"PGRST102","details":null,"hint":null,"message":"All object keys must match"}),
+    );
+    check(
+        &RestError::csv_fields_mismatch(),
+        400,
+        json!({"code":"PGRST102","details":null,"hint":null,"message":"All lines must have same number of fields"}),
+    );
+    check(
+        &RestError::content_type_not_acceptable("application/xml"),
+        400,
+        json!({"code":"PGRST102","details":null,"hint":null,"message":"Content-Type not acceptable: application/xml"}),
+    );
 }
 
 #[test]
 fn pgrst103_range() {
-    check(&RestError::range_negative_limit(), 416, json!({"code":"PGRST103","details":"Limit should be greater than or equal to zero.","hint":null,"message":"Requested range not satisfiable"}));
-    check(&RestError::range_lower_gt_upper(), 416, json!({"code":"PGRST103","details":"The lower boundary must be lower than or equal to the upper boundary in the Range header.","hint":null,"message":"Requested range not satisfiable"}));
-    check(&RestError::range_out_of_bounds(100, Some(15)), 416, json!({"code":"PGRST103","details":"An offset of 100 was requested, but there are only 15 rows.","hint":null,"message":"Requested range not satisfiable"}));
-    check(&RestError::range_out_of_bounds(1, None), 416, json!({"code":"PGRST103","details":"An offset of 1 was requested, but there are only 0 rows.","hint":null,"message":"Requested range not satisfiable"}));
+    check(
+        &RestError::range_negative_limit(),
+        416,
+        json!({"code":"PGRST103","details":"Limit should be greater than or equal to zero.","hint":null,"message":"Requested range not satisfiable"}),
+    );
+    check(
+        &RestError::range_lower_gt_upper(),
+        416,
+        json!({"code":"PGRST103","details":"The lower boundary must be lower than or equal to the upper boundary in the Range header.","hint":null,"message":"Requested range not satisfiable"}),
+    );
+    check(
+        &RestError::range_out_of_bounds(100, Some(15)),
+        416,
+        json!({"code":"PGRST103","details":"An offset of 100 was requested, but there are only 15 rows.","hint":null,"message":"Requested range not satisfiable"}),
+    );
+    check(
+        &RestError::range_out_of_bounds(1, None),
+        416,
+        json!({"code":"PGRST103","details":"An offset of 1 was requested, but there are only 0 rows.","hint":null,"message":"Requested range not satisfiable"}),
+    );
     check(&RestError::invalid_range("m", "d"), 416, json!({"code":"PGRST103","details":"d","hint":null,"message":"m"}));
 }
 
 #[test]
 fn pgrst105_to_pgrst108() {
-    check(&RestError::invalid_put_filters(), 405, json!({"code":"PGRST105","details":null,"hint":null,"message":"Filters must include all and only primary key columns with 'eq' operators"}));
+    check(
+        &RestError::invalid_put_filters(),
+        405,
+        json!({"code":"PGRST105","details":null,"hint":null,"message":"Filters must include all and only primary key columns with 'eq' operators"}),
+    );
     check(
         &RestError::schema_not_exposed("unknown", &["v1", "v2", "SPECIAL \"@/\\#~_-"]),
         406,
         json!({"code":"PGRST106","details":null,"hint":"Only the following schemas are exposed: v1, v2, SPECIAL \"@/\\#~_-","message":"Invalid schema: unknown"}),
     );
     let e = RestError::media_type_unavailable(&["text/plain"]);
-    check(&e, 406, json!({"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: text/plain"}));
+    check(
+        &e,
+        406,
+        json!({"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: text/plain"}),
+    );
     assert_eq!(wire_len(&e), 110); // CustomMediaSpec
     assert_eq!(wire_len(&RestError::media_type_unavailable(&["text/unknowntype"])), 116); // QuerySpec
     check(
@@ -99,24 +159,64 @@ fn pgrst105_to_pgrst108() {
         406,
         json!({"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: application/json, text/csv"}),
     );
-    check(&RestError::not_embedded("clients"), 400, json!({"code":"PGRST108","details":null,"hint":"Verify that 'clients' is included in the 'select' query parameter.","message":"'clients' is not an embedded resource in this request"}));
+    check(
+        &RestError::not_embedded("clients"),
+        400,
+        json!({"code":"PGRST108","details":null,"hint":"Verify that 'clients' is included in the 'select' query parameter.","message":"'clients' is not an embedded resource in this request"}),
+    );
 }
 
 #[test]
 fn pgrst111_to_pgrst118() {
-    check(&RestError::InvalidResponseHeadersGuc, 500, json!({"code":"PGRST111","details":null,"hint":null,"message":"response.headers guc must be a JSON array composed of objects with a single key and a string value"}));
-    check(&RestError::InvalidResponseStatusGuc, 500, json!({"code":"PGRST112","details":null,"hint":null,"message":"response.status guc must be a valid status code"}));
-    check(&RestError::PutLimitNotAllowed, 400, json!({"code":"PGRST114","details":null,"hint":null,"message":"limit/offset querystring parameters are not allowed for PUT"}));
-    check(&RestError::PutPrimaryKeyMismatch, 400, json!({"code":"PGRST115","details":null,"hint":null,"message":"Payload values do not match URL in primary key column(s)"}));
-    check(&RestError::singular(0), 406, json!({"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}));
-    check(&RestError::singular(3), 406, json!({"code":"PGRST116","details":"The result contains 3 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}));
-    check(&RestError::unsupported_method("TRACE"), 405, json!({"code":"PGRST117","details":null,"hint":null,"message":"Unsupported HTTP method: TRACE"}));
-    check(&RestError::related_order_not_to_one("clients", "projects"), 400, json!({"code":"PGRST118","details":"'clients' and 'projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A related order on 'projects' is not possible"}));
+    check(
+        &RestError::InvalidResponseHeadersGuc,
+        500,
+        json!({"code":"PGRST111","details":null,"hint":null,"message":"response.headers guc must be a JSON array composed of objects with a single key and a string value"}),
+    );
+    check(
+        &RestError::InvalidResponseStatusGuc,
+        500,
+        json!({"code":"PGRST112","details":null,"hint":null,"message":"response.status guc must be a valid status code"}),
+    );
+    check(
+        &RestError::PutLimitNotAllowed,
+        400,
+        json!({"code":"PGRST114","details":null,"hint":null,"message":"limit/offset querystring parameters are not allowed for PUT"}),
+    );
+    check(
+        &RestError::PutPrimaryKeyMismatch,
+        400,
+        json!({"code":"PGRST115","details":null,"hint":null,"message":"Payload values do not match URL in primary key column(s)"}),
+    );
+    check(
+        &RestError::singular(0),
+        406,
+        json!({"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}),
+    );
+    check(
+        &RestError::singular(3),
+        406,
+        json!({"code":"PGRST116","details":"The result contains 3 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}),
+    );
+    check(
+        &RestError::unsupported_method("TRACE"),
+        405,
+        json!({"code":"PGRST117","details":null,"hint":null,"message":"Unsupported HTTP method: TRACE"}),
+    );
+    check(
+        &RestError::related_order_not_to_one("clients", "projects"),
+        400,
+        json!({"code":"PGRST118","details":"'clients' and 'projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A related order on 'projects' is not possible"}),
+    );
 }
 
 #[test]
 fn pgrst120_to_pgrst128() {
-    check(&RestError::unacceptable_embed_filter("clients"), 400, json!({"code":"PGRST120","details":"Only is null or not is null filters are allowed on embedded resources","hint":null,"message":"Bad operator on the 'clients' embedded resource"}));
+    check(
+        &RestError::unacceptable_embed_filter("clients"),
+        400,
+        json!({"code":"PGRST120","details":"Only is null or not is null filters are allowed on embedded resources","hint":null,"message":"Bad operator on the 'clients' embedded resource"}),
+    );
     check(
         &RestError::raise_parse(RaiseParseError::InvalidMessage("INVALID".into())),
         500,
@@ -127,19 +227,43 @@ fn pgrst120_to_pgrst128() {
         400,
         json!({"code":"PGRST122","details":"Invalid preferences: anything, else=1","hint":null,"message":"Invalid preferences given with handling=strict"}),
     );
-    check(&RestError::invalid_preferences_text("m", "d"), 400, json!({"code":"PGRST122","details":"d","hint":null,"message":"m"}));
-    check(&RestError::AggregatesDisabled, 400, json!({"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}));
-    check(&RestError::max_affected_exceeded(14), 400, json!({"code":"PGRST124","details":"The query affects 14 rows","hint":null,"message":"Query result exceeds max-affected preference constraint"}));
+    check(
+        &RestError::invalid_preferences_text("m", "d"),
+        400,
+        json!({"code":"PGRST122","details":"d","hint":null,"message":"m"}),
+    );
+    check(
+        &RestError::AggregatesDisabled,
+        400,
+        json!({"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}),
+    );
+    check(
+        &RestError::max_affected_exceeded(14),
+        400,
+        json!({"code":"PGRST124","details":"The query affects 14 rows","hint":null,"message":"Query result exceeds max-affected preference constraint"}),
+    );
     let e = RestError::InvalidResourcePath;
-    check(&e, 404, json!({"code":"PGRST125","details":null,"hint":null,"message":"Invalid path specified in request URL"}));
+    check(
+        &e,
+        404,
+        json!({"code":"PGRST125","details":null,"hint":null,"message":"Invalid path specified in request URL"}),
+    );
     assert_eq!(wire_len(&e), 96); // ErrorSpec
-    check(&RestError::OpenApiDisabled, 404, json!({"code":"PGRST126","details":null,"hint":null,"message":"Root endpoint metadata is disabled"}));
+    check(
+        &RestError::OpenApiDisabled,
+        404,
+        json!({"code":"PGRST126","details":null,"hint":null,"message":"Root endpoint metadata is disabled"}),
+    );
     check(
         &RestError::not_implemented("Aggregates are not implemented for one-to-many or many-to-many spreads."),
         400,
         json!({"code":"PGRST127","details":"Aggregates are not implemented for one-to-many or many-to-many spreads.","hint":null,"message":"Feature not implemented"}),
     );
-    check(&RestError::MaxAffectedRpcNotSetof, 400, json!({"code":"PGRST128","details":null,"hint":null,"message":"Function must return SETOF or TABLE when max-affected preference is used with handling=strict"}));
+    check(
+        &RestError::MaxAffectedRpcNotSetof,
+        400,
+        json!({"code":"PGRST128","details":null,"hint":null,"message":"Function must return SETOF or TABLE when max-affected preference is used with handling=strict"}),
+    );
 }
 
 // ---------------------------------------------------------------- group 2
@@ -148,13 +272,27 @@ fn pgrst120_to_pgrst128() {
 fn pgrst200_relationship_not_found() {
     // EmbedDisambiguationSpec: with an embed hint, nothing to suggest.
     check(
-        &RestError::relationship_not_found("message", "person", Some("space"), "test", Some(&["person"]), &["message", "person"]),
+        &RestError::relationship_not_found(
+            "message",
+            "person",
+            Some("space"),
+            "test",
+            Some(&["person"]),
+            &["message", "person"],
+        ),
         400,
         json!({"code":"PGRST200","details":"Searched for a foreign key relationship between 'message' and 'person' using the hint 'space' in the schema 'test', but no matches were found.","hint":null,"message":"Could not find a relationship between 'message' and 'person' in the schema cache"}),
     );
     // Child suggestion.
     check(
-        &RestError::relationship_not_found("car_models", "car_model_sales_202101", None, "test", Some(&["car_model_sales", "car_brands"]), &["car_models"]),
+        &RestError::relationship_not_found(
+            "car_models",
+            "car_model_sales_202101",
+            None,
+            "test",
+            Some(&["car_model_sales", "car_brands"]),
+            &["car_models"],
+        ),
         400,
         json!({"code":"PGRST200","details":"Searched for a foreign key relationship between 'car_models' and 'car_model_sales_202101' in the schema 'test', but no matches were found.","hint":"Perhaps you meant 'car_model_sales' instead of 'car_model_sales_202101'.","message":"Could not find a relationship between 'car_models' and 'car_model_sales_202101' in the schema cache"}),
     );
@@ -170,8 +308,14 @@ fn pgrst200_relationship_not_found() {
 fn relationship_hint_doctests() {
     let children = ["directors", "roles", "actors"];
     let parents = ["films"];
-    assert_eq!(relationship_hint("film", "directors", None, &parents).as_deref(), Some("Perhaps you meant 'films' instead of 'film'."));
-    assert_eq!(relationship_hint("films", "role", Some(&children), &parents).as_deref(), Some("Perhaps you meant 'roles' instead of 'role'."));
+    assert_eq!(
+        relationship_hint("film", "directors", None, &parents).as_deref(),
+        Some("Perhaps you meant 'films' instead of 'film'.")
+    );
+    assert_eq!(
+        relationship_hint("films", "role", Some(&children), &parents).as_deref(),
+        Some("Perhaps you meant 'roles' instead of 'role'.")
+    );
     assert_eq!(relationship_hint("films", "actors", Some(&children), &parents), None);
     assert_eq!(relationship_hint("noclosealternative", "roles", None, &parents), None);
     assert_eq!(relationship_hint("films", "noclosealternative", Some(&children), &parents), None);
@@ -223,17 +367,28 @@ fn pgrst201_ambiguous_relationship() {
     );
     assert_eq!(wire_len(&e), 828); // the Content-Length PostgREST's spec expects
 
-    let o2x = |card: fn(String, Vec<(String, String)>) -> Cardinality, cons: &str, col: &str, fcol: &str| Relationship {
-        table: "agents".into(),
-        foreign_table: "departments".into(),
-        cardinality: card(cons.into(), vec![(col.into(), fcol.into())]),
-    };
+    let o2x =
+        |card: fn(String, Vec<(String, String)>) -> Cardinality, cons: &str, col: &str, fcol: &str| Relationship {
+            table: "agents".into(),
+            foreign_table: "departments".into(),
+            cardinality: card(cons.into(), vec![(col.into(), fcol.into())]),
+        };
     let e = RestError::ambiguous_relationship(
         "agents",
         "departments",
         vec![
-            o2x(|constraint, columns| Cardinality::OneToMany { constraint, columns }, "departments_head_id_fkey", "id", "head_id"),
-            o2x(|constraint, columns| Cardinality::ManyToOne { constraint, columns }, "agents_department_id_fkey", "department_id", "id"),
+            o2x(
+                |constraint, columns| Cardinality::OneToMany { constraint, columns },
+                "departments_head_id_fkey",
+                "id",
+                "head_id",
+            ),
+            o2x(
+                |constraint, columns| Cardinality::ManyToOne { constraint, columns },
+                "agents_department_id_fkey",
+                "department_id",
+                "id",
+            ),
             o2x(|constraint, columns| Cardinality::OneToOne { constraint, columns }, "agents_x_fkey", "x", "id"),
         ],
     );
@@ -254,30 +409,67 @@ fn pgrst201_ambiguous_relationship() {
 #[test]
 fn pgrst202_function_not_found() {
     // RpcSpec: GET /rpc/sayhell
-    let e = RestError::function_not_found("test", "sayhell", &[], RpcPayload::Json, false, &["sayhello", "add_them"], &[]);
-    check(&e, 404, json!({"code":"PGRST202","details":"Searched for the function test.sayhell without parameters, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function test.sayhello","message":"Could not find the function test.sayhell without parameters in the schema cache"}));
+    let e =
+        RestError::function_not_found("test", "sayhell", &[], RpcPayload::Json, false, &["sayhello", "add_them"], &[]);
+    check(
+        &e,
+        404,
+        json!({"code":"PGRST202","details":"Searched for the function test.sayhell without parameters, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function test.sayhello","message":"Could not find the function test.sayhell without parameters in the schema cache"}),
+    );
     assert_eq!(wire_len(&e), 291);
     // GET /rpc/sayhello?nam=Peter
     check(
-        &RestError::function_not_found("test", "sayhello", &["nam"], RpcPayload::Json, false, &["sayhello"], &[vec!["name"]]),
+        &RestError::function_not_found(
+            "test",
+            "sayhello",
+            &["nam"],
+            RpcPayload::Json,
+            false,
+            &["sayhello"],
+            &[vec!["name"]],
+        ),
         404,
         json!({"code":"PGRST202","details":"Searched for the function test.sayhello with parameter nam, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function test.sayhello(name)","message":"Could not find the function test.sayhello(nam) in the schema cache"}),
     );
     // GET /rpc/add_them?a=1&b=2&smthelse=blabla
     check(
-        &RestError::function_not_found("test", "add_them", &["a", "b", "smthelse"], RpcPayload::Json, false, &["add_them"], &[vec!["a", "b"]]),
+        &RestError::function_not_found(
+            "test",
+            "add_them",
+            &["a", "b", "smthelse"],
+            RpcPayload::Json,
+            false,
+            &["add_them"],
+            &[vec!["a", "b"]],
+        ),
         404,
         json!({"code":"PGRST202","details":"Searched for the function test.add_them with parameters a, b, smthelse, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function test.add_them(a, b)","message":"Could not find the function test.add_them(a, b, smthelse) in the schema cache"}),
     );
     // POST /rpc/named_json_param {"A":1,"B":2,"C":3}
     check(
-        &RestError::function_not_found("test", "named_json_param", &["A", "B", "C"], RpcPayload::Json, true, &["named_json_param"], &[vec!["a", "b", "c"]]),
+        &RestError::function_not_found(
+            "test",
+            "named_json_param",
+            &["A", "B", "C"],
+            RpcPayload::Json,
+            true,
+            &["named_json_param"],
+            &[vec!["a", "b", "c"]],
+        ),
         404,
         json!({"code":"PGRST202","details":"Searched for the function test.named_json_param with parameters A, B, C or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function test.named_json_param(a, b, c)","message":"Could not find the function test.named_json_param(A, B, C) in the schema cache"}),
     );
     // POST with text/plain body: no parameter list, no hint.
     check(
-        &RestError::function_not_found("test", "unnamed_text_param", &[], RpcPayload::TextPlain, true, &["unnamed_text_param"], &[]),
+        &RestError::function_not_found(
+            "test",
+            "unnamed_text_param",
+            &[],
+            RpcPayload::TextPlain,
+            true,
+            &["unnamed_text_param"],
+            &[],
+        ),
         404,
         json!({"code":"PGRST202","details":"Searched for the function test.unnamed_text_param with a single unnamed text parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function test.unnamed_text_param in the schema cache"}),
     );
@@ -300,12 +492,30 @@ fn pgrst202_function_not_found() {
     );
     // overloaded?wrong_arg=value -> no hint
     assert_eq!(
-        RestError::function_not_found("test", "overloaded", &["wrong_arg"], RpcPayload::Json, false, &["overloaded"], &[vec![], vec!["a", "b"], vec!["a", "b", "c"]]).hint(),
+        RestError::function_not_found(
+            "test",
+            "overloaded",
+            &["wrong_arg"],
+            RpcPayload::Json,
+            false,
+            &["overloaded"],
+            &[vec![], vec!["a", "b"], vec!["a", "b", "c"]]
+        )
+        .hint(),
         Value::Null
     );
     // overloaded?a=1&b=2&wrong_arg=value
     assert_eq!(
-        RestError::function_not_found("test", "overloaded", &["a", "b", "wrong_arg"], RpcPayload::Json, false, &["overloaded"], &[vec![], vec!["a", "b"], vec!["a", "b", "c"]]).hint(),
+        RestError::function_not_found(
+            "test",
+            "overloaded",
+            &["a", "b", "wrong_arg"],
+            RpcPayload::Json,
+            false,
+            &["overloaded"],
+            &[vec![], vec!["a", "b"], vec!["a", "b", "c"]]
+        )
+        .hint(),
         json!("Perhaps you meant to call the function test.overloaded(a, b, c)")
     );
 }
@@ -313,14 +523,29 @@ fn pgrst202_function_not_found() {
 #[test]
 fn function_hint_doctests() {
     let procs = ["test", "another"]; // api.test, api.another (private.other filtered out)
-    assert_eq!(function_hint("api", "testt", &["val", "param", "name"], &procs, &[]).as_deref(), Some("Perhaps you meant to call the function api.test"));
+    assert_eq!(
+        function_hint("api", "testt", &["val", "param", "name"], &procs, &[]).as_deref(),
+        Some("Perhaps you meant to call the function api.test")
+    );
     assert_eq!(function_hint("api", "other", &[], &procs, &[]), None); // v14: < 0.75
     assert_eq!(function_hint("api", "noclosealternative", &[], &procs, &[]), None);
     let overloads = [vec!["val", "param", "name"], vec!["id", "attr"]];
-    assert_eq!(function_hint("api", "test", &["vall", "pqaram", "nam"], &procs, &overloads).as_deref(), Some("Perhaps you meant to call the function api.test(name, param, val)"));
-    assert_eq!(function_hint("api", "test", &["val", "param"], &procs, &overloads).as_deref(), Some("Perhaps you meant to call the function api.test(name, param, val)"));
-    assert_eq!(function_hint("api", "test", &["id", "attrs"], &procs, &overloads).as_deref(), Some("Perhaps you meant to call the function api.test(attr, id)"));
-    assert_eq!(function_hint("api", "test", &["id"], &procs, &overloads).as_deref(), Some("Perhaps you meant to call the function api.test(attr, id)"));
+    assert_eq!(
+        function_hint("api", "test", &["vall", "pqaram", "nam"], &procs, &overloads).as_deref(),
+        Some("Perhaps you meant to call the function api.test(name, param, val)")
+    );
+    assert_eq!(
+        function_hint("api", "test", &["val", "param"], &procs, &overloads).as_deref(),
+        Some("Perhaps you meant to call the function api.test(name, param, val)")
+    );
+    assert_eq!(
+        function_hint("api", "test", &["id", "attrs"], &procs, &overloads).as_deref(),
+        Some("Perhaps you meant to call the function api.test(attr, id)")
+    );
+    assert_eq!(
+        function_hint("api", "test", &["id"], &procs, &overloads).as_deref(),
+        Some("Perhaps you meant to call the function api.test(attr, id)")
+    );
     assert_eq!(function_hint("api", "test", &["noclosealternative"], &procs, &overloads), None);
 }
 
@@ -336,26 +561,45 @@ fn pgrst203_ambiguous_function() {
         sig(&[("arg", "xml")]),
         sig(&[("arg", "text"), ("num", "integer")]),
     ]);
-    check(&e, 300, json!({"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: test.overloaded_same_args(arg => integer), test.overloaded_same_args(arg => xml), test.overloaded_same_args(arg => text, num => integer)"}));
+    check(
+        &e,
+        300,
+        json!({"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: test.overloaded_same_args(arg => integer), test.overloaded_same_args(arg => xml), test.overloaded_same_args(arg => text, num => integer)"}),
+    );
     assert_eq!(wire_len(&e), 353);
     let unnamed = RestError::ambiguous_function(vec![FunctionSignature {
         schema: "test".into(),
         name: "overloaded_unnamed_json_jsonb_param".into(),
         params: vec![(String::new(), "json".into())],
     }]);
-    assert_eq!(unnamed.message(), "Could not choose the best candidate function between: test.overloaded_unnamed_json_jsonb_param( => json)");
+    assert_eq!(
+        unnamed.message(),
+        "Could not choose the best candidate function between: test.overloaded_unnamed_json_jsonb_param( => json)"
+    );
 }
 
 #[test]
 fn pgrst204_and_pgrst205() {
-    check(&RestError::column_not_found("articles", "helicopter"), 400, json!({"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'helicopter' column of 'articles' in the schema cache"}));
+    check(
+        &RestError::column_not_found("articles", "helicopter"),
+        400,
+        json!({"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'helicopter' column of 'articles' in the schema cache"}),
+    );
     let tables = ["projects", "clients", "tasks"];
     let e = RestError::table_not_found("test", "non_existent_table", &tables);
-    check(&e, 404, json!({"code":"PGRST205","details":null,"hint":null,"message":"Could not find the table 'test.non_existent_table' in the schema cache"}));
+    check(
+        &e,
+        404,
+        json!({"code":"PGRST205","details":null,"hint":null,"message":"Could not find the table 'test.non_existent_table' in the schema cache"}),
+    );
     assert_eq!(wire_len(&e), 129);
     for typo in ["projectx", "projecxx"] {
         let e = RestError::table_not_found("test", typo, &tables);
-        check(&e, 404, json!({"code":"PGRST205","details":null,"hint":"Perhaps you meant the table 'test.projects'","message":format!("Could not find the table 'test.{typo}' in the schema cache")}));
+        check(
+            &e,
+            404,
+            json!({"code":"PGRST205","details":null,"hint":"Perhaps you meant the table 'test.projects'","message":format!("Could not find the table 'test.{typo}' in the schema cache")}),
+        );
         assert_eq!(wire_len(&e), 160);
     }
     let e = RestError::table_not_found("test", "projxxxx", &tables);
@@ -372,22 +616,40 @@ fn pgrst204_and_pgrst205() {
 
 #[test]
 fn jwt_errors() {
-    check(&RestError::JwtSecretMissing, 500, json!({"code":"PGRST300","details":null,"hint":null,"message":"Server lacks JWT secret"}));
+    check(
+        &RestError::JwtSecretMissing,
+        500,
+        json!({"code":"PGRST300","details":null,"hint":null,"message":"Server lacks JWT secret"}),
+    );
     let cases: Vec<(JwtDecodeError, Value, &str)> = vec![
         (JwtDecodeError::EmptyAuthHeader, Value::Null, "Empty JWT is sent in Authorization header"),
         (JwtDecodeError::UnexpectedParts(2), Value::Null, "Expected 3 parts in JWT; got 2"),
-        (JwtDecodeError::KeyError(JwtDecodeError::NO_MATCHING_KEY.into()), json!("None of the keys was able to decode the JWT"), "No suitable key or wrong key type"),
+        (
+            JwtDecodeError::KeyError(JwtDecodeError::NO_MATCHING_KEY.into()),
+            json!("None of the keys was able to decode the JWT"),
+            "No suitable key or wrong key type",
+        ),
         (JwtDecodeError::BadAlgorithm("alg".into()), json!("alg"), "Wrong or unsupported encoding algorithm"),
         (JwtDecodeError::BadCrypto, Value::Null, "JWT cryptographic operation failed"),
         (JwtDecodeError::UnsupportedTokenType, Value::Null, "Unsupported token type"),
         (JwtDecodeError::Undecodable, Value::Null, "JWT couldn't be decoded"),
     ];
     for (e, details, message) in cases {
-        check(&RestError::jwt_decode(e), 401, json!({"code":"PGRST301","details":details,"hint":null,"message":message}));
+        check(
+            &RestError::jwt_decode(e),
+            401,
+            json!({"code":"PGRST301","details":details,"hint":null,"message":message}),
+        );
     }
     assert_eq!(wire_len(&RestError::jwt_decode(JwtDecodeError::EmptyAuthHeader)), 100);
     assert_eq!(wire_len(&RestError::jwt_decode(JwtDecodeError::UnexpectedParts(2))), 89);
-    check(&RestError::AnonymousAccessDisabled, 401, json!({"code":"PGRST302","details":null,"hint":null,"message":"Anonymous access is disabled"}));
+    assert_eq!(RestError::from(JwtClaimsError::Expired), RestError::JwtClaims(JwtClaimsError::Expired));
+    assert_eq!(RestError::from(JwtDecodeError::BadCrypto).code(), "PGRST301");
+    check(
+        &RestError::AnonymousAccessDisabled,
+        401,
+        json!({"code":"PGRST302","details":null,"hint":null,"message":"Anonymous access is disabled"}),
+    );
     let claims = [
         (JwtClaimsError::Expired, "JWT expired"),
         (JwtClaimsError::NotYetValid, "JWT not yet valid"),
@@ -408,12 +670,21 @@ fn jwt_errors() {
 fn jwt_www_authenticate() {
     let resp = RestError::jwt_claims(JwtClaimsError::Expired).error_response();
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(header(&resp, "www-authenticate").as_deref(), Some("Bearer error=\"invalid_token\", error_description=\"JWT expired\""));
+    assert_eq!(
+        header(&resp, "www-authenticate").as_deref(),
+        Some("Bearer error=\"invalid_token\", error_description=\"JWT expired\"")
+    );
     assert_eq!(header(&resp, "proxy-status").as_deref(), Some("PostgREST; error=PGRST303"));
     let resp = RestError::jwt_decode(JwtDecodeError::UnexpectedParts(2)).error_response();
-    assert_eq!(header(&resp, "www-authenticate").as_deref(), Some("Bearer error=\"invalid_token\", error_description=\"Expected 3 parts in JWT; got 2\""));
+    assert_eq!(
+        header(&resp, "www-authenticate").as_deref(),
+        Some("Bearer error=\"invalid_token\", error_description=\"Expected 3 parts in JWT; got 2\"")
+    );
     let resp = RestError::jwt_decode(JwtDecodeError::EmptyAuthHeader).error_response();
-    assert_eq!(header(&resp, "www-authenticate").as_deref(), Some("Bearer error=\"invalid_token\", error_description=\"Empty JWT is sent in Authorization header\""));
+    assert_eq!(
+        header(&resp, "www-authenticate").as_deref(),
+        Some("Bearer error=\"invalid_token\", error_description=\"Empty JWT is sent in Authorization header\"")
+    );
     let resp = RestError::AnonymousAccessDisabled.error_response();
     assert_eq!(header(&resp, "www-authenticate").as_deref(), Some("Bearer"));
     let resp = RestError::JwtSecretMissing.error_response();
@@ -432,7 +703,11 @@ fn db_error_body_passes_fields_through() {
         None,
         false,
     );
-    check(&e, 400, json!({"code":"23502","details":"Failing row contains (null, foo, null).","hint":null,"message":"null value in column \"id\" of relation \"projects\" violates not-null constraint"}));
+    check(
+        &e,
+        400,
+        json!({"code":"23502","details":"Failing row contains (null, foo, null).","hint":null,"message":"null value in column \"id\" of relation \"projects\" violates not-null constraint"}),
+    );
     // ErrorSpec: 54001 -> 500, Content-Length 217.
     let e = RestError::db(
         "54001",
@@ -441,11 +716,25 @@ fn db_error_body_passes_fields_through() {
         Some("Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.".into()),
         false,
     );
-    check(&e, 500, json!({"code":"54001","details":null,"hint":"Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.","message":"stack depth limit exceeded"}));
+    check(
+        &e,
+        500,
+        json!({"code":"54001","details":null,"hint":"Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.","message":"stack depth limit exceeded"}),
+    );
     assert_eq!(wire_len(&e), 217);
     // Supabase's classic duplicate key.
-    let e = RestError::db("23505", "duplicate key value violates unique constraint \"t_pkey\"", Some("Key (id)=(1) already exists.".into()), None, true);
-    check(&e, 409, json!({"code":"23505","details":"Key (id)=(1) already exists.","hint":null,"message":"duplicate key value violates unique constraint \"t_pkey\""}));
+    let e = RestError::db(
+        "23505",
+        "duplicate key value violates unique constraint \"t_pkey\"",
+        Some("Key (id)=(1) already exists.".into()),
+        None,
+        true,
+    );
+    check(
+        &e,
+        409,
+        json!({"code":"23505","details":"Key (id)=(1) already exists.","hint":null,"message":"duplicate key value violates unique constraint \"t_pkey\""}),
+    );
 }
 
 #[test]
@@ -504,7 +793,10 @@ fn sqlstate_status_table() {
     assert_eq!(st("42P17"), 500); // invalid_object_definition (infinite recursion)
     assert_eq!(st("42703"), 400); // other 42* -> default
     assert_eq!(st("42601"), 400);
-    for other in ["00000", "01000", "02000", "03000", "0A000", "0B000", "0F000", "0Z000", "20000", "24000", "26000", "27000", "2B000", "2F000", "34000", "3D000", "3F000", "44000"] {
+    for other in [
+        "00000", "01000", "02000", "03000", "0A000", "0B000", "0F000", "0Z000", "20000", "24000", "26000", "27000",
+        "2B000", "2F000", "34000", "3D000", "3F000", "44000",
+    ] {
         assert_eq!(st(other), 400, "{other}");
     }
     // the function form agrees
@@ -514,7 +806,11 @@ fn sqlstate_status_table() {
 #[test]
 fn insufficient_privilege_401_or_403() {
     let anon = RestError::db("42501", "permission denied for table authors_only", None, None, true);
-    check(&anon, 401, json!({"hint":null,"details":null,"code":"42501","message":"permission denied for table authors_only"}));
+    check(
+        &anon,
+        401,
+        json!({"hint":null,"details":null,"code":"42501","message":"permission denied for table authors_only"}),
+    );
     assert_eq!(wire_len(&anon), 96); // AuthSpec
     let resp = anon.error_response();
     assert_eq!(header(&resp, "www-authenticate").as_deref(), Some("Bearer"));
@@ -529,8 +825,18 @@ fn insufficient_privilege_401_or_403() {
 #[test]
 fn pt_raise_codes() {
     // raise sqlstate 'PT402' using message = 'Payment Required', detail = 'Quota exceeded', hint = 'Upgrade your plan'
-    let e = RestError::db("PT402", "Payment Required", Some("Quota exceeded".into()), Some("Upgrade your plan".into()), true);
-    check(&e, 402, json!({"code":"PT402","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}));
+    let e = RestError::db(
+        "PT402",
+        "Payment Required",
+        Some("Quota exceeded".into()),
+        Some("Upgrade your plan".into()),
+        true,
+    );
+    check(
+        &e,
+        402,
+        json!({"code":"PT402","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}),
+    );
     assert_eq!(wire_len(&e), 99);
     assert_eq!(e.reason_phrase().as_deref(), Some("Payment Required"));
     let resp = e.error_response();
@@ -583,10 +889,14 @@ fn pgrst_custom_raise() {
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
     assert_eq!(resp.head().reason(), "Not Found");
     // raise_sqlstate_test4: custom phrase for a standard status
-    let e = pgrst(r#"{"code":"123","message":"ABC"}"#, Some(r#"{"status":404,"status_text":"My Not Found","headers":{"X-Header":"str"}}"#));
+    let e = pgrst(
+        r#"{"code":"123","message":"ABC"}"#,
+        Some(r#"{"status":404,"status_text":"My Not Found","headers":{"X-Header":"str"}}"#),
+    );
     assert_eq!(e.error_response().head().reason(), "My Not Found");
     // A custom 401 gets its own headers only (no Bearer challenge).
-    let e = pgrst(r#"{"code":"x","message":"m","details":null}"#, Some(r#"{"status":401.0,"headers":{"B":"2","A":"1"}}"#));
+    let e =
+        pgrst(r#"{"code":"x","message":"m","details":null}"#, Some(r#"{"status":401.0,"headers":{"B":"2","A":"1"}}"#));
     assert_eq!(e.status().as_u16(), 401);
     assert_eq!(
         e.headers(),
@@ -602,19 +912,37 @@ fn pgrst_custom_raise() {
 fn pgrst_custom_raise_parse_failures_are_pgrst121() {
     // raise_sqlstate_invalid_json_message
     let e = pgrst("INVALID", Some(r#"{"status":332,"headers":{"X-Header":"str"}}"#));
-    check(&e, 500, json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"Invalid JSON value for MESSAGE: 'INVALID'","hint":"MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."}));
+    check(
+        &e,
+        500,
+        json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"Invalid JSON value for MESSAGE: 'INVALID'","hint":"MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."}),
+    );
     assert_eq!(e.headers(), vec![("Proxy-Status".to_owned(), "PostgREST; error=PGRST121".to_owned())]);
     // raise_sqlstate_invalid_json_details
     let e = pgrst(r#"{"code":"123","message":"ABC","details":"DEF"}"#, Some("INVALID"));
-    check(&e, 500, json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"Invalid JSON value for DETAIL: 'INVALID'","hint":"DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."}));
+    check(
+        &e,
+        500,
+        json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"Invalid JSON value for DETAIL: 'INVALID'","hint":"DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."}),
+    );
     // raise_sqlstate_missing_details
     let e = pgrst(r#"{"code":"123","message":"ABC","details":"DEF"}"#, None);
-    check(&e, 500, json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"DETAIL is missing in the RAISE statement","hint":"DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."}));
+    check(
+        &e,
+        500,
+        json!({"code":"PGRST121","message":"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error","details":"DETAIL is missing in the RAISE statement","hint":"DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."}),
+    );
     // MESSAGE is checked before DETAIL; wrong types fail like unparsable JSON.
     assert_eq!(pgrst("INVALID", None).details(), json!("Invalid JSON value for MESSAGE: 'INVALID'"));
     assert_eq!(pgrst(r#"{"code":123,"message":"ABC"}"#, Some(r#"{"status":400,"headers":{}}"#)).code(), "PGRST121");
-    assert_eq!(pgrst(r#"{"code":"1","message":"ABC","hint":5}"#, Some(r#"{"status":400,"headers":{}}"#)).code(), "PGRST121");
-    assert_eq!(pgrst(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":"400","headers":{}}"#)).details(), json!("Invalid JSON value for DETAIL: '{\"status\":\"400\",\"headers\":{}}'"));
+    assert_eq!(
+        pgrst(r#"{"code":"1","message":"ABC","hint":5}"#, Some(r#"{"status":400,"headers":{}}"#)).code(),
+        "PGRST121"
+    );
+    assert_eq!(
+        pgrst(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":"400","headers":{}}"#)).details(),
+        json!("Invalid JSON value for DETAIL: '{\"status\":\"400\",\"headers\":{}}'")
+    );
     assert_eq!(pgrst(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":400}"#)).code(), "PGRST121");
     assert_eq!(pgrst(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":400,"headers":{"a":1}}"#)).code(), "PGRST121");
     assert_eq!(pgrst(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":400.5,"headers":{}}"#)).code(), "PGRST121");
@@ -633,7 +961,10 @@ fn response_carries_status_body_and_headers() {
     assert_eq!(header(&resp, "content-type").as_deref(), Some(ERROR_CONTENT_TYPE));
     assert_eq!(header(&resp, "proxy-status").as_deref(), Some("PostgREST; error=PGRST116"));
     assert_eq!(header(&resp, "www-authenticate"), None);
-    assert_eq!(response_body(resp), json!({"code":"PGRST116","details":"The result contains 2 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}));
+    assert_eq!(
+        response_body(resp),
+        json!({"code":"PGRST116","details":"The result contains 2 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"})
+    );
     assert_eq!(ResponseError::status_code(&e), StatusCode::NOT_ACCEPTABLE);
     // Serialize == body
     assert_eq!(serde_json::to_value(&e).unwrap(), e.body());
@@ -661,12 +992,13 @@ fn from_pg_non_db_errors() {
     assert_eq!(e.details(), Value::Null);
 }
 
-/// End-to-end against a real server when `REST_ERROR_TEST_PG` holds a
-/// connection string (skipped otherwise).
+/// End-to-end against a real server when `TEST_DATABASE_URL` holds a superuser
+/// connection string, as for the API tests (skipped otherwise). Leaves nothing
+/// behind: temp tables, DO blocks and rolled-back transactions only.
 #[test]
 fn from_pg_against_postgres() {
-    let Ok(dsn) = std::env::var("REST_ERROR_TEST_PG") else {
-        eprintln!("REST_ERROR_TEST_PG not set; skipping");
+    let Ok(dsn) = std::env::var("TEST_DATABASE_URL") else {
+        eprintln!("TEST_DATABASE_URL not set; skipping");
         return;
     };
     actix_web::rt::System::new().block_on(async move {
@@ -697,6 +1029,16 @@ fn from_pg_against_postgres() {
         client.batch_execute("RESET statement_timeout").await.unwrap();
         let e = RestError::from_pg(&run("SELECT 1/0").await, false);
         assert_eq!((e.code().as_str(), e.status().as_u16()), ("22012", 400));
+        // 42501 as the anon role -> 401 with the challenge; authenticated -> 403.
+        let denied = run("BEGIN; CREATE ROLE rest_error_anon NOLOGIN; CREATE TABLE rest_error_priv (id int); SET LOCAL ROLE rest_error_anon; SELECT * FROM rest_error_priv").await;
+        client.batch_execute("ROLLBACK").await.unwrap();
+        let e = RestError::from_pg(&denied, true);
+        check(&e, 401, json!({"code":"42501","details":null,"hint":null,"message":"permission denied for table rest_error_priv"}));
+        assert_eq!(header(&e.error_response(), "www-authenticate").as_deref(), Some("Bearer"));
+        assert_eq!(RestError::from_pg(&denied, false).status().as_u16(), 403);
+        // A JWT role that does not exist -> 401.
+        let e = RestError::from_pg(&run("SET ROLE rest_error_no_such_role").await, false);
+        check(&e, 401, json!({"code":"22023","details":null,"hint":null,"message":"role \"rest_error_no_such_role\" does not exist"}));
         // A refused connection is PGRST000.
         let refused = tokio_postgres::connect("host=127.0.0.1 port=1 user=x connect_timeout=2", tokio_postgres::NoTls)
             .await

@@ -120,14 +120,11 @@ impl ParseError {
     /// The JSON `message`, e.g. `"failed to parse filter (foo.1)" (line 1, column 1)`.
     pub fn message(&self) -> String {
         match self {
-            Self::Syntax { param, input, line, column, .. }
-            | Self::TooDeep { param, input, line, column, .. } => {
+            Self::Syntax { param, input, line, column, .. } | Self::TooDeep { param, input, line, column, .. } => {
                 position_message(*param, input, *line, *column)
             }
             Self::InvalidRange(_) => "Requested range not satisfiable".to_string(),
-            Self::InvalidPreferences(_) => {
-                "Invalid preferences given with handling=strict".to_string()
-            }
+            Self::InvalidPreferences(_) => "Invalid preferences given with handling=strict".to_string(),
         }
     }
 
@@ -159,6 +156,7 @@ fn position_message(param: ParamKind, input: &str, line: usize, column: usize) -
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
             c if c.is_control() => {
                 let _ = write!(out, "\\{}", u32::from(c));
             }

@@ -12,10 +12,8 @@ use nom::sequence::tuple;
 
 use super::ast::{CompareOp, EmbedPath, Field, Filter, FtsKind, IsValue, Operation, Quantifier};
 use super::error::{ParamKind, ParseError};
-use super::lex::{
-    ch, end_of_input, fail, field_name, identifier, json_path, lexeme, peek_end, quoted, run,
-    sep_list1, PResult,
-};
+use super::lex::{ch, end_of_input, fail, lexeme, peek_end, quoted, run, sep_list1, PResult};
+use super::names::{field_name, identifier, json_path};
 
 /// How the operand after `op.` is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,6 @@
 //! Shared nom building blocks of the query-string grammar: the internal error type,
-//! whitespace, literals, quoted values, identifiers, field names, JSON paths, cast names,
-//! separated lists, and [`run`], which applies a parser to a whole parameter and turns a
-//! failure into a [`ParseError`].
+//! whitespace, literals, quoted values, separated lists, and [`run`], which applies a
+//! parser to a whole parameter and turns a failure into a [`ParseError`].
 //!
 //! Nothing here knows about a particular parameter (select, order, ...). Nothing here may
 //! panic or index strings by byte offset: input is consumed only through `strip_prefix`,
@@ -10,13 +9,9 @@
 use std::borrow::Cow;
 
 use nom::bytes::complete::take_while;
-use nom::character::complete::digit1;
-use nom::combinator::{opt, recognize};
-use nom::error::{ContextError, ErrorKind, ParseError as NomParseError};
-use nom::sequence::pair;
+use nom::error::{ErrorKind, ParseError as NomParseError};
 use nom::IResult;
 
-use super::ast::{Field, JsonKey, JsonOperation};
 use super::error::{ParamKind, ParseError};
 use super::MAX_DEPTH;
 
@@ -67,20 +62,15 @@ impl<'a> NomParseError<&'a str> for PErr<'a> {
     }
 }
 
-impl<'a> ContextError<&'a str> for PErr<'a> {
-    /// Like Parsec's `<?>`: the label replaces the expectations only when the failure
-    /// happened where the labelled parser started.
-    fn add_context(input: &'a str, ctx: &'static str, mut other: Self) -> Self {
-        if !other.too_deep && other.input.len() == input.len() {
-            other.expected = vec![Cow::Borrowed(ctx)];
-        }
-        other
-    }
-}
-
 /// A recoverable failure at `input`.
 pub(crate) fn fail<'a, O>(input: &'a str, expected: impl Into<Cow<'static, str>>) -> PResult<'a, O> {
     Err(nom::Err::Error(PErr::new(input, expected)))
+}
+
+/// A recoverable failure at `input` listing several alternatives.
+pub(crate) fn fail_any<'a, O>(input: &'a str, expected: &[&'static str]) -> PResult<'a, O> {
+    let expected = expected.iter().map(|e| Cow::Borrowed(*e)).collect();
+    Err(nom::Err::Error(PErr { input, expected, too_deep: false }))
 }
 
 /// A failure that stops all alternatives (nom's `cut`).
@@ -88,13 +78,9 @@ pub(crate) fn fatal<'a, O>(input: &'a str, expected: impl Into<Cow<'static, str>
     Err(nom::Err::Failure(PErr::new(input, expected)))
 }
 
-/// Fails (fatally) when `depth` exceeds [`MAX_DEPTH`].
-pub(crate) fn check_depth(input: &str, depth: usize) -> PResult<'_, ()> {
-    if depth > MAX_DEPTH {
-        Err(nom::Err::Failure(PErr { input, expected: Vec::new(), too_deep: true }))
-    } else {
-        Ok((input, ()))
-    }
+/// The fatal "nesting deeper than [`MAX_DEPTH`]" failure at `input`.
+pub(crate) fn too_deep<O>(input: &str) -> PResult<'_, O> {
+    Err(nom::Err::Failure(PErr { input, expected: Vec::new(), too_deep: true }))
 }
 
 /// One or more characters satisfying `pred`, failing with `label`.
@@ -112,9 +98,7 @@ pub(crate) fn ws(i: &str) -> PResult<'_, &str> {
 }
 
 /// `p` surrounded by optional whitespace.
-pub(crate) fn lexeme<'a, O>(
-    mut p: impl FnMut(&'a str) -> PResult<'a, O>,
-) -> impl FnMut(&'a str) -> PResult<'a, O> {
+pub(crate) fn lexeme<'a, O>(mut p: impl FnMut(&'a str) -> PResult<'a, O>) -> impl FnMut(&'a str) -> PResult<'a, O> {
     move |i| {
         let (i, _) = ws(i)?;
         let (i, o) = p(i)?;
@@ -172,199 +156,6 @@ pub(crate) fn quoted(i: &str) -> PResult<'_, String> {
     }
 }
 
-fn is_ident_char(c: char) -> bool {
-    c.is_alphabetic() || c.is_ascii_digit() || c == '_' || c == ' ' || c == '$'
-}
-
-const FIELD_NAME: &str = "field name (* or [a..z0..9_$])";
-
-/// PostgREST's `pIdentifier`: letters, digits, `_`, `$` and spaces, trimmed. Unlike
-/// PostgREST, an identifier made only of spaces is rejected.
-pub(crate) fn identifier(i: &str) -> PResult<'_, String> {
-    let (rest, raw) = take1(i, is_ident_char, FIELD_NAME)?;
-    let trimmed = raw.trim_matches(' ');
-    if trimmed.is_empty() {
-        return fail(i, FIELD_NAME);
-    }
-    Ok((rest, trimmed.to_string()))
-}
-
-/// `p ('-' p)*` where the dash is not the start of `->`; the parts are joined with `-`.
-fn sep_by_dash<'a>(
-    p: impl Fn(&'a str) -> PResult<'a, String>,
-) -> impl Fn(&'a str) -> PResult<'a, String> {
-    move |i| {
-        let (mut rest, mut out) = p(i)?;
-        while let Some(after) = rest.strip_prefix('-') {
-            if after.starts_with('>') {
-                break;
-            }
-            let (r, next) = p(after)?;
-            out.push('-');
-            out.push_str(&next);
-            rest = r;
-        }
-        Ok((rest, out))
-    }
-}
-
-/// A field, relation, alias or hint name: `"quoted"` or dash-joined identifiers.
-/// Returns the name and whether it was quoted. Empty names are rejected.
-pub(crate) fn field_name_q(i: &str) -> PResult<'_, (String, bool)> {
-    if i.starts_with('"') {
-        let (rest, name) = quoted(i)?;
-        if name.is_empty() {
-            return fail(i, "non-empty quoted name");
-        }
-        return Ok((rest, (name, true)));
-    }
-    let (rest, name) = sep_by_dash(identifier)(i)?;
-    Ok((rest, (name, false)))
-}
-
-/// [`field_name_q`] without the quoted flag.
-pub(crate) fn field_name(i: &str) -> PResult<'_, String> {
-    let (rest, (name, _)) = field_name_q(i)?;
-    Ok((rest, name))
-}
-
-fn json_key_ident(i: &str) -> PResult<'_, String> {
-    let (rest, raw) = take1(i, |c| !"(-:.,>)".contains(c), "json key (any character but .,:>()-)")?;
-    Ok((rest, raw.trim().to_string()))
-}
-
-fn json_index(i: &str) -> PResult<'_, i64> {
-    let (rest, digits) = recognize(pair(opt(ch('-')), digit1))(i)?;
-    let (after_ws, _) = ws(rest)?;
-    let ends = after_ws.is_empty() || ["->", "::", ".", ",", ")"].iter().any(|t| after_ws.starts_with(t));
-    if !ends {
-        return fail(rest, "json array index");
-    }
-    match digits.parse::<i64>() {
-        Ok(n) => Ok((after_ws, n)),
-        Err(_) => fatal(i, "json array index within 64-bit range"),
-    }
-}
-
-fn json_operand(i: &str) -> PResult<'_, JsonKey> {
-    match json_index(i) {
-        Ok((rest, n)) => return Ok((rest, JsonKey::Index(n))),
-        Err(nom::Err::Error(_)) => {}
-        Err(e) => return Err(e),
-    }
-    if i.starts_with('"') {
-        let (rest, key) = quoted(i)?;
-        return Ok((rest, JsonKey::Key(key)));
-    }
-    let (rest, key) = sep_by_dash(json_key_ident)(i)?;
-    Ok((rest, JsonKey::Key(key)))
-}
-
-/// Zero or more `->key` / `->>key` / `->0` steps. After an arrow the operand is mandatory.
-pub(crate) fn json_path(i: &str) -> PResult<'_, Vec<JsonOperation>> {
-    let mut ops = Vec::new();
-    let mut rest = i;
-    loop {
-        let (after, double) = if let Some(r) = rest.strip_prefix("->>") {
-            (r, true)
-        } else if let Some(r) = rest.strip_prefix("->") {
-            (r, false)
-        } else {
-            return Ok((rest, ops));
-        };
-        let (r, key) = match json_operand(after) {
-            Ok(ok) => ok,
-            Err(nom::Err::Error(e)) => return Err(nom::Err::Failure(e)),
-            Err(e) => return Err(e),
-        };
-        ops.push(if double { JsonOperation::DoubleArrow(key) } else { JsonOperation::Arrow(key) });
-        rest = r;
-    }
-}
-
-/// A column with optional JSON path, surrounded by optional whitespace (PostgREST's `pField`).
-pub(crate) fn field(i: &str) -> PResult<'_, Field> {
-    lexeme(|i| {
-        let (i, column) = field_name(i)?;
-        let (i, json_path) = json_path(i)?;
-        Ok((i, Field { column, json_path }))
-    })(i)
-}
-
-/// Words allowed after the first word of a cast type (`double precision`,
-/// `timestamp(3) with time zone`, `character varying(10)`, `interval day to second`).
-const TYPE_KEYWORDS: &[&str] = &[
-    "precision", "varying", "with", "without", "time", "zone", "character", "char", "bit",
-    "double", "national", "year", "month", "day", "hour", "minute", "second", "to",
-];
-
-fn type_word(i: &str) -> PResult<'_, &str> {
-    let (rest, w) = take1(i, |c| c.is_ascii_alphanumeric() || c == '_', "type name")?;
-    match w.chars().next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => Ok((rest, w)),
-        _ => fail(i, "type name"),
-    }
-}
-
-fn type_modifier(i: &str) -> PResult<'_, String> {
-    let (i, _) = ch('(')(i)?;
-    let (i, _) = ws(i)?;
-    let (i, a) = digit1(i)?;
-    let (i, _) = ws(i)?;
-    let (i, b) = opt(|i| {
-        let (i, _) = ch(',')(i)?;
-        let (i, _) = ws(i)?;
-        let (i, b) = digit1(i)?;
-        let (i, _) = ws(i)?;
-        Ok((i, b))
-    })(i)?;
-    let (i, _) = ch(')')(i)?;
-    Ok((i, match b { Some(b) => format!("({a},{b})"), None => format!("({a})") }))
-}
-
-fn array_suffix(i: &str) -> PResult<'_, String> {
-    let (i, _) = ch('[')(i)?;
-    let (i, n) = take_while(|c: char| c.is_ascii_digit())(i)?;
-    let (i, _) = ch(']')(i)?;
-    Ok((i, format!("[{n}]")))
-}
-
-/// A cast target in type-name shape only (see `SelectItem::Column::cast`), normalised to
-/// single spaces between words. Never accepts quotes, semicolons, dashes, dots or `$`.
-pub(crate) fn cast_type(i: &str) -> PResult<'_, String> {
-    let (mut rest, first) = type_word(i)?;
-    let mut out = first.to_string();
-    loop {
-        if let Ok((r, m)) = type_modifier(rest) {
-            out.push_str(&m);
-            rest = r;
-            continue;
-        }
-        if let Ok((r, a)) = array_suffix(rest) {
-            out.push_str(&a);
-            rest = r;
-            continue;
-        }
-        let (after_ws, spaces) = take_while(|c| c == ' ')(rest)?;
-        if spaces.is_empty() {
-            return Ok((rest, out));
-        }
-        if after_ws.starts_with('(') || after_ws.starts_with('[') {
-            rest = after_ws;
-            continue;
-        }
-        match type_word(after_ws) {
-            Ok((r, w)) if TYPE_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(w)) => {
-                out.push(' ');
-                out.push_str(w);
-                rest = r;
-            }
-            Ok(_) => return fatal(after_ws, "type keyword (precision, varying, with, time, zone, ...)"),
-            Err(_) => return Ok((rest, out)),
-        }
-    }
-}
-
 /// One or more `item`s separated by `sep`; once a separator matched, an item must follow.
 pub(crate) fn sep_list1<'a, O, S>(
     mut item: impl FnMut(&'a str) -> PResult<'a, O>,
@@ -384,19 +175,6 @@ pub(crate) fn sep_list1<'a, O, S>(
                 Err(e) => return Err(e),
             }
         }
-    }
-}
-
-/// Like [`sep_list1`] but also accepts no item at all, when the first item fails without
-/// getting past its starting point.
-pub(crate) fn sep_list0<'a, O, S>(
-    item: impl FnMut(&'a str) -> PResult<'a, O>,
-    sep: impl FnMut(&'a str) -> PResult<'a, S>,
-) -> impl FnMut(&'a str) -> PResult<'a, Vec<O>> {
-    let mut rest_items = sep_list1(item, sep);
-    move |i| match rest_items(i) {
-        Err(nom::Err::Error(e)) if e.input.len() == i.len() => Ok((i, Vec::new())),
-        other => other,
     }
 }
 

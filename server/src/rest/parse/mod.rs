@@ -18,14 +18,19 @@
 //! - `in.()` is the empty list, while `in.("")` is a list holding the empty string;
 //! - a JSON array index may also be followed by `)` or whitespace;
 //! - invalid `limit`/`offset` values are PGRST100 errors (PostgREST ignores them);
-//! - two hints or two join types on one embedding are an error (PostgREST drops one);
-//! - empty names (`""`, or only spaces) are rejected.
+//! - two hints or two join types on one embedding are an error (PostgREST drops one),
+//!   while hints merely starting with `left`/`inner` (`!leftovers`) work;
+//! - empty names (`""`, or only spaces) are rejected;
+//! - numbers (`limit`, `offset`, `Range` bounds, `max-affected`) above `i64::MAX` are
+//!   rejected, and a `max-affected` that is not such a number is an invalid preference;
+//! - `Prefer: params=single-object` (PostgREST 12 only) is still recognised.
 
 pub mod ast;
 pub mod error;
 mod filter;
 mod lex;
 mod logic;
+mod names;
 mod order;
 mod prefer;
 mod query;
@@ -38,14 +43,18 @@ mod tests;
 pub use ast::*;
 pub use error::{ParamKind, ParseError, RangeError};
 pub use prefer::{
-    parse_prefer_with_timezones, plausible_timezone, CountPref, Handling, Missing, Preferences,
-    Resolution, ReturnPref, TxPref,
+    parse_prefer_with_timezones, plausible_timezone, CountPref, Handling, Missing, Preferences, Resolution, ReturnPref,
+    TxPref,
 };
 
 /// Maximum nesting of embeddings in `select` and of `and(...)`/`or(...)` in logic trees.
 pub const MAX_DEPTH: usize = 64;
 
 /// Parse all query-string pairs (already percent-decoded, in order) of a table/view request.
+///
+/// A pair with an empty key and value is skipped. PostgREST also ignores a key written
+/// without `=` (`?id`); callers that can tell should drop such keys, since here `("id", "")`
+/// is the filter `id=` and fails like PostgREST's `?id=` does.
 pub fn parse_query(pairs: &[(String, String)]) -> Result<QueryParams, ParseError> {
     query::parse_pairs(pairs, None)
 }

@@ -10,7 +10,8 @@ use nom::branch::alt;
 use super::ast::{Direction, EmbedPath, Field, NullsOrder, OrderTerm};
 use super::error::{ParamKind, ParseError};
 use super::filter::parse_key_segments;
-use super::lex::{ch, end_of_input, fail, field, field_name, lexeme, lit, peek_end, run, sep_list1, ws, PResult};
+use super::lex::{ch, end_of_input, fail, lexeme, lit, peek_end, run, sep_list1, ws, PResult};
+use super::names::{field, field_name};
 
 /// Parses an order pair such as `("films.order", "year.desc.nullslast,title")`.
 pub(crate) fn parse_order(key: &str, value: &str) -> Result<(EmbedPath, Vec<OrderTerm>), ParseError> {

@@ -138,9 +138,7 @@ fn first<T>(slot: &mut Option<T>, value: T) {
 /// (`America/Los_Angeles`, `UTC`, `Etc/GMT+5`). The server should prefer
 /// [`parse_prefer_with_timezones`] with the names from `pg_timezone_names`.
 pub fn plausible_timezone(tz: &str) -> bool {
-    !tz.is_empty()
-        && tz.len() <= 64
-        && tz.chars().all(|c| c.is_ascii_alphanumeric() || "_+-/:.".contains(c))
+    !tz.is_empty() && tz.len() <= 64 && tz.chars().all(|c| c.is_ascii_alphanumeric() || "_+-/:.".contains(c))
 }
 
 /// Like [`super::parse_prefer`], with the server's own check of `timezone=` values. As in
@@ -150,12 +148,8 @@ pub fn parse_prefer_with_timezones<'a>(
     headers: impl IntoIterator<Item = &'a str>,
     timezone_ok: &dyn Fn(&str) -> bool,
 ) -> Result<Preferences, ParseError> {
-    let tokens: Vec<&str> = headers
-        .into_iter()
-        .flat_map(|h| h.split(','))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .collect();
+    let tokens: Vec<&str> =
+        headers.into_iter().flat_map(|h| h.split(',')).map(str::trim).filter(|t| !t.is_empty()).collect();
     let mut p = Preferences::default();
     let first_tz = tokens.iter().find_map(|t| t.strip_prefix("timezone="));
     let tz_accepted = first_tz.is_some_and(timezone_ok);

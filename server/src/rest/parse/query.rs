@@ -11,8 +11,9 @@
 use super::ast::{EmbedPath, QueryParams};
 use super::error::{ParamKind, ParseError};
 use super::filter::{parse_filter, parse_key_segments};
-use super::lex::{ch, end_of_input, field_name, lexeme, run, sep_list1};
+use super::lex::{ch, end_of_input, lexeme, run, sep_list1};
 use super::logic::parse_logic;
+use super::names::field_name;
 use super::order::parse_order;
 use super::select::parse_select;
 
@@ -75,8 +76,7 @@ pub(crate) fn parse_pairs(
             q.filters.push(parse_filter(k, v)?);
         }
     }
-    q.on_conflict =
-        first(Kind::OnConflict).map(|v| parse_columns(ParamKind::OnConflict, v)).transpose()?;
+    q.on_conflict = first(Kind::OnConflict).map(|v| parse_columns(ParamKind::OnConflict, v)).transpose()?;
     for (kind, k, v) in &pairs {
         let is_limit = match kind {
             Kind::Limit => true,

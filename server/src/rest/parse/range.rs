@@ -27,14 +27,12 @@ pub(crate) fn parse_range(value: &str) -> Result<(u64, Option<u64>), ParseError>
     let limit = upper
         .checked_sub(lower)
         .and_then(|d| d.checked_add(1))
+        .filter(|l| i64::try_from(*l).is_ok())
         .ok_or(ParseError::InvalidRange(RangeError::TooLarge))?;
     Ok((lower, Some(limit)))
 }
 
-/// A bound of at most `i64::MAX` (leading zeros allowed).
+/// A bound (and so also a limit) of at most `i64::MAX` (leading zeros allowed).
 fn bound(s: &str) -> Result<u64, ParseError> {
-    s.parse::<u64>()
-        .ok()
-        .filter(|v| i64::try_from(*v).is_ok())
-        .ok_or(ParseError::InvalidRange(RangeError::TooLarge))
+    s.parse::<u64>().ok().filter(|v| i64::try_from(*v).is_ok()).ok_or(ParseError::InvalidRange(RangeError::TooLarge))
 }

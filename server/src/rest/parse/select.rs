@@ -4,38 +4,120 @@
 //! `pSpreadRelationSelect`.
 //!
 //! It must not resolve relations or columns, and must not decide defaults (an empty root
-//! list meaning `*` is for the caller). Nesting is capped at [`super::MAX_DEPTH`].
+//! list meaning `*` is for the caller). Nesting is capped at [`super::MAX_DEPTH`] and
+//! handled without recursion.
 
 use nom::branch::alt;
 use nom::combinator::opt;
+use nom::error::ParseError as _;
 
 use super::ast::{Aggregate, JoinType, SelectItem};
 use super::error::{ParamKind, ParseError};
-use super::lex::{
-    cast_type, ch, check_depth, end_of_input, fail, field, field_name, field_name_q, lexeme, lit,
-    peek_end, run, sep_list0, ws, PResult,
-};
+use super::lex::{ch, end_of_input, fail, lit, peek_end, run, too_deep, ws, PErr, PResult};
+use super::names::{cast_type, field, field_name, field_name_q};
+use super::MAX_DEPTH;
 
 /// Parses a whole `select=` value.
 pub(crate) fn parse_select(input: &str) -> Result<Vec<SelectItem>, ParseError> {
     run(ParamKind::Select, input, input, |i| {
-        let (i, items) = forest(0, i)?;
+        let (i, items) = forest(i)?;
         let (i, _) = end_of_input("\",\" or end of input")(i)?;
         Ok((i, items))
     })
 }
 
-/// Zero or more items separated by commas, with optional surrounding whitespace.
-fn forest(depth: usize, i: &str) -> PResult<'_, Vec<SelectItem>> {
-    let (i, _) = check_depth(i, depth)?;
-    let (i, _) = ws(i)?;
-    let (i, items) = sep_list0(|x| item(depth, x), lexeme(ch(',')))(i)?;
-    let (i, _) = ws(i)?;
-    Ok((i, items))
+/// An embedding whose `(` has been read but not yet its `)`.
+struct Open {
+    relation: String,
+    alias: Option<String>,
+    hint: Option<String>,
+    join: Option<JoinType>,
+    spread: bool,
+    items: Vec<SelectItem>,
 }
 
-fn item(depth: usize, i: &str) -> PResult<'_, SelectItem> {
-    lexeme(|x| alt((|y| embed(depth, true, y), |y| embed(depth, false, y), field_item))(x))(i)
+/// What one step at an item position found.
+enum Step<'a> {
+    Item(SelectItem),
+    Open(Open),
+    /// Nothing: an empty list, unless what follows is not `)` / the end; then this error
+    /// (what an item would have needed) is reported along with that.
+    Empty(PErr<'a>),
+}
+
+/// The root list: items separated by commas, where an item may open an embedding with its
+/// own (possibly empty) list. Iterative, with an explicit stack of open embeddings, so
+/// nesting never grows the call stack; more than [`MAX_DEPTH`] open embeddings is an error.
+fn forest(input: &str) -> PResult<'_, Vec<SelectItem>> {
+    let mut root: Vec<SelectItem> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    let (mut i, _) = ws(input)?;
+    let mut may_be_empty = true;
+    loop {
+        let (rest, step) = step(i, may_be_empty)?;
+        i = rest;
+        let mut empty = None;
+        match step {
+            Step::Open(o) => {
+                if open.len() >= MAX_DEPTH {
+                    return too_deep(i);
+                }
+                open.push(o);
+                may_be_empty = true;
+                continue;
+            }
+            Step::Item(item) => open.last_mut().map_or(&mut root, |o| &mut o.items).push(item),
+            Step::Empty(e) => empty = Some(e),
+        }
+        // After an item (or an empty list): a comma, closing parentheses, or the end.
+        loop {
+            let (rest, _) = ws(i)?;
+            i = rest;
+            if empty.is_none() {
+                if let Some(after) = i.strip_prefix(',') {
+                    (i, _) = ws(after)?;
+                    may_be_empty = false;
+                    break;
+                }
+            }
+            let Some(o) = open.pop() else {
+                return match empty {
+                    Some(e) if !i.is_empty() => Err(nom::Err::Error(e.or(PErr::new(i, "end of input")))),
+                    _ => Ok((i, root)),
+                };
+            };
+            i = match (i.strip_prefix(')'), empty.take()) {
+                (Some(after), _) => after,
+                (None, Some(e)) => return Err(nom::Err::Error(e.or(PErr::new(i, "\")\"")))),
+                (None, None) => return fail(i, "\",\" or \")\""),
+            };
+            let Open { relation, alias, hint, join, spread, items } = o;
+            let embed = SelectItem::Embed { relation, alias, hint, join, spread, select: items };
+            open.last_mut().map_or(&mut root, |o| &mut o.items).push(embed);
+        }
+    }
+}
+
+/// One item, or the head of an embedding up to and including its `(`. At the start of a
+/// list (`may_be_empty`), nothing recognisable there means the list is empty.
+fn step(i: &str, may_be_empty: bool) -> PResult<'_, Step<'_>> {
+    let attempt = if i.starts_with("...") {
+        embed_head(true, i).map(|(r, o)| (r, Step::Open(o)))
+    } else {
+        match embed_head(false, i) {
+            Ok((r, o)) => Ok((r, Step::Open(o))),
+            Err(nom::Err::Error(e1)) => match field_item(i) {
+                Ok((r, item)) => Ok((r, Step::Item(item))),
+                Err(nom::Err::Error(e2)) => Err(nom::Err::Error(e1.or(e2))),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    };
+    match attempt {
+        Err(nom::Err::Error(e)) if may_be_empty && e.input.len() == i.len() => Ok((i, Step::Empty(e))),
+        other => other,
+    }
 }
 
 /// `alias:` (a single `:`, not the start of `::`).
@@ -47,8 +129,8 @@ fn alias(i: &str) -> PResult<'_, String> {
     }
 }
 
-/// `[alias:]rel[!p][!p](...)` or `...rel[!p][!p](...)`.
-fn embed(depth: usize, spread: bool, i: &str) -> PResult<'_, SelectItem> {
+/// `[alias:]rel[!p][!p](` or `...rel[!p][!p](`, followed by optional whitespace.
+fn embed_head(spread: bool, i: &str) -> PResult<'_, Open> {
     let (i, alias) = if spread {
         let (i, _) = lit("...")(i)?;
         (i, None)
@@ -62,12 +144,8 @@ fn embed(depth: usize, spread: bool, i: &str) -> PResult<'_, SelectItem> {
     }
     let (i, (hint, join)) = embed_params(i)?;
     let (i, _) = ch('(')(i)?;
-    let (i, select) = forest(depth.saturating_add(1), i)?;
-    let (i, _) = match ch(')')(i) {
-        Ok(ok) => ok,
-        Err(_) => return fail(i, "\",\" or \")\""),
-    };
-    Ok((i, SelectItem::Embed { relation, alias, hint, join, spread, select }))
+    let (i, _) = ws(i)?;
+    Ok((i, Open { relation, alias, hint, join, spread, items: Vec::new() }))
 }
 
 /// Up to two `!param`s: `!inner` / `!left` set the join type, anything else is the hint.

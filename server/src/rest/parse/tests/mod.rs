@@ -1,6 +1,7 @@
 //! Unit tests of the PostgREST grammar parser: one test per grammar form and operator,
 //! malformed and hostile inputs, and a generated-garbage loop proving no input panics.
-//! Tests only call the public API of `super` (plus the internal `MAX_DEPTH`).
+//! They use only the public API of `super` and must not touch the network, files or
+//! shared state.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod errors;

@@ -1,4 +1,5 @@
 //! `select=`: every item form, embeddings, spreads, aggregates, casts and whitespace.
+//! These tests go through the public API only and must not rely on parser internals.
 
 use super::*;
 
@@ -34,14 +35,23 @@ fn identifiers_with_spaces_dashes_dollars_digits_and_unicode() {
 
 #[test]
 fn quoted_identifiers() {
-    assert_eq!(select(r#""my col","a,b","x\"y",":""#), vec![column("my col"), column("a,b"), column("x\"y"), column(":")]);
+    assert_eq!(
+        select(r#""my col","a,b","x\"y",":""#),
+        vec![column("my col"), column("a,b"), column("x\"y"), column(":")]
+    );
 }
 
 #[test]
 fn alias() {
     assert_eq!(
         select("n:name"),
-        vec![SelectItem::Column { field: col("name"), alias: Some("n".into()), cast: None, aggregate: None, aggregate_cast: None }]
+        vec![SelectItem::Column {
+            field: col("name"),
+            alias: Some("n".into()),
+            cast: None,
+            aggregate: None,
+            aggregate_cast: None
+        }]
     );
 }
 
@@ -49,7 +59,13 @@ fn alias() {
 fn cast() {
     assert_eq!(
         select("id::text"),
-        vec![SelectItem::Column { field: col("id"), alias: None, cast: Some("text".into()), aggregate: None, aggregate_cast: None }]
+        vec![SelectItem::Column {
+            field: col("id"),
+            alias: None,
+            cast: Some("text".into()),
+            aggregate: None,
+            aggregate_cast: None
+        }]
     );
 }
 
@@ -86,7 +102,13 @@ fn json_paths() {
     match select("rel(data->0)").into_iter().next() {
         Some(SelectItem::Embed { select, .. }) => assert_eq!(
             select,
-            vec![SelectItem::Column { field: json("data", vec![idx(0)]), alias: None, cast: None, aggregate: None, aggregate_cast: None }]
+            vec![SelectItem::Column {
+                field: json("data", vec![idx(0)]),
+                alias: None,
+                cast: None,
+                aggregate: None,
+                aggregate_cast: None
+            }]
         ),
         other => panic!("{other:?}"),
     }
@@ -169,7 +191,10 @@ fn spread() {
 #[test]
 fn count_all() {
     assert_eq!(select("count()"), vec![SelectItem::CountAll { alias: None, cast: None }]);
-    assert_eq!(select("n:count()::int"), vec![SelectItem::CountAll { alias: Some("n".into()), cast: Some("int".into()) }]);
+    assert_eq!(
+        select("n:count()::int"),
+        vec![SelectItem::CountAll { alias: Some("n".into()), cast: Some("int".into()) }]
+    );
 }
 
 #[test]
@@ -193,7 +218,13 @@ fn aggregates() {
     ] {
         assert_eq!(
             agg(s),
-            SelectItem::Column { field: col("amount"), alias: None, cast: None, aggregate: Some(a), aggregate_cast: None },
+            SelectItem::Column {
+                field: col("amount"),
+                alias: None,
+                cast: None,
+                aggregate: Some(a),
+                aggregate_cast: None
+            },
             "{s}"
         );
     }

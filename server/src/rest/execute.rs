@@ -1,0 +1,100 @@
+//! Running REST statements inside the caller's per-request transaction: connection, context
+//! (role, claims, role settings, search_path), the pre-request function, commit or rollback
+//! as `PGRST_DB_TX_END` and `Prefer: tx=` decide, and Postgres errors mapped to `RestError`.
+
+use deadpool_postgres::{Object, PoolError, Transaction};
+use tokio_postgres::Row;
+
+use crate::db::context::{self, Access};
+use crate::rest::error::RestError;
+use crate::rest::parse::TxPref;
+use crate::rest::request::RestRequest;
+use crate::rest::sql::Sql;
+use crate::rest::RestState;
+
+/// A connection from the request pool.
+pub async fn connection(state: &RestState) -> Result<Object, RestError> {
+    state.request.get().await.map_err(|err| match err {
+        PoolError::Timeout(_) => RestError::PoolTimeout,
+        PoolError::Backend(e) => RestError::from_pg(&e, false),
+        other => RestError::internal(format!("connection pool: {other}")),
+    })
+}
+
+/// Map a Postgres error for this request.
+pub fn pg(err: &tokio_postgres::Error, req: &RestRequest) -> RestError {
+    RestError::from_pg(err, req.caller.is_anonymous())
+}
+
+/// Open the caller's transaction and run the pre-request function.
+pub async fn begin<'a>(client: &'a mut Object, req: &RestRequest, state: &RestState, access: Access) -> Result<Transaction<'a>, RestError> {
+    let anonymous = req.caller.is_anonymous();
+    let tx = context::begin(client, &req.caller, &req.info, access).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
+    if let Some(function) = &state.config.pre_request {
+        let name = function
+            .split('.')
+            .map(|part| crate::db::quote_ident(part.trim_matches('"')))
+            .collect::<Vec<_>>()
+            .join(".");
+        tx.batch_execute(&format!("select {name}()")).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
+    }
+    Ok(tx)
+}
+
+/// Whether this request's transaction commits (and whether `tx=` was honoured).
+pub fn commits(req: &RestRequest, state: &RestState) -> (bool, bool) {
+    let end = state.config.tx_end.as_str();
+    let default_commit = end.starts_with("commit");
+    let overridable = end.ends_with("allow-override");
+    match (req.prefer.tx, overridable) {
+        (Some(TxPref::Commit), true) => (true, true),
+        (Some(TxPref::Rollback), true) => (false, true),
+        _ => (default_commit, false),
+    }
+}
+
+/// Commit or roll back as configured.
+pub async fn finish(tx: Transaction<'_>, req: &RestRequest, state: &RestState) -> Result<(), RestError> {
+    let (commit, _) = commits(req, state);
+    let result = if commit { tx.commit().await } else { tx.rollback().await };
+    result.map_err(|e| pg(&e, req))
+}
+
+/// Prepare (cached) and run a statement returning rows.
+pub async fn query(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<Vec<Row>, RestError> {
+    let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
+    tx.query(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
+}
+
+/// Prepare (cached) and run a statement returning a row count.
+pub async fn execute(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<u64, RestError> {
+    let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
+    tx.execute(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
+}
+
+/// The `(total, page, body)` row of a read statement.
+pub struct ReadResult {
+    pub total: Option<i64>,
+    pub page: i64,
+    pub body: String,
+}
+
+pub async fn read(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<ReadResult, RestError> {
+    let rows = query(tx, text, sql, req).await?;
+    let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
+    Ok(ReadResult { total: row.get(0), page: row.get(1), body: row.get(2) })
+}
+
+/// `EXPLAIN (FORMAT JSON)` of a statement, as text.
+pub async fn explain(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<String, RestError> {
+    let rows = query(tx, &format!("EXPLAIN (FORMAT JSON) {text}"), sql, req).await?;
+    let row = rows.first().ok_or_else(|| RestError::internal("explain returned no row"))?;
+    let plan: serde_json::Value = row.get(0);
+    Ok(plan.to_string())
+}
+
+/// Planned row count of a count query (`count=planned`).
+pub async fn planned_count(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<i64, RestError> {
+    let plan: serde_json::Value = serde_json::from_str(&explain(tx, text, sql, req).await?).unwrap_or_default();
+    Ok(plan.get(0).and_then(|p| p.get("Plan")).and_then(|p| p.get("Plan Rows")).and_then(|r| r.as_f64()).unwrap_or(0.0) as i64)
+}

@@ -1,0 +1,269 @@
+//! Planning a read: the parsed query string resolved against the schema cache into a tree of
+//! `ReadPlan`s (one per embedding level), with filters, logic trees, order and limits moved to
+//! the level they name, and every embedding resolved to one relationship (PGRST200/201 when it
+//! cannot be). Column names are not checked here: they are quoted into SQL and Postgres
+//! reports unknown ones (42703), as with PostgREST. No SQL is written here.
+
+use crate::rest::error::{self as err_schema, RestError};
+use crate::rest::parse::{Filter, JoinType, LogicTree, OrderTerm, QueryParams, SelectItem};
+use crate::rest::schema::{Cardinality, QualifiedName, Relationship, SchemaCache, Table};
+
+/// What a level reads from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A table or view.
+    Relation(QualifiedName),
+    /// An SQL expression usable in FROM (a CTE name, a function call); trusted text.
+    Raw(String),
+}
+
+/// One item of a level's output, in request order.
+#[derive(Debug, Clone)]
+pub enum PlanItem {
+    Select(SelectItem),
+    /// Index into `ReadPlan::embeds`.
+    Embed(usize),
+}
+
+/// One level of a read.
+#[derive(Debug, Clone)]
+pub struct ReadPlan<'c> {
+    pub source: Source,
+    pub table: Option<&'c Table>,
+    pub items: Vec<PlanItem>,
+    pub filters: Vec<Filter>,
+    pub logic: Vec<LogicTree>,
+    pub order: Vec<OrderTerm>,
+    pub limit: Option<u64>,
+    pub offset: Option<u64>,
+    pub embeds: Vec<EmbedPlan<'c>>,
+}
+
+/// An embedded resource under a level.
+#[derive(Debug, Clone)]
+pub struct EmbedPlan<'c> {
+    /// Output key (alias, else the relation name as written).
+    pub key: String,
+    /// The relation name as written in `select`.
+    pub written: String,
+    pub alias: Option<String>,
+    pub relationship: Relationship,
+    pub join: JoinType,
+    pub spread: bool,
+    /// `rel()`: selected for filtering only, not returned.
+    pub hidden: bool,
+    pub plan: ReadPlan<'c>,
+}
+
+/// Options that shape planning.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    pub aggregates_enabled: bool,
+}
+
+impl<'c> ReadPlan<'c> {
+    fn new(source: Source, table: Option<&'c Table>) -> ReadPlan<'c> {
+        ReadPlan {
+            source,
+            table,
+            items: Vec::new(),
+            filters: Vec::new(),
+            logic: Vec::new(),
+            order: Vec::new(),
+            limit: None,
+            offset: None,
+            embeds: Vec::new(),
+        }
+    }
+
+    /// Whether any item of this level is an aggregate.
+    pub fn has_aggregates(&self) -> bool {
+        self.items.iter().any(|item| {
+            matches!(item, PlanItem::Select(SelectItem::CountAll { .. }) | PlanItem::Select(SelectItem::Column { aggregate: Some(_), .. }))
+        })
+    }
+}
+
+/// Plan a read of `table` (or of `source` shaped like it) for `query`.
+pub fn plan_read<'c>(
+    cache: &'c SchemaCache,
+    table: Option<&'c Table>,
+    source: Source,
+    query: &QueryParams,
+    options: PlanOptions,
+) -> Result<ReadPlan<'c>, RestError> {
+    let select = if query.select.is_empty() { vec![SelectItem::Star] } else { query.select.clone() };
+    let mut root = plan_level(cache, table, source, &select, options)?;
+    for (path, filter) in &query.filters {
+        level_mut(&mut root, path)?.filters.push(filter.clone());
+    }
+    for (path, tree) in &query.logic {
+        level_mut(&mut root, path)?.logic.push(tree.clone());
+    }
+    for (path, terms) in &query.order {
+        level_mut(&mut root, path)?.order.extend(terms.iter().cloned());
+    }
+    for (path, limit, offset) in &query.limits {
+        let level = level_mut(&mut root, path)?;
+        if limit.is_some() {
+            level.limit = *limit;
+        }
+        if offset.is_some() {
+            level.offset = *offset;
+        }
+    }
+    Ok(root)
+}
+
+fn plan_level<'c>(
+    cache: &'c SchemaCache,
+    table: Option<&'c Table>,
+    source: Source,
+    select: &[SelectItem],
+    options: PlanOptions,
+) -> Result<ReadPlan<'c>, RestError> {
+    let mut plan = ReadPlan::new(source, table);
+    for item in select {
+        match item {
+            SelectItem::Embed { relation, alias, hint, join, spread, select: child_select } => {
+                let Some(parent) = table else {
+                    return Err(RestError::relationship_not_found(
+                        "",
+                        relation,
+                        hint.as_deref(),
+                        cache.schemas.first().map(String::as_str).unwrap_or("public"),
+                        None,
+                        &[],
+                    ));
+                };
+                let relationship = resolve_relationship(cache, parent, relation, hint.as_deref())?;
+                if *spread && !relationship.is_to_one() {
+                    return Err(RestError::not_implemented(format!(
+                        "A spread operation on '{relation}' is only possible on a to-one relationship"
+                    )));
+                }
+                let Some(target) = cache.tables.get(&relationship.target) else {
+                    return Err(RestError::internal(format!("relationship target {} missing from cache", relationship.target)));
+                };
+                let child_items = if child_select.is_empty() { Vec::new() } else { child_select.clone() };
+                let child = plan_level(cache, Some(target), Source::Relation(target.name.clone()), &child_items, options)?;
+                let index = plan.embeds.len();
+                plan.embeds.push(EmbedPlan {
+                    key: alias.clone().unwrap_or_else(|| relation.clone()),
+                    written: relation.clone(),
+                    alias: alias.clone(),
+                    relationship,
+                    join: join.unwrap_or(JoinType::Left),
+                    spread: *spread,
+                    hidden: child_select.is_empty(),
+                    plan: child,
+                });
+                plan.items.push(PlanItem::Embed(index));
+            }
+            other => {
+                let is_aggregate =
+                    matches!(other, SelectItem::CountAll { .. } | SelectItem::Column { aggregate: Some(_), .. });
+                if is_aggregate && !options.aggregates_enabled {
+                    return Err(RestError::AggregatesDisabled);
+                }
+                plan.items.push(PlanItem::Select(other.clone()));
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// The level at `path` (relation names or aliases), or PGRST108.
+fn level_mut<'p, 'c>(root: &'p mut ReadPlan<'c>, path: &[String]) -> Result<&'p mut ReadPlan<'c>, RestError> {
+    let mut level = root;
+    for segment in path {
+        let Some(index) = level.embeds.iter().position(|e| e.alias.as_deref() == Some(segment) || &e.written == segment)
+        else {
+            return Err(RestError::not_embedded(segment.clone()));
+        };
+        level = &mut level.embeds[index].plan;
+    }
+    Ok(level)
+}
+
+/// Find the one relationship `relation` (with optional `hint`) names from `parent`.
+pub fn resolve_relationship(
+    cache: &SchemaCache,
+    parent: &Table,
+    relation: &str,
+    hint: Option<&str>,
+) -> Result<Relationship, RestError> {
+    let all = cache.relationships_from(&parent.name);
+    let candidates: Vec<&Relationship> = all
+        .iter()
+        .filter(|r| {
+            (r.target.name == relation && r.target.schema == parent.name.schema)
+                || r.constraint == relation
+                || (r.is_to_one() && r.fk_columns() == [relation])
+        })
+        .filter(|r| match hint {
+            None => true,
+            Some(h) => {
+                r.constraint == h
+                    || r.fk_columns() == [h]
+                    || r.target.name == h
+                    || matches!(&r.cardinality, Cardinality::ManyToMany { junction, target_constraint, .. }
+                        if junction.name == h || target_constraint == h)
+            }
+        })
+        .collect();
+    match candidates.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => {
+            let targets: Vec<&str> = all.iter().map(|r| r.target.name.as_str()).collect();
+            let schema = parent.name.schema.as_str();
+            let parents: Vec<&str> = cache
+                .relationships
+                .keys()
+                .filter(|q| q.schema == schema)
+                .map(|q| q.name.as_str())
+                .collect();
+            Err(RestError::relationship_not_found(
+                &parent.name.name,
+                relation,
+                hint,
+                schema,
+                (!targets.is_empty()).then_some(targets.as_slice()),
+                &parents,
+            ))
+        }
+        many => {
+            // PostgREST prefers a direct relationship to the same table over one through a view.
+            Err(RestError::ambiguous_relationship(
+                &parent.name.name,
+                relation,
+                many.iter().map(|r| error_relationship(r)).collect(),
+            ))
+        }
+    }
+}
+
+/// The error module's description of a relationship (for PGRST201 details).
+fn error_relationship(r: &Relationship) -> err_schema::Relationship {
+    let cardinality = match &r.cardinality {
+        Cardinality::ManyToOne { columns } => {
+            err_schema::Cardinality::ManyToOne { constraint: r.constraint.clone(), columns: columns.clone() }
+        }
+        Cardinality::OneToOne { columns, .. } => {
+            err_schema::Cardinality::OneToOne { constraint: r.constraint.clone(), columns: columns.clone() }
+        }
+        Cardinality::OneToMany { columns } => {
+            err_schema::Cardinality::OneToMany { constraint: r.constraint.clone(), columns: columns.clone() }
+        }
+        Cardinality::ManyToMany { junction, source_columns, target_columns, target_constraint } => {
+            err_schema::Cardinality::ManyToMany {
+                junction: junction.name.clone(),
+                source_constraint: r.constraint.clone(),
+                source_columns: source_columns.iter().map(|(_, j)| j.clone()).collect(),
+                target_constraint: target_constraint.clone(),
+                target_columns: target_columns.iter().map(|(j, _)| j.clone()).collect(),
+            }
+        }
+    };
+    err_schema::Relationship { table: r.source.name.clone(), foreign_table: r.target.name.clone(), cardinality }
+}

@@ -1,0 +1,63 @@
+//! Schema cache reloads: a dedicated connection LISTENs on the `pgrst` channel (as PostgREST
+//! does) and reloads the cache on `reload schema` (or an empty payload), reconnecting with a
+//! back-off when the connection drops. Reloads swap the cache; requests never wait for them.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use secrecy::{ExposeSecret, SecretString};
+use tokio_postgres::AsyncMessage;
+
+use crate::rest::RestState;
+
+/// Start the listener task; it lives as long as the runtime.
+pub fn spawn_listener(state: RestState, database_url: SecretString) {
+    tokio::spawn(async move {
+        let mut backoff = Duration::from_millis(500);
+        loop {
+            match listen_once(&state, &database_url).await {
+                Ok(()) => backoff = Duration::from_millis(500),
+                Err(err) => tracing::warn!(error = %err, "schema cache listener lost its connection; retrying"),
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(30));
+        }
+    });
+}
+
+async fn listen_once(state: &RestState, url: &SecretString) -> Result<(), tokio_postgres::Error> {
+    let (client, mut connection) = tokio_postgres::connect(url.expose_secret(), tokio_postgres::NoTls).await?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let driver = tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(message) = messages.next().await {
+            match message {
+                Ok(AsyncMessage::Notification(n)) => {
+                    if tx.send(n.payload().to_string()).is_err() {
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "schema cache listener connection error");
+                    break;
+                }
+            }
+        }
+    });
+    client.batch_execute("LISTEN pgrst").await?;
+    // Catch up on anything that changed while we were not listening.
+    if let Err(err) = state.reload().await {
+        tracing::warn!(error = %err, "schema cache reload failed");
+    }
+    while let Some(payload) = rx.recv().await {
+        if payload.is_empty() || payload == "reload schema" {
+            if let Err(err) = state.reload().await {
+                tracing::warn!(error = %err, "schema cache reload failed");
+            }
+        }
+    }
+    driver.abort();
+    drop(client);
+    Ok(())
+}

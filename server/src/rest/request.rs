@@ -1,0 +1,170 @@
+//! What every REST request carries besides its path: schema profile, preferences, accepted
+//! media type, range, query pairs, and the caller. Parsed once, with PostgREST's errors.
+
+use actix_web::http::Method;
+use actix_web::{HttpMessage, HttpRequest};
+use serde_json::{Map, Value};
+
+use crate::db::context::{Caller, RequestInfo};
+use crate::rest::error::RestError;
+use crate::rest::parse::{self, ParseError, Preferences};
+use crate::rest::RestState;
+
+/// Media types a read can answer with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaType {
+    Json,
+    SingleObject,
+    Csv,
+    Plan,
+}
+
+impl MediaType {
+    pub fn content_type(self) -> &'static str {
+        match self {
+            MediaType::Json => "application/json; charset=utf-8",
+            MediaType::SingleObject => "application/vnd.pgrst.object+json; charset=utf-8",
+            MediaType::Csv => "text/csv; charset=utf-8",
+            MediaType::Plan => "application/vnd.pgrst.plan+json; charset=utf-8",
+        }
+    }
+}
+
+/// Everything parsed from a request's headers and query string.
+pub struct RestRequest {
+    pub caller: Caller,
+    pub schema: String,
+    /// Whether the client named the schema (then `Content-Profile` is echoed).
+    pub schema_explicit: bool,
+    pub prefer: Preferences,
+    pub media: MediaType,
+    pub pairs: Vec<(String, String)>,
+    /// From the `Range` header: (offset, limit).
+    pub range: Option<(u64, Option<u64>)>,
+    pub info: RequestInfo,
+    pub method: Method,
+}
+
+pub fn parse_error(err: ParseError) -> RestError {
+    match err.code() {
+        "PGRST103" => RestError::invalid_range(err.message(), err.details().unwrap_or_default()),
+        "PGRST122" => RestError::invalid_preferences_text(err.message(), err.details().unwrap_or_default()),
+        _ => RestError::query_param(err.message(), err.details().unwrap_or_default()),
+    }
+}
+
+impl RestRequest {
+    pub fn from_http(req: &HttpRequest, state: &RestState) -> Result<RestRequest, RestError> {
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| RestError::internal("request reached /rest/v1 without passing the gate"))?;
+        let method = req.method().clone();
+        let read = method == Method::GET || method == Method::HEAD;
+        let profile_header = if read { "accept-profile" } else { "content-profile" };
+        let schemas = &state.config.schemas;
+        let (schema, schema_explicit) = match header(req, profile_header) {
+            Some(s) => {
+                if !schemas.iter().any(|x| x == s) {
+                    return Err(RestError::schema_not_exposed(s, schemas));
+                }
+                (s.to_string(), true)
+            }
+            None => (schemas.first().cloned().unwrap_or_else(|| "public".into()), false),
+        };
+        let prefer_values: Vec<&str> =
+            req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
+        let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
+        let media = media_type(header(req, "accept").unwrap_or("*/*"), state.config.plan_enabled)?;
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
+            .filter(|(k, _)| k != "apikey")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let range = match (header(req, "range"), read) {
+            (Some(r), true) => {
+                let unit_ok = header(req, "range-unit").is_none_or(|u| u.eq_ignore_ascii_case("items"));
+                if unit_ok {
+                    Some(parse::parse_range_header(r).map_err(parse_error)?)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        let mut headers = Map::new();
+        for (name, value) in req.headers() {
+            if let Ok(v) = value.to_str() {
+                headers.insert(name.as_str().to_ascii_lowercase(), Value::String(v.to_string()));
+            }
+        }
+        let mut settings = state.cache.get().role_settings.get(&caller.role).cloned().unwrap_or_default();
+        let search_path: Vec<String> = std::iter::once(schema.clone())
+            .chain(state.config.extra_search_path.iter().cloned())
+            .map(|s| crate::db::quote_ident(s.trim()))
+            .collect();
+        settings.push(("search_path".into(), search_path.join(", ")));
+        let info = RequestInfo { method: method.to_string(), path: req.path().to_string(), headers: Value::Object(headers), settings };
+        Ok(RestRequest { caller, schema, schema_explicit, prefer, media, pairs, range, info, method })
+    }
+}
+
+pub fn header<'r>(req: &'r HttpRequest, name: &str) -> Option<&'r str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Pick the first acceptable media type of an `Accept` header (q-values honoured).
+fn media_type(accept: &str, plan_enabled: bool) -> Result<MediaType, RestError> {
+    let mut ranges: Vec<(f32, usize, String)> = accept
+        .split(',')
+        .enumerate()
+        .filter_map(|(i, part)| {
+            let mut pieces = part.split(';');
+            let mime = pieces.next()?.trim().to_ascii_lowercase();
+            if mime.is_empty() {
+                return None;
+            }
+            let q = pieces
+                .filter_map(|p| p.trim().strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()))
+                .next()
+                .unwrap_or(1.0);
+            Some((q, i, mime))
+        })
+        .collect();
+    if ranges.is_empty() {
+        return Ok(MediaType::Json);
+    }
+    ranges.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
+    for (q, _, mime) in &ranges {
+        if *q <= 0.0 {
+            continue;
+        }
+        let found = match mime.as_str() {
+            "application/json" | "*/*" | "application/*" => Some(MediaType::Json),
+            "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => Some(MediaType::SingleObject),
+            "text/csv" | "text/*" => Some(MediaType::Csv),
+            m if m.starts_with("application/vnd.pgrst.plan") && plan_enabled => Some(MediaType::Plan),
+            _ => None,
+        };
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    let names: Vec<String> = ranges.into_iter().map(|(_, _, m)| m).collect();
+    Err(RestError::media_type_unavailable(&names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_headers_pick_the_first_supported_type() {
+        assert_eq!(media_type("*/*", false).unwrap(), MediaType::Json);
+        assert_eq!(media_type("application/vnd.pgrst.object+json", false).unwrap(), MediaType::SingleObject);
+        assert_eq!(media_type("text/csv", false).unwrap(), MediaType::Csv);
+        assert_eq!(media_type("text/html;q=0.9, text/csv", false).unwrap(), MediaType::Csv);
+        assert_eq!(media_type("application/vnd.pgrst.plan+json", true).unwrap(), MediaType::Plan);
+        assert_eq!(media_type("image/png", false).unwrap_err().code(), "PGRST107");
+    }
+}

@@ -1,0 +1,111 @@
+//! Building REST responses as PostgREST does: status, `Content-Range`, `Preference-Applied`,
+//! `Content-Profile`, media type, and the body Postgres produced (CSV is converted from it).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, HttpResponseBuilder};
+use serde_json::Value;
+
+use crate::rest::error::RestError;
+use crate::rest::request::{MediaType, RestRequest};
+
+/// `Content-Range` value for a page of `page` rows starting at `offset`, of `total` if known.
+pub fn content_range(offset: u64, page: i64, total: Option<i64>) -> String {
+    let total = total.map(|t| t.to_string()).unwrap_or_else(|| "*".into());
+    if page <= 0 {
+        format!("*/{total}")
+    } else {
+        format!("{}-{}/{total}", offset, offset + page as u64 - 1)
+    }
+}
+
+/// Status of a read: 206 when the known total exceeds the page, 416 when the offset is past it.
+pub fn read_status(offset: u64, page: i64, total: Option<i64>) -> Result<StatusCode, RestError> {
+    match total {
+        Some(total) if offset > 0 && offset >= total as u64 && !(offset == 0 && total == 0) => {
+            Err(RestError::range_out_of_bounds(offset, Some(total as u64)))
+        }
+        Some(total) if (page as u64) < total as u64 => Ok(StatusCode::PARTIAL_CONTENT),
+        _ => Ok(StatusCode::OK),
+    }
+}
+
+/// A response builder with the headers every REST answer carries.
+pub fn builder(status: StatusCode, req: &RestRequest, applied: &[String]) -> HttpResponseBuilder {
+    let mut res = HttpResponse::build(status);
+    if !applied.is_empty() {
+        res.insert_header(("Preference-Applied", applied.join(", ")));
+    }
+    if req.schema_explicit {
+        res.insert_header(("Content-Profile", req.schema.clone()));
+    }
+    res
+}
+
+/// The body in the requested media type (JSON as Postgres built it, or CSV converted from it).
+pub fn body(builder: &mut HttpResponseBuilder, media: MediaType, json: String) -> Result<HttpResponse, RestError> {
+    match media {
+        MediaType::Csv => {
+            let csv = json_to_csv(&json)?;
+            Ok(builder.content_type(media.content_type()).body(csv))
+        }
+        _ => Ok(builder.content_type(media.content_type()).body(json)),
+    }
+}
+
+/// A JSON array of objects as CSV with a header line (keys of the first object, in order).
+pub fn json_to_csv(json: &str) -> Result<String, RestError> {
+    let rows: Vec<serde_json::Map<String, Value>> =
+        serde_json::from_str(json).map_err(|e| RestError::internal(format!("csv conversion: {e}")))?;
+    let Some(first) = rows.first() else { return Ok(String::new()) };
+    let keys: Vec<&String> = first.keys().collect();
+    let mut out = keys.iter().map(|k| csv_field(k)).collect::<Vec<_>>().join(",");
+    for row in &rows {
+        out.push('\n');
+        let fields: Vec<String> = keys
+            .iter()
+            .map(|k| match row.get(*k) {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => csv_field(s),
+                Some(other) => csv_field(&other.to_string()),
+            })
+            .collect();
+        out.push_str(&fields.join(","));
+    }
+    Ok(out)
+}
+
+fn csv_field(value: &str) -> String {
+    if value.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_range_forms() {
+        assert_eq!(content_range(0, 10, Some(100)), "0-9/100");
+        assert_eq!(content_range(0, 0, Some(100)), "*/100");
+        assert_eq!(content_range(5, 3, None), "5-7/*");
+        assert_eq!(content_range(0, 0, None), "*/*");
+    }
+
+    #[test]
+    fn read_status_is_206_for_partial_and_416_past_the_end() {
+        assert_eq!(read_status(0, 10, Some(100)).unwrap(), StatusCode::PARTIAL_CONTENT);
+        assert_eq!(read_status(0, 10, Some(10)).unwrap(), StatusCode::OK);
+        assert_eq!(read_status(0, 10, None).unwrap(), StatusCode::OK);
+        assert_eq!(read_status(200, 0, Some(100)).unwrap_err().code(), "PGRST103");
+        assert_eq!(read_status(0, 0, Some(0)).unwrap(), StatusCode::OK);
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let csv = json_to_csv(r#"[{"id":1,"name":"a,b","note":null},{"id":2,"name":"say \"hi\"","note":"x"}]"#).unwrap();
+        assert_eq!(csv, "id,name,note\n1,\"a,b\",\n2,\"say \"\"hi\"\"\",x");
+    }
+}

@@ -1,0 +1,178 @@
+//! `/rest/v1/rpc/{function}`: calls by GET (arguments in the query string, read-only) and POST
+//! (arguments in a JSON object), overloads chosen by argument names, results shaped by what
+//! the function returns (scalar, set of scalars, row, set of rows, void), with filters, order
+//! and limits applying to set results.
+
+use actix_web::http::{Method, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde_json::{Map, Value};
+
+use crate::db::context::Access;
+use crate::rest::error::{FunctionSignature, RestError, RpcPayload};
+use crate::rest::execute;
+use crate::rest::handlers::{applied, apply_range, read_body};
+use crate::rest::parse::{self, CountPref};
+use crate::rest::plan::{plan_read, PlanOptions, Source};
+use crate::rest::request::{header, parse_error, MediaType, RestRequest};
+use crate::rest::response::{self, content_range, read_status};
+use crate::rest::schema::{Function, ReturnShape, Volatility};
+use crate::rest::sql::read::{read_statement, BodyShape};
+use crate::rest::sql::{rpc, Sql};
+use crate::rest::RestState;
+
+pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Payload, state: web::Data<RestState>) -> Result<HttpResponse, RestError> {
+    let rr = RestRequest::from_http(&req, &state)?;
+    let cache = state.cache.get();
+    let name = path.into_inner();
+    let method = req.method().clone();
+    if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
+        return Err(RestError::rpc_method_not_allowed(method.as_str()));
+    }
+    let overloads: Vec<&Function> = cache
+        .functions
+        .get(&crate::rest::schema::QualifiedName::new(&rr.schema, &name))
+        .map(|v| v.iter().collect())
+        .unwrap_or_default();
+    let post = method == Method::POST;
+
+    // Arguments: from the query string (GET) or the JSON body (POST).
+    let (query, args, body_json, single_unnamed) = if post {
+        let body = read_body(payload, state.config.max_body_bytes).await?;
+        let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
+        let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Object(Map::new())
+        } else {
+            serde_json::from_slice(&body).map_err(|_| RestError::invalid_json_body())?
+        };
+        let single = overloads.iter().any(|f| f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type))
+            || rr.prefer.single_object;
+        match value {
+            Value::Object(map) if !single => {
+                let names: Vec<String> = map.keys().cloned().collect();
+                (query, names, Value::Object(map).to_string(), false)
+            }
+            other if single => (query, Vec::new(), other.to_string(), true),
+            _ => return Err(RestError::invalid_json_body()),
+        }
+    } else {
+        let is_arg = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key));
+        let query = parse::parse_query_with_args(&rr.pairs, &is_arg).map_err(parse_error)?;
+        let mut map = Map::new();
+        for (k, v) in &query.rpc_args {
+            map.insert(k.clone(), Value::String(v.clone()));
+        }
+        let names: Vec<String> = map.keys().cloned().collect();
+        (query.clone(), names, Value::Object(map).to_string(), false)
+    };
+
+    let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
+        if candidates.is_empty() {
+            let schema_functions: Vec<&str> =
+                cache.functions.keys().filter(|q| q.schema == rr.schema).map(|q| q.name.as_str()).collect();
+            let overload_args: Vec<Vec<&str>> = overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
+            let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let payload_kind = match header(&req, "content-type") {
+                Some(ct) if !ct.starts_with("application/json") => RpcPayload::Other,
+                _ => RpcPayload::Json,
+            };
+            RestError::function_not_found(&rr.schema, &name, &arg_refs, payload_kind, post, &schema_functions, &overload_args)
+        } else {
+            RestError::ambiguous_function(
+                candidates
+                    .iter()
+                    .map(|f| FunctionSignature {
+                        schema: f.name.schema.clone(),
+                        name: f.name.name.clone(),
+                        params: f.args.iter().map(|a| (a.name.clone(), a.data_type.clone())).collect(),
+                    })
+                    .collect(),
+            )
+        }
+    })?;
+
+    let mut sql = Sql::default();
+    let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, &mut sql);
+    let access = if !post || function.volatility != Volatility::Volatile { Access::ReadOnly } else { Access::ReadWrite };
+    let head = method == Method::HEAD;
+    let with = cte.as_ref().map(|c| format!("WITH {c} ")).unwrap_or_default();
+
+    let (text, offset, set_like) = match &function.returns {
+        ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text FROM (SELECT {call_sql}) AS pgrst_void"), 0, false),
+        ReturnShape::Scalar(_) if !function.returns_set => (format!("{with}SELECT NULL::bigint, 1::bigint, coalesce(to_json({call_sql})::text, 'null')"), 0, false),
+        ReturnShape::Scalar(_) => (
+            format!("{with}SELECT NULL::bigint, count(*)::bigint, coalesce(json_agg(pgrst_r.v), '[]')::text FROM {call_sql} AS pgrst_r(v)"),
+            0,
+            true,
+        ),
+        ReturnShape::Composite { relation, .. } => {
+            let table = relation.as_ref().and_then(|r| cache.tables.get(r));
+            let mut plan = plan_read(&cache, table, Source::Raw(call_sql.clone()), &query, PlanOptions { aggregates_enabled: state.config.aggregates_enabled })?;
+            apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
+            let shape = if head {
+                BodyShape::None
+            } else if !function.returns_set || rr.media == MediaType::SingleObject {
+                BodyShape::First
+            } else {
+                BodyShape::Array
+            };
+            let text = read_statement(&plan, &mut sql, rr.prefer.count == Some(CountPref::Exact), shape, cte.clone());
+            (text, plan.offset.unwrap_or(0), function.returns_set)
+        }
+    };
+
+    let mut client = execute::connection(&state).await?;
+    let tx = execute::begin(&mut client, &rr, &state, access).await?;
+    let result = execute::read(&tx, &text, &sql, &rr).await?;
+    execute::finish(tx, &rr, &state).await?;
+
+    if function.returns == ReturnShape::Void {
+        return Ok(response::builder(StatusCode::NO_CONTENT, &rr, &applied(&rr, &state)).finish());
+    }
+    if rr.media == MediaType::SingleObject && set_like && result.page != 1 {
+        return Err(RestError::singular(result.page.max(0) as u64));
+    }
+    let status = if set_like { read_status(offset, result.page, result.total)? } else { StatusCode::OK };
+    let mut res = response::builder(status, &rr, &applied(&rr, &state));
+    if set_like {
+        res.insert_header(("Content-Range", content_range(offset, result.page, result.total)));
+    }
+    if head {
+        return Ok(res.content_type(rr.media.content_type()).finish());
+    }
+    let media = if rr.media == MediaType::Csv && set_like { MediaType::Csv } else if rr.media == MediaType::SingleObject { MediaType::SingleObject } else { MediaType::Json };
+    response::body(&mut res, media, result.body)
+}
+
+fn is_json(data_type: &str) -> bool {
+    matches!(data_type, "json" | "jsonb")
+}
+
+/// The overload whose parameters fit the given argument names; Err(candidates) otherwise
+/// (empty: none fits; several: ambiguous).
+fn choose<'f>(overloads: &[&'f Function], args: &[String], single_unnamed: bool) -> Result<&'f Function, Vec<&'f Function>> {
+    let fits: Vec<&Function> = overloads
+        .iter()
+        .copied()
+        .filter(|f| {
+            if single_unnamed {
+                return f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type);
+            }
+            args.iter().all(|a| f.args.iter().any(|p| &p.name == a))
+                && f.args.iter().all(|p| p.has_default || args.iter().any(|a| a == &p.name))
+        })
+        .collect();
+    match fits.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Vec::new()),
+        many => {
+            // Prefer the overload with the fewest parameters beyond those given (as Postgres would).
+            let min = many.iter().map(|f| f.args.len()).min().unwrap_or(0);
+            let best: Vec<&Function> = many.iter().copied().filter(|f| f.args.len() == min).collect();
+            if best.len() == 1 {
+                Ok(best[0])
+            } else {
+                Err(best)
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! SQL generation for `/rest/v1`: one statement per request, every value a bind parameter
+//! sent in text format (Postgres infers its type from the context, as with PostgREST), every
+//! identifier taken from the request, checked by the planner or by Postgres, and quoted by
+//! `db::quote_ident`. The JSON body is built by Postgres (`json_agg`, `row_to_json`).
+
+pub mod filter;
+pub mod mutate;
+pub mod read;
+pub mod rpc;
+
+use bytes::BytesMut;
+use tokio_postgres::types::{to_sql_checked, Format, IsNull, ToSql, Type};
+
+pub use crate::db::quote_ident as ident;
+
+/// A parameter sent as text; the server parses it with the type it inferred for `$n`.
+#[derive(Debug, Clone)]
+pub struct TextParam(pub Option<String>);
+
+impl ToSql for TextParam {
+    fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match &self.0 {
+            Some(text) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(IsNull::No)
+            }
+            None => Ok(IsNull::Yes),
+        }
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _ty: &Type) -> Format {
+        Format::Text
+    }
+
+    to_sql_checked!();
+}
+
+/// A statement under construction with its parameters.
+#[derive(Debug, Default, Clone)]
+pub struct Sql {
+    pub params: Vec<TextParam>,
+}
+
+impl Sql {
+    /// Add a parameter and return its placeholder (`$n`).
+    pub fn bind(&mut self, value: impl Into<String>) -> String {
+        self.params.push(TextParam(Some(value.into())));
+        format!("${}", self.params.len())
+    }
+
+    /// The parameters as `ToSql` references for tokio-postgres.
+    pub fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+    }
+}
+
+/// A string literal for places that cannot take parameters (JSON keys in select lists).
+pub fn literal(value: &str) -> String {
+    crate::db::quote_literal(value)
+}

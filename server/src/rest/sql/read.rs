@@ -1,0 +1,303 @@
+//! Reads as SQL: each plan level becomes a SELECT whose embedded resources are LATERAL joins
+//! (`json_agg` for to-many, `row_to_json` for to-one), and the root is wrapped so that one
+//! statement returns the total count (when asked), the page size and the JSON body as text.
+
+use crate::rest::parse::{Aggregate, Direction, JoinType, NullsOrder, Operation, IsValue, SelectItem};
+use crate::rest::plan::{EmbedPlan, PlanItem, ReadPlan, Source};
+use crate::rest::schema::Cardinality;
+
+use super::filter::{field_key, field_sql, filter_sql, logic_sql};
+use super::{ident, Sql};
+
+/// What the statement's body column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyShape {
+    /// A JSON array of the rows.
+    Array,
+    /// The first row as a JSON object (the caller checks there is exactly one).
+    First,
+    /// Nothing (HEAD, `return=minimal`).
+    None,
+}
+
+/// The parts of one level's SELECT.
+struct Level {
+    select: Vec<String>,
+    from: String,
+    wheres: Vec<String>,
+    group_by: Vec<String>,
+    order_by: Vec<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
+impl Level {
+    fn render(&self) -> String {
+        let mut out = format!("SELECT {} FROM {}", self.select.join(", "), self.from);
+        if !self.wheres.is_empty() {
+            out.push_str(" WHERE ");
+            out.push_str(&self.wheres.join(" AND "));
+        }
+        if !self.group_by.is_empty() {
+            out.push_str(" GROUP BY ");
+            out.push_str(&self.group_by.join(", "));
+        }
+        if !self.order_by.is_empty() {
+            out.push_str(" ORDER BY ");
+            out.push_str(&self.order_by.join(", "));
+        }
+        if let Some(limit) = &self.limit {
+            out.push_str(" LIMIT ");
+            out.push_str(limit);
+        }
+        if let Some(offset) = &self.offset {
+            out.push_str(" OFFSET ");
+            out.push_str(offset);
+        }
+        out
+    }
+}
+
+/// Generates aliases `pgrst_0`, `pgrst_1`, ... for one statement.
+#[derive(Default)]
+struct Aliases(usize);
+
+impl Aliases {
+    fn next(&mut self) -> String {
+        let alias = format!("pgrst_{}", self.0);
+        self.0 += 1;
+        alias
+    }
+}
+
+fn source_sql(source: &Source) -> String {
+    match source {
+        Source::Relation(name) => name.sql(),
+        Source::Raw(text) => text.clone(),
+    }
+}
+
+fn item_sql(item: &SelectItem, alias: &str) -> Option<(String, bool)> {
+    match item {
+        SelectItem::Star => Some((format!("{}.*", ident(alias)), false)),
+        SelectItem::Column { field, alias: out_alias, cast, aggregate, aggregate_cast } => {
+            let mut expr = field_sql(field, alias);
+            if let Some(cast) = cast {
+                expr = format!("CAST({expr} AS {cast})");
+            }
+            let key = out_alias.clone().unwrap_or_else(|| match aggregate {
+                Some(agg) if out_alias.is_none() => aggregate_name(*agg).to_string(),
+                _ => field_key(field),
+            });
+            let is_agg = aggregate.is_some();
+            if let Some(agg) = aggregate {
+                expr = format!("{}({expr})", aggregate_name(*agg));
+                if let Some(cast) = aggregate_cast {
+                    expr = format!("CAST({expr} AS {cast})");
+                }
+            }
+            Some((format!("{expr} AS {}", ident(&key)), is_agg))
+        }
+        SelectItem::CountAll { alias: out_alias, cast } => {
+            let mut expr = "count(*)".to_string();
+            if let Some(cast) = cast {
+                expr = format!("CAST({expr} AS {cast})");
+            }
+            Some((format!("{expr} AS {}", ident(out_alias.as_deref().unwrap_or("count"))), true))
+        }
+        SelectItem::Embed { .. } => None,
+    }
+}
+
+fn aggregate_name(agg: Aggregate) -> &'static str {
+    match agg {
+        Aggregate::Count => "count",
+        Aggregate::Sum => "sum",
+        Aggregate::Avg => "avg",
+        Aggregate::Max => "max",
+        Aggregate::Min => "min",
+    }
+}
+
+/// Build one level. `join` holds conditions tying it to its parent; `extra_from` a junction join.
+fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, extra_from: Option<String>, join: Vec<String>) -> Level {
+    let mut from = format!("{} AS {}", source_sql(&plan.source), ident(alias));
+    if let Some(extra) = extra_from {
+        from.push(' ');
+        from.push_str(&extra);
+    }
+    let mut wheres = join;
+    let mut select = Vec::new();
+    let mut group_by = Vec::new();
+    let aggregated = plan.has_aggregates();
+    let mut embed_aliases = Vec::new();
+
+    for embed in &plan.embeds {
+        let e_alias = aliases.next();
+        let lateral = embed_lateral(embed, alias, &e_alias, sql, aliases);
+        let join_kind = if embed.join == JoinType::Inner && embed.relationship.is_to_one() { "INNER" } else { "LEFT" };
+        from.push_str(&format!(" {join_kind} JOIN LATERAL ({lateral}) AS {} ON TRUE", ident(&e_alias)));
+        if embed.join == JoinType::Inner && !embed.relationship.is_to_one() {
+            wheres.push(format!("{}.\"__j\" IS NOT NULL", ident(&e_alias)));
+        }
+        embed_aliases.push(e_alias);
+    }
+
+    for item in &plan.items {
+        match item {
+            PlanItem::Select(item) => {
+                if let Some((expr, is_agg)) = item_sql(item, alias) {
+                    if aggregated && !is_agg {
+                        if let Some((plain, _)) = expr.rsplit_once(" AS ") {
+                            group_by.push(plain.to_string());
+                        }
+                    }
+                    select.push(expr);
+                }
+            }
+            PlanItem::Embed(i) => {
+                let (embed, e_alias) = (&plan.embeds[*i], &embed_aliases[*i]);
+                if embed.hidden {
+                    continue;
+                }
+                if embed.spread {
+                    select.push(format!("{}.*", ident(e_alias)));
+                } else if embed.relationship.is_to_one() {
+                    select.push(format!("{}.\"__j\" AS {}", ident(e_alias), ident(&embed.key)));
+                } else {
+                    select.push(format!("coalesce({}.\"__j\", '[]'::json) AS {}", ident(e_alias), ident(&embed.key)));
+                }
+                if aggregated && !embed.spread {
+                    group_by.push(format!("{}.\"__j\"::text", ident(e_alias)));
+                }
+            }
+        }
+    }
+
+    for filter in &plan.filters {
+        // `rel=is.null` / `rel=not.is.null` on an embedded resource filters the parent.
+        let embed = plan.embeds.iter().position(|e| {
+            filter.field.json_path.is_empty() && (e.key == filter.field.column || e.written == filter.field.column)
+        });
+        match (embed, &filter.op) {
+            (Some(i), Operation::Is(value @ (IsValue::Null | IsValue::NotNull))) => {
+                let null = (*value == IsValue::Null) != filter.negated;
+                let test = if null { "IS NULL" } else { "IS NOT NULL" };
+                wheres.push(format!("{}.\"__j\" {test}", ident(&embed_aliases[i])));
+            }
+            _ => wheres.push(filter_sql(filter, alias, plan.table, sql)),
+        }
+    }
+    for tree in &plan.logic {
+        wheres.push(logic_sql(tree, alias, plan.table, sql));
+    }
+
+    let mut order_by = Vec::new();
+    for term in &plan.order {
+        let expr = match &term.relation {
+            Some(rel) => match plan.embeds.iter().position(|e| e.alias.as_deref() == Some(rel) || &e.written == rel) {
+                Some(i) => field_sql(&term.field, &embed_aliases[i]),
+                None => field_sql(&term.field, rel),
+            },
+            None => field_sql(&term.field, alias),
+        };
+        let mut clause = expr;
+        match term.direction {
+            Some(Direction::Asc) => clause.push_str(" ASC"),
+            Some(Direction::Desc) => clause.push_str(" DESC"),
+            None => {}
+        }
+        match term.nulls {
+            Some(NullsOrder::First) => clause.push_str(" NULLS FIRST"),
+            Some(NullsOrder::Last) => clause.push_str(" NULLS LAST"),
+            None => {}
+        }
+        order_by.push(clause);
+    }
+    let limit = plan.limit.map(|l| sql.bind(l.to_string()));
+    let offset = plan.offset.filter(|o| *o > 0).map(|o| sql.bind(o.to_string()));
+    if select.is_empty() && !plan.items.is_empty() {
+        // Only hidden embeds were selected: still return an (empty) object per row.
+    }
+    Level { select, from, wheres, group_by, order_by, limit, offset }
+}
+
+/// The LATERAL subquery of an embedding.
+fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, aliases: &mut Aliases) -> String {
+    let mut join = Vec::new();
+    let mut extra_from = None;
+    match &embed.relationship.cardinality {
+        Cardinality::ManyToOne { columns } | Cardinality::OneToMany { columns } | Cardinality::OneToOne { columns, .. } => {
+            for (source_col, target_col) in columns {
+                join.push(format!("{}.{} = {}.{}", ident(alias), ident(target_col), ident(parent), ident(source_col)));
+            }
+        }
+        Cardinality::ManyToMany { junction, source_columns, target_columns, .. } => {
+            let j_alias = aliases.next();
+            let on: Vec<String> = target_columns
+                .iter()
+                .map(|(jcol, tcol)| format!("{}.{} = {}.{}", ident(&j_alias), ident(jcol), ident(alias), ident(tcol)))
+                .collect();
+            extra_from = Some(format!("JOIN {} AS {} ON {}", junction.sql(), ident(&j_alias), on.join(" AND ")));
+            for (scol, jcol) in source_columns {
+                join.push(format!("{}.{} = {}.{}", ident(&j_alias), ident(jcol), ident(parent), ident(scol)));
+            }
+        }
+    }
+    let inner = level(&embed.plan, alias, sql, aliases, extra_from, join).render();
+    let row = format!("{alias}_row");
+    if embed.relationship.is_to_one() {
+        format!("SELECT row_to_json({r}) AS \"__j\", {r}.* FROM ({inner}) AS {r}", r = ident(&row))
+    } else {
+        format!("SELECT json_agg({r}) AS \"__j\" FROM ({inner}) AS {r}", r = ident(&row))
+    }
+}
+
+/// A full read statement: `(total bigint, page bigint, body text)`.
+///
+/// `ctes` are extra WITH entries placed first (a mutation whose rows `plan` reads).
+pub fn read_statement(plan: &ReadPlan, sql: &mut Sql, exact_count: bool, body: BodyShape, ctes: Option<String>) -> String {
+    let mut aliases = Aliases::default();
+    let root_alias = aliases.next();
+    let root = level(plan, &root_alias, sql, &mut aliases, None, Vec::new());
+    let count = if exact_count {
+        let mut q = format!("SELECT count(*) FROM {}", root.from);
+        if !root.wheres.is_empty() {
+            q.push_str(" WHERE ");
+            q.push_str(&root.wheres.join(" AND "));
+        }
+        if !root.group_by.is_empty() {
+            q = format!("SELECT count(*) FROM ({q} GROUP BY {}) AS pgrst_groups", root.group_by.join(", "));
+        }
+        format!("({q})")
+    } else {
+        "NULL".to_string()
+    };
+    let body_sql = match body {
+        BodyShape::Array => "coalesce(json_agg(_pgrst_t), '[]')::text",
+        BodyShape::First => "coalesce((json_agg(_pgrst_t)->0)::text, 'null')",
+        BodyShape::None => "''",
+    };
+    let mut with = Vec::new();
+    if let Some(ctes) = ctes {
+        with.push(ctes);
+    }
+    with.push(format!("pgrst_source AS ({})", root.render()));
+    format!(
+        "WITH {} SELECT {count}::bigint AS total, count(_pgrst_t)::bigint AS page, {body_sql} AS body FROM pgrst_source AS _pgrst_t",
+        with.join(", ")
+    )
+}
+
+/// `EXPLAIN`-able count for `count=planned|estimated`: the root's FROM and WHERE only.
+pub fn count_query(plan: &ReadPlan, sql: &mut Sql) -> String {
+    let mut aliases = Aliases::default();
+    let root_alias = aliases.next();
+    let root = level(plan, &root_alias, sql, &mut aliases, None, Vec::new());
+    let mut q = format!("SELECT 1 FROM {}", root.from);
+    if !root.wheres.is_empty() {
+        q.push_str(" WHERE ");
+        q.push_str(&root.wheres.join(" AND "));
+    }
+    q
+}

@@ -1,0 +1,33 @@
+//! Function calls for `/rpc/<name>`: the arguments arrive as one JSON object bound once and
+//! unpacked by Postgres with `json_to_record` using the argument types from the catalog.
+
+use crate::rest::schema::Function;
+
+use super::{ident, Sql};
+
+/// The call expression `"s"."f"("a" := ..., ...)` for `args` (names present in the request),
+/// with the CTE that unpacks them; `None` CTE when the function takes no named arguments.
+pub fn call(function: &Function, args: &[String], body: String, single_unnamed: bool, sql: &mut Sql) -> (String, Option<String>) {
+    let name = function.name.sql();
+    if single_unnamed {
+        let param = sql.bind(body);
+        let ty = function.args.first().map(|a| a.data_type.as_str()).unwrap_or("json");
+        return (format!("{name}({param}::{ty})"), None);
+    }
+    let used: Vec<&crate::rest::schema::FunctionArg> =
+        function.args.iter().filter(|a| args.iter().any(|n| n == &a.name)).collect();
+    if used.is_empty() {
+        return (format!("{name}()"), None);
+    }
+    let param = sql.bind(body);
+    let defs: Vec<String> = used.iter().map(|a| format!("{} {}", ident(&a.name), a.data_type)).collect();
+    let cte = format!("pgrst_args AS (SELECT * FROM json_to_record({param}::json) AS _({}))", defs.join(", "));
+    let named: Vec<String> = used
+        .iter()
+        .map(|a| {
+            let variadic = if a.variadic { "VARIADIC " } else { "" };
+            format!("{variadic}{} := (SELECT {} FROM pgrst_args)", ident(&a.name), ident(&a.name))
+        })
+        .collect();
+    (format!("{name}({})", named.join(", ")), Some(cte))
+}
