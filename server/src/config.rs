@@ -133,7 +133,12 @@ pub struct RestConfig {
     pub anon_role: String,
 
     /// Schemas appended to each request's search_path, comma-separated.
-    #[arg(long = "db-extra-search-path", env = "PGRST_DB_EXTRA_SEARCH_PATH", default_value = "public,extensions", value_delimiter = ',')]
+    #[arg(
+        long = "db-extra-search-path",
+        env = "PGRST_DB_EXTRA_SEARCH_PATH",
+        default_value = "public,extensions",
+        value_delimiter = ','
+    )]
     pub extra_search_path: Vec<String>,
 
     /// Function (`schema.name` or `name`) called at the start of every request's transaction.
@@ -157,7 +162,7 @@ pub struct RestConfig {
     pub plan_enabled: bool,
 
     /// Secret verifying JWTs on /rest/v1 (default: JWT_SECRET).
-    #[arg(long = "rest-jwt-secret", env = "PGRST_JWT_SECRET", hide_env_values = true, value_parser = secret)]
+    #[arg(id = "rest_jwt_secret", long = "rest-jwt-secret", env = "PGRST_JWT_SECRET", hide_env_values = true, value_parser = secret)]
     pub jwt_secret: Option<SecretString>,
 
     /// Audience JWTs must carry (unset: not checked).
@@ -202,4 +207,24 @@ impl Config {
 /// Clap value parser for secrets: wraps the text at once so it never sits in a printable `String`.
 fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
     Ok(SecretString::from(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn rest_settings_follow_postgrest_names() {
+        let cli =
+            Cli::parse_from(["server", "--db-schemas", "api,public", "--jwt-role-claim-key", ".app_metadata.role"]);
+        assert_eq!(cli.config.rest.schemas, vec!["api", "public"]);
+        assert_eq!(cli.config.rest.role_claim_path(), vec!["app_metadata", "role"]);
+        assert_eq!(cli.config.rest.anon(), Some("anon"));
+    }
 }

@@ -27,9 +27,15 @@ pub fn pg(err: &tokio_postgres::Error, req: &RestRequest) -> RestError {
 }
 
 /// Open the caller's transaction and run the pre-request function.
-pub async fn begin<'a>(client: &'a mut Object, req: &RestRequest, state: &RestState, access: Access) -> Result<Transaction<'a>, RestError> {
+pub async fn begin<'a>(
+    client: &'a mut Object,
+    req: &RestRequest,
+    state: &RestState,
+    access: Access,
+) -> Result<Transaction<'a>, RestError> {
     let anonymous = req.caller.is_anonymous();
-    let tx = context::begin(client, &req.caller, &req.info, access).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
+    let tx =
+        context::begin(client, &req.caller, &req.info, access).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
     if let Some(function) = &state.config.pre_request {
         let name = function
             .split('.')
@@ -96,5 +102,6 @@ pub async fn explain(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequ
 /// Planned row count of a count query (`count=planned`).
 pub async fn planned_count(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<i64, RestError> {
     let plan: serde_json::Value = serde_json::from_str(&explain(tx, text, sql, req).await?).unwrap_or_default();
-    Ok(plan.get(0).and_then(|p| p.get("Plan")).and_then(|p| p.get("Plan Rows")).and_then(|r| r.as_f64()).unwrap_or(0.0) as i64)
+    Ok(plan.get(0).and_then(|p| p.get("Plan")).and_then(|p| p.get("Plan Rows")).and_then(|r| r.as_f64()).unwrap_or(0.0)
+        as i64)
 }

@@ -9,7 +9,9 @@ use serde_json::Value;
 use crate::db::context::Access;
 use crate::rest::error::RestError;
 use crate::rest::execute;
-use crate::rest::parse::{self, Handling, Missing, Operation, CompareOp, QueryParams, Resolution, ReturnPref, CountPref};
+use crate::rest::parse::{
+    self, CompareOp, CountPref, Handling, Missing, Operation, QueryParams, Resolution, ReturnPref,
+};
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
@@ -72,7 +74,12 @@ pub fn applied(rr: &RestRequest, state: &RestState) -> Vec<String> {
     rr.prefer.applied.iter().filter(|p| tx_honoured || !p.starts_with("tx=")).cloned().collect()
 }
 
-async fn read(rr: &RestRequest, state: &RestState, cache: &SchemaCache, table: &Table) -> Result<HttpResponse, RestError> {
+async fn read(
+    rr: &RestRequest,
+    state: &RestState,
+    cache: &SchemaCache,
+    table: &Table,
+) -> Result<HttpResponse, RestError> {
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
     let mut plan = plan_read(cache, Some(table), Source::Relation(table.name.clone()), &query, plan_options(state))?;
     apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
@@ -123,7 +130,12 @@ async fn read(rr: &RestRequest, state: &RestState, cache: &SchemaCache, table: &
 }
 
 /// Merge the `Range` header and `max_rows` into a level's limit and offset.
-pub fn apply_range(limit: &mut Option<u64>, offset: &mut Option<u64>, range: Option<(u64, Option<u64>)>, max_rows: Option<u64>) {
+pub fn apply_range(
+    limit: &mut Option<u64>,
+    offset: &mut Option<u64>,
+    range: Option<(u64, Option<u64>)>,
+    max_rows: Option<u64>,
+) {
     if let Some((from, range_limit)) = range {
         if offset.is_none() {
             *offset = Some(from);
@@ -138,7 +150,12 @@ pub fn apply_range(limit: &mut Option<u64>, offset: &mut Option<u64>, range: Opt
 }
 
 /// The JSON payload of a write as a list of objects, with the columns to write.
-fn payload_rows(table: &Table, body: &[u8], columns_param: Option<&Vec<String>>, single_only: bool) -> Result<(Vec<serde_json::Map<String, Value>>, bool, Vec<String>), RestError> {
+fn payload_rows(
+    table: &Table,
+    body: &[u8],
+    columns_param: Option<&Vec<String>>,
+    single_only: bool,
+) -> Result<(Vec<serde_json::Map<String, Value>>, bool, Vec<String>), RestError> {
     let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
         return Err(RestError::invalid_json_body());
     } else {
@@ -218,7 +235,11 @@ async fn write(
                 let pk: Option<Vec<String>> = table
                     .primary_key
                     .iter()
-                    .map(|k| rows[0].get(k).map(|v| format!("{k}=eq.{}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))))
+                    .map(|k| {
+                        rows[0].get(k).map(|v| {
+                            format!("{k}=eq.{}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+                        })
+                    })
                     .collect();
                 location = pk.map(|parts| format!("/{}?{}", table.name.name, parts.join("&")));
             }
@@ -246,7 +267,8 @@ async fn write(
     let mut client = execute::connection(state).await?;
     let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
     let (affected, body_text) = if representation {
-        let select_only = QueryParams { select: query.select.clone(), order: query.order.clone(), ..Default::default() };
+        let select_only =
+            QueryParams { select: query.select.clone(), order: query.order.clone(), ..Default::default() };
         let plan = plan_read(cache, Some(table), Source::Raw("pgrst_mut".into()), &select_only, plan_options(state))?;
         let shape = if rr.media == MediaType::SingleObject { BodyShape::First } else { BodyShape::Array };
         let text = read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")));
@@ -290,7 +312,11 @@ fn finish_write(
 ) -> Result<HttpResponse, RestError> {
     let mut res = response::builder(status, rr, &applied(rr, state));
     let total = if rr.prefer.count == Some(CountPref::Exact) { Some(affected as i64) } else { None };
-    let range = if representation { content_range(0, affected as i64, total) } else { format!("*/{}", total.map(|t| t.to_string()).unwrap_or_else(|| "*".into())) };
+    let range = if representation {
+        content_range(0, affected as i64, total)
+    } else {
+        format!("*/{}", total.map(|t| t.to_string()).unwrap_or_else(|| "*".into()))
+    };
     res.insert_header(("Content-Range", range));
     if let Some(location) = location {
         res.insert_header(("Location", location));
@@ -313,7 +339,13 @@ fn root_logic(query: &QueryParams) -> Vec<parse::LogicTree> {
 /// Supabase runs pg-safeupdate: UPDATE and DELETE without a WHERE clause are refused.
 fn require_where(query: &QueryParams, verb: &str, rr: &RestRequest) -> Result<(), RestError> {
     if root_filters(query).is_empty() && root_logic(query).is_empty() {
-        return Err(RestError::db("21000", format!("{verb} requires a WHERE clause"), None, None, rr.caller.is_anonymous()));
+        return Err(RestError::db(
+            "21000",
+            format!("{verb} requires a WHERE clause"),
+            None,
+            None,
+            rr.caller.is_anonymous(),
+        ));
     }
     Ok(())
 }
@@ -334,7 +366,11 @@ fn check_put(table: &Table, query: &QueryParams, rows: &[serde_json::Map<String,
     names.sort_unstable();
     let mut pk: Vec<&str> = table.primary_key.iter().map(String::as_str).collect();
     pk.sort_unstable();
-    if pk.is_empty() || names != pk || !query.logic.is_empty() || query.limits.iter().any(|(_, l, o)| l.is_some() || o.is_some()) {
+    if pk.is_empty()
+        || names != pk
+        || !query.logic.is_empty()
+        || query.limits.iter().any(|(_, l, o)| l.is_some() || o.is_some())
+    {
         return Err(RestError::invalid_put_filters());
     }
     let Some(row) = rows.first() else { return Err(RestError::invalid_json_body()) };

@@ -64,5 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/", web::head().to(openapi::root))
         .route("/rpc/{name}", web::route().to(rpc::call))
         .route("/{table}", web::route().to(handlers::table))
-        .default_service(web::to(|| async { Err::<actix_web::HttpResponse, _>(error::RestError::InvalidResourcePath) }));
+        .default_service(web::to(|| async {
+            Err::<actix_web::HttpResponse, _>(error::RestError::InvalidResourcePath)
+        }));
 }

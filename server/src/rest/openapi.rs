@@ -26,21 +26,37 @@ pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpR
             .iter()
             .map(|c| json!({"name": c.name, "in": "query", "required": false, "type": "string", "format": c.data_type}))
             .collect();
-        let mut get_params = vec![json!({"$ref": "#/parameters/select"}), json!({"$ref": "#/parameters/order"}), json!({"$ref": "#/parameters/range"}), json!({"$ref": "#/parameters/offset"}), json!({"$ref": "#/parameters/limit"}), json!({"$ref": "#/parameters/preferCount"})];
+        let mut get_params = vec![
+            json!({"$ref": "#/parameters/select"}),
+            json!({"$ref": "#/parameters/order"}),
+            json!({"$ref": "#/parameters/range"}),
+            json!({"$ref": "#/parameters/offset"}),
+            json!({"$ref": "#/parameters/limit"}),
+            json!({"$ref": "#/parameters/preferCount"}),
+        ];
         get_params.extend(rowfilters.iter().cloned());
         ops.insert("get".into(), json!({"tags": [name], "summary": table.comment, "parameters": get_params, "responses": {"200": {"description": "OK", "schema": {"type": "array", "items": {"$ref": format!("#/definitions/{name}")}}}, "206": {"description": "Partial Content"}}}));
         if table.insertable {
             ops.insert("post".into(), json!({"tags": [name], "parameters": [{"$ref": format!("#/parameters/body.{name}")}, {"$ref": "#/parameters/select"}, {"$ref": "#/parameters/preferPost"}], "responses": {"201": {"description": "Created"}}}));
         }
         if table.updatable {
-            let mut params = vec![json!({"$ref": format!("#/parameters/body.{name}")}), json!({"$ref": "#/parameters/preferReturn"})];
+            let mut params = vec![
+                json!({"$ref": format!("#/parameters/body.{name}")}),
+                json!({"$ref": "#/parameters/preferReturn"}),
+            ];
             params.extend(rowfilters.iter().cloned());
-            ops.insert("patch".into(), json!({"tags": [name], "parameters": params, "responses": {"204": {"description": "No Content"}}}));
+            ops.insert(
+                "patch".into(),
+                json!({"tags": [name], "parameters": params, "responses": {"204": {"description": "No Content"}}}),
+            );
         }
         if table.deletable {
             let mut params = vec![json!({"$ref": "#/parameters/preferReturn"})];
             params.extend(rowfilters.iter().cloned());
-            ops.insert("delete".into(), json!({"tags": [name], "parameters": params, "responses": {"204": {"description": "No Content"}}}));
+            ops.insert(
+                "delete".into(),
+                json!({"tags": [name], "parameters": params, "responses": {"204": {"description": "No Content"}}}),
+            );
         }
         paths.insert(format!("/{name}"), Value::Object(ops));
 
@@ -64,14 +80,20 @@ pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpR
         }
         let required: Vec<&str> =
             table.columns.iter().filter(|c| !c.nullable && c.default.is_none()).map(|c| c.name.as_str()).collect();
-        definitions.insert(name.clone(), json!({"type": "object", "required": required, "properties": properties, "description": table.comment}));
+        definitions.insert(
+            name.clone(),
+            json!({"type": "object", "required": required, "properties": properties, "description": table.comment}),
+        );
     }
     let mut functions: Vec<_> = cache.functions.iter().filter(|(q, _)| q.schema == rr.schema).collect();
     functions.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     for (qname, overloads) in functions {
         let Some(f) = overloads.first() else { continue };
-        let properties: Map<String, Value> =
-            f.args.iter().map(|a| (a.name.clone(), json!({"type": json_type(&a.data_type), "format": a.data_type}))).collect();
+        let properties: Map<String, Value> = f
+            .args
+            .iter()
+            .map(|a| (a.name.clone(), json!({"type": json_type(&a.data_type), "format": a.data_type})))
+            .collect();
         let required: Vec<&str> = f.args.iter().filter(|a| !a.has_default).map(|a| a.name.as_str()).collect();
         let body = json!({"in": "body", "name": "args", "required": true, "schema": {"type": "object", "required": required, "properties": properties}});
         let returns = match &f.returns {

@@ -79,7 +79,11 @@ impl<'c> ReadPlan<'c> {
     /// Whether any item of this level is an aggregate.
     pub fn has_aggregates(&self) -> bool {
         self.items.iter().any(|item| {
-            matches!(item, PlanItem::Select(SelectItem::CountAll { .. }) | PlanItem::Select(SelectItem::Column { aggregate: Some(_), .. }))
+            matches!(
+                item,
+                PlanItem::Select(SelectItem::CountAll { .. })
+                    | PlanItem::Select(SelectItem::Column { aggregate: Some(_), .. })
+            )
         })
     }
 }
@@ -143,10 +147,14 @@ fn plan_level<'c>(
                     )));
                 }
                 let Some(target) = cache.tables.get(&relationship.target) else {
-                    return Err(RestError::internal(format!("relationship target {} missing from cache", relationship.target)));
+                    return Err(RestError::internal(format!(
+                        "relationship target {} missing from cache",
+                        relationship.target
+                    )));
                 };
                 let child_items = if child_select.is_empty() { Vec::new() } else { child_select.clone() };
-                let child = plan_level(cache, Some(target), Source::Relation(target.name.clone()), &child_items, options)?;
+                let child =
+                    plan_level(cache, Some(target), Source::Relation(target.name.clone()), &child_items, options)?;
                 let index = plan.embeds.len();
                 plan.embeds.push(EmbedPlan {
                     key: alias.clone().unwrap_or_else(|| relation.clone()),
@@ -177,7 +185,8 @@ fn plan_level<'c>(
 fn level_mut<'p, 'c>(root: &'p mut ReadPlan<'c>, path: &[String]) -> Result<&'p mut ReadPlan<'c>, RestError> {
     let mut level = root;
     for segment in path {
-        let Some(index) = level.embeds.iter().position(|e| e.alias.as_deref() == Some(segment) || &e.written == segment)
+        let Some(index) =
+            level.embeds.iter().position(|e| e.alias.as_deref() == Some(segment) || &e.written == segment)
         else {
             return Err(RestError::not_embedded(segment.clone()));
         };
@@ -217,12 +226,8 @@ pub fn resolve_relationship(
         [] => {
             let targets: Vec<&str> = all.iter().map(|r| r.target.name.as_str()).collect();
             let schema = parent.name.schema.as_str();
-            let parents: Vec<&str> = cache
-                .relationships
-                .keys()
-                .filter(|q| q.schema == schema)
-                .map(|q| q.name.as_str())
-                .collect();
+            let parents: Vec<&str> =
+                cache.relationships.keys().filter(|q| q.schema == schema).map(|q| q.name.as_str()).collect();
             Err(RestError::relationship_not_found(
                 &parent.name.name,
                 relation,

@@ -73,8 +73,7 @@ impl RestRequest {
             }
             None => (schemas.first().cloned().unwrap_or_else(|| "public".into()), false),
         };
-        let prefer_values: Vec<&str> =
-            req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
+        let prefer_values: Vec<&str> = req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
         let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
         let media = media_type(header(req, "accept").unwrap_or("*/*"), state.config.plan_enabled)?;
         let pairs: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
@@ -104,7 +103,12 @@ impl RestRequest {
             .map(|s| crate::db::quote_ident(s.trim()))
             .collect();
         settings.push(("search_path".into(), search_path.join(", ")));
-        let info = RequestInfo { method: method.to_string(), path: req.path().to_string(), headers: Value::Object(headers), settings };
+        let info = RequestInfo {
+            method: method.to_string(),
+            path: req.path().to_string(),
+            headers: Value::Object(headers),
+            settings,
+        };
         Ok(RestRequest { caller, schema, schema_explicit, prefer, media, pairs, range, info, method })
     }
 }

@@ -105,7 +105,8 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
-        let csv = json_to_csv(r#"[{"id":1,"name":"a,b","note":null},{"id":2,"name":"say \"hi\"","note":"x"}]"#).unwrap();
+        let csv =
+            json_to_csv(r#"[{"id":1,"name":"a,b","note":null},{"id":2,"name":"say \"hi\"","note":"x"}]"#).unwrap();
         assert_eq!(csv, "id,name,note\n1,\"a,b\",\n2,\"say \"\"hi\"\"\",x");
     }
 }

@@ -20,7 +20,12 @@ use crate::rest::sql::read::{read_statement, BodyShape};
 use crate::rest::sql::{rpc, Sql};
 use crate::rest::RestState;
 
-pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Payload, state: web::Data<RestState>) -> Result<HttpResponse, RestError> {
+pub async fn call(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<RestState>,
+) -> Result<HttpResponse, RestError> {
     let rr = RestRequest::from_http(&req, &state)?;
     let cache = state.cache.get();
     let name = path.into_inner();
@@ -44,8 +49,9 @@ pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Paylo
         } else {
             serde_json::from_slice(&body).map_err(|_| RestError::invalid_json_body())?
         };
-        let single = overloads.iter().any(|f| f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type))
-            || rr.prefer.single_object;
+        let single =
+            overloads.iter().any(|f| f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type))
+                || rr.prefer.single_object;
         match value {
             Value::Object(map) if !single => {
                 let names: Vec<String> = map.keys().cloned().collect();
@@ -69,13 +75,22 @@ pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Paylo
         if candidates.is_empty() {
             let schema_functions: Vec<&str> =
                 cache.functions.keys().filter(|q| q.schema == rr.schema).map(|q| q.name.as_str()).collect();
-            let overload_args: Vec<Vec<&str>> = overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
+            let overload_args: Vec<Vec<&str>> =
+                overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
             let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
             let payload_kind = match header(&req, "content-type") {
                 Some(ct) if !ct.starts_with("application/json") => RpcPayload::Other,
                 _ => RpcPayload::Json,
             };
-            RestError::function_not_found(&rr.schema, &name, &arg_refs, payload_kind, post, &schema_functions, &overload_args)
+            RestError::function_not_found(
+                &rr.schema,
+                &name,
+                &arg_refs,
+                payload_kind,
+                post,
+                &schema_functions,
+                &overload_args,
+            )
         } else {
             RestError::ambiguous_function(
                 candidates
@@ -92,7 +107,8 @@ pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Paylo
 
     let mut sql = Sql::default();
     let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, &mut sql);
-    let access = if !post || function.volatility != Volatility::Volatile { Access::ReadOnly } else { Access::ReadWrite };
+    let access =
+        if !post || function.volatility != Volatility::Volatile { Access::ReadOnly } else { Access::ReadWrite };
     let head = method == Method::HEAD;
     let with = cte.as_ref().map(|c| format!("WITH {c} ")).unwrap_or_default();
 
@@ -139,7 +155,13 @@ pub async fn call(req: HttpRequest, path: web::Path<String>, payload: web::Paylo
     if head {
         return Ok(res.content_type(rr.media.content_type()).finish());
     }
-    let media = if rr.media == MediaType::Csv && set_like { MediaType::Csv } else if rr.media == MediaType::SingleObject { MediaType::SingleObject } else { MediaType::Json };
+    let media = if rr.media == MediaType::Csv && set_like {
+        MediaType::Csv
+    } else if rr.media == MediaType::SingleObject {
+        MediaType::SingleObject
+    } else {
+        MediaType::Json
+    };
     response::body(&mut res, media, result.body)
 }
 
@@ -149,7 +171,11 @@ fn is_json(data_type: &str) -> bool {
 
 /// The overload whose parameters fit the given argument names; Err(candidates) otherwise
 /// (empty: none fits; several: ambiguous).
-fn choose<'f>(overloads: &[&'f Function], args: &[String], single_unnamed: bool) -> Result<&'f Function, Vec<&'f Function>> {
+fn choose<'f>(
+    overloads: &[&'f Function],
+    args: &[String],
+    single_unnamed: bool,
+) -> Result<&'f Function, Vec<&'f Function>> {
     let fits: Vec<&Function> = overloads
         .iter()
         .copied()

@@ -113,7 +113,10 @@ pub enum ReturnShape {
     /// A scalar (or array, domain, enum, range) type.
     Scalar(String),
     /// A row type (table row type, composite type, OUT/TABLE parameters), with its columns.
-    Composite { columns: Vec<(String, String)>, relation: Option<QualifiedName> },
+    Composite {
+        columns: Vec<(String, String)>,
+        relation: Option<QualifiedName>,
+    },
 }
 
 /// A function callable through `/rpc`.

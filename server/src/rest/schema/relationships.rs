@@ -86,7 +86,8 @@ fn projections(tables: &HashMap<u32, Table>, view_map: &ViewMap, base: u32, colu
     if let Some(t) = tables.get(&base) {
         out.push(Projection { name: t.name.clone(), columns: columns.to_vec() });
     }
-    for (view, table) in tables.iter().filter(|(_, t)| matches!(t.kind, TableKind::View | TableKind::MaterializedView)) {
+    for (view, table) in tables.iter().filter(|(_, t)| matches!(t.kind, TableKind::View | TableKind::MaterializedView))
+    {
         if let Some(cols) = view_columns_for(view_map, *view, base, columns) {
             out.push(Projection { name: table.name.clone(), columns: cols });
         }
@@ -96,7 +97,9 @@ fn projections(tables: &HashMap<u32, Table>, view_map: &ViewMap, base: u32, colu
 
 fn is_unique(tables: &HashMap<u32, Table>, table: u32, columns: &[String]) -> bool {
     tables.get(&table).is_some_and(|t| {
-        t.unique_keys.iter().any(|key| !key.is_empty() && key.iter().all(|k| columns.contains(k)) && key.len() == columns.len())
+        t.unique_keys
+            .iter()
+            .any(|key| !key.is_empty() && key.iter().all(|k| columns.contains(k)) && key.len() == columns.len())
     })
 }
 

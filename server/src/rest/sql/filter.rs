@@ -62,7 +62,9 @@ pub fn filter_sql(filter: &Filter, alias: &str, table: Option<&Table>, sql: &mut
             let is_tsvector = filter.field.json_path.is_empty()
                 && table.and_then(|t| t.column(&filter.field.column)).is_some_and(|c| c.type_name == "tsvector");
             let query = match config {
-                Some(cfg) => format!("{}({}::regconfig, {})", kind.function(), sql.bind(cfg.as_str()), sql.bind(value.as_str())),
+                Some(cfg) => {
+                    format!("{}({}::regconfig, {})", kind.function(), sql.bind(cfg.as_str()), sql.bind(value.as_str()))
+                }
                 None => format!("{}({})", kind.function(), sql.bind(value.as_str())),
             };
             let vector = match (is_tsvector, config) {

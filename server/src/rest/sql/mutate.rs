@@ -20,7 +20,15 @@ pub enum Conflict {
 }
 
 /// INSERT of the JSON array bound as `body` into `columns`.
-pub fn insert(table: &Table, columns: &[String], body: String, missing_default: bool, conflict: &Conflict, returning: bool, sql: &mut Sql) -> String {
+pub fn insert(
+    table: &Table,
+    columns: &[String],
+    body: String,
+    missing_default: bool,
+    conflict: &Conflict,
+    returning: bool,
+    sql: &mut Sql,
+) -> String {
     let t = table.name.sql();
     let body = sql.bind(body);
     let cols: Vec<String> = columns.iter().map(|c| ident(c)).collect();
@@ -73,7 +81,15 @@ pub fn insert(table: &Table, columns: &[String], body: String, missing_default: 
 }
 
 /// UPDATE of `columns` from the JSON object bound as `body`, on rows matching the filters.
-pub fn update(table: &Table, columns: &[String], body: String, filters: &[Filter], logic: &[LogicTree], returning: bool, sql: &mut Sql) -> String {
+pub fn update(
+    table: &Table,
+    columns: &[String],
+    body: String,
+    filters: &[Filter],
+    logic: &[LogicTree],
+    returning: bool,
+    sql: &mut Sql,
+) -> String {
     let t = table.name.sql();
     let body = sql.bind(body);
     let sets: Vec<String> = columns.iter().map(|c| format!("{} = pgrst_body.{}", ident(c), ident(c))).collect();

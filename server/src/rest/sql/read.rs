@@ -2,7 +2,7 @@
 //! (`json_agg` for to-many, `row_to_json` for to-one), and the root is wrapped so that one
 //! statement returns the total count (when asked), the page size and the JSON body as text.
 
-use crate::rest::parse::{Aggregate, Direction, JoinType, NullsOrder, Operation, IsValue, SelectItem};
+use crate::rest::parse::{Aggregate, Direction, IsValue, JoinType, NullsOrder, Operation, SelectItem};
 use crate::rest::plan::{EmbedPlan, PlanItem, ReadPlan, Source};
 use crate::rest::schema::Cardinality;
 
@@ -120,7 +120,14 @@ fn aggregate_name(agg: Aggregate) -> &'static str {
 }
 
 /// Build one level. `join` holds conditions tying it to its parent; `extra_from` a junction join.
-fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, extra_from: Option<String>, join: Vec<String>) -> Level {
+fn level(
+    plan: &ReadPlan,
+    alias: &str,
+    sql: &mut Sql,
+    aliases: &mut Aliases,
+    extra_from: Option<String>,
+    join: Vec<String>,
+) -> Level {
     let mut from = format!("{} AS {}", source_sql(&plan.source), ident(alias));
     if let Some(extra) = extra_from {
         from.push(' ');
@@ -227,7 +234,9 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
     let mut join = Vec::new();
     let mut extra_from = None;
     match &embed.relationship.cardinality {
-        Cardinality::ManyToOne { columns } | Cardinality::OneToMany { columns } | Cardinality::OneToOne { columns, .. } => {
+        Cardinality::ManyToOne { columns }
+        | Cardinality::OneToMany { columns }
+        | Cardinality::OneToOne { columns, .. } => {
             for (source_col, target_col) in columns {
                 join.push(format!("{}.{} = {}.{}", ident(alias), ident(target_col), ident(parent), ident(source_col)));
             }
@@ -246,7 +255,9 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
     }
     let inner = level(&embed.plan, alias, sql, aliases, extra_from, join).render();
     let row = format!("{alias}_row");
-    if embed.relationship.is_to_one() {
+    if embed.spread {
+        format!("SELECT {r}.* FROM ({inner}) AS {r}", r = ident(&row))
+    } else if embed.relationship.is_to_one() {
         format!("SELECT row_to_json({r}) AS \"__j\", {r}.* FROM ({inner}) AS {r}", r = ident(&row))
     } else {
         format!("SELECT json_agg({r}) AS \"__j\" FROM ({inner}) AS {r}", r = ident(&row))
@@ -256,7 +267,13 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
 /// A full read statement: `(total bigint, page bigint, body text)`.
 ///
 /// `ctes` are extra WITH entries placed first (a mutation whose rows `plan` reads).
-pub fn read_statement(plan: &ReadPlan, sql: &mut Sql, exact_count: bool, body: BodyShape, ctes: Option<String>) -> String {
+pub fn read_statement(
+    plan: &ReadPlan,
+    sql: &mut Sql,
+    exact_count: bool,
+    body: BodyShape,
+    ctes: Option<String>,
+) -> String {
     let mut aliases = Aliases::default();
     let root_alias = aliases.next();
     let root = level(plan, &root_alias, sql, &mut aliases, None, Vec::new());

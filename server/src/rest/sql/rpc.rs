@@ -7,7 +7,13 @@ use super::{ident, Sql};
 
 /// The call expression `"s"."f"("a" := ..., ...)` for `args` (names present in the request),
 /// with the CTE that unpacks them; `None` CTE when the function takes no named arguments.
-pub fn call(function: &Function, args: &[String], body: String, single_unnamed: bool, sql: &mut Sql) -> (String, Option<String>) {
+pub fn call(
+    function: &Function,
+    args: &[String],
+    body: String,
+    single_unnamed: bool,
+    sql: &mut Sql,
+) -> (String, Option<String>) {
     let name = function.name.sql();
     if single_unnamed {
         let param = sql.bind(body);
