@@ -14,13 +14,13 @@ use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use secrecy::SecretString;
 
+use crate::auth::AuthState;
 use crate::config::Config;
 use crate::db::embedded::{EmbeddedError, EmbeddedPostgres};
 use crate::db::{migrate, PoolError, Pools, AUTHENTICATOR};
 use crate::gate::{Gate, GateConfig};
 use crate::jwt::JwtVerifier;
 use crate::keys::{Keys, KeysError};
-use crate::auth::AuthState;
 use crate::rest::RestState;
 use crate::{health, telemetry};
 

@@ -221,17 +221,14 @@ pub fn challenge(code: Option<&str>, method: Option<&str>) -> Result<Option<Chal
     match (code.filter(|c| !c.is_empty()), method.filter(|m| !m.is_empty())) {
         (None, None) => Ok(None),
         (Some(code), Some(method)) => {
-            let method = tokens::challenge_method(method).ok_or_else(|| {
-                AuthError::Validation(format!("code challenge method not supported : {method}"))
-            })?;
+            let method = tokens::challenge_method(method)
+                .ok_or_else(|| AuthError::Validation(format!("code challenge method not supported : {method}")))?;
             if !(43..=128).contains(&code.len()) && method == "s256" {
                 return Err(AuthError::Validation("code challenge has to be between 43 and 128 characters".into()));
             }
             Ok(Some(Challenge { challenge: code.to_string(), method }))
         }
-        _ => Err(AuthError::Validation(
-            "PKCE flow requires code_challenge_method and code_challenge".into(),
-        )),
+        _ => Err(AuthError::Validation("PKCE flow requires code_challenge_method and code_challenge".into())),
     }
 }
 
@@ -246,7 +243,14 @@ pub async fn save_flow_state(
         "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, \
              created_at, updated_at, authentication_method) \
          values ($1, $2, $3, $4::text::auth.code_challenge_method, $5, 'email', now(), now(), $6)",
-        &[&Uuid::new_v4(), &user_id, &Uuid::new_v4().to_string(), &challenge.method, &challenge.challenge, &link_type.method()],
+        &[
+            &Uuid::new_v4(),
+            &user_id,
+            &Uuid::new_v4().to_string(),
+            &challenge.method,
+            &challenge.challenge,
+            &link_type.method(),
+        ],
     )
     .await?;
     Ok(())
@@ -270,7 +274,11 @@ pub async fn issue_auth_code(
 }
 
 /// Exchange an auth code and its verifier for the flow's user (the flow state is consumed).
-pub async fn exchange_code(db: &impl GenericClient, auth_code: &str, verifier: &str) -> Result<(Uuid, String), AuthError> {
+pub async fn exchange_code(
+    db: &impl GenericClient,
+    auth_code: &str,
+    verifier: &str,
+) -> Result<(Uuid, String), AuthError> {
     let row = db
         .query_opt(
             "delete from auth.flow_state where auth_code = $1 \

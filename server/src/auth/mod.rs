@@ -81,7 +81,9 @@ impl AuthState {
 
     fn redirect_allowed(&self, url: &str) -> bool {
         let Ok(parsed) = url::Url::parse(url) else { return false };
-        if !matches!(parsed.scheme(), "http" | "https") && !self.config.uri_allow_list.iter().any(|a| url.starts_with(a)) {
+        if !matches!(parsed.scheme(), "http" | "https")
+            && !self.config.uri_allow_list.iter().any(|a| url.starts_with(a))
+        {
             return false;
         }
         if same_origin_prefix(url, &self.site_url) {
@@ -121,8 +123,14 @@ mod tests {
         ))
         .build()
         .unwrap();
-        AuthState::new(cli.config.auth, pool, &SecretString::from("s".repeat(40)), "http://api.test", "http://site.test")
-            .unwrap()
+        AuthState::new(
+            cli.config.auth,
+            pool,
+            &SecretString::from("s".repeat(40)),
+            "http://api.test",
+            "http://site.test",
+        )
+        .unwrap()
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub async fn hit(pool: &Pool, key: &str, limit: u64, window_secs: i64, error: Au
         .await?;
     let count: i32 = row.get(0);
     if row.get::<_, bool>(1) {
-        let _ = client.execute("delete from auth.rate_limits where window_start < now() - interval '2 hours'", &[]).await;
+        let _ =
+            client.execute("delete from auth.rate_limits where window_start < now() - interval '2 hours'", &[]).await;
     }
     if count as u64 > limit {
         return Err(error);

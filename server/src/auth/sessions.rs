@@ -146,7 +146,10 @@ pub async fn refresh(
     let age: f64 = row.get::<_, Option<f64>>(4).unwrap_or_default();
     let session_id = session_id.ok_or(AuthError::RefreshTokenNotFound)?;
     let session = db
-        .query_opt("select 1 from auth.sessions where id = $1 and (not_after is null or not_after > now())", &[&session_id])
+        .query_opt(
+            "select 1 from auth.sessions where id = $1 and (not_after is null or not_after > now())",
+            &[&session_id],
+        )
         .await?;
     if session.is_none() {
         return Err(AuthError::RefreshTokenNotFound);
@@ -212,7 +215,12 @@ impl Scope {
 }
 
 /// End sessions (their refresh tokens go with them).
-pub async fn logout(db: &impl GenericClient, user_id: Uuid, session_id: Option<Uuid>, scope: Scope) -> Result<u64, AuthError> {
+pub async fn logout(
+    db: &impl GenericClient,
+    user_id: Uuid,
+    session_id: Option<Uuid>,
+    scope: Scope,
+) -> Result<u64, AuthError> {
     let count = match (scope, session_id) {
         (Scope::Local, Some(id)) => db.execute("delete from auth.sessions where id = $1", &[&id]).await?,
         (Scope::Others, Some(id)) => {

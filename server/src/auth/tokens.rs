@@ -152,7 +152,7 @@ mod tests {
     fn pkce_s256_and_plain() {
         // RFC 7636 appendix B.
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGKSNO3WPM";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         assert!(pkce_matches("s256", challenge, verifier));
         assert!(!pkce_matches("s256", challenge, "other"));
         assert!(pkce_matches("plain", "abc", "abc"));

@@ -97,7 +97,11 @@ pub async fn list(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpR
         .json(json!({ "users": list.iter().map(User::to_json).collect::<Vec<_>>(), "aud": "authenticated" })))
 }
 
-pub async fn create(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn create(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     require_admin(&state, &req)?;
     let p: UserBody = json_body(&body)?;
     if p.email.is_none() && p.phone.is_some() {
@@ -125,13 +129,25 @@ pub async fn create(state: web::Data<AuthState>, req: HttpRequest, body: web::By
     if banned.is_some() {
         db.execute("update auth.users set banned_until = $2 where id = $1", &[&user.id, &banned]).await?;
     }
-    audit::log(db, Some(user.id), "service_role", "user_signedup", json!({"provider": "email", "by": "admin"}), &client_ip(&state, &req)).await;
+    audit::log(
+        db,
+        Some(user.id),
+        "service_role",
+        "user_signedup",
+        json!({"provider": "email", "by": "admin"}),
+        &client_ip(&state, &req),
+    )
+    .await;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
-pub async fn get(state: web::Data<AuthState>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, AuthError> {
+pub async fn get(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AuthError> {
     require_admin(&state, &req)?;
     let client = state.pool.get().await?;
     let user = users::by_id(&**client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
@@ -210,7 +226,15 @@ pub async fn delete(
     } else {
         client.execute("delete from auth.users where id = $1", &[&id]).await?;
     }
-    audit::log(&**client, Some(id), "service_role", "user_deleted", json!({"user_email": user.email_str()}), &client_ip(&state, &req)).await;
+    audit::log(
+        &**client,
+        Some(id),
+        "service_role",
+        "user_deleted",
+        json!({"user_email": user.email_str()}),
+        &client_ip(&state, &req),
+    )
+    .await;
     Ok(HttpResponse::Ok().json(json!({})))
 }
 
@@ -225,11 +249,16 @@ struct LinkBody {
     redirect_to: Option<String>,
 }
 
-pub async fn generate_link(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn generate_link(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     require_admin(&state, &req)?;
     let p: LinkBody = json_body(&body)?;
     let email = checked_email(p.email.as_deref())?;
-    let redirect = state.redirect_target(p.redirect_to.as_deref().or(query(&req).get("redirect_to").map(String::as_str)));
+    let redirect =
+        state.redirect_target(p.redirect_to.as_deref().or(query(&req).get("redirect_to").map(String::as_str)));
     let data = p.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
     let hash = match p.password.as_deref() {
         Some(plain) => {
@@ -298,7 +327,11 @@ struct InviteBody {
     data: Option<Value>,
 }
 
-pub async fn invite(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn invite(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     require_admin(&state, &req)?;
     let p: InviteBody = json_body(&body)?;
     let email = checked_email(p.email.as_deref())?;
@@ -323,7 +356,15 @@ pub async fn invite(state: web::Data<AuthState>, req: HttpRequest, body: web::By
         }
     };
     flows::send_link(&state, db, &user, LinkType::Invite, None, &redirect, false).await?;
-    audit::log(db, Some(user.id), "service_role", "user_invited", json!({"user_email": email}), &client_ip(&state, &req)).await;
+    audit::log(
+        db,
+        Some(user.id),
+        "service_role",
+        "user_invited",
+        json!({"user_email": email}),
+        &client_ip(&state, &req),
+    )
+    .await;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(user.to_json()))

@@ -14,6 +14,7 @@ pub async fn logout(state: web::Data<AuthState>, req: HttpRequest) -> Result<Htt
     let authed = require_user(&state, &req, &**client).await?;
     let ended = sessions::logout(&**client, authed.user.id, authed.session_id, scope).await?;
     let ip = client_ip(&state, &req);
-    audit::log(&**client, Some(authed.user.id), authed.user.email_str(), "logout", json!({"sessions": ended}), &ip).await;
+    audit::log(&**client, Some(authed.user.id), authed.user.email_str(), "logout", json!({"sessions": ended}), &ip)
+        .await;
     Ok(HttpResponse::NoContent().finish())
 }

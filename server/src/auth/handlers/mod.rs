@@ -38,5 +38,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/users/{id}", web::put().to(admin::update))
         .route("/admin/users/{id}", web::delete().to(admin::delete))
         .route("/admin/generate_link", web::post().to(admin::generate_link))
-        .default_service(web::to(|| async { Err::<actix_web::HttpResponse, _>(AuthError::NotFound("Not Found".into())) }));
+        .default_service(web::to(|| async {
+            Err::<actix_web::HttpResponse, _>(AuthError::NotFound("Not Found".into()))
+        }));
 }

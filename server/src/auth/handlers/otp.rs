@@ -36,7 +36,14 @@ struct Prepared {
 
 async fn prepare(state: &AuthState, req: &HttpRequest, body: &[u8]) -> Result<Prepared, AuthError> {
     let ip = client_ip(state, req);
-    rate_limit::hit(&state.pool, &format!("otp:{ip}"), state.config.rate_limit_otp, rate_limit::IP_WINDOW_SECS, AuthError::OverRequestRateLimit).await?;
+    rate_limit::hit(
+        &state.pool,
+        &format!("otp:{ip}"),
+        state.config.rate_limit_otp,
+        rate_limit::IP_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await?;
     let body: Body = json_body(body)?;
     let email = checked_email(body.email.as_deref())?;
     let challenge = flows::challenge(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
@@ -48,7 +55,11 @@ fn ok() -> HttpResponse {
     HttpResponse::Ok().json(json!({}))
 }
 
-pub async fn recover(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn recover(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     let p = prepare(&state, &req, &body).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
@@ -63,7 +74,11 @@ pub async fn recover(state: web::Data<AuthState>, req: HttpRequest, body: web::B
     Ok(ok())
 }
 
-pub async fn resend(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn resend(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     let p = prepare(&state, &req, &body).await?;
     let kind = p.body.kind.as_deref().unwrap_or_default();
     let mut client = state.pool.get().await?;

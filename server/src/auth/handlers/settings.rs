@@ -8,9 +8,31 @@ use crate::auth::AuthState;
 
 pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     let providers = [
-        "anonymous_users", "apple", "azure", "bitbucket", "discord", "facebook", "figma", "fly", "github", "gitlab",
-        "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack", "slack_oidc",
-        "workos", "twitch", "twitter", "zoom", "phone", "saml",
+        "anonymous_users",
+        "apple",
+        "azure",
+        "bitbucket",
+        "discord",
+        "facebook",
+        "figma",
+        "fly",
+        "github",
+        "gitlab",
+        "google",
+        "keycloak",
+        "kakao",
+        "linkedin",
+        "linkedin_oidc",
+        "notion",
+        "spotify",
+        "slack",
+        "slack_oidc",
+        "workos",
+        "twitch",
+        "twitter",
+        "zoom",
+        "phone",
+        "saml",
     ];
     let mut external = serde_json::Map::new();
     for p in providers {

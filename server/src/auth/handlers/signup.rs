@@ -36,12 +36,23 @@ pub fn checked_email(email: Option<&str>) -> Result<String, AuthError> {
     Ok(email)
 }
 
-pub async fn signup(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn signup(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     if state.config.disable_signup {
         return Err(AuthError::SignupDisabled);
     }
     let ip = client_ip(&state, &req);
-    rate_limit::hit(&state.pool, &format!("otp:{ip}"), state.config.rate_limit_otp, rate_limit::IP_WINDOW_SECS, AuthError::OverRequestRateLimit).await?;
+    rate_limit::hit(
+        &state.pool,
+        &format!("otp:{ip}"),
+        state.config.rate_limit_otp,
+        rate_limit::IP_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await?;
     let p: Body = json_body(&body)?;
     if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
         return Err(AuthError::Unprocessable("Phone signups are disabled".into()));

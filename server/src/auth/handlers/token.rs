@@ -105,7 +105,9 @@ async fn pkce_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> 
     let code = p.auth_code.unwrap_or_default();
     let verifier = p.code_verifier.unwrap_or_default();
     if code.is_empty() || verifier.is_empty() {
-        return Err(AuthError::Validation("invalid request: both auth code and code verifier should be non-empty".into()));
+        return Err(AuthError::Validation(
+            "invalid request: both auth code and code verifier should be non-empty".into(),
+        ));
     }
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;

@@ -29,7 +29,11 @@ struct Body {
     code_challenge_method: Option<String>,
 }
 
-pub async fn update(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+pub async fn update(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
     let p: Body = json_body(&body)?;
     let ip = client_ip(&state, &req);
     if p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
@@ -77,8 +81,11 @@ pub async fn update(state: web::Data<AuthState>, req: HttpRequest, body: web::By
         if state.config.mailer_autoconfirm {
             users::set_email(db, user.id, &email).await?;
         } else {
-            db.execute("update auth.users set email_change = $2, updated_at = now() where id = $1", &[&user.id, &email])
-                .await?;
+            db.execute(
+                "update auth.users set email_change = $2, updated_at = now() where id = $1",
+                &[&user.id, &email],
+            )
+            .await?;
             let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
             if let Some(challenge) = &challenge {
                 flows::save_flow_state(db, user.id, LinkType::EmailChange, challenge).await?;

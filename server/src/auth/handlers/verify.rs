@@ -58,8 +58,15 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
     let session = sessions::response(&state, db, &user, &issued).await?;
-    audit::log(db, Some(user.id), user.email_str(), "login", json!({"provider": "email", "type": link_type.name()}), &ip)
-        .await;
+    audit::log(
+        db,
+        Some(user.id),
+        user.email_str(),
+        "login",
+        json!({"provider": "email", "type": link_type.name()}),
+        &ip,
+    )
+    .await;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }
@@ -81,8 +88,15 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
         let (user, link_type) = flows::verify(&state, db, &types, &token).await?;
         if token.starts_with("pkce_") {
             if let Some(code) = flows::issue_auth_code(db, user.id, link_type).await? {
-                audit::log(db, Some(user.id), user.email_str(), "user_confirmation_requested", json!({"pkce": true}), &ip)
-                    .await;
+                audit::log(
+                    db,
+                    Some(user.id),
+                    user.email_str(),
+                    "user_confirmation_requested",
+                    json!({"pkce": true}),
+                    &ip,
+                )
+                .await;
                 tx.commit().await?;
                 let sep = if redirect.contains('?') { '&' } else { '?' };
                 let code = url::form_urlencoded::byte_serialize(code.as_bytes()).collect::<String>();
@@ -92,8 +106,15 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
         let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
         users::touch_sign_in(db, user.id).await?;
         let session = sessions::response(&state, db, &user, &issued).await?;
-        audit::log(db, Some(user.id), user.email_str(), "login", json!({"provider": "email", "type": link_type.name()}), &ip)
-            .await;
+        audit::log(
+            db,
+            Some(user.id),
+            user.email_str(),
+            "login",
+            json!({"provider": "email", "type": link_type.name()}),
+            &ip,
+        )
+        .await;
         tx.commit().await?;
         let fragment = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())

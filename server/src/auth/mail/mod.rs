@@ -50,7 +50,8 @@ impl Mailer {
         let transport = match &config.smtp_host {
             Some(host) if !host.is_empty() => {
                 let tls_params = TlsParameters::new(host.clone()).map_err(|e| format!("SMTP TLS: {e}"))?;
-                let tls = if config.smtp_port == 465 { Tls::Wrapper(tls_params) } else { Tls::Opportunistic(tls_params) };
+                let tls =
+                    if config.smtp_port == 465 { Tls::Wrapper(tls_params) } else { Tls::Opportunistic(tls_params) };
                 let mut builder =
                     AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(config.smtp_port).tls(tls);
                 if let Some(user) = config.smtp_user.as_ref().filter(|u| !u.is_empty()) {

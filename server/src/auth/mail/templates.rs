@@ -46,11 +46,15 @@ impl Kind {
 
     fn builtin(self) -> (&'static str, &'static str) {
         match self {
-            Kind::Confirmation => (include_str!("templates/confirmation.html"), include_str!("templates/confirmation.txt")),
+            Kind::Confirmation => {
+                (include_str!("templates/confirmation.html"), include_str!("templates/confirmation.txt"))
+            }
             Kind::Recovery => (include_str!("templates/recovery.html"), include_str!("templates/recovery.txt")),
             Kind::MagicLink => (include_str!("templates/magic_link.html"), include_str!("templates/magic_link.txt")),
             Kind::Invite => (include_str!("templates/invite.html"), include_str!("templates/invite.txt")),
-            Kind::EmailChange => (include_str!("templates/email_change.html"), include_str!("templates/email_change.txt")),
+            Kind::EmailChange => {
+                (include_str!("templates/email_change.html"), include_str!("templates/email_change.txt"))
+            }
         }
     }
 }
