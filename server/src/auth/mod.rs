@@ -12,6 +12,7 @@ pub mod error;
 pub mod flows;
 mod handlers;
 pub mod mail;
+pub mod mfa;
 pub mod password;
 pub mod rate_limit;
 pub mod request;

@@ -18,11 +18,12 @@ const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_password, u.ema
     u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, \
     u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, \
     (select coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, \
-        'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, \
-        'created_at', i.created_at, 'updated_at', i.updated_at, 'email', i.email) order by i.created_at), '[]') \
+        'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', to_char(i.last_sign_in_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+        'created_at', to_char(i.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'updated_at', to_char(i.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'email', i.email) order by i.created_at), '[]') \
      from auth.identities i where i.user_id = u.id) as identities, \
     (select json_agg(json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
-        'factor_type', f.factor_type, 'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) \
+        'factor_type', f.factor_type, 'status', f.status, 'created_at', to_char(f.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+        'updated_at', to_char(f.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')) \
         order by f.created_at) from auth.mfa_factors f where f.user_id = u.id) as factors";
 
 /// A row of `auth.users` as the API needs it.
