@@ -68,10 +68,12 @@ def main():
             sys.exit(f"{binary} is missing: run `cargo build --release -p server` first")
     cost = subprocess.run([COST], capture_output=True, text=True, check=True).stdout.strip()
     data_dir = tempfile.mkdtemp(prefix="bench-auth-")
+    os.chmod(data_dir, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
     env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(PORT), "DB_PORT": "0", "WEB_DIR": "/nonexistent",
            "RUST_LOG": "warn", "MAILER_AUTOCONFIRM": "true", "RATE_LIMIT_TOKEN_REFRESH": "0",
            "RATE_LIMIT_OTP": "0", "RATE_LIMIT_VERIFY": "0", "RATE_LIMIT_EMAIL_SENT": "0"}
-    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    log = open(os.path.join(data_dir, "server.log"), "w")
+    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     try:
         anon = None
         for line in server.stdout:
@@ -79,6 +81,8 @@ def main():
                 anon = line.split(": ", 1)[1].strip()
             if line.startswith("service_role key: "):
                 break
+        if anon is None:
+            sys.exit("the server did not start:\n" + open(os.path.join(data_dir, "server.log")).read())
         for _ in range(100):
             try:
                 request("GET", "/auth/v1/health")

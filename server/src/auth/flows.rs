@@ -11,9 +11,10 @@ use uuid::Uuid;
 
 use super::error::AuthError;
 use super::mail::{Kind, Vars};
+use super::one_time::{self, TokenColumn};
 use super::rate_limit;
 use super::tokens;
-use super::users::{self, TokenColumn, User};
+use super::users::{self, User};
 use super::AuthState;
 
 /// Seconds a PKCE auth code stays exchangeable (GoTrue's default flow state expiry).
@@ -116,7 +117,7 @@ pub async fn make_link(
 ) -> Result<Link, AuthError> {
     let otp = tokens::otp();
     let hashed_token = tokens::token_hash(&target.to_lowercase(), &otp);
-    users::set_token(db, user.id, link_type.column(), &hashed_token, &target.to_lowercase()).await?;
+    one_time::set_token(db, user.id, link_type.column(), &hashed_token, &target.to_lowercase()).await?;
     let token = if pkce { format!("pkce_{hashed_token}") } else { hashed_token.clone() };
     let mut link = url::Url::parse(&format!("{}/verify", state.issuer)).map_err(AuthError::internal)?;
     link.query_pairs_mut()
@@ -128,7 +129,7 @@ pub async fn make_link(
 
 /// Refuse a mail of this kind sent to the user less than `SMTP_MAX_FREQUENCY` seconds ago.
 pub fn check_spacing(state: &AuthState, user: &User, link_type: LinkType) -> Result<(), AuthError> {
-    let Some(sent) = users::sent_at(user, link_type.column()) else { return Ok(()) };
+    let Some(sent) = one_time::sent_at(user, link_type.column()) else { return Ok(()) };
     let wait = state.config.smtp_max_frequency as i64 - (Utc::now() - sent).num_seconds();
     if wait > 0 {
         return Err(AuthError::OverEmailSendRateLimit(format!(
@@ -183,13 +184,13 @@ pub async fn verify(
 ) -> Result<(User, LinkType), AuthError> {
     let hash = token_hash.strip_prefix("pkce_").unwrap_or(token_hash);
     for &link_type in types {
-        let Some(user) = users::by_token(db, link_type.column(), hash).await? else { continue };
-        let fresh = users::sent_at(&user, link_type.column())
+        let Some(user) = one_time::by_token(db, link_type.column(), hash).await? else { continue };
+        let fresh = one_time::sent_at(&user, link_type.column())
             .is_some_and(|sent| sent + Duration::seconds(state.config.mailer_otp_exp as i64) > Utc::now());
         if !fresh {
             return Err(AuthError::OtpExpired);
         }
-        users::clear_token(db, user.id, link_type.column()).await?;
+        one_time::clear_token(db, user.id, link_type.column()).await?;
         match link_type {
             LinkType::EmailChange => {
                 let new_email = user.email_change.clone().unwrap_or_default();

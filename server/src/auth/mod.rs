@@ -13,6 +13,7 @@ pub mod flows;
 mod handlers;
 pub mod mail;
 pub mod mfa;
+pub mod one_time;
 pub mod password;
 pub mod rate_limit;
 pub mod request;
