@@ -10,7 +10,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -70,3 +70,7 @@ fmt:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
+
+## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
+bench-rest: build
+	python3 scripts/bench_rest.py

@@ -68,12 +68,15 @@ pub async fn finish(tx: Transaction<'_>, req: &RestRequest, state: &RestState) -
 
 /// Prepare (cached) and run a statement returning rows.
 pub async fn query(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<Vec<Row>, RestError> {
+    // The statement text only (never the bound values, which may hold secrets).
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
     let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
     tx.query(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
 }
 
 /// Prepare (cached) and run a statement returning a row count.
 pub async fn execute(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<u64, RestError> {
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
     let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
     tx.execute(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
 }
