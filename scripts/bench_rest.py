@@ -145,7 +145,8 @@ def main():
                 f.seek(mark)
                 statements = [json.loads(l)["fields"]["sql"] for l in f if '"sql"' in l]
             sql = statements[-1]
-            values = params if params is not None else [body]
+            # The server binds an insert's body as a JSON array (a single object is wrapped).
+            values = params if params is not None else [body if body.startswith("[") else f"[{body}]"]
             for i, value in enumerate(values, start=1):
                 sql = sql.replace(f"${i}", "'" + value.replace("'", "''") + "'")
             read_only = "READ ONLY" if method == "GET" else "READ WRITE"

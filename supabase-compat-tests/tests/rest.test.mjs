@@ -271,6 +271,32 @@ describe('errors', () => {
   });
 });
 
+describe('more error codes', () => {
+  test('a range past the end with a count is 416 PGRST103', async () => {
+    const { error, status } = await db.from('cities').select('*', { count: 'exact' }).range(50, 60);
+    assert.equal(status, 416);
+    assert.equal(error.code, 'PGRST103');
+  });
+  test('an unavailable media type is PGRST107', async () => {
+    const { error, status } = await db.from('cities').select().geojson();
+    assert.equal(status, 406);
+    assert.equal(error.code, 'PGRST107');
+  });
+  test('aggregates are refused unless enabled (PGRST123)', async () => {
+    const { error } = await db.from('cities').select('population.sum()');
+    assert.equal(error.code, 'PGRST123');
+  });
+  test('maxAffected refuses and rolls back an update touching too many rows (PGRST124)', async () => {
+    ok(await db.from('items').insert([{ name: 'm1', qty: 1 }, { name: 'm2', qty: 1 }]));
+    const { error } = await db.from('items').update({ note: 'bulk' }).in('name', ['m1', 'm2']).maxAffected(1);
+    assert.equal(error.code, 'PGRST124');
+    const rows = ok(await db.from('items').select('note').in('name', ['m1', 'm2']));
+    assert.deepEqual(rows, [{ note: null }, { note: null }]);
+    const fine = await db.from('items').update({ note: 'one' }).eq('name', 'm1').maxAffected(1);
+    assert.equal(fine.error, null);
+  });
+});
+
 describe('rls and abort', () => {
   test('each user sees only their notes; anon sees none', async () => {
     const alice = '11111111-1111-4111-8111-111111111111';

@@ -18,7 +18,8 @@ fn request_pools(app: &TestApp) -> Pools {
 async fn query_as(app: &TestApp, caller: &Caller, sql: &str) -> Vec<tokio_postgres::Row> {
     let pools = request_pools(app);
     let mut client = pools.request.get().await.expect("request connection");
-    let info = RequestInfo { method: "GET".into(), path: "/test".into(), headers: json!({"x-test": "1"}), settings: vec![] };
+    let info =
+        RequestInfo { method: "GET".into(), path: "/test".into(), headers: json!({"x-test": "1"}), settings: vec![] };
     let tx = context::begin(&mut client, caller, &info, Access::ReadOnly).await.expect("begin");
     let rows = tx.query(sql, &[]).await.expect("query");
     tx.commit().await.expect("commit");

@@ -150,7 +150,8 @@ impl TestApp {
 
     /// A `/rest/v1` request with the anon key and, when given, a bearer token.
     pub fn rest_req(&self, method: reqwest::Method, path: &str, bearer: Option<&str>) -> reqwest::RequestBuilder {
-        let mut req = self.http.request(method, format!("{}/rest/v1{}", self.address, path)).header("apikey", &self.anon_key);
+        let mut req =
+            self.http.request(method, format!("{}/rest/v1{}", self.address, path)).header("apikey", &self.anon_key);
         if let Some(token) = bearer {
             req = req.bearer_auth(token);
         }
@@ -159,7 +160,9 @@ impl TestApp {
 
     /// A user access token for `sub` (role authenticated).
     pub fn user_token(&self, sub: &str) -> String {
-        self.sign(serde_json::json!({"sub": sub, "role": "authenticated", "aud": "authenticated", "exp": 4_000_000_000i64}))
+        self.sign(
+            serde_json::json!({"sub": sub, "role": "authenticated", "aud": "authenticated", "exp": 4_000_000_000i64}),
+        )
     }
 
     /// An HS256 token signed with this app's secret.

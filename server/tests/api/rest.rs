@@ -32,14 +32,17 @@ async fn json_of(res: reqwest::Response) -> (u16, Value) {
 async fn rls_with_auth_uid_shows_each_user_only_their_rows_over_http() {
     let app = notes_app().await;
     let alice = app.user_token(ALICE);
-    let (status, body) = json_of(app.rest_req(Method::GET, "/notes?select=body", Some(&alice)).send().await.unwrap()).await;
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/notes?select=body", Some(&alice)).send().await.unwrap()).await;
     assert_eq!(status, 200);
     assert_eq!(body, json!([{"body": "alice"}]));
 
     let (_, body) = json_of(app.rest_req(Method::GET, "/notes?select=body", None).send().await.unwrap()).await;
     assert_eq!(body, json!([]), "anon sees nothing");
 
-    let (_, body) = json_of(app.rest_req(Method::GET, "/notes?select=body&order=id", Some(&app.service_key)).send().await.unwrap()).await;
+    let (_, body) =
+        json_of(app.rest_req(Method::GET, "/notes?select=body&order=id", Some(&app.service_key)).send().await.unwrap())
+            .await;
     assert_eq!(body, json!([{"body": "alice"}, {"body": "bob"}]), "service_role bypasses RLS");
 }
 
@@ -47,22 +50,38 @@ async fn rls_with_auth_uid_shows_each_user_only_their_rows_over_http() {
 async fn a_policy_refusal_on_insert_is_a_403_for_users_and_401_for_anon() {
     let app = notes_app().await;
     let alice = app.user_token(ALICE);
-    let res = app.rest_req(Method::POST, "/notes", Some(&alice)).json(&json!({"id": 3, "owner": BOB, "body": "forged"})).send().await.unwrap();
+    let res = app
+        .rest_req(Method::POST, "/notes", Some(&alice))
+        .json(&json!({"id": 3, "owner": BOB, "body": "forged"}))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = json_of(res).await;
     assert_eq!(status, 403);
     assert_eq!(body["code"], "42501");
     let res = app.rest_req(Method::POST, "/notes", None).json(&json!({"id": 4, "owner": BOB})).send().await.unwrap();
     assert_eq!(res.status().as_u16(), 401);
     // Alice's own row is accepted and the default picks her id.
-    let res = app.rest_req(Method::POST, "/notes", Some(&alice)).json(&json!({"id": 5, "body": "mine"})).send().await.unwrap();
+    let res = app
+        .rest_req(Method::POST, "/notes", Some(&alice))
+        .json(&json!({"id": 5, "body": "mine"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status().as_u16(), 201);
 }
 
 #[tokio::test]
 async fn each_key_runs_as_its_role() {
     let app = notes_app().await;
-    for (token, role) in [(None, "anon"), (Some(app.user_token(ALICE)), "authenticated"), (Some(app.service_key.clone()), "service_role")] {
-        let (status, body) = json_of(app.rest_req(Method::POST, "/rpc/whoami", token.as_deref()).json(&json!({})).send().await.unwrap()).await;
+    for (token, role) in [
+        (None, "anon"),
+        (Some(app.user_token(ALICE)), "authenticated"),
+        (Some(app.service_key.clone()), "service_role"),
+    ] {
+        let (status, body) =
+            json_of(app.rest_req(Method::POST, "/rpc/whoami", token.as_deref()).json(&json!({})).send().await.unwrap())
+                .await;
         assert_eq!(status, 200);
         assert_eq!(body, json!(role));
     }
@@ -116,7 +135,8 @@ async fn hostile_identifiers_values_and_casts_are_never_executed() {
     assert_eq!(status, 200);
     assert_eq!(body, json!([{"id": 1}]), "the table and its row survived");
     // A value with quotes is bound and compared, not spliced.
-    let (_, body) = json_of(app.rest_req(Method::GET, "/victim?name=eq.a'%20or%20'1'='1", None).send().await.unwrap()).await;
+    let (_, body) =
+        json_of(app.rest_req(Method::GET, "/victim?name=eq.a'%20or%20'1'='1", None).send().await.unwrap()).await;
     assert_eq!(body, json!([]));
 }
 
@@ -148,7 +168,13 @@ async fn max_rows_caps_every_read() {
 async fn tx_rollback_is_honoured_only_when_allowed() {
     let app = spawn_app_with(|c| c.rest.tx_end = "commit-allow-override".into()).await;
     app.ddl("create table public.t (id int);").await;
-    let res = app.rest_req(Method::POST, "/t", None).header("Prefer", "tx=rollback, return=representation").json(&json!({"id": 1})).send().await.unwrap();
+    let res = app
+        .rest_req(Method::POST, "/t", None)
+        .header("Prefer", "tx=rollback, return=representation")
+        .json(&json!({"id": 1}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status().as_u16(), 201);
     assert!(res.headers()["preference-applied"].to_str().unwrap().contains("tx=rollback"));
     let (_, body) = json_of(app.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
@@ -156,7 +182,13 @@ async fn tx_rollback_is_honoured_only_when_allowed() {
 
     let strict = spawn_app().await;
     strict.ddl("create table public.t (id int);").await;
-    let res = strict.rest_req(Method::POST, "/t", None).header("Prefer", "tx=rollback").json(&json!({"id": 1})).send().await.unwrap();
+    let res = strict
+        .rest_req(Method::POST, "/t", None)
+        .header("Prefer", "tx=rollback")
+        .json(&json!({"id": 1}))
+        .send()
+        .await
+        .unwrap();
     assert!(res.headers().get("preference-applied").is_none_or(|v| !v.to_str().unwrap().contains("tx=")));
     let (_, body) = json_of(strict.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
     assert_eq!(body, json!([{"id": 1}]), "committed: override not allowed by default");
@@ -177,7 +209,8 @@ async fn the_pre_request_function_runs_in_each_request() {
     .await;
     let ok = app.rest_req(Method::GET, "/t", None).send().await.unwrap();
     assert_eq!(ok.status().as_u16(), 200);
-    let (status, body) = json_of(app.rest_req(Method::GET, "/t", None).header("x-blocked", "yes").send().await.unwrap()).await;
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/t", None).header("x-blocked", "yes").send().await.unwrap()).await;
     assert_eq!(status, 403);
     assert_eq!(body["message"], "blocked by pre-request");
 }
@@ -190,7 +223,8 @@ async fn the_anon_roles_statement_timeout_is_honoured() {
          do $$ begin execute format('alter role anon in database %I set statement_timeout = ''200ms''', current_database()); end $$;",
     )
     .await;
-    let (status, body) = json_of(app.rest_req(Method::POST, "/rpc/slow", None).json(&json!({})).send().await.unwrap()).await;
+    let (status, body) =
+        json_of(app.rest_req(Method::POST, "/rpc/slow", None).json(&json!({})).send().await.unwrap()).await;
     assert_eq!(body["code"], "57014", "statement timeout expected, got {status} {body}");
 }
 
@@ -231,7 +265,8 @@ async fn the_root_describes_the_schema_in_openapi() {
 async fn the_plan_is_returned_when_enabled() {
     let app = spawn_app_with(|c| c.rest.plan_enabled = true).await;
     app.ddl("create table public.t (id int);").await;
-    let res = app.rest_req(Method::GET, "/t", None).header("Accept", "application/vnd.pgrst.plan+json").send().await.unwrap();
+    let res =
+        app.rest_req(Method::GET, "/t", None).header("Accept", "application/vnd.pgrst.plan+json").send().await.unwrap();
     assert_eq!(res.status().as_u16(), 200);
     let body: Value = res.json().await.unwrap();
     assert!(body[0]["Plan"].is_object());
