@@ -119,6 +119,93 @@ pub struct Config {
 
     #[command(flatten)]
     pub rest: RestConfig,
+
+    #[command(flatten)]
+    pub auth: AuthConfig,
+}
+
+/// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.
+#[derive(Debug, Clone, Args)]
+pub struct AuthConfig {
+    /// Lifetime of access tokens, in seconds.
+    #[arg(long = "jwt-exp", env = "JWT_EXP", default_value_t = 3600)]
+    pub jwt_exp: u64,
+
+    /// Seconds during which a just-rotated refresh token may be reused (answering with the current token).
+    #[arg(long = "refresh-token-reuse-interval", env = "REFRESH_TOKEN_REUSE_INTERVAL", default_value_t = 10)]
+    pub refresh_token_reuse_interval: u64,
+
+    /// Refuse new sign-ups (existing users can still sign in; the admin API can still create users).
+    #[arg(long = "disable-signup", env = "DISABLE_SIGNUP", default_value_t = false, action = clap::ArgAction::Set)]
+    pub disable_signup: bool,
+
+    /// Confirm e-mail addresses at sign-up without sending a confirmation mail.
+    #[arg(long = "mailer-autoconfirm", env = "MAILER_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mailer_autoconfirm: bool,
+
+    /// Extra redirect targets allowed besides SITE_URL, comma-separated (a trailing `*` matches any suffix).
+    #[arg(long = "uri-allow-list", env = "URI_ALLOW_LIST", value_delimiter = ',')]
+    pub uri_allow_list: Vec<String>,
+
+    /// Shortest accepted password.
+    #[arg(long = "password-min-length", env = "PASSWORD_MIN_LENGTH", default_value_t = 6)]
+    pub password_min_length: usize,
+
+    /// Seconds an e-mailed link or code stays valid.
+    #[arg(long = "mailer-otp-exp", env = "MAILER_OTP_EXP", default_value_t = 86_400)]
+    pub mailer_otp_exp: u64,
+
+    /// Directory of templates replacing the built-in ones (`confirmation.html`, `confirmation.txt`, `recovery.html`, ...).
+    #[arg(long = "mailer-templates-dir", env = "MAILER_TEMPLATES_DIR")]
+    pub mailer_templates_dir: Option<PathBuf>,
+
+    /// SMTP server; when unset, mails go to the development inbox at `/inbox`.
+    #[arg(long = "smtp-host", env = "SMTP_HOST")]
+    pub smtp_host: Option<String>,
+
+    /// SMTP port (465: implicit TLS; otherwise STARTTLS when the server offers it).
+    #[arg(long = "smtp-port", env = "SMTP_PORT", default_value_t = 587)]
+    pub smtp_port: u16,
+
+    /// SMTP user name (no authentication when unset).
+    #[arg(long = "smtp-user", env = "SMTP_USER")]
+    pub smtp_user: Option<String>,
+
+    /// SMTP password.
+    #[arg(long = "smtp-pass", env = "SMTP_PASS", hide_env_values = true, value_parser = secret)]
+    pub smtp_pass: Option<SecretString>,
+
+    /// Sender address of auth mails.
+    #[arg(long = "smtp-admin-email", env = "SMTP_ADMIN_EMAIL", default_value = "noreply@localhost")]
+    pub smtp_admin_email: String,
+
+    /// Sender display name of auth mails.
+    #[arg(long = "smtp-sender-name", env = "SMTP_SENDER_NAME", default_value = "Supabase Auth")]
+    pub smtp_sender_name: String,
+
+    /// Smallest spacing, in seconds, between two mails of the same kind to one user.
+    #[arg(long = "smtp-max-frequency", env = "SMTP_MAX_FREQUENCY", default_value_t = 60)]
+    pub smtp_max_frequency: u64,
+
+    /// Mails the whole server may send per hour.
+    #[arg(long = "rate-limit-email-sent", env = "RATE_LIMIT_EMAIL_SENT", default_value_t = 360)]
+    pub rate_limit_email_sent: u64,
+
+    /// `/token` requests (sign-in, refresh, PKCE) per IP address per 5 minutes.
+    #[arg(long = "rate-limit-token-refresh", env = "RATE_LIMIT_TOKEN_REFRESH", default_value_t = 150)]
+    pub rate_limit_token_refresh: u64,
+
+    /// `/verify` requests per IP address per 5 minutes.
+    #[arg(long = "rate-limit-verify", env = "RATE_LIMIT_VERIFY", default_value_t = 30)]
+    pub rate_limit_verify: u64,
+
+    /// Sign-up, `/otp`, `/recover` and `/resend` requests per IP address per 5 minutes.
+    #[arg(long = "rate-limit-otp", env = "RATE_LIMIT_OTP", default_value_t = 30)]
+    pub rate_limit_otp: u64,
+
+    /// Header holding the client IP (e.g. `X-Forwarded-For` behind a proxy); unset: the peer address.
+    #[arg(long = "rate-limit-header", env = "RATE_LIMIT_HEADER")]
+    pub rate_limit_header: Option<String>,
 }
 
 /// Settings of `/rest/v1`, under PostgREST's own environment names.
@@ -226,5 +313,14 @@ mod tests {
         assert_eq!(cli.config.rest.schemas, vec!["api", "public"]);
         assert_eq!(cli.config.rest.role_claim_path(), vec!["app_metadata", "role"]);
         assert_eq!(cli.config.rest.anon(), Some("anon"));
+    }
+
+    #[test]
+    fn auth_settings_have_gotrue_defaults() {
+        let cli = Cli::parse_from(["server", "--uri-allow-list", "http://a.test/*,http://b.test"]);
+        assert_eq!(cli.config.auth.jwt_exp, 3600);
+        assert_eq!(cli.config.auth.password_min_length, 6);
+        assert_eq!(cli.config.auth.refresh_token_reuse_interval, 10);
+        assert_eq!(cli.config.auth.uri_allow_list, vec!["http://a.test/*", "http://b.test"]);
     }
 }

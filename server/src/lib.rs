@@ -3,6 +3,7 @@
 //!
 //! The binary (`main.rs`) only parses configuration and calls [`startup::Application::build`].
 
+pub mod auth;
 pub mod config;
 pub mod db;
 pub mod gate;

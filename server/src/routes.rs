@@ -9,5 +9,13 @@ use crate::gate;
 
 /// Mount every surface.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    // GoTrue endpoints authenticate their Bearer token themselves: no API-key gate here.
+    cfg.service(
+        web::scope("/auth/v1")
+            .wrap(from_fn(crate::auth::error::api_version_middleware))
+            .configure(crate::auth::configure),
+    );
+    // The development inbox (answers 404 when SMTP is configured).
+    cfg.configure(crate::auth::mail::inbox::configure);
     cfg.service(web::scope("/rest/v1").wrap(from_fn(gate::middleware)).configure(crate::rest::configure));
 }

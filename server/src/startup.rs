@@ -14,6 +14,7 @@ use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use secrecy::SecretString;
 
+use crate::auth::AuthState;
 use crate::config::Config;
 use crate::db::embedded::{EmbeddedError, EmbeddedPostgres};
 use crate::db::{migrate, PoolError, Pools, AUTHENTICATOR};
@@ -74,6 +75,7 @@ pub struct AppState {
     pub pools: Pools,
     pub external_url: String,
     pub rest: web::Data<RestState>,
+    pub auth: web::Data<AuthState>,
 }
 
 /// Where the database is, and the embedded cluster when the server runs one.
@@ -147,7 +149,18 @@ impl Application {
             .map_err(|e| StartupError::Setup(e.to_string()))?;
         crate::rest::spawn_listener(rest.clone(), database.url.clone());
         let rest = web::Data::new(rest);
-        let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url, rest: rest.clone() });
+        let auth = web::Data::new(
+            AuthState::new(config.auth.clone(), pools.admin.clone(), &keys.jwt_secret, &external_url, &config.site_url)
+                .map_err(StartupError::Setup)?,
+        );
+        let state = web::Data::new(AppState {
+            config: config.clone(),
+            keys,
+            pools,
+            external_url,
+            rest: rest.clone(),
+            auth: auth.clone(),
+        });
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
         let server = HttpServer::new(move || {
@@ -155,6 +168,7 @@ impl Application {
                 .app_data(app_state.clone())
                 .app_data(gate.clone())
                 .app_data(rest.clone())
+                .app_data(auth.clone())
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))

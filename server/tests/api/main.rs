@@ -1,6 +1,7 @@
 //! Integration tests of the server: one binary, each test on a fresh database cloned from a
 //! migrated template, talking to the real server over HTTP.
 
+mod auth;
 mod foundation;
 mod helpers;
 mod rest;

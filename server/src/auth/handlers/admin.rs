@@ -1,0 +1,371 @@
+//! The admin API for the `service_role` key: `/admin/users` (list with `X-Total-Count` and
+//! `Link`, create, read, update, delete), `/admin/generate_link` and `/invite`. Any other role
+//! gets 403 `not_admin`. Admin-created users may carry a bcrypt or argon2 `password_hash`.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{Duration, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::signup::checked_email;
+use crate::auth::error::AuthError;
+use crate::auth::flows::{self, LinkType};
+use crate::auth::request::{client_ip, json_body, query, require_admin};
+use crate::auth::users::{self, NewUser, User};
+use crate::auth::{audit, password, sessions, AuthState};
+
+#[derive(Debug, Default, Deserialize)]
+struct UserBody {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+    password_hash: Option<String>,
+    email_confirm: Option<bool>,
+    user_metadata: Option<Value>,
+    app_metadata: Option<Value>,
+    role: Option<String>,
+    ban_duration: Option<String>,
+    should_soft_delete: Option<bool>,
+}
+
+fn user_id(path: &str) -> Result<Uuid, AuthError> {
+    Uuid::parse_str(path).map_err(|_| AuthError::NotFoundUser)
+}
+
+/// A password, checked and hashed, or an imported hash.
+async fn password_hash(state: &AuthState, p: &UserBody) -> Result<Option<String>, AuthError> {
+    if let Some(hash) = p.password_hash.as_deref().filter(|h| !h.is_empty()) {
+        if !password::is_supported_hash(hash) {
+            return Err(AuthError::Validation("Invalid password hash: only bcrypt and argon2 are supported".into()));
+        }
+        return Ok(Some(hash.to_string()));
+    }
+    match p.password.as_deref() {
+        Some(plain) => {
+            password::check_strength(plain, state.config.password_min_length)?;
+            Ok(Some(password::hash(plain.to_string()).await?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Parse a ban duration (`none`, or Go-style `1h30m`, `90s`, `24h`).
+fn ban_until(value: &str) -> Result<Option<chrono::DateTime<Utc>>, AuthError> {
+    if value == "none" {
+        return Ok(None);
+    }
+    let invalid = || AuthError::Validation("invalid format for ban duration".into());
+    let mut total = 0i64;
+    let mut number = String::new();
+    for c in value.chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let n: i64 = number.parse().map_err(|_| invalid())?;
+        number.clear();
+        total += n * match c {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(invalid()),
+        };
+    }
+    if !number.is_empty() || total <= 0 {
+        return Err(invalid());
+    }
+    Ok(Some(Utc::now() + Duration::seconds(total)))
+}
+
+pub async fn list(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let q = query(&req);
+    let page = q.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(1);
+    let per_page = q.get("per_page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(50).min(1000);
+    let client = state.pool.get().await?;
+    let (list, total) = users::page(&**client, page, per_page).await?;
+    let last = ((total + per_page - 1) / per_page).max(1);
+    let mut links = Vec::new();
+    if page < last {
+        links.push(format!("</admin/users?page={}&per_page={per_page}>; rel=\"next\"", page + 1));
+    }
+    links.push(format!("</admin/users?page={last}&per_page={per_page}>; rel=\"last\""));
+    Ok(HttpResponse::Ok()
+        .insert_header(("X-Total-Count", total.to_string()))
+        .insert_header(("Link", links.join(", ")))
+        .json(json!({ "users": list.iter().map(User::to_json).collect::<Vec<_>>(), "aud": "authenticated" })))
+}
+
+pub async fn create(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let p: UserBody = json_body(&body)?;
+    if p.email.is_none() && p.phone.is_some() {
+        return Err(AuthError::Unprocessable("Phone users are not supported".into()));
+    }
+    let email = checked_email(p.email.as_deref())?;
+    let hash = password_hash(&state, &p).await?;
+    let banned = match p.ban_duration.as_deref() {
+        Some(d) => ban_until(d)?,
+        None => None,
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let new = NewUser {
+        email: email.clone(),
+        encrypted_password: hash,
+        user_metadata: p.user_metadata.clone().filter(Value::is_object).unwrap_or_else(|| json!({})),
+        app_metadata: p.app_metadata.clone().filter(Value::is_object).unwrap_or_else(|| json!({})),
+        confirmed: p.email_confirm.unwrap_or(false),
+        role: p.role.clone().unwrap_or_else(|| "authenticated".into()),
+        invited: false,
+    };
+    let user = users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?;
+    if banned.is_some() {
+        db.execute("update auth.users set banned_until = $2 where id = $1", &[&user.id, &banned]).await?;
+    }
+    audit::log(
+        db,
+        Some(user.id),
+        "service_role",
+        "user_signedup",
+        json!({"provider": "email", "by": "admin"}),
+        &client_ip(&state, &req),
+    )
+    .await;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+pub async fn get(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let client = state.pool.get().await?;
+    let user = users::by_id(&**client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+pub async fn update(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let id = user_id(&path)?;
+    let p: UserBody = json_body(&body)?;
+    let hash = password_hash(&state, &p).await?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
+    if let Some(email) = p.email.as_deref().filter(|e| !e.trim().is_empty()) {
+        let email = checked_email(Some(email))?;
+        if email != user.email_str() && !users::set_email(db, id, &email).await? {
+            return Err(AuthError::EmailExists);
+        }
+    }
+    if let Some(hash) = &hash {
+        users::set_password(db, id, hash).await?;
+    }
+    if p.email_confirm == Some(true) {
+        users::confirm_email(db, id).await?;
+    }
+    if let Some(meta) = p.user_metadata.as_ref().filter(|m| m.is_object()) {
+        users::merge_metadata(db, id, false, meta).await?;
+    }
+    if let Some(meta) = p.app_metadata.as_ref().filter(|m| m.is_object()) {
+        users::merge_metadata(db, id, true, meta).await?;
+    }
+    if let Some(role) = p.role.as_deref() {
+        db.execute("update auth.users set role = $2, updated_at = now() where id = $1", &[&id, &role]).await?;
+    }
+    if let Some(duration) = p.ban_duration.as_deref() {
+        let until = ban_until(duration)?;
+        db.execute("update auth.users set banned_until = $2, updated_at = now() where id = $1", &[&id, &until]).await?;
+        if until.is_some() {
+            sessions::logout(db, id, None, sessions::Scope::Global).await?;
+        }
+    }
+    audit::log(db, Some(id), "service_role", "user_modified", json!({"by": "admin"}), &client_ip(&state, &req)).await;
+    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+pub async fn delete(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let id = user_id(&path)?;
+    let p: UserBody = json_body(&body)?;
+    let client = state.pool.get().await?;
+    let user = users::by_id(&**client, id).await?.ok_or(AuthError::NotFoundUser)?;
+    if p.should_soft_delete.unwrap_or(false) {
+        client.execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
+        client
+            .execute(
+                "update auth.users set deleted_at = now(), email = null, encrypted_password = '', \
+                     raw_app_meta_data = '{}', raw_user_meta_data = '{}', updated_at = now() where id = $1",
+                &[&id],
+            )
+            .await?;
+        client.execute("delete from auth.identities where user_id = $1", &[&id]).await?;
+    } else {
+        client.execute("delete from auth.users where id = $1", &[&id]).await?;
+    }
+    audit::log(
+        &**client,
+        Some(id),
+        "service_role",
+        "user_deleted",
+        json!({"user_email": user.email_str()}),
+        &client_ip(&state, &req),
+    )
+    .await;
+    Ok(HttpResponse::Ok().json(json!({})))
+}
+
+#[derive(Debug, Deserialize)]
+struct LinkBody {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    email: Option<String>,
+    password: Option<String>,
+    data: Option<Value>,
+    new_email: Option<String>,
+    redirect_to: Option<String>,
+}
+
+pub async fn generate_link(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let p: LinkBody = json_body(&body)?;
+    let email = checked_email(p.email.as_deref())?;
+    let redirect =
+        state.redirect_target(p.redirect_to.as_deref().or(query(&req).get("redirect_to").map(String::as_str)));
+    let data = p.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
+    let hash = match p.password.as_deref() {
+        Some(plain) => {
+            password::check_strength(plain, state.config.password_min_length)?;
+            Some(password::hash(plain.to_string()).await?)
+        }
+        None => None,
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let existing = users::by_email(db, &email).await?;
+    let kind = p.kind.as_deref().unwrap_or_default();
+    let (user, link_type, target) = match kind {
+        "signup" | "invite" => {
+            let user = match existing {
+                Some(user) if user.is_confirmed() => return Err(AuthError::EmailExists),
+                Some(user) => user,
+                None => {
+                    let new = NewUser {
+                        email: email.clone(),
+                        encrypted_password: hash,
+                        user_metadata: data,
+                        app_metadata: json!({}),
+                        confirmed: false,
+                        role: "authenticated".into(),
+                        invited: kind == "invite",
+                    };
+                    users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?
+                }
+            };
+            (user, if kind == "invite" { LinkType::Invite } else { LinkType::Signup }, email.clone())
+        }
+        "magiclink" | "recovery" => {
+            let user = existing.ok_or(AuthError::NotFoundUser)?;
+            (user, if kind == "recovery" { LinkType::Recovery } else { LinkType::MagicLink }, email.clone())
+        }
+        "email_change_current" | "email_change_new" => {
+            let user = existing.ok_or(AuthError::NotFoundUser)?;
+            let new_email = checked_email(p.new_email.as_deref())?;
+            if users::by_email(db, &new_email).await?.is_some() {
+                return Err(AuthError::EmailExists);
+            }
+            db.execute("update auth.users set email_change = $2 where id = $1", &[&user.id, &new_email]).await?;
+            (user, LinkType::EmailChange, new_email)
+        }
+        other => return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}"))),
+    };
+    let link = flows::make_link(&state, db, &user, link_type, &target, &redirect, false).await?;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
+    tx.commit().await?;
+    let mut out = user.to_json();
+    if let Value::Object(map) = &mut out {
+        map.insert("action_link".into(), json!(link.action_link));
+        map.insert("email_otp".into(), json!(link.otp));
+        map.insert("hashed_token".into(), json!(link.hashed_token));
+        map.insert("redirect_to".into(), json!(link.redirect_to));
+        map.insert("verification_type".into(), json!(link_type.name()));
+    }
+    Ok(HttpResponse::Ok().json(out))
+}
+
+#[derive(Debug, Deserialize)]
+struct InviteBody {
+    email: Option<String>,
+    data: Option<Value>,
+}
+
+pub async fn invite(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    require_admin(&state, &req)?;
+    let p: InviteBody = json_body(&body)?;
+    let email = checked_email(p.email.as_deref())?;
+    let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let user = match users::by_email(db, &email).await? {
+        Some(user) if user.is_confirmed() => return Err(AuthError::EmailExists),
+        Some(user) => user,
+        None => {
+            let new = NewUser {
+                email: email.clone(),
+                encrypted_password: None,
+                user_metadata: p.data.filter(Value::is_object).unwrap_or_else(|| json!({})),
+                app_metadata: json!({}),
+                confirmed: false,
+                role: "authenticated".into(),
+                invited: true,
+            };
+            users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?
+        }
+    };
+    flows::send_link(&state, db, &user, LinkType::Invite, None, &redirect, false).await?;
+    audit::log(
+        db,
+        Some(user.id),
+        "service_role",
+        "user_invited",
+        json!({"user_email": email}),
+        &client_ip(&state, &req),
+    )
+    .await;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}

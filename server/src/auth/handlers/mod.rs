@@ -1,0 +1,44 @@
+//! The `/auth/v1` endpoints, one file per group; each parses, checks limits, runs its work in
+//! one transaction on the admin pool and answers in GoTrue's shapes. No SQL lives here beyond
+//! calls into `users`, `sessions` and `flows`.
+
+mod admin;
+mod logout;
+mod otp;
+mod settings;
+mod signup;
+mod token;
+mod user;
+mod verify;
+
+use actix_web::web;
+
+use super::error::AuthError;
+
+/// Mount every endpoint.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/signup", web::post().to(signup::signup))
+        .route("/token", web::post().to(token::token))
+        .route("/user", web::get().to(user::get))
+        .route("/user", web::put().to(user::update))
+        .route("/logout", web::post().to(logout::logout))
+        .route("/recover", web::post().to(otp::recover))
+        .route("/resend", web::post().to(otp::resend))
+        .route("/otp", web::post().to(otp::otp))
+        .route("/magiclink", web::post().to(otp::otp))
+        .route("/verify", web::get().to(verify::get))
+        .route("/verify", web::post().to(verify::post))
+        .route("/settings", web::get().to(settings::settings))
+        .route("/health", web::get().to(settings::health))
+        .route("/.well-known/jwks.json", web::get().to(settings::jwks))
+        .route("/invite", web::post().to(admin::invite))
+        .route("/admin/users", web::get().to(admin::list))
+        .route("/admin/users", web::post().to(admin::create))
+        .route("/admin/users/{id}", web::get().to(admin::get))
+        .route("/admin/users/{id}", web::put().to(admin::update))
+        .route("/admin/users/{id}", web::delete().to(admin::delete))
+        .route("/admin/generate_link", web::post().to(admin::generate_link))
+        .default_service(web::to(|| async {
+            Err::<actix_web::HttpResponse, _>(AuthError::NotFound("Not Found".into()))
+        }));
+}

@@ -1,0 +1,155 @@
+//! Endpoints that mail a link: `POST /recover` (password reset), `POST /resend` (signup or
+//! e-mail change mail again) and `POST /otp` (magic link, creating the user unless told not to).
+//!
+//! They answer `{}` whether or not the address has an account, so they cannot be used to
+//! learn which addresses exist; the per-user spacing and the hourly mail limit still apply.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::signup::checked_email;
+use crate::auth::error::AuthError;
+use crate::auth::flows::{self, Challenge, LinkType};
+use crate::auth::request::{client_ip, json_body, query};
+use crate::auth::users::{self, NewUser};
+use crate::auth::{audit, rate_limit, AuthState};
+
+#[derive(Debug, Deserialize)]
+struct Body {
+    email: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    create_user: Option<bool>,
+    data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+}
+
+struct Prepared {
+    ip: String,
+    email: String,
+    redirect: String,
+    challenge: Option<Challenge>,
+    body: Body,
+}
+
+async fn prepare(state: &AuthState, req: &HttpRequest, body: &[u8]) -> Result<Prepared, AuthError> {
+    let ip = client_ip(state, req);
+    rate_limit::hit(
+        &state.pool,
+        &format!("otp:{ip}"),
+        state.config.rate_limit_otp,
+        rate_limit::IP_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await?;
+    let body: Body = json_body(body)?;
+    let email = checked_email(body.email.as_deref())?;
+    let challenge = flows::challenge(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
+    let redirect = state.redirect_target(query(req).get("redirect_to").map(String::as_str));
+    Ok(Prepared { ip, email, redirect, challenge, body })
+}
+
+fn ok() -> HttpResponse {
+    HttpResponse::Ok().json(json!({}))
+}
+
+pub async fn recover(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    let p = prepare(&state, &req, &body).await?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
+    if let Some(challenge) = &p.challenge {
+        flows::save_flow_state(db, user.id, LinkType::Recovery, challenge).await?;
+    }
+    flows::send_link(&state, db, &user, LinkType::Recovery, None, &p.redirect, p.challenge.is_some()).await?;
+    audit::log(db, Some(user.id), &p.email, "user_recovery_requested", json!({}), &p.ip).await;
+    tx.commit().await?;
+    Ok(ok())
+}
+
+pub async fn resend(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    let p = prepare(&state, &req, &body).await?;
+    let kind = p.body.kind.as_deref().unwrap_or_default();
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    match kind {
+        "signup" => {
+            let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
+            if user.is_confirmed() {
+                return Ok(ok());
+            }
+            flows::send_link(&state, db, &user, LinkType::Signup, None, &p.redirect, false).await?;
+            audit::log(db, Some(user.id), &p.email, "user_confirmation_requested", json!({}), &p.ip).await;
+        }
+        "email_change" => {
+            let user = match users::by_email(db, &p.email).await? {
+                Some(user) => Some(user),
+                None => {
+                    let row = db
+                        .query_opt("select id from auth.users where email_change = lower($1) limit 1", &[&p.email])
+                        .await?;
+                    match row {
+                        Some(row) => users::by_id(db, row.get(0)).await?,
+                        None => None,
+                    }
+                }
+            };
+            let Some(user) = user else { return Ok(ok()) };
+            let Some(target) = user.email_change.clone().filter(|e| !e.is_empty()) else { return Ok(ok()) };
+            flows::send_link(&state, db, &user, LinkType::EmailChange, Some(&target), &p.redirect, false).await?;
+        }
+        other => return Err(AuthError::Validation(format!("Unsupported resend type {other:?}"))),
+    }
+    tx.commit().await?;
+    Ok(ok())
+}
+
+pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+    let p = prepare(&state, &req, &body).await?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let user = match users::by_email(db, &p.email).await? {
+        Some(user) => user,
+        None => {
+            if !p.body.create_user.unwrap_or(true) {
+                return Err(AuthError::OtpSignupDisabled);
+            }
+            if state.config.disable_signup {
+                return Err(AuthError::SignupDisabled);
+            }
+            let new = NewUser {
+                email: p.email.clone(),
+                encrypted_password: None,
+                user_metadata: p.body.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({})),
+                app_metadata: json!({}),
+                confirmed: false,
+                role: "authenticated".into(),
+                invited: false,
+            };
+            let user = users::insert(db, &new).await?.ok_or(AuthError::UserAlreadyExists)?;
+            audit::log(db, Some(user.id), &p.email, "user_signedup", json!({"provider": "email"}), &p.ip).await;
+            user
+        }
+    };
+    let link_type = if user.is_confirmed() { LinkType::MagicLink } else { LinkType::Signup };
+    if let Some(challenge) = &p.challenge {
+        flows::save_flow_state(db, user.id, link_type, challenge).await?;
+    }
+    flows::send_link(&state, db, &user, link_type, None, &p.redirect, p.challenge.is_some()).await?;
+    audit::log(db, Some(user.id), &p.email, "user_recovery_requested", json!({"magiclink": true}), &p.ip).await;
+    tx.commit().await?;
+    Ok(ok())
+}

@@ -1,0 +1,65 @@
+//! `GET /settings` (what this server allows), `GET /health` and `GET /.well-known/jwks.json`.
+
+use actix_web::{web, HttpResponse};
+use serde_json::json;
+
+use crate::auth::error::AuthError;
+use crate::auth::AuthState;
+
+pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
+    let providers = [
+        "anonymous_users",
+        "apple",
+        "azure",
+        "bitbucket",
+        "discord",
+        "facebook",
+        "figma",
+        "fly",
+        "github",
+        "gitlab",
+        "google",
+        "keycloak",
+        "kakao",
+        "linkedin",
+        "linkedin_oidc",
+        "notion",
+        "spotify",
+        "slack",
+        "slack_oidc",
+        "workos",
+        "twitch",
+        "twitter",
+        "zoom",
+        "phone",
+        "saml",
+    ];
+    let mut external = serde_json::Map::new();
+    for p in providers {
+        external.insert(p.into(), json!(false));
+    }
+    external.insert("email".into(), json!(true));
+    HttpResponse::Ok().json(json!({
+        "external": external,
+        "disable_signup": state.config.disable_signup,
+        "mailer_autoconfirm": state.config.mailer_autoconfirm,
+        "phone_autoconfirm": false,
+        "sms_provider": "",
+        "saml_enabled": false,
+    }))
+}
+
+pub async fn health(state: web::Data<AuthState>) -> Result<HttpResponse, AuthError> {
+    let client = state.pool.get().await?;
+    client.query_one("select 1", &[]).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "name": "GoTrue",
+        "description": "GoTrue is a user registration and authentication API",
+    })))
+}
+
+/// Access tokens are HS256 (a shared secret): there is no public key to publish.
+pub async fn jwks() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "keys": [] }))
+}

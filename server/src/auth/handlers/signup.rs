@@ -1,0 +1,141 @@
+//! `POST /signup`: a new user with e-mail and password. With confirmations on, the answer is
+//! the user (no session) and a confirmation mail is sent; with `MAILER_AUTOCONFIRM`, a session.
+//! An address that already has a confirmed account answers like a new sign-up with a made-up
+//! user (no account enumeration), as GoTrue does.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::auth::error::AuthError;
+use crate::auth::flows::{self, LinkType};
+use crate::auth::request::{client_info, client_ip, json_body, query};
+use crate::auth::users::{self, time, NewUser};
+use crate::auth::{audit, password, rate_limit, sessions, AuthState};
+
+#[derive(Debug, Deserialize)]
+struct Body {
+    email: Option<String>,
+    password: Option<String>,
+    phone: Option<String>,
+    data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+}
+
+/// Check an address as GoTrue does and return it lower-case.
+pub fn checked_email(email: Option<&str>) -> Result<String, AuthError> {
+    let email = email.map(str::trim).unwrap_or_default().to_lowercase();
+    if email.is_empty() {
+        return Err(AuthError::Validation("To signup, please provide your email".into()));
+    }
+    if !users::valid_email(&email) {
+        return Err(AuthError::Validation("Unable to validate email address: invalid format".into()));
+    }
+    Ok(email)
+}
+
+pub async fn signup(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    if state.config.disable_signup {
+        return Err(AuthError::SignupDisabled);
+    }
+    let ip = client_ip(&state, &req);
+    rate_limit::hit(
+        &state.pool,
+        &format!("otp:{ip}"),
+        state.config.rate_limit_otp,
+        rate_limit::IP_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await?;
+    let p: Body = json_body(&body)?;
+    if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
+        return Err(AuthError::Unprocessable("Phone signups are disabled".into()));
+    }
+    let email = checked_email(p.email.as_deref())?;
+    let plain = p.password.unwrap_or_default();
+    if plain.is_empty() {
+        return Err(AuthError::Unprocessable("Signup requires a valid password".into()));
+    }
+    password::check_strength(&plain, state.config.password_min_length)?;
+    let challenge = flows::challenge(p.code_challenge.as_deref(), p.code_challenge_method.as_deref())?;
+    let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
+    let data = match p.data {
+        Some(Value::Object(map)) => Value::Object(map),
+        _ => json!({}),
+    };
+    let hash = password::hash(plain).await?;
+
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let autoconfirm = state.config.mailer_autoconfirm;
+    let existing = users::by_email(db, &email).await?;
+    let user = match existing {
+        Some(user) if user.is_confirmed() => {
+            if autoconfirm {
+                return Err(AuthError::UserAlreadyExists);
+            }
+            audit::log(db, Some(user.id), &email, "user_repeated_signup", json!({"provider": "email"}), &ip).await;
+            tx.commit().await?;
+            return Ok(HttpResponse::Ok().json(obfuscated_user(&email, &data)));
+        }
+        Some(user) => user,
+        None => {
+            let new = NewUser {
+                email: email.clone(),
+                encrypted_password: Some(hash),
+                user_metadata: data.clone(),
+                app_metadata: json!({}),
+                confirmed: autoconfirm,
+                role: "authenticated".into(),
+                invited: false,
+            };
+            let user = users::insert(db, &new).await?.ok_or(AuthError::UserAlreadyExists)?;
+            audit::log(db, Some(user.id), &email, "user_signedup", json!({"provider": "email"}), &ip).await;
+            user
+        }
+    };
+    if autoconfirm {
+        let issued = sessions::create(db, user.id, "password", &client_info(&state, &req)).await?;
+        users::touch_sign_in(db, user.id).await?;
+        let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
+        let session = sessions::response(&state, db, &user, &issued).await?;
+        audit::log(db, Some(user.id), &email, "login", json!({"provider": "email"}), &ip).await;
+        tx.commit().await?;
+        return Ok(HttpResponse::Ok().json(session));
+    }
+    if let Some(challenge) = &challenge {
+        flows::save_flow_state(db, user.id, LinkType::Signup, challenge).await?;
+    }
+    flows::send_link(&state, db, &user, LinkType::Signup, None, &redirect, challenge.is_some()).await?;
+    audit::log(db, Some(user.id), &email, "user_confirmation_requested", json!({"provider": "email"}), &ip).await;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+/// What GoTrue answers for an address that already has a confirmed account: a user with a
+/// fresh id, no identities and the submitted metadata.
+fn obfuscated_user(email: &str, data: &Value) -> Value {
+    let now = time(Utc::now());
+    json!({
+        "id": uuid::Uuid::new_v4(),
+        "aud": "authenticated",
+        "role": "",
+        "email": email,
+        "phone": "",
+        "confirmation_sent_at": now,
+        "app_metadata": {"provider": "email", "providers": ["email"]},
+        "user_metadata": data,
+        "identities": [],
+        "created_at": now,
+        "updated_at": now,
+        "is_anonymous": false,
+    })
+}

@@ -1,0 +1,147 @@
+//! `/verify`: checking mailed tokens. `POST` (supabase-js `verifyOtp`) takes `token_hash` +
+//! `type`, or the six-digit `token` + `email`, and answers with a session. `GET` is the link in
+//! the mail: it answers 303 to `redirect_to` (when allowed, else SITE_URL) with the session in
+//! the URL fragment, `?code=` for a PKCE flow, or `#error=access_denied&error_code=otp_expired...`.
+
+use actix_web::http::header::LOCATION;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::error::AuthError;
+use crate::auth::flows::{self, LinkType};
+use crate::auth::request::{client_info, client_ip, json_body, query};
+use crate::auth::{audit, rate_limit, sessions, tokens, users, AuthState};
+
+#[derive(Debug, Deserialize)]
+struct Body {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    token: Option<String>,
+    token_hash: Option<String>,
+    email: Option<String>,
+}
+
+async fn limit(state: &AuthState, ip: &str) -> Result<(), AuthError> {
+    rate_limit::hit(
+        &state.pool,
+        &format!("verify:{ip}"),
+        state.config.rate_limit_verify,
+        rate_limit::IP_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await
+}
+
+fn types(kind: Option<&str>) -> Result<Vec<LinkType>, AuthError> {
+    let kind = kind.unwrap_or_default();
+    LinkType::parse(kind).ok_or_else(|| AuthError::Validation(format!("Unsupported verification type: {kind:?}")))
+}
+
+pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
+    let ip = client_ip(&state, &req);
+    limit(&state, &ip).await?;
+    let p: Body = json_body(&body)?;
+    let types = types(p.kind.as_deref())?;
+    let hash = match (p.token_hash.filter(|h| !h.is_empty()), p.token.filter(|t| !t.is_empty()), p.email) {
+        (Some(hash), _, _) => hash,
+        (None, Some(token), Some(email)) if !email.trim().is_empty() => {
+            tokens::token_hash(&email.trim().to_lowercase(), token.trim())
+        }
+        _ => return Err(AuthError::Validation("Verify requires either a token_hash, or a token and an email".into())),
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let (user, link_type) = flows::verify(&state, db, &types, &hash).await?;
+    let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
+    users::touch_sign_in(db, user.id).await?;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
+    let session = sessions::response(&state, db, &user, &issued).await?;
+    audit::log(
+        db,
+        Some(user.id),
+        user.email_str(),
+        "login",
+        json!({"provider": "email", "type": link_type.name()}),
+        &ip,
+    )
+    .await;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(session))
+}
+
+pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    let ip = client_ip(&state, &req);
+    limit(&state, &ip).await?;
+    let q = query(&req);
+    let redirect = state.redirect_target(q.get("redirect_to").map(String::as_str));
+    let token = q.get("token").cloned().unwrap_or_default();
+    let outcome = async {
+        let types = types(q.get("type").map(String::as_str))?;
+        if token.is_empty() {
+            return Err(AuthError::OtpExpired);
+        }
+        let mut client = state.pool.get().await?;
+        let tx = client.transaction().await?;
+        let db = &*tx;
+        let (user, link_type) = flows::verify(&state, db, &types, &token).await?;
+        if token.starts_with("pkce_") {
+            if let Some(code) = flows::issue_auth_code(db, user.id, link_type).await? {
+                audit::log(
+                    db,
+                    Some(user.id),
+                    user.email_str(),
+                    "user_confirmation_requested",
+                    json!({"pkce": true}),
+                    &ip,
+                )
+                .await;
+                tx.commit().await?;
+                let sep = if redirect.contains('?') { '&' } else { '?' };
+                let code = url::form_urlencoded::byte_serialize(code.as_bytes()).collect::<String>();
+                return Ok(format!("{redirect}{sep}code={code}"));
+            }
+        }
+        let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
+        users::touch_sign_in(db, user.id).await?;
+        let session = sessions::response(&state, db, &user, &issued).await?;
+        audit::log(
+            db,
+            Some(user.id),
+            user.email_str(),
+            "login",
+            json!({"provider": "email", "type": link_type.name()}),
+            &ip,
+        )
+        .await;
+        tx.commit().await?;
+        let fragment = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())
+            .append_pair("expires_at", &session["expires_at"].to_string())
+            .append_pair("expires_in", &session["expires_in"].to_string())
+            .append_pair("refresh_token", session["refresh_token"].as_str().unwrap_or_default())
+            .append_pair("token_type", "bearer")
+            .append_pair("type", link_type.name())
+            .finish();
+        Ok(format!("{}#{fragment}", redirect.split('#').next().unwrap_or_default()))
+    }
+    .await;
+    let location = match outcome {
+        Ok(location) => location,
+        Err(AuthError::Internal(cause)) => return Err(AuthError::Internal(cause)),
+        Err(err) => {
+            let (code, description) = match &err {
+                AuthError::OtpExpired => ("otp_expired", "Email link is invalid or has expired".to_string()),
+                other => (other.parts().1, other.to_string()),
+            };
+            let fragment = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("error", "access_denied")
+                .append_pair("error_code", code)
+                .append_pair("error_description", &description)
+                .finish();
+            format!("{}#{fragment}", redirect.split('#').next().unwrap_or_default())
+        }
+    };
+    Ok(HttpResponse::SeeOther().insert_header((LOCATION, location)).finish())
+}

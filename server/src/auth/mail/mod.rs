@@ -1,0 +1,95 @@
+//! Sending auth mail: through SMTP (lettre) when `SMTP_HOST` is set, otherwise into the
+//! development inbox (`auth.dev_inbox`, shown at `/inbox`).
+//!
+//! The mailer only delivers rendered messages; what to send and when (spacing, limits) is the
+//! handlers' business. SMTP errors are returned so the request fails as GoTrue's does.
+
+pub mod inbox;
+pub mod templates;
+
+use deadpool_postgres::Pool;
+use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use secrecy::ExposeSecret;
+
+use super::error::AuthError;
+use crate::config::AuthConfig;
+pub use templates::{Kind, Rendered, Templates, Vars};
+
+/// Where mail goes.
+enum Transport {
+    Smtp(Box<AsyncSmtpTransport<Tokio1Executor>>),
+    Inbox,
+}
+
+/// Renders and delivers auth mail.
+pub struct Mailer {
+    transport: Transport,
+    from: Mailbox,
+    pub templates: Templates,
+    pool: Pool,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.transport {
+            Transport::Smtp(_) => "smtp",
+            Transport::Inbox => "inbox",
+        };
+        f.debug_struct("Mailer").field("transport", &kind).finish()
+    }
+}
+
+impl Mailer {
+    /// Build the mailer from the configuration (no connection is opened yet).
+    pub fn new(config: &AuthConfig, pool: Pool) -> Result<Mailer, String> {
+        let from_address = config.smtp_admin_email.parse().map_err(|e| format!("SMTP_ADMIN_EMAIL: {e}"))?;
+        let from = Mailbox::new(Some(config.smtp_sender_name.clone()), from_address);
+        let transport = match &config.smtp_host {
+            Some(host) if !host.is_empty() => {
+                let tls_params = TlsParameters::new(host.clone()).map_err(|e| format!("SMTP TLS: {e}"))?;
+                let tls =
+                    if config.smtp_port == 465 { Tls::Wrapper(tls_params) } else { Tls::Opportunistic(tls_params) };
+                let mut builder =
+                    AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(config.smtp_port).tls(tls);
+                if let Some(user) = config.smtp_user.as_ref().filter(|u| !u.is_empty()) {
+                    let pass = config.smtp_pass.as_ref().map(|p| p.expose_secret().to_string()).unwrap_or_default();
+                    builder = builder.credentials(Credentials::new(user.clone(), pass));
+                }
+                Transport::Smtp(Box::new(builder.build()))
+            }
+            _ => Transport::Inbox,
+        };
+        Ok(Mailer { transport, from, templates: Templates::load(config.mailer_templates_dir.as_deref()), pool })
+    }
+
+    /// Whether mail goes to the development inbox.
+    pub fn uses_inbox(&self) -> bool {
+        matches!(self.transport, Transport::Inbox)
+    }
+
+    /// Render `kind` and deliver it to `to`.
+    pub async fn send(&self, to: &str, kind: Kind, vars: &Vars) -> Result<(), AuthError> {
+        let rendered = self.templates.render(kind, vars);
+        match &self.transport {
+            Transport::Inbox => inbox::store(&self.pool, to, kind, &rendered, &vars.confirmation_url).await,
+            Transport::Smtp(smtp) => {
+                let to_box: Mailbox = to.parse().map_err(|e| AuthError::internal(format!("recipient {to}: {e}")))?;
+                let message = Message::builder()
+                    .from(self.from.clone())
+                    .to(to_box)
+                    .subject(rendered.subject)
+                    .multipart(
+                        MultiPart::alternative()
+                            .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(rendered.text))
+                            .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(rendered.html)),
+                    )
+                    .map_err(|e| AuthError::internal(format!("building mail: {e}")))?;
+                smtp.send(message).await.map_err(|e| AuthError::internal(format!("smtp: {e}")))?;
+                Ok(())
+            }
+        }
+    }
+}

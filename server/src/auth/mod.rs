@@ -1,0 +1,147 @@
+//! `/auth/v1`: a GoTrue-compatible auth server that the unchanged supabase-js auth client uses.
+//!
+//! Handlers (`handlers/`) parse requests and decide; `users`, `sessions` and `flows` hold the
+//! SQL and the e-mail flows; `password` and `tokens` the cryptography; `mail` the templates,
+//! SMTP and the development inbox; `rate_limit` the Postgres-backed limits; `error` the one
+//! error enum and its GoTrue wire shapes. Auth work runs on the owner (admin) pool: it must not
+//! depend on the caller's database role. Endpoints authenticate the Bearer token themselves; the
+//! REST API-key gate is not in front of this surface.
+
+pub mod audit;
+pub mod error;
+pub mod flows;
+mod handlers;
+pub mod mail;
+pub mod password;
+pub mod rate_limit;
+pub mod request;
+pub mod sessions;
+pub mod tokens;
+pub mod users;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use deadpool_postgres::Pool;
+use jsonwebtoken::EncodingKey;
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::config::AuthConfig;
+use crate::jwt::JwtVerifier;
+use mail::Mailer;
+
+/// Shared state of the auth surface.
+pub struct AuthState {
+    pub config: AuthConfig,
+    /// Owner pool: auth tables are not the caller's to touch.
+    pub pool: Pool,
+    pub encoding_key: EncodingKey,
+    pub verifier: Arc<JwtVerifier>,
+    /// `iss` of access tokens: `API_EXTERNAL_URL/auth/v1`.
+    pub issuer: String,
+    pub site_url: String,
+    pub mailer: Mailer,
+}
+
+impl std::fmt::Debug for AuthState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthState").field("issuer", &self.issuer).field("mailer", &self.mailer).finish()
+    }
+}
+
+impl AuthState {
+    /// Build the state; `external_url` is the API's public URL (without `/auth/v1`).
+    pub fn new(
+        config: AuthConfig,
+        pool: Pool,
+        secret: &SecretString,
+        external_url: &str,
+        site_url: &str,
+    ) -> Result<AuthState, String> {
+        let mailer = Mailer::new(&config, pool.clone())?;
+        Ok(AuthState {
+            config,
+            pool,
+            encoding_key: EncodingKey::from_secret(secret.expose_secret().as_bytes()),
+            verifier: Arc::new(JwtVerifier::new(secret, None)),
+            issuer: format!("{}/auth/v1", external_url.trim_end_matches('/')),
+            site_url: site_url.trim_end_matches('/').to_string(),
+            mailer,
+        })
+    }
+
+    /// `redirect_to` when it is allowed (it starts with SITE_URL or matches URI_ALLOW_LIST),
+    /// else SITE_URL.
+    pub fn redirect_target(&self, requested: Option<&str>) -> String {
+        match requested.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(url) if self.redirect_allowed(url) => url.to_string(),
+            _ => self.site_url.clone(),
+        }
+    }
+
+    fn redirect_allowed(&self, url: &str) -> bool {
+        let Ok(parsed) = url::Url::parse(url) else { return false };
+        if !matches!(parsed.scheme(), "http" | "https")
+            && !self.config.uri_allow_list.iter().any(|a| url.starts_with(a))
+        {
+            return false;
+        }
+        if same_origin_prefix(url, &self.site_url) {
+            return true;
+        }
+        self.config.uri_allow_list.iter().map(|a| a.trim()).filter(|a| !a.is_empty()).any(|allowed| {
+            match allowed.strip_suffix("**").or_else(|| allowed.strip_suffix('*')) {
+                Some(prefix) => url.starts_with(prefix),
+                None => url == allowed || same_origin_prefix(url, allowed),
+            }
+        })
+    }
+}
+
+/// Whether `url` is `base` or below it (not merely sharing a prefix of the host name).
+fn same_origin_prefix(url: &str, base: &str) -> bool {
+    let base = base.trim_end_matches('/');
+    url == base || url.strip_prefix(base).is_some_and(|rest| rest.starts_with(['/', '?', '#']))
+}
+
+/// Mount the `/auth/v1` routes (the caller wraps them in the API-version middleware).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    handlers::configure(cfg);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(allow: &[&str]) -> AuthState {
+        use clap::Parser;
+        let mut cli = crate::config::Cli::parse_from(["server"]);
+        cli.config.auth.uri_allow_list = allow.iter().map(|s| s.to_string()).collect();
+        let pool = deadpool_postgres::Pool::builder(deadpool_postgres::Manager::new(
+            tokio_postgres::Config::new(),
+            tokio_postgres::NoTls,
+        ))
+        .build()
+        .unwrap();
+        AuthState::new(
+            cli.config.auth,
+            pool,
+            &SecretString::from("s".repeat(40)),
+            "http://api.test",
+            "http://site.test",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn redirects_are_honoured_only_below_the_site_or_in_the_allow_list() {
+        let s = state(&["http://app.test/cb", "http://wild.test/*"]);
+        assert_eq!(s.redirect_target(Some("http://site.test/welcome")), "http://site.test/welcome");
+        assert_eq!(s.redirect_target(Some("http://site.test.evil.test/x")), "http://site.test");
+        assert_eq!(s.redirect_target(Some("http://evil.test/")), "http://site.test");
+        assert_eq!(s.redirect_target(Some("http://app.test/cb")), "http://app.test/cb");
+        assert_eq!(s.redirect_target(Some("http://wild.test/any/path")), "http://wild.test/any/path");
+        assert_eq!(s.redirect_target(None), "http://site.test");
+        assert_eq!(s.issuer, "http://api.test/auth/v1");
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading auth requests: JSON bodies (`bad_json` on malformed input), query strings, the
+//! client's IP and user agent, and the Bearer token (user or admin).
+//!
+//! Authentication follows GoTrue: no Bearer is 401 `no_authorization`; a token that does not
+//! verify is 403 `bad_jwt`; a token whose user or session is gone is 403 `user_not_found` /
+//! `session_not_found`; the admin API wants the `service_role` (or `supabase_admin`) role.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use actix_web::HttpRequest;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::error::AuthError;
+use super::sessions::{self, ClientInfo};
+use super::users::{self, User};
+use super::AuthState;
+
+/// Parse a JSON body; an empty body reads as `{}`.
+pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, AuthError> {
+    let body = if body.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { body };
+    serde_json::from_slice(body).map_err(|e| AuthError::BadJson(e.to_string()))
+}
+
+/// The query string as a map (last value wins).
+pub fn query(req: &HttpRequest) -> HashMap<String, String> {
+    url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect()
+}
+
+/// The client's IP: the configured header's first address, else the peer address.
+pub fn client_ip(state: &AuthState, req: &HttpRequest) -> String {
+    if let Some(header) = &state.config.rate_limit_header {
+        if let Some(value) = req.headers().get(header.as_str()).and_then(|v| v.to_str().ok()) {
+            if let Some(first) = value.split(',').map(str::trim).find(|v| !v.is_empty()) {
+                return first.to_string();
+            }
+        }
+    }
+    req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default()
+}
+
+/// IP and user agent, stored on sessions.
+pub fn client_info(state: &AuthState, req: &HttpRequest) -> ClientInfo {
+    let ip = client_ip(state, req);
+    ClientInfo {
+        ip: ip.parse::<std::net::IpAddr>().ok().map(|ip| ip.to_string()),
+        user_agent: req.headers().get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
+    }
+}
+
+fn bearer(req: &HttpRequest) -> Result<String, AuthError> {
+    crate::gate::bearer_of(req).filter(|t| !t.is_empty()).ok_or(AuthError::NoAuthorization)
+}
+
+fn verify(state: &AuthState, token: &str) -> Result<Arc<Value>, AuthError> {
+    state.verifier.verify(token).map_err(|err| {
+        let why = match err {
+            crate::jwt::JwtError::Expired => "token has invalid claims: token is expired".to_string(),
+            crate::jwt::JwtError::Invalid(why) => why,
+            crate::jwt::JwtError::Audience => "token has invalid audience".to_string(),
+        };
+        AuthError::BadJwt(format!("invalid JWT: unable to parse or verify signature, {why}"))
+    })
+}
+
+/// A signed-in caller: the token's claims, the user and the session.
+#[derive(Debug, Clone)]
+pub struct Authed {
+    pub claims: Arc<Value>,
+    pub user: User,
+    pub session_id: Option<Uuid>,
+}
+
+/// The user of the Bearer token, whose user and session must still exist.
+pub async fn require_user(state: &AuthState, req: &HttpRequest, db: &impl GenericClient) -> Result<Authed, AuthError> {
+    let claims = verify(state, &bearer(req)?)?;
+    let sub = claims
+        .get("sub")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| AuthError::BadJwt("invalid claim: missing sub claim".into()))?;
+    let id = Uuid::parse_str(sub).map_err(|_| AuthError::BadJwt("invalid claim: sub claim must be a UUID".into()))?;
+    let user = users::by_id(db, id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+    let session_id = match claims.get("session_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        Some(raw) => {
+            let sid = Uuid::parse_str(raw)
+                .map_err(|_| AuthError::BadJwt("invalid claim: session_id claim must be a UUID".into()))?;
+            if sid.is_nil() {
+                None
+            } else if sessions::exists(db, sid).await? {
+                Some(sid)
+            } else {
+                return Err(AuthError::SessionNotFound);
+            }
+        }
+        None => None,
+    };
+    Ok(Authed { claims, user, session_id })
+}
+
+/// The claims of an admin token (`service_role` or `supabase_admin`), else 403 `not_admin`.
+pub fn require_admin(state: &AuthState, req: &HttpRequest) -> Result<Arc<Value>, AuthError> {
+    let claims = verify(state, &bearer(req)?)?;
+    match claims.get("role").and_then(Value::as_str) {
+        Some("service_role" | "supabase_admin") => Ok(claims),
+        _ => Err(AuthError::NotAdmin),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_bodies_read_as_empty_objects_and_garbage_is_bad_json() {
+        let v: Value = json_body(b"").unwrap();
+        assert_eq!(v, serde_json::json!({}));
+        assert!(matches!(json_body::<Value>(b"{nope"), Err(AuthError::BadJson(_))));
+    }
+}

@@ -1,0 +1,415 @@
+//! SQL on `auth.users` and `auth.identities`, and the user's JSON as GoTrue shapes it.
+//!
+//! Every statement uses bind parameters and runs on the caller's connection or transaction
+//! (the admin pool: auth work does not depend on the request's role). Addresses are stored
+//! lower-case. `User::to_json` leaves out null fields exactly where GoTrue's `omitempty` does.
+//! This module makes no decision about who may do what: handlers decide.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Map, Value};
+use tokio_postgres::{GenericClient, Row};
+use uuid::Uuid;
+
+use super::error::AuthError;
+
+/// Columns read for a user, with its identities and factors as JSON.
+const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, \
+    u.phone, u.phone_confirmed_at, u.confirmation_sent_at, u.confirmed_at, u.recovery_sent_at, u.email_change, \
+    u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, \
+    u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, \
+    (select coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, \
+        'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, \
+        'created_at', i.created_at, 'updated_at', i.updated_at, 'email', i.email) order by i.created_at), '[]') \
+     from auth.identities i where i.user_id = u.id) as identities, \
+    (select json_agg(json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
+        'factor_type', f.factor_type, 'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) \
+        order by f.created_at) from auth.mfa_factors f where f.user_id = u.id) as factors";
+
+/// A row of `auth.users` as the API needs it.
+#[derive(Debug, Clone)]
+pub struct User {
+    pub id: Uuid,
+    pub aud: String,
+    pub role: String,
+    pub email: Option<String>,
+    pub encrypted_password: Option<String>,
+    pub email_confirmed_at: Option<DateTime<Utc>>,
+    pub invited_at: Option<DateTime<Utc>>,
+    pub phone: Option<String>,
+    pub phone_confirmed_at: Option<DateTime<Utc>>,
+    pub confirmation_sent_at: Option<DateTime<Utc>>,
+    pub confirmed_at: Option<DateTime<Utc>>,
+    pub recovery_sent_at: Option<DateTime<Utc>>,
+    pub email_change: Option<String>,
+    pub email_change_sent_at: Option<DateTime<Utc>>,
+    pub last_sign_in_at: Option<DateTime<Utc>>,
+    pub app_metadata: Value,
+    pub user_metadata: Value,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub banned_until: Option<DateTime<Utc>>,
+    pub deleted_at: Option<DateTime<Utc>>,
+    pub is_anonymous: bool,
+    pub identities: Value,
+    pub factors: Option<Value>,
+}
+
+impl User {
+    fn from_row(row: &Row) -> User {
+        let now = Utc::now();
+        User {
+            id: row.get("id"),
+            aud: row.get::<_, Option<String>>("aud").unwrap_or_default(),
+            role: row.get::<_, Option<String>>("role").unwrap_or_default(),
+            email: row.get("email"),
+            encrypted_password: row.get("encrypted_password"),
+            email_confirmed_at: row.get("email_confirmed_at"),
+            invited_at: row.get("invited_at"),
+            phone: row.get("phone"),
+            phone_confirmed_at: row.get("phone_confirmed_at"),
+            confirmation_sent_at: row.get("confirmation_sent_at"),
+            confirmed_at: row.get("confirmed_at"),
+            recovery_sent_at: row.get("recovery_sent_at"),
+            email_change: row.get("email_change"),
+            email_change_sent_at: row.get("email_change_sent_at"),
+            last_sign_in_at: row.get("last_sign_in_at"),
+            app_metadata: row.get::<_, Option<Value>>("raw_app_meta_data").unwrap_or_else(|| json!({})),
+            user_metadata: row.get::<_, Option<Value>>("raw_user_meta_data").unwrap_or_else(|| json!({})),
+            created_at: row.get::<_, Option<DateTime<Utc>>>("created_at").unwrap_or(now),
+            updated_at: row.get::<_, Option<DateTime<Utc>>>("updated_at").unwrap_or(now),
+            banned_until: row.get("banned_until"),
+            deleted_at: row.get("deleted_at"),
+            is_anonymous: row.get("is_anonymous"),
+            identities: row.get::<_, Option<Value>>("identities").unwrap_or_else(|| json!([])),
+            factors: row.get("factors"),
+        }
+    }
+
+    /// Whether the e-mail address is confirmed.
+    pub fn is_confirmed(&self) -> bool {
+        self.email_confirmed_at.is_some()
+    }
+
+    /// Whether the user is banned right now.
+    pub fn is_banned(&self) -> bool {
+        self.banned_until.is_some_and(|until| until > Utc::now())
+    }
+
+    /// The e-mail address, or "".
+    pub fn email_str(&self) -> &str {
+        self.email.as_deref().unwrap_or_default()
+    }
+
+    /// GoTrue's `User` object: null timestamps and empty strings left out where it omits them.
+    pub fn to_json(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), json!(self.id));
+        o.insert("aud".into(), json!(self.aud));
+        o.insert("role".into(), json!(self.role));
+        o.insert("email".into(), json!(self.email_str()));
+        put_time(&mut o, "email_confirmed_at", self.email_confirmed_at);
+        put_time(&mut o, "invited_at", self.invited_at);
+        o.insert("phone".into(), json!(self.phone.as_deref().unwrap_or_default()));
+        put_time(&mut o, "phone_confirmed_at", self.phone_confirmed_at);
+        put_time(&mut o, "confirmation_sent_at", self.confirmation_sent_at);
+        put_time(&mut o, "confirmed_at", self.confirmed_at);
+        put_time(&mut o, "recovery_sent_at", self.recovery_sent_at);
+        if let Some(new_email) = self.email_change.as_deref().filter(|e| !e.is_empty()) {
+            o.insert("new_email".into(), json!(new_email));
+        }
+        put_time(&mut o, "email_change_sent_at", self.email_change_sent_at);
+        put_time(&mut o, "last_sign_in_at", self.last_sign_in_at);
+        o.insert("app_metadata".into(), self.app_metadata.clone());
+        o.insert("user_metadata".into(), self.user_metadata.clone());
+        if let Some(factors) = self.factors.as_ref().filter(|f| f.as_array().is_some_and(|a| !a.is_empty())) {
+            o.insert("factors".into(), factors.clone());
+        }
+        o.insert("identities".into(), self.identities.clone());
+        o.insert("created_at".into(), json!(time(self.created_at)));
+        o.insert("updated_at".into(), json!(time(self.updated_at)));
+        put_time(&mut o, "banned_until", self.banned_until);
+        put_time(&mut o, "deleted_at", self.deleted_at);
+        o.insert("is_anonymous".into(), json!(self.is_anonymous));
+        Value::Object(o)
+    }
+}
+
+/// RFC 3339 in UTC with microseconds, as GoTrue prints times.
+pub fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+fn put_time(o: &mut Map<String, Value>, key: &str, t: Option<DateTime<Utc>>) {
+    if let Some(t) = t {
+        o.insert(key.into(), json!(time(t)));
+    }
+}
+
+/// The user with this id.
+pub async fn by_id(db: &impl GenericClient, id: Uuid) -> Result<Option<User>, AuthError> {
+    let sql = format!("select {COLUMNS} from auth.users u where u.id = $1");
+    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(User::from_row))
+}
+
+/// The (non-SSO) user with this address, compared lower-case.
+pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<User>, AuthError> {
+    let sql = format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user");
+    Ok(db.query_opt(&sql, &[&email]).await?.as_ref().map(User::from_row))
+}
+
+/// The user holding a token hash in `column` (one of the token columns), with when it was sent.
+pub async fn by_token(db: &impl GenericClient, column: TokenColumn, hash: &str) -> Result<Option<User>, AuthError> {
+    let sql = format!("select {COLUMNS} from auth.users u where u.{} = $1 and $1 <> ''", column.name());
+    Ok(db.query_opt(&sql, &[&hash]).await?.as_ref().map(User::from_row))
+}
+
+/// A page of users, newest first, with the total count.
+pub async fn page(db: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<User>, i64), AuthError> {
+    let sql = format!("select {COLUMNS} from auth.users u order by u.created_at desc, u.id limit $1 offset $2");
+    let rows = db.query(&sql, &[&per_page, &((page - 1) * per_page)]).await?;
+    let total: i64 = db.query_one("select count(*) from auth.users", &[]).await?.get(0);
+    Ok((rows.iter().map(User::from_row).collect(), total))
+}
+
+/// What a new user starts with.
+#[derive(Debug, Clone, Default)]
+pub struct NewUser {
+    pub email: String,
+    pub encrypted_password: Option<String>,
+    pub user_metadata: Value,
+    pub app_metadata: Value,
+    pub confirmed: bool,
+    pub role: String,
+    pub invited: bool,
+}
+
+/// Insert a user and its `email` identity; `Ok(None)` when the address is taken.
+pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<User>, AuthError> {
+    let id = Uuid::new_v4();
+    let email = new.email.to_lowercase();
+    let mut app = match &new.app_metadata {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    app.insert("provider".into(), json!("email"));
+    app.insert("providers".into(), json!(["email"]));
+    let mut meta = match &new.user_metadata {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    let inserted = db
+        .query_opt(
+            "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, \
+                 invited_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous) \
+             values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', $2, $3, $4, \
+                 case when $5 then now() end, case when $6 then now() end, $7, $8, false, now(), now(), false) \
+             on conflict do nothing returning id",
+            &[
+                &id,
+                &new.role,
+                &email,
+                &new.encrypted_password.clone().unwrap_or_default(),
+                &new.confirmed,
+                &new.invited,
+                &Value::Object(app),
+                &Value::Object(meta.clone()),
+            ],
+        )
+        .await?;
+    if inserted.is_none() {
+        return Ok(None);
+    }
+    meta.insert("sub".into(), json!(id.to_string()));
+    meta.insert("email".into(), json!(email));
+    meta.insert("email_verified".into(), json!(new.confirmed));
+    meta.insert("phone_verified".into(), json!(false));
+    db.execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         values ($1, $2, $3, 'email', now(), now(), now())",
+        &[&id.to_string(), &id, &Value::Object(meta)],
+    )
+    .await?;
+    by_id(db, id).await
+}
+
+/// The token columns of `auth.users`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenColumn {
+    Confirmation,
+    Recovery,
+    EmailChangeNew,
+}
+
+impl TokenColumn {
+    /// Column name (a fixed identifier, never user input).
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenColumn::Confirmation => "confirmation_token",
+            TokenColumn::Recovery => "recovery_token",
+            TokenColumn::EmailChangeNew => "email_change_token_new",
+        }
+    }
+
+    fn sent_at(self) -> &'static str {
+        match self {
+            TokenColumn::Confirmation => "confirmation_sent_at",
+            TokenColumn::Recovery => "recovery_sent_at",
+            TokenColumn::EmailChangeNew => "email_change_sent_at",
+        }
+    }
+
+    fn one_time_type(self) -> &'static str {
+        match self {
+            TokenColumn::Confirmation => "confirmation_token",
+            TokenColumn::Recovery => "recovery_token",
+            TokenColumn::EmailChangeNew => "email_change_token_new",
+        }
+    }
+}
+
+/// Store a token hash (and its send time), mirrored in `auth.one_time_tokens` as GoTrue does.
+pub async fn set_token(
+    db: &impl GenericClient,
+    id: Uuid,
+    column: TokenColumn,
+    hash: &str,
+    relates_to: &str,
+) -> Result<(), AuthError> {
+    let sql = format!(
+        "update auth.users set {} = $2, {} = now(), updated_at = now() where id = $1",
+        column.name(),
+        column.sent_at()
+    );
+    db.execute(&sql, &[&id, &hash]).await?;
+    db.execute(
+        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to) \
+         values ($1, $2, $3::text::auth.one_time_token_type, $4, $5) \
+         on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, \
+             relates_to = excluded.relates_to, updated_at = now()",
+        &[&Uuid::new_v4(), &id, &column.one_time_type(), &hash, &relates_to],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Forget a used token.
+pub async fn clear_token(db: &impl GenericClient, id: Uuid, column: TokenColumn) -> Result<(), AuthError> {
+    let sql = format!("update auth.users set {} = '' where id = $1", column.name());
+    db.execute(&sql, &[&id]).await?;
+    db.execute(
+        "delete from auth.one_time_tokens where user_id = $1 and token_type = $2::text::auth.one_time_token_type",
+        &[&id, &column.one_time_type()],
+    )
+    .await?;
+    Ok(())
+}
+
+/// When the token in `column` was sent.
+pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
+    match column {
+        TokenColumn::Confirmation => user.confirmation_sent_at,
+        TokenColumn::Recovery => user.recovery_sent_at,
+        TokenColumn::EmailChangeNew => user.email_change_sent_at,
+    }
+}
+
+/// Mark the address confirmed (and `email_verified` in the metadata and identity).
+pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+    db.execute(
+        "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', \
+             raw_user_meta_data = coalesce(raw_user_meta_data, '{}') || '{\"email_verified\": true}', updated_at = now() \
+         where id = $1",
+        &[&id],
+    )
+    .await?;
+    db.execute(
+        "update auth.identities set identity_data = identity_data || '{\"email_verified\": true}', updated_at = now() \
+         where user_id = $1 and provider = 'email'",
+        &[&id],
+    )
+    .await?;
+    db.execute("delete from auth.one_time_tokens where user_id = $1 and token_type = 'confirmation_token'", &[&id])
+        .await?;
+    Ok(())
+}
+
+/// Record a successful sign-in.
+pub async fn touch_sign_in(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+    db.execute("update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1", &[&id]).await?;
+    Ok(())
+}
+
+/// Set a new password hash and forget outstanding tokens, as GoTrue does on a password change.
+pub async fn set_password(db: &impl GenericClient, id: Uuid, hash: &str) -> Result<(), AuthError> {
+    db.execute(
+        "update auth.users set encrypted_password = $2, recovery_token = '', confirmation_token = '', \
+             updated_at = now() where id = $1",
+        &[&id, &hash],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Merge `updates` into a metadata column (`null` values remove keys).
+pub async fn merge_metadata(db: &impl GenericClient, id: Uuid, app: bool, updates: &Value) -> Result<(), AuthError> {
+    let column = if app { "raw_app_meta_data" } else { "raw_user_meta_data" };
+    let sql = format!(
+        "update auth.users set {column} = jsonb_strip_nulls(coalesce({column}, '{{}}') || $2), updated_at = now() \
+         where id = $1"
+    );
+    db.execute(&sql, &[&id, updates]).await?;
+    Ok(())
+}
+
+/// Change the address (confirmed), keeping the identity's copy in step.
+pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result<bool, AuthError> {
+    let taken = db.query_opt("select 1 from auth.users where email = lower($1) and id <> $2", &[&email, &id]).await?;
+    if taken.is_some() {
+        return Ok(false);
+    }
+    db.execute(
+        "update auth.users set email = lower($2), email_change = '', email_change_token_new = '', \
+             email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
+         where id = $1",
+        &[&id, &email],
+    )
+    .await?;
+    db.execute(
+        "update auth.identities set identity_data = identity_data || jsonb_build_object('email', lower($2::text)), \
+             updated_at = now() where user_id = $1 and provider = 'email'",
+        &[&id, &email],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// A basic shape check of an e-mail address (GoTrue refuses these with `validation_failed`).
+pub fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.rsplit_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && email.len() <= 255
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_checked_for_shape() {
+        assert!(valid_email("a@b.test"));
+        assert!(!valid_email("a@b"));
+        assert!(!valid_email("@b.test"));
+        assert!(!valid_email("a b@c.test"));
+        assert!(!valid_email("plain"));
+    }
+
+    #[test]
+    fn times_print_in_utc_with_microseconds() {
+        let t = DateTime::parse_from_rfc3339("2024-05-06T07:08:09.123456+02:00").unwrap().with_timezone(&Utc);
+        assert_eq!(time(t), "2024-05-06T05:08:09.123456Z");
+    }
+}

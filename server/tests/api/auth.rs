@@ -1,0 +1,181 @@
+//! `/auth/v1` over HTTP against a real database: sign-up and confirmation through the
+//! development inbox, sign-in errors, refresh-token reuse, the admin guard, rate limits shared
+//! by two instances, and the user token accepted by `/rest/v1`.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+
+const V2024: (&str, &str) = ("x-supabase-api-version", "2024-01-01");
+
+async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
+    let res = app
+        .http
+        .post(format!("{}/auth/v1{path}", app.address))
+        .header("apikey", &app.anon_key)
+        .header(V2024.0, V2024.1)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn inbox_token(app: &TestApp, email: &str) -> String {
+    let res: Value = app
+        .http
+        .get(format!("{}/inbox/api/messages?to={email}", app.address))
+        .send()
+        .await
+        .expect("inbox")
+        .json()
+        .await
+        .expect("inbox json");
+    let link = res["messages"][0]["link"].as_str().expect("a mail with a link").to_string();
+    let url = url::Url::parse(&link).expect("link url");
+    url.query_pairs().find(|(k, _)| k == "token").map(|(_, v)| v.into_owned()).expect("token in link")
+}
+
+/// Sign up and confirm; returns the session of the confirmation.
+async fn confirmed(app: &TestApp, email: &str, password: &str) -> Value {
+    let (status, _) = post(app, "/signup", json!({"email": email, "password": password})).await;
+    assert_eq!(status, StatusCode::OK);
+    let token_hash = inbox_token(app, email).await;
+    let (status, session) = post(app, "/verify", json!({"type": "signup", "token_hash": token_hash})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    session
+}
+
+#[tokio::test]
+async fn sign_up_sends_a_confirmation_whose_token_hash_signs_the_user_in() {
+    let app = spawn_app().await;
+    let (status, user) =
+        post(&app, "/signup", json!({"email": "Ann@Example.test", "password": "secret-1", "data": {"n": 1}})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(user["email"], "ann@example.test");
+    assert!(user.get("email_confirmed_at").is_none());
+    assert_eq!(user["user_metadata"]["n"], 1);
+
+    let token_hash = inbox_token(&app, "ann@example.test").await;
+    let (status, session) = post(&app, "/verify", json!({"type": "signup", "token_hash": token_hash})).await;
+
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(session["token_type"], "bearer");
+    assert!(session["user"]["email_confirmed_at"].is_string());
+    let (status, signed_in) =
+        post(&app, "/token?grant_type=password", json!({"email": "ann@example.test", "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(signed_in["user"]["id"], user["id"]);
+}
+
+#[tokio::test]
+async fn wrong_password_and_unknown_user_get_the_same_answer() {
+    let app = spawn_app().await;
+    confirmed(&app, "bob@example.test", "secret-1").await;
+
+    let wrong =
+        post(&app, "/token?grant_type=password", json!({"email": "bob@example.test", "password": "nope-1"})).await;
+    let unknown =
+        post(&app, "/token?grant_type=password", json!({"email": "nobody@example.test", "password": "nope-1"})).await;
+
+    assert_eq!(wrong, unknown);
+    assert_eq!(wrong.0, StatusCode::BAD_REQUEST);
+    assert_eq!(wrong.1, json!({"code": "invalid_credentials", "message": "Invalid login credentials"}));
+}
+
+#[tokio::test]
+async fn email_not_confirmed_is_only_said_after_the_right_password() {
+    let app = spawn_app().await;
+    post(&app, "/signup", json!({"email": "cy@example.test", "password": "secret-1"})).await;
+
+    let right =
+        post(&app, "/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-1"})).await;
+    let wrong =
+        post(&app, "/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-2"})).await;
+
+    assert_eq!(right.1["code"], "email_not_confirmed");
+    assert_eq!(wrong.1["code"], "invalid_credentials");
+}
+
+#[tokio::test]
+async fn a_refresh_token_reused_outside_the_interval_revokes_the_session() {
+    let app = spawn_app_with(|c| c.auth.refresh_token_reuse_interval = 0).await;
+    let session = confirmed(&app, "dee@example.test", "secret-1").await;
+    let first = session["refresh_token"].clone();
+    let (status, rotated) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
+    assert_eq!(status, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+
+    let (status, reused) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
+    let (_, current) =
+        post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": rotated["refresh_token"]})).await;
+
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(reused["code"], "refresh_token_already_used");
+    assert_eq!(current["code"], "refresh_token_already_used");
+}
+
+#[tokio::test]
+async fn the_admin_api_wants_the_service_role() {
+    let app = spawn_app().await;
+    let url = format!("{}/auth/v1/admin/users", app.address);
+
+    let anon = app.http.get(&url).bearer_auth(&app.anon_key).header(V2024.0, V2024.1).send().await.expect("anon");
+    let none = app.http.get(&url).send().await.expect("no token");
+    let service = app.http.get(&url).bearer_auth(&app.service_key).send().await.expect("service");
+
+    assert_eq!(anon.status(), StatusCode::FORBIDDEN);
+    assert_eq!(anon.json::<Value>().await.expect("json")["code"], "not_admin");
+    assert_eq!(none.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(none.json::<Value>().await.expect("json")["error_code"], "no_authorization");
+    assert_eq!(service.status(), StatusCode::OK);
+    assert_eq!(service.headers()["x-total-count"], "0");
+}
+
+#[tokio::test]
+async fn rate_limits_are_counted_in_the_database_across_instances() {
+    let first = spawn_app_with(|c| c.auth.rate_limit_token_refresh = 2).await;
+    let db_url = first.db_url.clone();
+    let second = spawn_app_with(move |c| {
+        c.database_url = Some(secrecy::SecretString::from(db_url));
+        c.auth.rate_limit_token_refresh = 2;
+    })
+    .await;
+    let body = json!({"email": "eve@example.test", "password": "secret-1"});
+
+    let a = post(&first, "/token?grant_type=password", body.clone()).await;
+    let b = post(&first, "/token?grant_type=password", body.clone()).await;
+    let c = post(&second, "/token?grant_type=password", body).await;
+
+    assert_eq!(a.1["code"], "invalid_credentials");
+    assert_eq!(b.1["code"], "invalid_credentials");
+    assert_eq!(c.0, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(c.1["code"], "over_request_rate_limit");
+}
+
+#[tokio::test]
+async fn the_user_access_token_passes_the_rest_gate_and_logins_are_audited() {
+    let app = spawn_app().await;
+    let session = confirmed(&app, "fay@example.test", "secret-1").await;
+    let token = session["access_token"].as_str().expect("access token");
+
+    let rest = app
+        .http
+        .get(format!("{}/rest/v1/", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("rest");
+
+    assert_eq!(rest.status(), StatusCode::OK);
+    let (client, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    let row = client
+        .query_one("select count(*) from auth.audit_log_entries where payload->>'action' = 'login'", &[])
+        .await
+        .expect("audit");
+    assert!(row.get::<_, i64>(0) >= 1);
+}
