@@ -10,7 +10,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest test-sql help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest seed test-sql help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -43,8 +43,14 @@ build:
 	cargo build --release -p server
 
 ## run: the whole stack on http://127.0.0.1:54321 with a private database under .data/
+## (seeded with the demo data on first start; created accounts are printed once).
 run: setup-system build
+	$(SERVER_RELEASE) seed
 	$(SERVER_RELEASE)
+
+## seed: load the demo data (idempotent).
+seed: build
+	$(SERVER_RELEASE) seed
 
 migrate: build
 	$(SERVER_RELEASE) migrate

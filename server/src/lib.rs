@@ -12,5 +12,6 @@ pub mod jwt;
 pub mod keys;
 pub mod rest;
 pub mod routes;
+pub mod seed;
 pub mod startup;
 pub mod telemetry;

@@ -6,3 +6,4 @@ mod foundation;
 mod helpers;
 mod rest;
 mod rest_errors;
+mod seed;
