@@ -13,5 +13,6 @@ pub mod keys;
 pub mod rest;
 pub mod routes;
 pub mod seed;
+pub mod site;
 pub mod startup;
 pub mod telemetry;

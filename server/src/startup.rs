@@ -163,6 +163,7 @@ impl Application {
         });
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
+        let web_dir = config.web_dir.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
@@ -172,7 +173,7 @@ impl Application {
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))
-                .configure(crate::routes::configure)
+                .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         .shutdown_timeout(shutdown_timeout)
         .workers(

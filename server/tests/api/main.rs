@@ -7,3 +7,4 @@ mod helpers;
 mod rest;
 mod rest_errors;
 mod seed;
+mod site;
