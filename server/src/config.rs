@@ -119,6 +119,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub rest: RestConfig,
+
+    #[command(flatten)]
+    pub storage: crate::storage::config::StorageConfig,
 }
 
 /// Settings of `/rest/v1`, under PostgREST's own environment names.

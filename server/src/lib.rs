@@ -12,4 +12,5 @@ pub mod keys;
 pub mod rest;
 pub mod routes;
 pub mod startup;
+pub mod storage;
 pub mod telemetry;

@@ -10,4 +10,6 @@ use crate::gate;
 /// Mount every surface.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::scope("/rest/v1").wrap(from_fn(gate::middleware)).configure(crate::rest::configure));
+    // Storage gates its own scope: public and signed-URL routes need no key.
+    crate::storage::configure(cfg);
 }

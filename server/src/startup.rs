@@ -61,6 +61,8 @@ pub enum StartupError {
     Migrate(#[from] migrate::MigrateError),
     #[error("database set-up failed: {0}")]
     Setup(String),
+    #[error("storage: {0}")]
+    Storage(String),
     #[error("cannot bind {addr}: {source}")]
     Bind { addr: String, source: std::io::Error },
     #[error("server error: {0}")]
@@ -147,6 +149,13 @@ impl Application {
             .map_err(|e| StartupError::Setup(e.to_string()))?;
         crate::rest::spawn_listener(rest.clone(), database.url.clone());
         let rest = web::Data::new(rest);
+        let storage = web::Data::new(crate::storage::StorageState {
+            store: crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?,
+            request: pools.request.clone(),
+            admin: pools.admin.clone(),
+            secret: keys.jwt_secret.clone(),
+            config: config.storage.clone(),
+        });
         let state = web::Data::new(AppState { config: config.clone(), keys, pools, external_url, rest: rest.clone() });
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
@@ -155,6 +164,7 @@ impl Application {
                 .app_data(app_state.clone())
                 .app_data(gate.clone())
                 .app_data(rest.clone())
+                .app_data(storage.clone())
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))

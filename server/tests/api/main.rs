@@ -4,3 +4,4 @@
 mod foundation;
 mod helpers;
 mod rest;
+mod storage;
