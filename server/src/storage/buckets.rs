@@ -15,7 +15,8 @@ use super::objects::json_body;
 use super::{backend, StorageState};
 use crate::db::context::Access;
 
-const COLUMNS: &str = "id, name, owner, owner_id, public, type, file_size_limit, allowed_mime_types, created_at, updated_at";
+const COLUMNS: &str =
+    "id, name, owner, owner_id, public, type, file_size_limit, allowed_mime_types, created_at, updated_at";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,7 +39,8 @@ pub async fn list(
         c @ ("id" | "name" | "created_at" | "updated_at") => c,
         _ => return Err(StorageError::InvalidRequest("Invalid sortColumn".into())),
     };
-    let order = if query.sort_order.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("desc")) { "desc" } else { "asc" };
+    let order =
+        if query.sort_order.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("desc")) { "desc" } else { "asc" };
     let search = query.search.clone().filter(|s| !s.is_empty()).map(|s| format!("%{s}%")).unwrap_or_default();
     let sql = format!(
         "select coalesce(json_agg(b), '[]'::json)::text from (select {COLUMNS} from storage.buckets \

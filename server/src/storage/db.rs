@@ -40,7 +40,10 @@ impl Ctx {
         if let Some(owner) = owner {
             claims.insert("sub".into(), json!(owner));
         }
-        Ctx { caller: Caller { role: "service_role".into(), claims: Arc::new(Value::Object(claims)) }, info: request_info(req) }
+        Ctx {
+            caller: Caller { role: "service_role".into(), claims: Arc::new(Value::Object(claims)) },
+            info: request_info(req),
+        }
     }
 
     /// The owner columns: `owner` (a UUID when `sub` is one) and `owner_id` (the `sub` text).
@@ -98,12 +101,7 @@ pub async fn find_bucket(admin: &Pool, id: &str) -> Result<Bucket, StorageError>
         .await
         .map_err(|e| StorageError::from_db(&e, "find bucket"))?
         .ok_or(StorageError::NoSuchBucket)?;
-    Ok(Bucket {
-        id: row.get(0),
-        public: row.get(1),
-        file_size_limit: row.get(2),
-        allowed_mime_types: row.get(3),
-    })
+    Ok(Bucket { id: row.get(0), public: row.get(1), file_size_limit: row.get(2), allowed_mime_types: row.get(3) })
 }
 
 /// An object row as downloads and copies need it.
@@ -176,10 +174,13 @@ pub async fn write_object(
     let old = if !upsert {
         None
     } else {
-        tx.query_opt("select version from storage.objects where bucket_id = $1 and name = $2", &[&row.bucket, &row.name])
-            .await
-            .map_err(db)?
-            .map(|r| r.get::<_, Option<String>>(0))
+        tx.query_opt(
+            "select version from storage.objects where bucket_id = $1 and name = $2",
+            &[&row.bucket, &row.name],
+        )
+        .await
+        .map_err(db)?
+        .map(|r| r.get::<_, Option<String>>(0))
     };
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
         [&row.bucket, &row.name, &owner, &owner_id, &row.metadata, &row.user_metadata, &row.version];

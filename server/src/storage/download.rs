@@ -72,8 +72,10 @@ fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
 }
 
 fn content_disposition(filename: &str) -> String {
-    let ascii: String =
-        filename.chars().map(|c| if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' { c } else { '_' }).collect();
+    let ascii: String = filename
+        .chars()
+        .map(|c| if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' { c } else { '_' })
+        .collect();
     let encoded = percent_encoding::utf8_percent_encode(filename, percent_encoding::NON_ALPHANUMERIC);
     format!("attachment; filename=\"{ascii}\"; filename*=UTF-8''{encoded}")
 }
@@ -92,7 +94,8 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
     }
     let if_none_match = req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
     if let Some(tags) = if_none_match {
-        if !etag.is_empty() && tags.split(',').any(|t| t.trim() == etag || t.trim() == "*" || t.trim() == format!("W/{etag}"))
+        if !etag.is_empty()
+            && tags.split(',').any(|t| t.trim() == etag || t.trim() == "*" || t.trim() == format!("W/{etag}"))
         {
             return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
         }
@@ -102,7 +105,10 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
     builder.insert_header((header::ACCEPT_RANGES, "bytes"));
     if let Some(download) = query_param(req, "download") {
         let fallback = row.name.rsplit('/').next().unwrap_or(&row.name);
-        builder.insert_header((header::CONTENT_DISPOSITION, content_disposition(if download.is_empty() { fallback } else { &download })));
+        builder.insert_header((
+            header::CONTENT_DISPOSITION,
+            content_disposition(if download.is_empty() { fallback } else { &download }),
+        ));
     }
     let version = row.version.clone().ok_or(StorageError::NoSuchKey)?;
     let range = parse_range(req.headers().get(header::RANGE).and_then(|v| v.to_str().ok()), size);
@@ -130,11 +136,7 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
 }
 
 /// `GET|HEAD /object/{bucket}/{key}` and `/object/authenticated/...`: as the caller, through RLS.
-pub async fn as_caller(
-    req: &HttpRequest,
-    state: &StorageState,
-    prefix: &str,
-) -> Result<HttpResponse, StorageError> {
+pub async fn as_caller(req: &HttpRequest, state: &StorageState, prefix: &str) -> Result<HttpResponse, StorageError> {
     let ctx = Ctx::of(req)?;
     let (bucket, key) = split_bucket_key(&tail_after(req.path(), prefix)?)?;
     let mut client = db::connection(&state.request).await?;

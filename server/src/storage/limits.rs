@@ -89,7 +89,9 @@ mod tests {
         assert!(!mime_allowed(Some(&allowed), "imagex/png"));
         assert!(!mime_allowed(Some(&allowed), "text/plain"));
         assert!(mime_allowed(Some(&list(&["*/*"])), "text/plain"));
-        assert!(matches!(check_mime(Some(&allowed), "text/html"), Err(StorageError::InvalidMimeType(m)) if m == "text/html"));
+        assert!(
+            matches!(check_mime(Some(&allowed), "text/html"), Err(StorageError::InvalidMimeType(m)) if m == "text/html")
+        );
     }
 
     #[test]

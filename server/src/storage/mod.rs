@@ -46,11 +46,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/storage/v1")
             // No key: an <img src> sends neither apikey nor Authorization.
-            .service(
-                web::resource("/object/public/{tail:.*}")
-                    .guard(read())
-                    .route(web::route().to(download::public)),
-            )
+            .service(web::resource("/object/public/{tail:.*}").guard(read()).route(web::route().to(download::public)))
             .service(web::resource("/object/sign/{tail:.*}").guard(read()).route(web::route().to(download::signed)))
             .service(
                 web::resource("/object/upload/sign/{tail:.*}")

@@ -113,7 +113,8 @@ async fn delete_rows(
 ) -> Result<(String, usize), StorageError> {
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-    let row = tx.query_one(DELETED, &[&bucket, &names]).await.map_err(|e| StorageError::from_db(&e, "delete objects"))?;
+    let row =
+        tx.query_one(DELETED, &[&bucket, &names]).await.map_err(|e| StorageError::from_db(&e, "delete objects"))?;
     tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
     let versions: Vec<String> = row.get(1);
     let count = versions.len();
@@ -223,7 +224,8 @@ pub async fn copy_object(
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         fields.insert("lastModified".into(), json!(now));
     }
-    let user_metadata = if body.copy_metadata == Some(false) { body.metadata.clone() } else { source.user_metadata.clone() };
+    let user_metadata =
+        if body.copy_metadata == Some(false) { body.metadata.clone() } else { source.user_metadata.clone() };
     let row = NewRow { bucket: &target, name: &body.destination_key, metadata, user_metadata, version: &version };
     let written = async {
         let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;

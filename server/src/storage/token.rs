@@ -79,7 +79,9 @@ mod tests {
     #[test]
     fn expired_and_tampered_tokens_are_refused() {
         let expired = sign(&secret(), "b/a.png", -10, None, None).unwrap();
-        assert!(matches!(verify(&secret(), &expired, "b/a.png"), Err(StorageError::InvalidJwt(m)) if m == "jwt expired"));
+        assert!(
+            matches!(verify(&secret(), &expired, "b/a.png"), Err(StorageError::InvalidJwt(m)) if m == "jwt expired")
+        );
         let token = sign(&secret(), "b/a.png", 60, None, None).unwrap();
         let at = token.len() - 10;
         let swapped = if &token[at..at + 1] == "A" { "B" } else { "A" };

@@ -139,7 +139,10 @@ async fn store(
 ) -> Result<HttpResponse, StorageError> {
     let bucket = db::find_bucket(&state.admin, bucket_id).await?;
     let limit = limit_of(state, &bucket);
-    if header_str(req, "content-length").and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > limit.saturating_add(64 * 1024)) {
+    if header_str(req, "content-length")
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > limit.saturating_add(64 * 1024))
+    {
         return Err(StorageError::EntityTooLarge);
     }
     let incoming = incoming(req, payload).await?;

@@ -28,18 +28,24 @@ fn service(app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder
 }
 
 async fn create_bucket(app: &TestApp, body: Value) {
-    let res = service(app, Method::POST, "/bucket").json(&body).send().await.unwrap();
-    assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.unwrap());
+    let res = service(app, Method::POST, "/bucket").json(&body).send().await.expect("create bucket");
+    assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.expect("body"));
 }
 
-async fn upload(app: &TestApp, path: &str, bytes: &'static [u8], mime: &str, bearer: Option<&str>) -> reqwest::Response {
+async fn upload(
+    app: &TestApp,
+    path: &str,
+    bytes: &'static [u8],
+    mime: &str,
+    bearer: Option<&str>,
+) -> reqwest::Response {
     let token = bearer.map(str::to_string).unwrap_or_else(|| app.service_key.clone());
     req(app, Method::POST, &format!("/object/{path}"), Some(&token))
         .header("content-type", mime)
         .body(bytes)
         .send()
         .await
-        .unwrap()
+        .expect("upload")
 }
 
 #[tokio::test]
@@ -72,7 +78,10 @@ async fn buckets_can_be_created_read_updated_and_deleted_with_the_service_key() 
     let res = service(&app, Method::DELETE, "/bucket/photos").send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     let gone: Value = service(&app, Method::GET, "/bucket/photos").send().await.unwrap().json().await.unwrap();
-    assert_eq!(gone, json!({"statusCode": "404", "code": "NoSuchBucket", "error": "Bucket not found", "message": "Bucket not found"}));
+    assert_eq!(
+        gone,
+        json!({"statusCode": "404", "code": "NoSuchBucket", "error": "Bucket not found", "message": "Bucket not found"})
+    );
 }
 
 #[tokio::test]
@@ -99,7 +108,8 @@ async fn an_uploaded_object_downloads_with_its_headers_ranges_and_etag() {
     assert_eq!(etag, "\"5eb63bbbe01eeed093cb22bb8f5acdc3\"", "md5 of the bytes");
     assert_eq!(res.text().await.unwrap(), "hello world");
 
-    let res = service(&app, Method::GET, "/object/docs/dir/hello.txt").header("if-none-match", &etag).send().await.unwrap();
+    let res =
+        service(&app, Method::GET, "/object/docs/dir/hello.txt").header("if-none-match", &etag).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
 
     let res = service(&app, Method::GET, "/object/authenticated/docs/dir/hello.txt")
@@ -116,9 +126,13 @@ async fn an_uploaded_object_downloads_with_its_headers_ranges_and_etag() {
     assert_eq!(res.headers()["content-length"], "11");
 
     let res = service(&app, Method::GET, "/object/docs/dir/hello.txt?download=greeting.txt").send().await.unwrap();
-    assert!(res.headers()["content-disposition"].to_str().unwrap().starts_with("attachment; filename=\"greeting.txt\""));
+    assert!(res.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .starts_with("attachment; filename=\"greeting.txt\""));
 
-    let info: Value = service(&app, Method::GET, "/object/info/docs/dir/hello.txt").send().await.unwrap().json().await.unwrap();
+    let info: Value =
+        service(&app, Method::GET, "/object/info/docs/dir/hello.txt").send().await.unwrap().json().await.unwrap();
     assert_eq!(info["size"], 11);
     assert_eq!(info["content_type"], "text/plain");
 }
@@ -134,7 +148,8 @@ async fn a_second_upload_is_a_duplicate_unless_upsert_is_asked() {
     assert_eq!(body["statusCode"], "409");
     assert_eq!(body["message"], "The resource already exists");
 
-    let res = service(&app, Method::POST, "/object/b/a.txt").header("x-upsert", "true").body("three").send().await.unwrap();
+    let res =
+        service(&app, Method::POST, "/object/b/a.txt").header("x-upsert", "true").body("three").send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     let got = service(&app, Method::GET, "/object/b/a.txt").send().await.unwrap().text().await.unwrap();
     assert_eq!(got, "three");
@@ -197,8 +212,14 @@ async fn signed_urls_work_until_they_expire_and_refuse_tampering() {
     let app = spawn_app().await;
     create_bucket(&app, json!({"name": "s"})).await;
     upload(&app, "s/f.txt", b"signed bytes", "text/plain", None).await;
-    let signed: Value =
-        service(&app, Method::POST, "/object/sign/s/f.txt").json(&json!({"expiresIn": 60})).send().await.unwrap().json().await.unwrap();
+    let signed: Value = service(&app, Method::POST, "/object/sign/s/f.txt")
+        .json(&json!({"expiresIn": 60}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let signed_url = signed["signedURL"].as_str().unwrap().to_string();
     assert!(signed_url.starts_with("/object/sign/s/f.txt?token="));
     let res = app.http.get(url(&app, &signed_url)).send().await.unwrap();
@@ -232,9 +253,11 @@ async fn signed_urls_work_until_they_expire_and_refuse_tampering() {
 async fn signed_upload_urls_upload_without_a_key() {
     let app = spawn_app().await;
     create_bucket(&app, json!({"name": "up"})).await;
-    let signed: Value = service(&app, Method::POST, "/object/upload/sign/up/new.txt").send().await.unwrap().json().await.unwrap();
+    let signed: Value =
+        service(&app, Method::POST, "/object/upload/sign/up/new.txt").send().await.unwrap().json().await.unwrap();
     let path = signed["url"].as_str().unwrap().to_string();
-    let res = app.http.put(url(&app, &path)).header("content-type", "text/plain").body("via token").send().await.unwrap();
+    let res =
+        app.http.put(url(&app, &path)).header("content-type", "text/plain").body("via token").send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.unwrap());
     let got = service(&app, Method::GET, "/object/up/new.txt").send().await.unwrap().text().await.unwrap();
     assert_eq!(got, "via token");
@@ -297,7 +320,9 @@ async fn list_shows_folders_then_move_copy_and_remove_change_it() {
         let app = &app;
         async move {
             service(app, Method::POST, "/object/list/l")
-                .json(&json!({"prefix": prefix, "limit": 100, "offset": 0, "sortBy": {"column": "name", "order": "asc"}}))
+                .json(
+                    &json!({"prefix": prefix, "limit": 100, "offset": 0, "sortBy": {"column": "name", "order": "asc"}}),
+                )
                 .send()
                 .await
                 .unwrap()
