@@ -235,6 +235,6 @@ describe('large objects', () => {
     const { hwm } = rssKb();
     const peakMb = Math.max(peak, hwm) / 1024;
     console.log(`server peak RSS during 100 MB transfers: ${peakMb.toFixed(1)} MB`);
-    assert.ok(peakMb < 60, `server RSS peaked at ${peakMb.toFixed(1)} MB`);
+    assert.ok(peakMb < 50, `server RSS peaked at ${peakMb.toFixed(1)} MB`);
   });
 });
