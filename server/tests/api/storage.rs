@@ -366,3 +366,57 @@ async fn list_shows_folders_then_move_copy_and_remove_change_it() {
     assert_eq!(service(&app, Method::POST, "/bucket/l/empty").send().await.unwrap().status(), StatusCode::OK);
     assert_eq!(service(&app, Method::DELETE, "/bucket/l").send().await.unwrap().status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn an_interrupted_upload_leaves_neither_bytes_nor_a_row() {
+    use tokio::io::AsyncWriteExt;
+    let dir = std::env::temp_dir().join(format!("storage-cut-{}", uuid::Uuid::new_v4()));
+    let files = dir.clone();
+    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    create_bucket(&app, json!({"name": "cut"})).await;
+
+    // A body announced as 20 MB, cut after 6 MB (past the first streamed part).
+    let host = app.address.trim_start_matches("http://").to_string();
+    let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let head = format!(
+        "POST /storage/v1/object/cut/big.bin HTTP/1.1\r\nHost: {host}\r\napikey: {key}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/octet-stream\r\nContent-Length: {}\r\n\r\n",
+        20 * 1024 * 1024,
+        key = app.service_key
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    let chunk = vec![7u8; 1024 * 1024];
+    for _ in 0..6 {
+        socket.write_all(&chunk).await.unwrap();
+    }
+    socket.shutdown().await.unwrap();
+    drop(socket);
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+
+    let res = service(&app, Method::GET, "/object/cut/big.bin").send().await.unwrap();
+    assert_eq!(res.json::<Value>().await.unwrap()["statusCode"], "404");
+    assert_eq!(walk(&dir), Vec::<std::path::PathBuf>::new());
+}
+
+#[tokio::test]
+async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
+    let dir = std::env::temp_dir().join(format!("storage-refused-{}", uuid::Uuid::new_v4()));
+    let files = dir.clone();
+    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    create_bucket(&app, json!({"name": "tiny"})).await;
+    // The trial write of a multipart upload does not know the size yet; the real write does.
+    app.admin_sql(
+        "create policy small_only on storage.objects for insert to authenticated \
+           with check (bucket_id = 'tiny' and coalesce((metadata->>'size')::int, 0) < 5)",
+    )
+    .await;
+    let token = app.user_token(ALICE);
+    let form = reqwest::multipart::Form::new().text("cacheControl", "60").part(
+        "",
+        reqwest::multipart::Part::bytes(b"0123456789".to_vec()).file_name("f.txt").mime_str("text/plain").unwrap(),
+    );
+    let res = req(&app, Method::POST, "/object/tiny/f.txt", Some(&token)).multipart(form).send().await.unwrap();
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["statusCode"], "403", "{body}");
+    assert_eq!(walk(&dir), Vec::<std::path::PathBuf>::new());
+}
