@@ -10,7 +10,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest seed test-sql help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest bench-storage seed test-sql help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -92,3 +92,7 @@ lint:
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build
 	python3 scripts/bench_rest.py
+
+## bench-storage: /storage/v1 upload/download MB/s beside a plain file copy, 10 KB ops/s, peak RSS (not a test).
+bench-storage: build
+	python3 scripts/bench_storage.py

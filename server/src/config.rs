@@ -127,6 +127,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub auth: AuthConfig,
+
+    #[command(flatten)]
+    pub storage: crate::storage::config::StorageConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

@@ -15,4 +15,5 @@ pub mod routes;
 pub mod seed;
 pub mod site;
 pub mod startup;
+pub mod storage;
 pub mod telemetry;

@@ -66,7 +66,7 @@ export async function sql(dbUrl, text, params = []) {
 
 /**
  * Start a server on a fresh database. Resolves to
- * { url, anonKey, serviceKey, jwtSecret, dbUrl, logs(), stop() }.
+ * { url, anonKey, serviceKey, jwtSecret, dbUrl, pid, logs(), stop() }.
  */
 export async function startServer(extraEnv = {}, { fixture } = {}) {
   const admin = clusterUrl();
@@ -116,6 +116,7 @@ export async function startServer(extraEnv = {}, { fixture } = {}) {
     ...info,
     jwtSecret,
     dbUrl,
+    pid: child.pid,
     logs: () => err,
     async stop() {
       if (child.exitCode !== null) return;

@@ -8,3 +8,4 @@ mod rest;
 mod rest_errors;
 mod seed;
 mod site;
+mod storage;
