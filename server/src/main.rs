@@ -55,7 +55,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
             let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
             startup::migrate_and_prepare(&pools, &keys).await?;
-            let sink = server::seed::ImageSink { bucket: "vehicles".into() };
+            let store = server::storage::backend::build(&config.storage, &config.data_dir)?;
+            let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
             let report = server::seed::run(&pools.admin, &config.seed, &sink).await?;
             println!("seed: {} vehicles, {} images stored", report.vehicles, report.images);
             for account in &report.created {

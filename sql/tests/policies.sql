@@ -94,6 +94,16 @@ insert into matrix values
   ('admin', $$insert into public.premium_service_bookings (user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone, booking_status) values ('bbbbbbbb-0000-4000-8000-000000000002', 'vip_concierge', current_date, 2, 'Bob', 'bob@example.cd', '+243810000002', 'confirmed')$$, 'ok:1', 'admin books for a customer, confirmed'),
   ('service_role', $$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values ('bbbbbbbb-0000-4000-8000-000000000002', 'baggage', current_date, '10:00', 'KQ555')$$, 'ok:1', 'service_role books an airport service');
 
+-- vehicle photos in the public `vehicles` bucket
+insert into matrix values
+  ('anon', $$select * from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'anon reads vehicle photos'),
+  ('a', $$select * from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'a reads vehicle photos'),
+  ('a', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'fake.svg', 'v2')$$, 'error:42501', 'a cannot upload a vehicle photo'),
+  ('anon', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'fake.svg', 'v2')$$, 'error:42501', 'anon cannot upload a vehicle photo'),
+  ('b', $$delete from storage.objects where bucket_id = 'vehicles'$$, 'ok:0', 'b deletes no vehicle photo'),
+  ('admin', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'new.svg', 'v3')$$, 'ok:1', 'admin uploads a vehicle photo'),
+  ('admin', $$delete from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'admin deletes a vehicle photo');
+
 -- catalogues, settings, messages, blog
 insert into matrix values
   ('anon', 'select * from public.airport_services', 'ok:3', 'anon reads the airport offers'),

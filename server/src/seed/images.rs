@@ -1,20 +1,50 @@
 //! Illustrations of the seeded vehicles (no photo can be downloaded here): a simple SVG drawing
 //! per vehicle, coloured by category, stored in the public `vehicles` bucket.
 
-/// Where seeded images go. Until the storage surface exists it writes nothing.
+use std::sync::Arc;
+
+use md5::{Digest, Md5};
+use object_store::{ObjectStore, PutPayload};
+
+use crate::storage::backend;
+use crate::storage::db::object_metadata;
+
+/// Where seeded images go: the object store and bucket of the storage surface.
 pub struct ImageSink {
+    pub store: Arc<dyn ObjectStore>,
     pub bucket: String,
 }
 
 impl ImageSink {
-    /// Store `bytes` as `file` unless an object of that name exists; true when stored.
+    /// Store `svg` as `file` unless an object of that name exists; true when stored. The bytes
+    /// are written first and the row second, so a failure leaves no row without bytes.
     pub async fn put_if_missing(
         &self,
-        _client: &deadpool_postgres::Object,
-        _file: &str,
-        _bytes: String,
+        client: &deadpool_postgres::Object,
+        file: &str,
+        svg: String,
     ) -> Result<bool, String> {
-        Ok(false)
+        let exists = client
+            .query_opt("select 1 from storage.objects where bucket_id = $1 and name = $2", &[&self.bucket, &file])
+            .await
+            .map_err(|e| e.to_string())?;
+        if exists.is_some() {
+            return Ok(false);
+        }
+        let version = uuid::Uuid::new_v4().to_string();
+        let bytes = svg.into_bytes();
+        let etag = format!("\"{}\"", hex::encode(Md5::digest(&bytes)));
+        let size = bytes.len() as u64;
+        self.store.put(&backend::key_of(&version), PutPayload::from(bytes)).await.map_err(|e| e.to_string())?;
+        let metadata = object_metadata(size, &etag, "image/svg+xml", "max-age=3600");
+        client
+            .execute(
+                "insert into storage.objects (bucket_id, name, metadata, version) values ($1, $2, $3, $4)",
+                &[&self.bucket, &file, &metadata, &version],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(true)
     }
 }
 

@@ -11,18 +11,22 @@ use crate::helpers::{base_config, spawn_app};
 async fn seeding_twice_loads_the_demo_data_once() {
     let app = spawn_app().await;
     let pools = Pools::new(&SecretString::from(app.db_url.clone()), "x", 2).expect("pools");
-    let mut config = base_config().seed;
+    let base = base_config();
+    let mut config = base.seed.clone();
     config.admin_password = Some("Admin-Secret-123".into());
-    let sink = ImageSink { bucket: "vehicles".into() };
+    let store = server::storage::backend::build(&base.storage, &base.data_dir).expect("store");
+    let sink = ImageSink { store, bucket: "vehicles".into() };
 
     let first = seed::run(&pools.admin, &config, &sink).await.expect("first seed");
     assert_eq!(first.vehicles, 16);
     assert_eq!(first.created.len(), 2);
     assert_eq!(first.created[0].password, "Admin-Secret-123", "a configured password is used as given");
+    assert_eq!(first.images, 16, "one illustration per vehicle");
     assert_ne!(first.created[1].password, "", "the demo password is generated");
 
     let second = seed::run(&pools.admin, &config, &sink).await.expect("second seed");
     assert!(second.created.is_empty(), "no account is created twice");
+    assert_eq!(second.images, 0, "no image is stored twice");
     assert_eq!(second.vehicles, 16);
 
     let client = pools.admin.get().await.expect("conn");
