@@ -32,6 +32,8 @@ pub enum Command {
     Migrate,
     /// Print the API URL and the anon and service_role keys.
     Keys,
+    /// Load the demo data of the rental site (idempotent; prints created accounts once).
+    Seed,
     /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
     Db {
         #[command(subcommand)]
@@ -121,7 +123,13 @@ pub struct Config {
     pub rest: RestConfig,
 
     #[command(flatten)]
+    pub seed: SeedConfig,
+
+    #[command(flatten)]
     pub auth: AuthConfig,
+
+    #[command(flatten)]
+    pub storage: crate::storage::config::StorageConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.
@@ -206,6 +214,23 @@ pub struct AuthConfig {
     /// Header holding the client IP (e.g. `X-Forwarded-For` behind a proxy); unset: the peer address.
     #[arg(long = "rate-limit-header", env = "RATE_LIMIT_HEADER")]
     pub rate_limit_header: Option<String>,
+}
+
+/// Accounts of `server seed` (demo data). Passwords are generated when not given.
+#[derive(Debug, Clone, Args)]
+pub struct SeedConfig {
+    /// E-mail of the seeded administrator.
+    #[arg(long = "seed-admin-email", env = "SEED_ADMIN_EMAIL", default_value = "admin@kinshasa-auto.test")]
+    pub admin_email: String,
+    /// Password of the seeded administrator (default: generated and printed once).
+    #[arg(long = "seed-admin-password", env = "SEED_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: Option<String>,
+    /// E-mail of the seeded demo customer.
+    #[arg(long = "seed-demo-email", env = "SEED_DEMO_EMAIL", default_value = "client@kinshasa-auto.test")]
+    pub demo_email: String,
+    /// Password of the seeded demo customer (default: generated and printed once).
+    #[arg(long = "seed-demo-password", env = "SEED_DEMO_PASSWORD", hide_env_values = true)]
+    pub demo_password: Option<String>,
 }
 
 /// Settings of `/rest/v1`, under PostgREST's own environment names.

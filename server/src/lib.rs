@@ -12,5 +12,8 @@ pub mod jwt;
 pub mod keys;
 pub mod rest;
 pub mod routes;
+pub mod seed;
+pub mod site;
 pub mod startup;
+pub mod storage;
 pub mod telemetry;

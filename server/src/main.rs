@@ -49,6 +49,27 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
+        Command::Seed => {
+            let keys = Keys::load_or_generate(&config)?;
+            let cfg = config.clone();
+            let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+            let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
+            startup::migrate_and_prepare(&pools, &keys).await?;
+            let store = server::storage::backend::build(&config.storage, &config.data_dir)?;
+            let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
+            let report = server::seed::run(&pools.admin, &config.seed, &sink).await?;
+            println!("seed: {} vehicles, {} images stored", report.vehicles, report.images);
+            for account in &report.created {
+                println!(
+                    "created {} account: {}  password: {}  (shown once)",
+                    account.role, account.email, account.password
+                );
+            }
+            drop(pools);
+            if let Some(cluster) = database.embedded {
+                tokio::task::spawn_blocking(move || cluster.stop()).await??;
+            }
+        }
         Command::Keys => {
             let keys = Keys::load_or_generate(&config)?;
             print_keys(&config.external_url(config.port), &keys);

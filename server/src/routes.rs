@@ -7,8 +7,8 @@ use actix_web::web;
 
 use crate::gate;
 
-/// Mount every surface.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+/// Mount every surface, then the web app (`web_dir`) at `/`.
+pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     // GoTrue endpoints authenticate their Bearer token themselves: no API-key gate here.
     cfg.service(
         web::scope("/auth/v1")
@@ -18,4 +18,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     // The development inbox (answers 404 when SMTP is configured).
     cfg.configure(crate::auth::mail::inbox::configure);
     cfg.service(web::scope("/rest/v1").wrap(from_fn(gate::middleware)).configure(crate::rest::configure));
+    // Storage gates its own scope: public and signed-URL routes need no key.
+    crate::storage::configure(cfg);
+    crate::site::configure(cfg, web_dir);
 }

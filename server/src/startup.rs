@@ -62,6 +62,8 @@ pub enum StartupError {
     Migrate(#[from] migrate::MigrateError),
     #[error("database set-up failed: {0}")]
     Setup(String),
+    #[error("storage: {0}")]
+    Storage(String),
     #[error("cannot bind {addr}: {source}")]
     Bind { addr: String, source: std::io::Error },
     #[error("server error: {0}")]
@@ -149,6 +151,13 @@ impl Application {
             .map_err(|e| StartupError::Setup(e.to_string()))?;
         crate::rest::spawn_listener(rest.clone(), database.url.clone());
         let rest = web::Data::new(rest);
+        let storage = web::Data::new(crate::storage::StorageState {
+            store: crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?,
+            request: pools.request.clone(),
+            admin: pools.admin.clone(),
+            secret: keys.jwt_secret.clone(),
+            config: config.storage.clone(),
+        });
         let auth = web::Data::new(
             AuthState::new(config.auth.clone(), pools.admin.clone(), &keys.jwt_secret, &external_url, &config.site_url)
                 .map_err(StartupError::Setup)?,
@@ -163,16 +172,18 @@ impl Application {
         });
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
+        let web_dir = config.web_dir.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
                 .app_data(gate.clone())
                 .app_data(rest.clone())
                 .app_data(auth.clone())
+                .app_data(storage.clone())
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))
-                .configure(crate::routes::configure)
+                .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         .shutdown_timeout(shutdown_timeout)
         .workers(

@@ -18,9 +18,9 @@ use tracing_subscriber::{fmt, EnvFilter};
 pub fn init(format: &str) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let result = if format == "json" {
-        fmt().with_env_filter(filter).json().with_current_span(true).try_init()
+        fmt().with_env_filter(filter).with_writer(std::io::stderr).json().with_current_span(true).try_init()
     } else {
-        fmt().with_env_filter(filter).with_target(false).try_init()
+        fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init()
     };
     drop(result);
 }

@@ -66,14 +66,22 @@ export async function sql(dbUrl, text, params = []) {
 
 /**
  * Start a server on a fresh database. Resolves to
- * { url, anonKey, serviceKey, jwtSecret, dbUrl, logs(), stop() }.
+ * { url, anonKey, serviceKey, jwtSecret, dbUrl, pid, logs(), stop() }.
  */
-export async function startServer(extraEnv = {}) {
+export async function startServer(extraEnv = {}, { fixture } = {}) {
   const admin = clusterUrl();
   const dbName = `compat_${randomBytes(8).toString('hex')}`;
   await sql(admin, `create database ${dbName}`);
   const dbUrl = withParam(admin, 'dbname', dbName);
   const jwtSecret = randomBytes(32).toString('hex');
+  if (fixture) {
+    // Migrate first so the fixture gets the platform roles and default privileges.
+    execFileSync(serverBin(), ['migrate'], {
+      env: { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: jwtSecret, RUST_LOG: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await sql(dbUrl, fixture);
+  }
   const env = {
     ...process.env,
     DATABASE_URL: dbUrl,
@@ -108,6 +116,7 @@ export async function startServer(extraEnv = {}) {
     ...info,
     jwtSecret,
     dbUrl,
+    pid: child.pid,
     logs: () => err,
     async stop() {
       if (child.exitCode !== null) return;

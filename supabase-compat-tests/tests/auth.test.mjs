@@ -140,20 +140,20 @@ describe('sign-up and confirmation', () => {
 
   test('a trigger on auth.users sees raw_user_meta_data, as on Supabase', async () => {
     await sql(server.dbUrl, `
-      create table if not exists public.profiles (id uuid primary key, full_name text);
-      create or replace function public.handle_new_user() returns trigger language plpgsql security definer
+      create table if not exists public.trigger_probe (id uuid primary key, full_name text);
+      create or replace function public.probe_new_user() returns trigger language plpgsql security definer
         set search_path = '' as $$
       begin
-        insert into public.profiles (id, full_name) values (new.id, new.raw_user_meta_data ->> 'full_name');
+        insert into public.trigger_probe (id, full_name) values (new.id, new.raw_user_meta_data ->> 'full_name');
         return new;
       end $$;
-      drop trigger if exists on_auth_user_created on auth.users;
-      create trigger on_auth_user_created after insert on auth.users for each row execute procedure public.handle_new_user();
+      drop trigger if exists probe_on_user_created on auth.users;
+      create trigger probe_on_user_created after insert on auth.users for each row execute procedure public.probe_new_user();
     `);
     const { data } = await client(server).auth.signUp({
       email: email('trigger'), password: 'password-1', options: { data: { full_name: 'Grace' } },
     });
-    const { rows } = await sql(server.dbUrl, 'select full_name from public.profiles where id = $1', [data.user.id]);
+    const { rows } = await sql(server.dbUrl, 'select full_name from public.trigger_probe where id = $1', [data.user.id]);
     assert.equal(rows[0].full_name, 'Grace');
   });
 });

@@ -77,3 +77,66 @@ pub async fn begin<'a>(
     tx.query_one(&stmt, &[&caller.role, &claims, &request.method, &request.path, &headers, &keys, &values]).await?;
     Ok(tx)
 }
+
+/// How a pipelined unit of work ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    Commit,
+    Rollback,
+}
+
+/// Who runs a pipelined statement, and how its transaction is framed.
+#[derive(Debug, Clone, Copy)]
+pub struct Unit<'a> {
+    pub caller: &'a Caller,
+    pub request: &'a RequestInfo,
+    pub access: Access,
+    /// SQL run after the context and before the statement (a pre-request call).
+    pub extra: Option<&'a str>,
+    pub end: End,
+}
+
+/// Run one statement as the caller in a single network round trip: `BEGIN`, the context
+/// statement, `extra` (e.g. a pre-request call), the statement and `COMMIT`/`ROLLBACK` are
+/// pipelined on the connection. A failed statement aborts the transaction, so `COMMIT` then
+/// rolls back; the first error in statement order is returned.
+pub async fn run_pipelined(
+    client: &Object,
+    unit: &Unit<'_>,
+    text: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    let Unit { caller, request, access, extra, end } = *unit;
+    let context = client.prepare_cached(SET_CONTEXT).await?;
+    let main = client.prepare_cached(text).await?;
+    let claims = caller.claims.to_string();
+    let headers = request.headers.to_string();
+    let keys: Vec<&str> = request.settings.iter().map(|(k, _)| k.as_str()).collect();
+    let values: Vec<&str> = request.settings.iter().map(|(_, v)| v.as_str()).collect();
+    let begin = if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" };
+    let finish = match end {
+        End::Commit => "COMMIT",
+        End::Rollback => "ROLLBACK",
+    };
+    let ctx_params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&caller.role, &claims, &request.method, &request.path, &headers, &keys, &values];
+    let extra_sql = extra.unwrap_or("");
+    let (b, c, x, m, e) = tokio::join!(
+        client.batch_execute(begin),
+        client.query(&context, &ctx_params),
+        client.batch_execute(extra_sql),
+        client.query(&main, params),
+        client.batch_execute(finish),
+    );
+    b?;
+    c?;
+    x?;
+    let rows = m;
+    if rows.is_err() {
+        // Make sure nothing stays open whatever happened to the COMMIT.
+        let _ = client.batch_execute("ROLLBACK").await;
+    }
+    let rows = rows?;
+    e?;
+    Ok(rows)
+}

@@ -36,15 +36,40 @@ pub async fn begin<'a>(
     let anonymous = req.caller.is_anonymous();
     let tx =
         context::begin(client, &req.caller, &req.info, access).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
-    if let Some(function) = &state.config.pre_request {
+    if let Some(pre) = pre_request_sql(state) {
+        tx.batch_execute(&pre).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
+    }
+    Ok(tx)
+}
+
+/// The pre-request call, as SQL, when configured.
+pub fn pre_request_sql(state: &RestState) -> Option<String> {
+    state.config.pre_request.as_ref().map(|function| {
         let name = function
             .split('.')
             .map(|part| crate::db::quote_ident(part.trim_matches('"')))
             .collect::<Vec<_>>()
             .join(".");
-        tx.batch_execute(&format!("select {name}()")).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
-    }
-    Ok(tx)
+        format!("select {name}()")
+    })
+}
+
+/// A read statement in one round trip (BEGIN, context, pre-request, statement, COMMIT pipelined).
+pub async fn read_pipelined(
+    client: &Object,
+    req: &RestRequest,
+    state: &RestState,
+    access: Access,
+    text: &str,
+    sql: &Sql,
+) -> Result<ReadResult, RestError> {
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+    let end = if commits(req, state).0 { context::End::Commit } else { context::End::Rollback };
+    let pre = pre_request_sql(state);
+    let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
+    let rows = context::run_pipelined(client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
+    let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
+    Ok(ReadResult { total: row.get(0), page: row.get(1), body: row.get(2) })
 }
 
 /// Whether this request's transaction commits (and whether `tx=` was honoured).
@@ -68,12 +93,15 @@ pub async fn finish(tx: Transaction<'_>, req: &RestRequest, state: &RestState) -
 
 /// Prepare (cached) and run a statement returning rows.
 pub async fn query(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<Vec<Row>, RestError> {
+    // The statement text only (never the bound values, which may hold secrets).
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
     let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
     tx.query(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
 }
 
 /// Prepare (cached) and run a statement returning a row count.
 pub async fn execute(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<u64, RestError> {
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
     let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
     tx.execute(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
 }

@@ -94,14 +94,18 @@ async fn read(
     let text = read_statement(&plan, &mut sql, count == Some(CountPref::Exact), shape, None);
 
     let mut client = execute::connection(state).await?;
-    let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
-    if rr.media == MediaType::Plan {
-        let plan_json = execute::explain(&tx, &text, &sql, rr).await?;
-        execute::finish(tx, rr, state).await?;
-        return Ok(HttpResponse::Ok().content_type(MediaType::Plan.content_type()).body(plan_json));
-    }
-    let mut result = execute::read(&tx, &text, &sql, rr).await?;
-    if matches!(count, Some(CountPref::Planned | CountPref::Estimated)) {
+    let simple = rr.media != MediaType::Plan && !matches!(count, Some(CountPref::Planned | CountPref::Estimated));
+    let result = if simple {
+        // The common case: one round trip to the database.
+        execute::read_pipelined(&client, rr, state, Access::ReadOnly, &text, &sql).await?
+    } else {
+        let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
+        if rr.media == MediaType::Plan {
+            let plan_json = execute::explain(&tx, &text, &sql, rr).await?;
+            execute::finish(tx, rr, state).await?;
+            return Ok(HttpResponse::Ok().content_type(MediaType::Plan.content_type()).body(plan_json));
+        }
+        let mut result = execute::read(&tx, &text, &sql, rr).await?;
         let mut csql = Sql::default();
         let ctext = count_query(&plan, &mut csql);
         let planned = execute::planned_count(&tx, &ctext, &csql, rr).await?;
@@ -113,8 +117,9 @@ async fn read(
             }
             _ => planned,
         });
-    }
-    execute::finish(tx, rr, state).await?;
+        execute::finish(tx, rr, state).await?;
+        result
+    };
 
     if rr.media == MediaType::SingleObject && result.page != 1 {
         return Err(RestError::singular(result.page.max(0) as u64));
@@ -149,20 +154,26 @@ pub fn apply_range(
     }
 }
 
-/// The JSON payload of a write as a list of objects, with the columns to write.
+/// The JSON payload of a write: its objects and the columns to write.
+struct Payload {
+    rows: Vec<serde_json::Map<String, Value>>,
+    columns: Vec<String>,
+}
+
+/// Parse and check the JSON payload of a write.
 fn payload_rows(
     table: &Table,
     body: &[u8],
     columns_param: Option<&Vec<String>>,
     single_only: bool,
-) -> Result<(Vec<serde_json::Map<String, Value>>, bool, Vec<String>), RestError> {
+) -> Result<Payload, RestError> {
     let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
         return Err(RestError::invalid_json_body());
     } else {
         serde_json::from_slice(body).map_err(|_| RestError::invalid_json_body())?
     };
-    let (rows, was_array) = match value {
-        Value::Object(map) => (vec![map], false),
+    let rows = match value {
+        Value::Object(map) => vec![map],
         Value::Array(items) if !single_only => {
             let mut rows = Vec::with_capacity(items.len());
             for item in items {
@@ -171,7 +182,7 @@ fn payload_rows(
                     _ => return Err(RestError::invalid_json_body()),
                 }
             }
-            (rows, true)
+            rows
         }
         _ => return Err(RestError::invalid_json_body()),
     };
@@ -192,7 +203,7 @@ fn payload_rows(
             return Err(RestError::column_not_found(&table.name.name, column));
         }
     }
-    Ok((rows, was_array, columns))
+    Ok(Payload { rows, columns })
 }
 
 async fn write(
@@ -219,7 +230,7 @@ async fn write(
         Method::POST | Method::PUT => {
             let body = body.unwrap_or_default();
             let put = method == Method::PUT;
-            let (rows, _, columns) = payload_rows(table, &body, query.columns.as_ref(), put)?;
+            let Payload { rows, columns } = payload_rows(table, &body, query.columns.as_ref(), put)?;
             let conflict = if put {
                 check_put(table, &query, &rows)?;
                 Conflict::Merge(table.primary_key.clone())
@@ -249,7 +260,7 @@ async fn write(
         }
         Method::PATCH => {
             let body = body.unwrap_or_default();
-            let (rows, _, columns) = payload_rows(table, &body, query.columns.as_ref(), true)?;
+            let Payload { rows, columns } = payload_rows(table, &body, query.columns.as_ref(), true)?;
             require_where(&query, "UPDATE", rr)?;
             let json = rows.into_iter().next().map(Value::Object).unwrap_or(Value::Null).to_string();
             if columns.is_empty() {

@@ -36,18 +36,27 @@ pub struct RestState {
     pub admin: Pool,
     /// Pool logged in as `authenticator`, where requests run.
     pub request: Pool,
+    /// Serialises reloads so a slow, older catalog read never replaces a newer one.
+    reload_lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl RestState {
     /// Load the schema cache once and build the state.
     pub async fn new(config: RestConfig, admin: Pool, request: Pool) -> Result<RestState, error::RestError> {
-        let state = RestState { config: Arc::new(config), cache: SchemaCacheHandle::default(), admin, request };
+        let state = RestState {
+            config: Arc::new(config),
+            cache: SchemaCacheHandle::default(),
+            admin,
+            request,
+            reload_lock: Arc::new(tokio::sync::Mutex::new(())),
+        };
         state.reload().await?;
         Ok(state)
     }
 
     /// Re-read the catalog and swap the cache in; requests in flight keep the old one.
     pub async fn reload(&self) -> Result<(), error::RestError> {
+        let _serialised = self.reload_lock.lock().await;
         let client = self.admin.get().await.map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
         let cache = schema::load(&client, &self.config.schemas)
             .await

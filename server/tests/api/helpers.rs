@@ -86,6 +86,7 @@ pub struct TestApp {
     pub jwt_secret: String,
     pub db_url: String,
     pub http: reqwest::Client,
+    pub rest: actix_web::web::Data<server::rest::RestState>,
 }
 
 /// Create a fresh database from the template, retrying while the template is still in use.
@@ -120,6 +121,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
     let app = Application::build(config).await.expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let keys = app.state().keys.clone();
+    let rest = app.state().rest.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -128,6 +130,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
         jwt_secret,
         db_url,
         http: reqwest::Client::new(),
+        rest,
     }
 }
 
@@ -137,6 +140,29 @@ impl TestApp {
         let (client, conn) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.expect("connect");
         tokio::spawn(conn);
         client.batch_execute(sql).await.expect("admin sql");
+    }
+
+    /// Run DDL as the owner, then reload the REST schema cache.
+    pub async fn ddl(&self, sql: &str) {
+        self.admin_sql(sql).await;
+        self.rest.reload().await.expect("schema reload");
+    }
+
+    /// A `/rest/v1` request with the anon key and, when given, a bearer token.
+    pub fn rest_req(&self, method: reqwest::Method, path: &str, bearer: Option<&str>) -> reqwest::RequestBuilder {
+        let mut req =
+            self.http.request(method, format!("{}/rest/v1{}", self.address, path)).header("apikey", &self.anon_key);
+        if let Some(token) = bearer {
+            req = req.bearer_auth(token);
+        }
+        req
+    }
+
+    /// A user access token for `sub` (role authenticated).
+    pub fn user_token(&self, sub: &str) -> String {
+        self.sign(
+            serde_json::json!({"sub": sub, "role": "authenticated", "aud": "authenticated", "exp": 4_000_000_000i64}),
+        )
     }
 
     /// An HS256 token signed with this app's secret.

@@ -4,3 +4,8 @@
 mod auth;
 mod foundation;
 mod helpers;
+mod rest;
+mod rest_errors;
+mod seed;
+mod site;
+mod storage;

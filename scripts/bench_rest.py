@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""make bench-rest: /rest/v1 throughput and latency beside the same SQL run by pgbench.
+
+Starts the release server on a fresh private cluster, loads a small RLS-protected schema,
+then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk):
+  * wrk drives /rest/v1 as an authenticated user (32 connections, 2 threads, fixed duration);
+  * the statement the server generated for that request (taken from its debug log) is run by
+    pgbench with the same connection count, inside the same transaction and context
+    statement the server uses, logged in as the same `authenticator` role.
+Prints requests/s, p50 and p99 for both, and the REST/pgbench throughput ratio.
+"""
+import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+SERVER = os.path.join(TARGET, "release", "server")
+PORT, DB_PORT = 54391, 54392
+CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
+DURATION = int(os.environ.get("BENCH_SECONDS", 10))
+USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
+
+
+def pg_bin(name):
+    for version in sorted(os.listdir("/usr/lib/postgresql"), reverse=True):
+        path = f"/usr/lib/postgresql/{version}/bin/{name}"
+        if os.path.exists(path):
+            return path
+    return shutil.which(name) or name
+
+
+def ensure_wrk():
+    if shutil.which("wrk"):
+        return
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+
+
+def jwt(claims, secret):
+    b64 = lambda b: __import__("base64").urlsafe_b64encode(b).rstrip(b"=").decode()
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    body = b64(json.dumps(claims).encode())
+    sig = b64(hmac.new(secret.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest())
+    return f"{head}.{body}.{sig}"
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))] if values else 0.0
+
+
+def run_wrk(url, headers, method="GET", body=None):
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+    script.write(f'wrk.method = "{method}"\n')
+    for k, v in headers.items():
+        script.write(f'wrk.headers["{k}"] = "{v}"\n')
+    if body is not None:
+        script.write(f"wrk.body = {json.dumps(body)}\n")
+    script.close()
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{DURATION}s", "--latency", "-s", script.name, url],
+                         capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    def ms(label):
+        m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        sys.exit(f"wrk saw {errors.group(1)} error responses for {method} {url}")
+    return rps, ms("50"), ms("99")
+
+
+def run_pgbench(sql_file, conninfo, env):
+    logdir = tempfile.mkdtemp()
+    cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
+           "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit(f"pgbench failed: {out.stderr}")
+    tps = float(re.search(r"tps = ([\d.]+)", out.stdout).group(1))
+    latencies = []
+    for name in os.listdir(logdir):
+        with open(os.path.join(logdir, name)) as f:
+            latencies.extend(int(line.split()[2]) / 1000.0 for line in f if line.strip())
+    shutil.rmtree(logdir)
+    return tps, percentile(latencies, 0.5), percentile(latencies, 0.99)
+
+
+def main():
+    ensure_wrk()
+    data = tempfile.mkdtemp(prefix="bench-rest-")
+    os.chmod(data, 0o755)
+    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
+               RUST_LOG="warn,server::rest::sql=debug", DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
+    log = open(os.path.join(data, "server.log"), "w")
+    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    keys = {}
+    while len(keys) < 2:
+        line = server.stdout.readline()
+        if not line:
+            sys.exit("server exited; see " + log.name)
+        m = re.match(r"(anon key|service_role key): (\S+)", line)
+        if m:
+            keys[m.group(1)] = m.group(2)
+    try:
+        secret = open(os.path.join(data, "secrets", "jwt_secret")).read().strip()
+        password = open(os.path.join(data, "secrets", "db_password")).read().strip()
+        pgenv = dict(os.environ, PGPASSWORD=password)
+        admin = f"host=127.0.0.1 port={DB_PORT} user=postgres dbname=postgres"
+        schema = f"""
+        create table public.bench_categories (id int primary key, name text not null);
+        create table public.bench_items (id serial primary key, owner uuid not null default auth.uid(),
+          category_id int references public.bench_categories(id), name text not null, price numeric(10,2), created_at timestamptz default now());
+        alter table public.bench_items enable row level security;
+        create policy own_items on public.bench_items for all to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
+        insert into public.bench_categories select g, 'category ' || g from generate_series(1, 20) g;
+        insert into public.bench_items (owner, category_id, name, price)
+          select '{USER_ID}', 1 + g % 20, 'item ' || g, g * 1.5 from generate_series(1, 10000) g;
+        analyze; notify pgrst, 'reload schema';"""
+        subprocess.run([pg_bin("psql"), "-q", "-v", "ON_ERROR_STOP=1", admin, "-c", schema], env=pgenv, check=True)
+        time.sleep(1)
+        token = jwt({"sub": USER_ID, "role": "authenticated", "aud": "authenticated", "exp": int(time.time()) + 3600}, secret)
+        claims = json.dumps({"sub": USER_ID, "role": "authenticated", "aud": "authenticated"})
+        headers = {"apikey": keys["anon key"], "Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        base = f"http://127.0.0.1:{PORT}/rest/v1"
+        one = json.dumps({"name": "new item", "category_id": 3, "price": 9.5})
+        bulk = json.dumps([{"name": f"bulk {i}", "category_id": 1 + i % 20, "price": i} for i in range(100)])
+        scenarios = [
+            ("GETSingle", "GET", "/bench_items?id=eq.5000", None, ["5000"]),
+            ("GETSingleEmbed", "GET", "/bench_items?select=*,bench_categories(*)&id=eq.5000", None, ["5000"]),
+            ("GETList", "GET", "/bench_items?limit=50&order=id", None, ["50"]),
+            ("POSTSingle", "POST", "/bench_items", one, None),
+            ("POSTBulk", "POST", "/bench_items", bulk, None),
+        ]
+        auth_pw = hmac.new(secret.encode(), b"authenticator", hashlib.sha256).hexdigest()
+        authenticator = f"host=127.0.0.1 port={DB_PORT} user=authenticator dbname=postgres"
+        rows = []
+        for name, method, path, body, params in scenarios:
+            mark = os.path.getsize(log.name)
+            req = urllib.request.Request(base + path, data=body.encode() if body else None, method=method, headers=headers)
+            urllib.request.urlopen(req).read()
+            time.sleep(0.2)
+            with open(log.name) as f:
+                f.seek(mark)
+                statements = [json.loads(l)["fields"]["sql"] for l in f if '"sql"' in l]
+            sql = statements[-1]
+            # The server binds an insert's body as a JSON array (a single object is wrapped).
+            values = params if params is not None else [body if body.startswith("[") else f"[{body}]"]
+            for i, value in enumerate(values, start=1):
+                sql = sql.replace(f"${i}", "'" + value.replace("'", "''") + "'")
+            read_only = "READ ONLY" if method == "GET" else "READ WRITE"
+            context = ("select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '" + claims +
+                       "', true), set_config('request.method', '" + method + "', true), set_config('request.path', '/rest/v1" +
+                       path.split("?")[0] + "', true), set_config('request.headers', '{}', true), "
+                       "set_config('search_path', '\"public\", \"extensions\"', true);")
+            script = os.path.join(data, f"{name}.sql")
+            with open(script, "w") as f:
+                f.write(f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n")
+            rest = run_wrk(base + path, headers, method, body)
+            twin = run_pgbench(script, authenticator, dict(os.environ, PGPASSWORD=auth_pw))
+            rows.append((name, rest, twin))
+        print(f"\n/rest/v1 vs the same SQL through pgbench ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
+        print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
+        for name, (rps, p50, p99), (tps, b50, b99) in rows:
+            print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

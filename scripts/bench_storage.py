@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""make bench-storage: /storage/v1 upload and download throughput beside a plain file copy.
+
+Starts the release server on a fresh private cluster (file backend under its DATA_DIR), creates
+a bucket with the service key, then:
+  * uploads and downloads 1 MB and 100 MB objects (raw body, streamed from and to disk) and prints
+    MB/s next to `cp` of the same bytes on the same disk (written and read back with fsync-free
+    copies, as the server's writes are);
+  * runs 10 KB object uploads and downloads for a fixed time with a few concurrent connections
+    and prints operations/s;
+  * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM).
+Not a test: it prints numbers.
+"""
+import concurrent.futures, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+SERVER = os.path.join(TARGET, "release", "server")
+PORT, DB_PORT = 54393, 54394
+SMALL_SECONDS = float(os.environ.get("BENCH_SECONDS", 5))
+SMALL_CONNS = int(os.environ.get("BENCH_CONNECTIONS", 8))
+MB = 1024 * 1024
+
+
+def request(method, path, key, body=None, headers=None, sink=None):
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=300)
+    h = {"apikey": key, "Authorization": f"Bearer {key}"}
+    h.update(headers or {})
+    conn.request(method, "/storage/v1" + path, body=body, headers=h)
+    res = conn.getresponse()
+    if sink is None:
+        data = res.read()
+    else:
+        data = b""
+        while chunk := res.read(MB):
+            sink.write(chunk)
+    conn.close()
+    if res.status >= 300:
+        sys.exit(f"{method} {path}: {res.status} {data[:300]!r}")
+    return data
+
+
+def rss_kb(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(rf"{field}:\s+(\d+)", f.read()).group(1))
+
+
+class RssWatch:
+    def __init__(self, pid):
+        self.pid, self.peak, self.running = pid, 0, True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while self.running:
+            self.peak = max(self.peak, rss_kb(self.pid, "VmRSS"))
+            time.sleep(0.01)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.thread.join()
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main():
+    data = tempfile.mkdtemp(prefix="bench-storage-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
+    os.chmod(data, 0o755)
+    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn",
+               WEB_DIR="/nonexistent", FILE_SIZE_LIMIT=str(200 * MB))
+    log = open(os.path.join(data, "server.log"), "w")
+    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    keys = {}
+    while len(keys) < 1:
+        line = server.stdout.readline()
+        if not line:
+            sys.exit("server exited; see " + log.name)
+        m = re.match(r"service_role key: (\S+)", line)
+        if m:
+            keys["service"] = m.group(1)
+    key = keys["service"]
+    try:
+        request("POST", "/bucket", key, json.dumps({"name": "bench"}), {"Content-Type": "application/json"})
+        work = os.path.join(data, "work")
+        os.mkdir(work)
+        rows = []
+        peak_mb = 0.0
+        for size_mb in (1, 100):
+            src = os.path.join(work, f"src-{size_mb}")
+            with open(src, "wb") as f:
+                for _ in range(size_mb):
+                    f.write(os.urandom(MB))
+            copy = os.path.join(work, f"copy-{size_mb}")
+            copy_up = timed(lambda: shutil.copyfile(src, copy))
+            back = os.path.join(work, f"back-{size_mb}")
+            copy_down = timed(lambda: shutil.copyfile(copy, back))
+            length = {"Content-Type": "application/octet-stream", "Content-Length": str(size_mb * MB)}
+            with RssWatch(server.pid) as watch:
+                def up():
+                    with open(src, "rb") as f:
+                        request("POST", f"/object/bench/obj-{size_mb}", key, f, length)
+                upload = timed(up)
+                out = os.path.join(work, f"down-{size_mb}")
+                def down():
+                    with open(out, "wb") as f:
+                        request("GET", f"/object/bench/obj-{size_mb}", key, sink=f)
+                download = timed(down)
+            if size_mb == 100:
+                peak_mb = max(watch.peak, rss_kb(server.pid, "VmHWM")) / 1024
+            if os.path.getsize(out) != size_mb * MB:
+                sys.exit("downloaded size differs")
+            rows.append((f"{size_mb} MB", size_mb / upload, size_mb / download, size_mb / copy_up, size_mb / copy_down))
+
+        payload = os.urandom(10 * 1024)
+        counter = iter(range(10**9))
+        def small_ops(kind):
+            deadline = time.perf_counter() + SMALL_SECONDS
+            done = 0
+            while time.perf_counter() < deadline:
+                n = next(counter)
+                if kind == "up":
+                    request("POST", f"/object/bench/small/{n}", key, payload, {"Content-Type": "application/octet-stream"})
+                else:
+                    request("GET", f"/object/bench/small/{n % 200}", key)
+                done += 1
+            return done
+        for n in range(200):
+            request("POST", f"/object/bench/small/{n}", key, payload, {"Content-Type": "application/octet-stream", "x-upsert": "true"})
+        for kind in ("up", "down"):
+            with concurrent.futures.ThreadPoolExecutor(SMALL_CONNS) as pool:
+                start = time.perf_counter()
+                total = sum(pool.map(small_ops, [kind] * SMALL_CONNS))
+                rows.append((f"10 KB {kind} ops/s", total / (time.perf_counter() - start), None, None, None))
+
+        print("\n/storage/v1 (release server, file backend) beside a plain file copy on the same disk")
+        print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}")
+        for name, a, b, c, d in rows:
+            if b is None:
+                print(f"{name:<20}{a:>13.0f}")
+            else:
+                print(f"{name:<20}{a:>13.1f}{b:>15.1f}{c:>15.1f}{d:>14.1f}")
+        print(f"server peak RSS during the 100 MB transfers: {peak_mb:.1f} MB")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+//! The bytes of objects, through the `object_store` crate: a local directory or S3.
+//!
+//! Bytes are stored under a key derived from the row's `version` (a fresh UUID per write), never
+//! from the object's name: a write streams to a key no row points at yet, the row is then
+//! written in the caller's transaction, and only a committed row makes the bytes visible. Moves
+//! are row updates; overwritten or deleted versions are removed after the commit. Uploads stream
+//! in bounded parts (memory stays flat whatever the size) and are aborted, leaving nothing, when
+//! the body fails or exceeds its limit. This module knows nothing of rows, roles or HTTP.
+
+use std::fmt::Display;
+use std::path::Path as FsPath;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::{Stream, StreamExt};
+use md5::{Digest, Md5};
+use object_store::aws::AmazonS3Builder;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path;
+use object_store::{ObjectStore, PutPayload, WriteMultipart};
+use secrecy::ExposeSecret;
+
+use super::config::StorageConfig;
+use super::error::StorageError;
+
+/// Size of each part of a streamed upload (S3's minimum part size is 5 MiB).
+const PART_SIZE: usize = 5 * 1024 * 1024;
+/// Parts in flight at once; with `PART_SIZE` this bounds an upload's memory.
+const PARTS_IN_FLIGHT: usize = 2;
+
+/// Build the configured object store.
+pub fn build(config: &StorageConfig, data_dir: &FsPath) -> Result<Arc<dyn ObjectStore>, String> {
+    match config.backend.as_str() {
+        "file" => {
+            let dir = config.file_path.clone().unwrap_or_else(|| data_dir.join("storage"));
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let store = LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
+            Ok(Arc::new(store))
+        }
+        "s3" => {
+            let bucket = config.s3_bucket.as_deref().ok_or("STORAGE_BACKEND=s3 needs GLOBAL_S3_BUCKET")?;
+            let mut builder = AmazonS3Builder::from_env()
+                .with_bucket_name(bucket)
+                .with_region(&config.region)
+                .with_virtual_hosted_style_request(!config.s3_force_path_style);
+            if let Some(endpoint) = &config.s3_endpoint {
+                builder = builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+            }
+            if let Some(id) = &config.access_key_id {
+                builder = builder.with_access_key_id(id);
+            }
+            if let Some(secret) = &config.secret_access_key {
+                builder = builder.with_secret_access_key(secret.expose_secret());
+            }
+            Ok(Arc::new(builder.build().map_err(|e| e.to_string())?))
+        }
+        other => Err(format!("unknown STORAGE_BACKEND {other:?} (expected file or s3)")),
+    }
+}
+
+/// The key of one stored version.
+pub fn key_of(version: &str) -> Path {
+    let shard: String = version.chars().take(2).collect();
+    Path::from(format!("objects/{shard}/{version}"))
+}
+
+/// What a finished upload wrote.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub size: u64,
+    /// `"<md5 hex>"`, quoted as S3 quotes ETags.
+    pub etag: String,
+}
+
+/// Stream `body` to `key`, refusing more than `limit` bytes. On any failure nothing is left at `key`.
+pub async fn put_stream<S, E>(
+    store: &dyn ObjectStore,
+    key: &Path,
+    mut body: S,
+    limit: u64,
+) -> Result<Stored, StorageError>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: Display,
+{
+    let mut md5 = Md5::new();
+    let mut size: u64 = 0;
+    let mut small = BytesMut::new();
+    let mut writer: Option<WriteMultipart> = None;
+    while let Some(chunk) = body.next().await {
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(err) => {
+                abort(writer).await;
+                tracing::debug!(error = %err, "upload body interrupted");
+                return Err(StorageError::InvalidRequest("The upload was interrupted".into()));
+            }
+        };
+        size += chunk.len() as u64;
+        if size > limit {
+            abort(writer).await;
+            return Err(StorageError::EntityTooLarge);
+        }
+        md5.update(&chunk);
+        match writer.as_mut() {
+            Some(w) => {
+                if let Err(err) = w.wait_for_capacity(PARTS_IN_FLIGHT).await {
+                    abort(writer).await;
+                    return Err(err.into());
+                }
+                w.write(&chunk);
+            }
+            None => {
+                small.extend_from_slice(&chunk);
+                if small.len() >= PART_SIZE {
+                    let upload = store.put_multipart(key).await?;
+                    let mut w = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+                    w.write(&small);
+                    small = BytesMut::new();
+                    writer = Some(w);
+                }
+            }
+        }
+    }
+    match writer {
+        Some(w) => {
+            w.finish().await?;
+        }
+        None => {
+            store.put(key, PutPayload::from(small.freeze())).await?;
+        }
+    }
+    Ok(Stored { size, etag: format!("\"{}\"", hex::encode(md5.finalize())) })
+}
+
+async fn abort(writer: Option<WriteMultipart>) {
+    if let Some(w) = writer {
+        if let Err(err) = w.abort().await {
+            tracing::warn!(error = %err, "could not abort a multipart upload");
+        }
+    }
+}
+
+/// Delete stored versions after their rows are gone; failures are logged (orphan bytes, no dangling row).
+pub async fn delete_versions(store: &dyn ObjectStore, versions: impl IntoIterator<Item = String>) {
+    for version in versions {
+        if let Err(err) = store.delete(&key_of(&version)).await {
+            if !matches!(err, object_store::Error::NotFound { .. }) {
+                tracing::warn!(error = %err, version, "could not delete stored bytes");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures_util::stream;
+
+    fn chunks(n: usize, size: usize) -> impl Stream<Item = Result<Bytes, String>> + Unpin {
+        stream::iter((0..n).map(move |i| Ok(Bytes::from(vec![i as u8; size]))))
+    }
+
+    #[tokio::test]
+    async fn small_and_large_uploads_are_stored_whole() {
+        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let small = put_stream(&store, &key_of("aa1"), chunks(3, 10), 100).await.unwrap();
+        assert_eq!(small.size, 30);
+        let large = put_stream(&store, &key_of("bb2"), chunks(12, 1024 * 1024), u64::MAX).await.unwrap();
+        assert_eq!(large.size, 12 * 1024 * 1024);
+        let got = store.get(&key_of("bb2")).await.unwrap().bytes().await.unwrap();
+        assert_eq!(got.len(), 12 * 1024 * 1024);
+        assert_eq!(got[11 * 1024 * 1024], 11);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_upload_over_its_limit_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let err = put_stream(&store, &key_of("cc3"), chunks(8, 1024 * 1024), 7 * 1024 * 1024).await.unwrap_err();
+        assert!(matches!(err, StorageError::EntityTooLarge));
+        assert!(store.head(&key_of("cc3")).await.is_err());
+        let leftovers = walk(&dir);
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn walk(dir: &FsPath) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+}

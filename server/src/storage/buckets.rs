@@ -1,0 +1,218 @@
+//! Bucket CRUD: `GET/POST /bucket`, `GET/PUT/DELETE /bucket/{id}`, `POST /bucket/{id}/empty`.
+//!
+//! Every statement runs as the caller, so `storage.buckets` policies decide (the service role
+//! bypasses them, as on Supabase). Emptying deletes the rows as the caller, then their bytes.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::db::{self, Ctx};
+use super::error::StorageError;
+use super::key::validate_bucket_name;
+use super::limits::parse_size;
+use super::objects::json_body;
+use super::{backend, StorageState};
+use crate::db::context::Access;
+
+const COLUMNS: &str =
+    "id, name, owner, owner_id, public, type, file_size_limit, allowed_mime_types, created_at, updated_at";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    limit: Option<i64>,
+    offset: Option<i64>,
+    search: Option<String>,
+    sort_column: Option<String>,
+    sort_order: Option<String>,
+}
+
+/// `GET /bucket`.
+pub async fn list(
+    req: HttpRequest,
+    query: web::Query<ListQuery>,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    let column = match query.sort_column.as_deref().unwrap_or("name") {
+        c @ ("id" | "name" | "created_at" | "updated_at") => c,
+        _ => return Err(StorageError::InvalidRequest("Invalid sortColumn".into())),
+    };
+    let order =
+        if query.sort_order.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("desc")) { "desc" } else { "asc" };
+    let search = query.search.clone().filter(|s| !s.is_empty()).map(|s| format!("%{s}%")).unwrap_or_default();
+    let sql = format!(
+        "select coalesce(json_agg(b), '[]'::json)::text from (select {COLUMNS} from storage.buckets \
+         where $1 = '' or name ilike $1 order by {column} {order} limit $2 offset $3) b"
+    );
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
+    let row = tx
+        .query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "list buckets"))?;
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
+}
+
+/// `GET /bucket/{id}`.
+pub async fn get(
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
+    let sql = format!("select row_to_json(b)::text from (select {COLUMNS} from storage.buckets where id = $1) b");
+    let row = tx.query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))?;
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    let row = row.ok_or(StorageError::NoSuchBucket)?;
+    Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
+}
+
+/// The settable fields of a bucket; `None` when the key is absent, `Some(None)` for `null`.
+struct Settings {
+    public: Option<bool>,
+    file_size_limit: Option<Option<i64>>,
+    allowed_mime_types: Option<Option<Vec<String>>>,
+}
+
+fn settings(body: &Map<String, Value>) -> Result<Settings, StorageError> {
+    let public = match body.get("public") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return Err(StorageError::InvalidRequest("public must be a boolean".into())),
+    };
+    let file_size_limit = body.get("file_size_limit").map(parse_size).transpose()?;
+    let allowed_mime_types = match body.get("allowed_mime_types") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(value) => Some(Some(
+            serde_json::from_value::<Vec<String>>(value.clone())
+                .map_err(|_| StorageError::InvalidRequest("allowed_mime_types must be a list of strings".into()))?,
+        )),
+    };
+    Ok(Settings { public, file_size_limit, allowed_mime_types })
+}
+
+/// `POST /bucket`.
+pub async fn create(
+    req: HttpRequest,
+    body: web::Bytes,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    let body: Map<String, Value> = json_body(&body)?;
+    let name = body.get("name").and_then(Value::as_str).ok_or(StorageError::InvalidBucketName)?.to_string();
+    let id = body.get("id").and_then(Value::as_str).unwrap_or(&name).to_string();
+    validate_bucket_name(&id)?;
+    validate_bucket_name(&name)?;
+    let set = settings(&body)?;
+    let kind = body.get("type").and_then(Value::as_str).unwrap_or("STANDARD").to_string();
+    let (owner, owner_id) = ctx.owner();
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
+    tx.execute(
+        "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types, type) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8)",
+        &[
+            &id,
+            &name,
+            &owner,
+            &owner_id,
+            &set.public.unwrap_or(false),
+            &set.file_size_limit.flatten(),
+            &set.allowed_mime_types.flatten(),
+            &kind,
+        ],
+    )
+    .await
+    .map_err(|e| match StorageError::from_db(&e, "create bucket") {
+        StorageError::Duplicate => StorageError::BucketAlreadyExists,
+        other => other,
+    })?;
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    Ok(HttpResponse::Ok().json(json!({"name": id})))
+}
+
+/// `PUT /bucket/{id}`: only the keys present change.
+pub async fn update(
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    let body: Map<String, Value> = json_body(&body)?;
+    let set = settings(&body)?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
+    let updated = tx
+        .query_opt(
+            "update storage.buckets set public = coalesce($2, public), \
+             file_size_limit = case when $3 then $4 else file_size_limit end, \
+             allowed_mime_types = case when $5 then $6 else allowed_mime_types end, updated_at = now() \
+             where id = $1 returning id",
+            &[
+                &id.as_str(),
+                &set.public,
+                &set.file_size_limit.is_some(),
+                &set.file_size_limit.flatten(),
+                &set.allowed_mime_types.is_some(),
+                &set.allowed_mime_types.clone().flatten(),
+            ],
+        )
+        .await
+        .map_err(|e| StorageError::from_db(&e, "update bucket"))?;
+    if updated.is_none() {
+        return Err(StorageError::NoSuchBucket);
+    }
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    Ok(HttpResponse::Ok().json(json!({"message": "Successfully updated"})))
+}
+
+/// `DELETE /bucket/{id}`: only an empty bucket.
+pub async fn delete(
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    db::find_bucket(&state.admin, &id).await?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
+    let deleted = tx
+        .query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
+        .await
+        .map_err(|e| match e.code().map(|c| c.code()) {
+            Some("23503") => StorageError::BucketNotEmpty,
+            _ => StorageError::from_db(&e, "delete bucket"),
+        })?;
+    if deleted.is_none() {
+        return Err(StorageError::NoSuchBucket);
+    }
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    Ok(HttpResponse::Ok().json(json!({"message": "Successfully deleted"})))
+}
+
+/// `POST /bucket/{id}/empty`: delete every object the caller may delete.
+pub async fn empty(
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<StorageState>,
+) -> Result<HttpResponse, StorageError> {
+    let ctx = Ctx::of(&req)?;
+    db::find_bucket(&state.admin, &id).await?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
+    let rows = tx
+        .query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "empty bucket"))?;
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    let versions = rows.iter().filter_map(|r| r.get::<_, Option<String>>(0));
+    backend::delete_versions(state.store.as_ref(), versions).await;
+    Ok(HttpResponse::Ok().json(json!({"message": "Successfully emptied"})))
+}

@@ -1,0 +1,52 @@
+//! Settings of `/storage/v1`, under Supabase Storage's environment names.
+//!
+//! Only describes and parses settings; `backend` turns them into an object store.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use secrecy::SecretString;
+
+/// Where bytes are kept and how large uploads may be.
+#[derive(Debug, Clone, Args)]
+pub struct StorageConfig {
+    /// Where object bytes live: `file` (a local directory) or `s3` (S3 or any S3-compatible store).
+    #[arg(long = "storage-backend", env = "STORAGE_BACKEND", default_value = "file")]
+    pub backend: String,
+
+    /// Directory of the `file` backend (default: DATA_DIR/storage).
+    #[arg(long = "file-storage-backend-path", env = "FILE_STORAGE_BACKEND_PATH")]
+    pub file_path: Option<PathBuf>,
+
+    /// S3 bucket holding every storage bucket's objects (`s3` backend).
+    #[arg(long = "global-s3-bucket", env = "GLOBAL_S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+
+    /// S3 endpoint URL, for S3-compatible stores (MinIO, R2, ...); unset: AWS.
+    #[arg(long = "global-s3-endpoint", env = "GLOBAL_S3_ENDPOINT")]
+    pub s3_endpoint: Option<String>,
+
+    /// Address buckets by path (`endpoint/bucket/key`) rather than by virtual host.
+    #[arg(long = "global-s3-force-path-style", env = "GLOBAL_S3_FORCE_PATH_STYLE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub s3_force_path_style: bool,
+
+    /// S3 region.
+    #[arg(long = "region", env = "REGION", default_value = "us-east-1")]
+    pub region: String,
+
+    /// S3 access key id (unset: the usual AWS credential chain).
+    #[arg(long = "aws-access-key-id", env = "AWS_ACCESS_KEY_ID", hide_env_values = true)]
+    pub access_key_id: Option<String>,
+
+    /// S3 secret access key.
+    #[arg(long = "aws-secret-access-key", env = "AWS_SECRET_ACCESS_KEY", hide_env_values = true, value_parser = secret)]
+    pub secret_access_key: Option<SecretString>,
+
+    /// Largest upload accepted, in bytes, whatever the bucket says (Supabase's default: 50 MB).
+    #[arg(long = "file-size-limit", env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
+    pub file_size_limit: u64,
+}
+
+fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
+    Ok(SecretString::from(value))
+}

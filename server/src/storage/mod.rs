@@ -1,0 +1,88 @@
+//! `/storage/v1`: a Supabase-Storage-compatible object store for the unchanged storage-js client.
+//!
+//! Object and bucket rows live in the `storage` schema and are read and written as the caller's
+//! role (RLS decides); bytes live in an `object_store` (local directory or S3) under per-version
+//! keys. Routes: public downloads and signed-URL downloads and uploads need no key and are
+//! registered before the gated ones; everything else sits behind `gate::middleware`. This
+//! module only wires; the handlers live in the sub-modules named for what they do.
+
+pub mod backend;
+pub mod buckets;
+pub mod config;
+pub mod db;
+pub mod download;
+pub mod error;
+pub mod key;
+pub mod limits;
+pub mod objects;
+pub mod token;
+pub mod upload;
+
+use std::sync::Arc;
+
+use actix_web::middleware::from_fn;
+use actix_web::{guard, web};
+use deadpool_postgres::Pool;
+use object_store::ObjectStore;
+use secrecy::SecretString;
+
+use self::config::StorageConfig;
+
+/// Shared state of the storage handlers.
+pub struct StorageState {
+    pub store: Arc<dyn ObjectStore>,
+    /// Pool of the caller's transactions (logged in as `authenticator`).
+    pub request: Pool,
+    /// Owner pool: bucket settings, public and signed reads.
+    pub admin: Pool,
+    /// Secret signing URL tokens (the JWT secret).
+    pub secret: SecretString,
+    pub config: StorageConfig,
+}
+
+/// Mount `/storage/v1` (called by `routes::configure`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let read = || guard::Any(guard::Get()).or(guard::Head());
+    cfg.service(
+        web::scope("/storage/v1")
+            // No key: an <img src> sends neither apikey nor Authorization.
+            .service(web::resource("/object/public/{tail:.*}").guard(read()).route(web::route().to(download::public)))
+            .service(web::resource("/object/sign/{tail:.*}").guard(read()).route(web::route().to(download::signed)))
+            .service(
+                web::resource("/object/upload/sign/{tail:.*}")
+                    .guard(guard::Put())
+                    .route(web::route().to(upload::signed_put)),
+            )
+            .service(web::scope("").wrap(from_fn(crate::gate::middleware)).configure(gated)),
+    );
+}
+
+fn gated(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/bucket").route(web::get().to(buckets::list)).route(web::post().to(buckets::create)))
+        .service(web::resource("/bucket/{id}/empty").route(web::post().to(buckets::empty)))
+        .service(
+            web::resource("/bucket/{id}")
+                .route(web::get().to(buckets::get))
+                .route(web::put().to(buckets::update))
+                .route(web::delete().to(buckets::delete)),
+        )
+        .service(web::resource("/object/list/{bucket}").route(web::post().to(objects::list)))
+        .service(web::resource("/object/move").route(web::post().to(objects::move_object)))
+        .service(web::resource("/object/copy").route(web::post().to(objects::copy_object)))
+        .service(web::resource("/object/sign/{tail:.*}").route(web::post().to(objects::sign)))
+        .service(web::resource("/object/upload/sign/{tail:.*}").route(web::post().to(upload::sign)))
+        .service(web::resource("/object/info/{tail:.*}").route(web::get().to(download::info)))
+        .service(
+            web::resource("/object/authenticated/{tail:.*}")
+                .route(web::get().to(download::authenticated))
+                .route(web::head().to(download::authenticated)),
+        )
+        .service(
+            web::resource("/object/{tail:.*}")
+                .route(web::get().to(download::object))
+                .route(web::head().to(download::object))
+                .route(web::post().to(upload::create))
+                .route(web::put().to(upload::update))
+                .route(web::delete().to(objects::remove)),
+        );
+}

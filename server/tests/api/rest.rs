@@ -1,0 +1,282 @@
+//! `/rest/v1` through HTTP: role switching and RLS with real tokens, errors, limits,
+//! PostgREST settings, and hostile input that must be rejected or bound, never executed.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+
+const ALICE: &str = "11111111-1111-4111-8111-111111111111";
+const BOB: &str = "22222222-2222-4222-8222-222222222222";
+
+async fn notes_app() -> TestApp {
+    let app = spawn_app().await;
+    app.ddl(&format!(
+        "create table public.notes (id int primary key, owner uuid not null default auth.uid(), body text);
+         alter table public.notes enable row level security;
+         create policy read_own on public.notes for select to authenticated using (owner = auth.uid());
+         create policy write_own on public.notes for insert to authenticated with check (owner = auth.uid());
+         insert into public.notes values (1, '{ALICE}', 'alice'), (2, '{BOB}', 'bob');
+         create function public.whoami() returns text language sql stable as 'select current_user::text';"
+    ))
+    .await;
+    app
+}
+
+async fn json_of(res: reqwest::Response) -> (u16, Value) {
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn rls_with_auth_uid_shows_each_user_only_their_rows_over_http() {
+    let app = notes_app().await;
+    let alice = app.user_token(ALICE);
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/notes?select=body", Some(&alice)).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!([{"body": "alice"}]));
+
+    let (_, body) = json_of(app.rest_req(Method::GET, "/notes?select=body", None).send().await.unwrap()).await;
+    assert_eq!(body, json!([]), "anon sees nothing");
+
+    let (_, body) =
+        json_of(app.rest_req(Method::GET, "/notes?select=body&order=id", Some(&app.service_key)).send().await.unwrap())
+            .await;
+    assert_eq!(body, json!([{"body": "alice"}, {"body": "bob"}]), "service_role bypasses RLS");
+}
+
+#[tokio::test]
+async fn a_policy_refusal_on_insert_is_a_403_for_users_and_401_for_anon() {
+    let app = notes_app().await;
+    let alice = app.user_token(ALICE);
+    let res = app
+        .rest_req(Method::POST, "/notes", Some(&alice))
+        .json(&json!({"id": 3, "owner": BOB, "body": "forged"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 403);
+    assert_eq!(body["code"], "42501");
+    let res = app.rest_req(Method::POST, "/notes", None).json(&json!({"id": 4, "owner": BOB})).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 401);
+    // Alice's own row is accepted and the default picks her id.
+    let res = app
+        .rest_req(Method::POST, "/notes", Some(&alice))
+        .json(&json!({"id": 5, "body": "mine"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 201);
+}
+
+#[tokio::test]
+async fn each_key_runs_as_its_role() {
+    let app = notes_app().await;
+    for (token, role) in [
+        (None, "anon"),
+        (Some(app.user_token(ALICE)), "authenticated"),
+        (Some(app.service_key.clone()), "service_role"),
+    ] {
+        let (status, body) =
+            json_of(app.rest_req(Method::POST, "/rpc/whoami", token.as_deref()).json(&json!({})).send().await.unwrap())
+                .await;
+        assert_eq!(status, 200);
+        assert_eq!(body, json!(role));
+    }
+}
+
+#[tokio::test]
+async fn a_token_with_an_unknown_role_cannot_become_it() {
+    let app = notes_app().await;
+    let token = app.sign(json!({"role": "postgres", "exp": 4_000_000_000i64}));
+    let res = app.rest_req(Method::GET, "/notes", Some(&token)).send().await.unwrap();
+    assert!(matches!(res.status().as_u16(), 400 | 401 | 403), "got {}", res.status());
+}
+
+#[tokio::test]
+async fn the_schema_cache_reloads_on_notify() {
+    let app = spawn_app().await;
+    app.admin_sql("create table public.late (id int); notify pgrst, 'reload schema';").await;
+    let mut found = false;
+    for _ in 0..50 {
+        if app.rest_req(Method::GET, "/late", None).send().await.unwrap().status().as_u16() == 200 {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(found, "table created after start never became visible");
+}
+
+#[tokio::test]
+async fn hostile_identifiers_values_and_casts_are_never_executed() {
+    let app = spawn_app().await;
+    app.ddl("create table public.victim (id int primary key, name text, data jsonb); insert into public.victim values (1, 'a', '{\"k\": 1}');").await;
+    let attacks = [
+        "/victim?select=id;drop table victim;--",
+        "/victim?select=\"id\"\"; drop table victim; --\"",
+        "/victim?select=id::int);drop table victim;--",
+        "/victim?select=id,name::text%20union%20select%201",
+        "/victim?order=id;drop table victim",
+        "/victim?order=id.desc,(select 1)",
+        "/victim?name=eq.a');drop table victim;--",
+        "/victim?id=in.(1);drop table victim",
+        "/victim?select=data->>k');drop table victim;--",
+        "/victim?data->>'k=eq.1",
+        "/victim?or=(id.eq.1,id.eq.1);drop table victim",
+    ];
+    for path in attacks {
+        let res = app.rest_req(Method::GET, path, None).send().await.unwrap();
+        assert_ne!(res.status().as_u16(), 500, "{path} gave a 500");
+    }
+    let (status, body) = json_of(app.rest_req(Method::GET, "/victim?select=id", None).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!([{"id": 1}]), "the table and its row survived");
+    // A value with quotes is bound and compared, not spliced.
+    let (_, body) =
+        json_of(app.rest_req(Method::GET, "/victim?name=eq.a'%20or%20'1'='1", None).send().await.unwrap()).await;
+    assert_eq!(body, json!([]));
+}
+
+#[tokio::test]
+async fn oversized_bodies_get_413_and_store_nothing() {
+    let app = spawn_app_with(|c| c.rest.max_body_bytes = 1024).await;
+    app.ddl("create table public.blobs (id int, data text);").await;
+    let big = "x".repeat(4096);
+    let res = app.rest_req(Method::POST, "/blobs", None).json(&json!({"id": 1, "data": big})).send().await.unwrap();
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 413);
+    assert_eq!(body["code"], "PGRST413");
+    let (_, body) = json_of(app.rest_req(Method::GET, "/blobs", None).send().await.unwrap()).await;
+    assert_eq!(body, json!([]));
+}
+
+#[tokio::test]
+async fn max_rows_caps_every_read() {
+    let app = spawn_app_with(|c| c.rest.max_rows = Some(2)).await;
+    app.ddl("create table public.many as select g as id from generate_series(1, 10) g;").await;
+    let res = app.rest_req(Method::GET, "/many?order=id", None).header("Prefer", "count=exact").send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 206);
+    assert_eq!(res.headers()["content-range"], "0-1/10");
+    let (_, body) = json_of(res).await;
+    assert_eq!(body, json!([{"id": 1}, {"id": 2}]));
+}
+
+#[tokio::test]
+async fn tx_rollback_is_honoured_only_when_allowed() {
+    let app = spawn_app_with(|c| c.rest.tx_end = "commit-allow-override".into()).await;
+    app.ddl("create table public.t (id int);").await;
+    let res = app
+        .rest_req(Method::POST, "/t", None)
+        .header("Prefer", "tx=rollback, return=representation")
+        .json(&json!({"id": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 201);
+    assert!(res.headers()["preference-applied"].to_str().unwrap().contains("tx=rollback"));
+    let (_, body) = json_of(app.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
+    assert_eq!(body, json!([]), "rolled back");
+
+    let strict = spawn_app().await;
+    strict.ddl("create table public.t (id int);").await;
+    let res = strict
+        .rest_req(Method::POST, "/t", None)
+        .header("Prefer", "tx=rollback")
+        .json(&json!({"id": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.headers().get("preference-applied").is_none_or(|v| !v.to_str().unwrap().contains("tx=")));
+    let (_, body) = json_of(strict.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
+    assert_eq!(body, json!([{"id": 1}]), "committed: override not allowed by default");
+}
+
+#[tokio::test]
+async fn the_pre_request_function_runs_in_each_request() {
+    let app = spawn_app_with(|c| c.rest.pre_request = Some("public.check_header".into())).await;
+    app.ddl(
+        "create table public.t (id int); insert into public.t values (1);
+         create function public.check_header() returns void language plpgsql as $$
+         begin
+           if current_setting('request.headers', true)::json->>'x-blocked' = 'yes' then
+             raise sqlstate 'PT403' using message = 'blocked by pre-request';
+           end if;
+         end $$;",
+    )
+    .await;
+    let ok = app.rest_req(Method::GET, "/t", None).send().await.unwrap();
+    assert_eq!(ok.status().as_u16(), 200);
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/t", None).header("x-blocked", "yes").send().await.unwrap()).await;
+    assert_eq!(status, 403);
+    assert_eq!(body["message"], "blocked by pre-request");
+}
+
+#[tokio::test]
+async fn the_anon_roles_statement_timeout_is_honoured() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create function public.slow() returns int language sql as 'select 1 from pg_sleep(5)';
+         do $$ begin execute format('alter role anon in database %I set statement_timeout = ''200ms''', current_database()); end $$;",
+    )
+    .await;
+    let (status, body) =
+        json_of(app.rest_req(Method::POST, "/rpc/slow", None).json(&json!({})).send().await.unwrap()).await;
+    assert_eq!(body["code"], "57014", "statement timeout expected, got {status} {body}");
+}
+
+#[tokio::test]
+async fn without_an_anon_role_anonymous_requests_are_refused() {
+    let app = spawn_app_with(|c| {
+        c.rest.anon_role = String::new();
+        c.rest.allow_no_apikey = true;
+    })
+    .await;
+    let (status, body) = json_of(app.http.get(format!("{}/rest/v1/anything", app.address)).send().await.unwrap()).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["code"], "PGRST302");
+}
+
+#[tokio::test]
+async fn plain_postgrest_mode_accepts_requests_without_an_apikey() {
+    let app = spawn_app_with(|c| c.rest.allow_no_apikey = true).await;
+    app.ddl("create table public.t (id int); insert into public.t values (7);").await;
+    let res = app.http.get(format!("{}/rest/v1/t", app.address)).send().await.unwrap();
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!([{"id": 7}]));
+}
+
+#[tokio::test]
+async fn the_root_describes_the_schema_in_openapi() {
+    let app = spawn_app().await;
+    app.ddl("create table public.cars (id int primary key, make text not null); comment on table public.cars is 'The fleet';").await;
+    let (status, body) = json_of(app.rest_req(Method::GET, "/", None).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["swagger"], "2.0");
+    assert!(body["paths"]["/cars"]["get"].is_object());
+    assert_eq!(body["definitions"]["cars"]["required"], json!(["id", "make"]));
+}
+
+#[tokio::test]
+async fn the_plan_is_returned_when_enabled() {
+    let app = spawn_app_with(|c| c.rest.plan_enabled = true).await;
+    app.ddl("create table public.t (id int);").await;
+    let res =
+        app.rest_req(Method::GET, "/t", None).header("Accept", "application/vnd.pgrst.plan+json").send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let body: Value = res.json().await.unwrap();
+    assert!(body[0]["Plan"].is_object());
+}
+
+#[tokio::test]
+async fn role_claim_key_reads_a_nested_role() {
+    let app = spawn_app_with(|c| c.rest.role_claim_key = ".app_metadata.role".into()).await;
+    app.ddl("create function public.whoami() returns text language sql stable as 'select current_user::text';").await;
+    let token = app.sign(json!({"app_metadata": {"role": "service_role"}, "exp": 4_000_000_000i64}));
+    let (_, body) = json_of(app.rest_req(Method::GET, "/rpc/whoami", Some(&token)).send().await.unwrap()).await;
+    assert_eq!(body, json!("service_role"));
+}

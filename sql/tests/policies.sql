@@ -1,0 +1,151 @@
+-- the policy matrix: every table x {anon, user a, user b, admin, service_role} x
+-- {select, insert, update, delete}. each attempt is rolled back; the result is rows or sqlstate.
+begin;
+\ir setup.psql
+create temp table matrix (who text, stmt text, expected text, what text);
+grant select on matrix to public;
+
+-- profiles
+insert into matrix values
+  ('anon', 'select * from public.profiles', 'ok:0', 'anon reads no profile'),
+  ('a', 'select * from public.profiles', 'ok:1', 'a reads only her profile'),
+  ('b', 'select * from public.profiles', 'ok:1', 'b reads only his profile'),
+  ('admin', 'select * from public.profiles', 'ok:3', 'admin reads every profile'),
+  ('service_role', 'select * from public.profiles', 'ok:3', 'service_role reads every profile'),
+  ('anon', $$insert into public.profiles (user_id) values ('bbbbbbbb-0000-4000-8000-000000000002')$$, 'error:42501', 'anon cannot create a profile'),
+  ('a', $$insert into public.profiles (user_id, role) values ('bbbbbbbb-0000-4000-8000-000000000002', 'user')$$, 'error:42501', 'a cannot create a profile for b'),
+  ('b', $$insert into public.profiles (user_id, role) values ('bbbbbbbb-0000-4000-8000-000000000002', 'admin')$$, 'error:42501', 'b cannot create himself an admin profile'),
+  ('admin', $$insert into auth.users (id, email) values ('cccccccc-0000-4000-8000-000000000004', 'c@example.cd')$$, 'error:42501', 'admin (a browser role) cannot write auth.users'),
+  ('service_role', $$delete from public.profiles where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'service_role deletes a profile'),
+  ('anon', $$update public.profiles set full_name = 'x'$$, 'ok:0', 'anon updates no profile'),
+  ('a', $$update public.profiles set full_name = 'Alice M.', phone = '+243811111111' where user_id = auth.uid()$$, 'ok:1', 'a edits her name and phone'),
+  ('a', $$update public.profiles set role = 'admin' where user_id = auth.uid()$$, 'error:42501', 'a cannot make herself admin'),
+  ('a', $$update public.profiles set email = 'x@example.cd' where user_id = auth.uid()$$, 'error:42501', 'a cannot change her profile e-mail'),
+  ('a', $$update public.profiles set user_id = 'bbbbbbbb-0000-4000-8000-000000000002' where user_id = auth.uid()$$, 'error:42501', 'a cannot move her profile'),
+  ('a', $$update public.profiles set full_name = 'pwned' where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:0', 'a cannot edit b'),
+  ('admin', $$update public.profiles set role = 'admin' where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'admin changes a role'),
+  ('service_role', $$update public.profiles set role = 'admin' where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'service_role changes a role'),
+  ('a', 'delete from public.profiles', 'ok:0', 'a deletes no profile'),
+  ('anon', 'delete from public.profiles', 'ok:0', 'anon deletes no profile'),
+  ('admin', $$delete from public.profiles where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'admin deletes a profile');
+
+-- vehicles
+insert into matrix values
+  ('anon', 'select * from public.vehicles', 'ok:2', 'anon reads the available fleet only'),
+  ('a', 'select * from public.vehicles', 'ok:2', 'a reads the available fleet'),
+  ('b', 'select * from public.vehicles', 'ok:2', 'b reads the available fleet'),
+  ('admin', 'select * from public.vehicles', 'ok:3', 'admin reads retired vehicles too'),
+  ('service_role', 'select * from public.vehicles', 'ok:3', 'service_role reads every vehicle'),
+  ('anon', $$insert into public.vehicles (name, make, model, year) values ('Fake', 'X', 'Y', 2020)$$, 'error:42501', 'anon cannot add a vehicle'),
+  ('a', $$insert into public.vehicles (name, make, model, year) values ('Fake', 'X', 'Y', 2020)$$, 'error:42501', 'a cannot add a vehicle'),
+  ('b', $$insert into public.vehicles (name, make, model, year) values ('Fake', 'X', 'Y', 2020)$$, 'error:42501', 'b cannot add a vehicle'),
+  ('admin', $$insert into public.vehicles (name, make, model, year) values ('Kia Picanto', 'Kia', 'Picanto', 2023)$$, 'ok:1', 'admin adds a vehicle'),
+  ('service_role', $$insert into public.vehicles (name, make, model, year) values ('Kia Rio', 'Kia', 'Rio', 2023)$$, 'ok:1', 'service_role adds a vehicle'),
+  ('anon', 'update public.vehicles set daily_rate = 1', 'ok:0', 'anon changes no price'),
+  ('a', 'update public.vehicles set daily_rate = 1', 'ok:0', 'a changes no price'),
+  ('b', 'update public.vehicles set rental_status = $x$retired$x$', 'ok:0', 'b changes no status'),
+  ('admin', $$update public.vehicles set rental_status = 'maintenance' where id = '22222222-0000-4000-8000-00000000000b'$$, 'ok:1', 'admin sets a status'),
+  ('service_role', 'update public.vehicles set color = $x$Blanc$x$', 'ok:3', 'service_role updates vehicles'),
+  ('anon', 'delete from public.vehicles', 'ok:0', 'anon deletes no vehicle'),
+  ('a', 'delete from public.vehicles', 'ok:0', 'a deletes no vehicle'),
+  ('b', 'delete from public.vehicles', 'ok:0', 'b deletes no vehicle'),
+  ('admin', $$delete from public.vehicles where id = '33333333-0000-4000-8000-00000000000c'$$, 'ok:1', 'admin deletes an unbooked vehicle'),
+  ('service_role', $$delete from public.vehicles where id = '33333333-0000-4000-8000-00000000000c'$$, 'ok:1', 'service_role deletes a vehicle');
+
+-- the four booking tables share one shape of rules.
+insert into matrix
+select who, format(stmt, t), expected, format(what, t)
+from (values
+  ('public.bookings'), ('public.airport_bookings'), ('public.diagnostic_bookings'), ('public.premium_service_bookings')
+) tables(t),
+(values
+  ('anon', 'select * from %s', 'ok:0', 'anon reads no %s'),
+  ('a', 'select * from %s', 'ok:1', 'a reads only her %s'),
+  ('b', 'select * from %s', 'ok:1', 'b reads only his %s'),
+  ('admin', 'select * from %s', 'ok:2', 'admin reads all %s'),
+  ('service_role', 'select * from %s', 'ok:2', 'service_role reads all %s'),
+  ('a', 'update %s set booking_status = $x$cancelled$x$ where user_id = auth.uid()', 'ok:1', 'a cancels her pending %s'),
+  ('a', 'update %s set booking_status = $x$confirmed$x$ where user_id = auth.uid()', 'error:42501', 'a cannot confirm her own %s'),
+  ('a', 'update %s set total_amount = 0 where user_id = auth.uid()', 'error:42501', 'a cannot change the price of %s'),
+  ('a', 'update %s set booking_status = $x$cancelled$x$ where user_id <> auth.uid()', 'ok:0', 'a cannot cancel someone else''s %s'),
+  ('anon', 'update %s set booking_status = $x$cancelled$x$', 'ok:0', 'anon cancels no %s'),
+  ('admin', 'update %s set booking_status = $x$completed$x$', 'ok:2', 'admin sets any status on %s'),
+  ('a', 'delete from %s', 'ok:0', 'a deletes no %s'),
+  ('b', 'delete from %s', 'ok:0', 'b deletes no %s'),
+  ('admin', 'delete from %s', 'ok:2', 'admin deletes %s'),
+  ('service_role', 'delete from %s', 'ok:2', 'service_role deletes %s')
+) rules(who, stmt, expected, what);
+
+-- inserts differ per booking kind.
+insert into matrix values
+  ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values (auth.uid(), '22222222-0000-4000-8000-00000000000b', current_date + 20, current_date + 22)$$, 'ok:1', 'a books a vehicle for herself'),
+  ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values ('bbbbbbbb-0000-4000-8000-000000000002', '22222222-0000-4000-8000-00000000000b', current_date + 20, current_date + 22)$$, 'error:42501', 'a cannot book in b''s name'),
+  ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date, booking_status) values (auth.uid(), '22222222-0000-4000-8000-00000000000b', current_date + 20, current_date + 22, 'confirmed')$$, 'error:42501', 'a cannot create a confirmed booking'),
+  ('anon', $$insert into public.bookings (vehicle_id, start_date, end_date, customer_name, customer_email, customer_phone, driver_license_number) values ('22222222-0000-4000-8000-00000000000b', current_date + 30, current_date + 31, 'Visiteur', 'v@example.cd', '+243810000009', 'CD-12345')$$, 'ok:1', 'anon makes a public booking with contact details'),
+  ('anon', $$insert into public.bookings (vehicle_id, start_date, end_date) values ('22222222-0000-4000-8000-00000000000b', current_date + 30, current_date + 31)$$, 'error:23514', 'anon cannot book without contact details'),
+  ('anon', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date, customer_name, customer_email, customer_phone, driver_license_number) values ('aaaaaaaa-0000-4000-8000-000000000001', '22222222-0000-4000-8000-00000000000b', current_date + 30, current_date + 31, 'V', 'v@example.cd', '+243810000009', 'X')$$, 'error:42501', 'anon cannot book in a user''s name'),
+  ('anon', $$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values ('aaaaaaaa-0000-4000-8000-000000000001', 'vip', current_date + 1, '10:00', 'AF1')$$, 'error:42501', 'anon cannot book an airport service'),
+  ('a', $$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values (auth.uid(), 'vip', current_date + 1, '10:00', 'AF12')$$, 'ok:1', 'a books an airport service'),
+  ('b', $$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values ('aaaaaaaa-0000-4000-8000-000000000001', 'vip', current_date + 1, '10:00', 'AF12')$$, 'error:42501', 'b cannot book an airport service for a'),
+  ('anon', $$insert into public.diagnostic_bookings (user_id, service_type, appointment_date, appointment_time, vehicle_type, customer_email, customer_phone) values (null, 'reset', current_date, '09:00', 'VW Golf', 'v@example.cd', '+243810000009')$$, 'error:42501', 'anon cannot book a diagnostic'),
+  ('a', $$insert into public.diagnostic_bookings (user_id, service_type, appointment_date, appointment_time, vehicle_type, customer_email, customer_phone) values (auth.uid(), 'reset', current_date, '09:00', 'VW Golf', 'alice@example.cd', '+243810000001')$$, 'ok:1', 'a books a diagnostic'),
+  ('anon', $$insert into public.premium_service_bookings (user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone) values (null, 'vip_concierge', current_date, 2, 'V', 'v@example.cd', '+243810000009')$$, 'error:42501', 'anon cannot book a premium service'),
+  ('a', $$insert into public.premium_service_bookings (user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone) values (auth.uid(), 'vip_concierge', current_date, 2, 'Alice', 'alice@example.cd', '+243810000001')$$, 'ok:1', 'a books a premium service'),
+  ('admin', $$insert into public.premium_service_bookings (user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone, booking_status) values ('bbbbbbbb-0000-4000-8000-000000000002', 'vip_concierge', current_date, 2, 'Bob', 'bob@example.cd', '+243810000002', 'confirmed')$$, 'ok:1', 'admin books for a customer, confirmed'),
+  ('service_role', $$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values ('bbbbbbbb-0000-4000-8000-000000000002', 'baggage', current_date, '10:00', 'KQ555')$$, 'ok:1', 'service_role books an airport service');
+
+-- vehicle photos in the public `vehicles` bucket
+insert into matrix values
+  ('anon', $$select * from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'anon reads vehicle photos'),
+  ('a', $$select * from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'a reads vehicle photos'),
+  ('a', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'fake.svg', 'v2')$$, 'error:42501', 'a cannot upload a vehicle photo'),
+  ('anon', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'fake.svg', 'v2')$$, 'error:42501', 'anon cannot upload a vehicle photo'),
+  ('b', $$delete from storage.objects where bucket_id = 'vehicles'$$, 'ok:0', 'b deletes no vehicle photo'),
+  ('admin', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'new.svg', 'v3')$$, 'ok:1', 'admin uploads a vehicle photo'),
+  ('admin', $$delete from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'admin deletes a vehicle photo');
+
+-- catalogues, settings, messages, blog
+insert into matrix values
+  ('anon', 'select * from public.airport_services', 'ok:3', 'anon reads the airport offers'),
+  ('a', 'select * from public.diagnostic_services', 'ok:6', 'a reads the diagnostics'),
+  ('b', 'select * from public.premium_services', 'ok:3', 'b reads the premium services'),
+  ('admin', 'select * from public.premium_services', 'ok:3', 'admin reads the premium services'),
+  ('service_role', 'select * from public.diagnostic_services', 'ok:6', 'service_role reads the diagnostics'),
+  ('anon', 'update public.airport_services set price = 1', 'ok:0', 'anon changes no airport price'),
+  ('a', 'update public.diagnostic_services set price = 1', 'ok:0', 'a changes no diagnostic price'),
+  ('b', $$insert into public.premium_services (code, position, name, description, price_per_day) values ('business_pack', 9, 'x', 'x', 1)$$, 'error:42501', 'b cannot add a premium service'),
+  ('a', 'delete from public.airport_services', 'ok:0', 'a deletes no airport offer'),
+  ('admin', $$update public.airport_services set price = 160 where code = 'vip'$$, 'ok:1', 'admin changes a price'),
+  ('anon', 'select * from public.app_settings', 'ok:0', 'anon reads no settings'),
+  ('a', 'select * from public.app_settings', 'ok:0', 'a reads no settings'),
+  ('b', $$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$$, 'ok:0', 'b changes no settings'),
+  ('a', $$insert into public.app_settings (section, value) values ('system', '{"sessionTimeout": 30, "maxLoginAttempts": 5, "backupFrequency": "daily", "dataRetentionDays": 365}')$$, 'error:42501', 'a cannot write settings'),
+  ('admin', 'select * from public.app_settings', 'ok:4', 'admin reads the four settings groups'),
+  ('admin', $$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$$, 'ok:1', 'admin saves settings'),
+  ('admin', $$update public.app_settings set value = value || '{"companyEmail": "not-an-email"}' where section = 'general'$$, 'error:23514', 'invalid settings are refused'),
+  ('admin', 'delete from public.app_settings where false', 'ok:0', 'admin may delete settings (none here)'),
+  ('service_role', 'select * from public.app_settings', 'ok:4', 'service_role reads settings'),
+  ('anon', $$insert into public.contact_messages (name, email, subject, message) values ('Jean', 'jean@example.cd', 'reservation', 'Bonjour')$$, 'ok:1', 'anon sends a contact message'),
+  ('a', $$insert into public.contact_messages (name, email, subject, message) values ('Alice', 'alice@example.cd', 'support', 'Aide')$$, 'ok:1', 'a sends a contact message'),
+  ('a', $$insert into public.contact_messages (user_id, name, email, subject, message) values ('bbbbbbbb-0000-4000-8000-000000000002', 'Bob?', 'b@example.cd', 'support', 'x')$$, 'error:42501', 'a cannot send a message as b'),
+  ('anon', $$insert into public.contact_messages (name, email, subject, message) values ('Jean', 'pas-un-email', 'reservation', 'Bonjour')$$, 'error:23514', 'a malformed e-mail is refused'),
+  ('anon', 'select * from public.contact_messages', 'ok:0', 'anon reads no messages'),
+  ('b', 'select * from public.contact_messages', 'ok:0', 'b reads no messages'),
+  ('a', 'update public.contact_messages set handled = true', 'ok:0', 'a marks no message'),
+  ('b', 'delete from public.contact_messages', 'ok:0', 'b deletes no message'),
+  ('admin', 'select * from public.contact_messages', 'ok:1', 'admin reads messages'),
+  ('admin', 'update public.contact_messages set handled = true', 'ok:1', 'admin marks messages handled'),
+  ('service_role', 'delete from public.contact_messages', 'ok:1', 'service_role deletes messages'),
+  ('anon', 'select * from public.blog_posts', 'ok:1', 'anon reads published posts only'),
+  ('a', 'select * from public.blog_posts', 'ok:1', 'a reads published posts only'),
+  ('admin', 'select * from public.blog_posts', 'ok:2', 'admin reads drafts too'),
+  ('anon', $$insert into public.blog_posts (slug, title, excerpt, content, author) values ('x', 'x', 'x', 'x', 'x')$$, 'error:42501', 'anon cannot write a post'),
+  ('a', 'update public.blog_posts set title = $x$x$x$', 'ok:0', 'a edits no post'),
+  ('b', 'delete from public.blog_posts', 'ok:0', 'b deletes no post'),
+  ('admin', $$insert into public.blog_posts (slug, title, excerpt, content, author, published) values ('nouveau', 'Nouveau', 'e', 'c', 'Équipe', true)$$, 'ok:1', 'admin publishes a post'),
+  ('service_role', 'update public.blog_posts set published = true', 'ok:2', 'service_role edits posts');
+
+select plan((select count(*)::int from matrix));
+select is(pg_temp.attempt(who, stmt), expected, what) from matrix;
+select * from finish();
+rollback;

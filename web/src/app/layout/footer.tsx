@@ -1,0 +1,71 @@
+import { Link } from 'react-router';
+import { Mail, MapPin, Phone, Clock } from 'lucide-react';
+import { paths } from '@/config/paths';
+import { site } from '@/config/site';
+
+export function Footer() {
+  return (
+    <footer id="contact" className="bg-blue-950 text-blue-100">
+      <div className="mx-auto grid max-w-6xl gap-8 px-4 py-12 sm:grid-cols-2 lg:grid-cols-4">
+        <div>
+          <p className="text-lg font-bold text-white">{site.name}</p>
+          <p className="mt-3 text-sm leading-relaxed">
+            Votre partenaire de confiance pour la location de véhicules et le service protocole à Kinshasa.
+          </p>
+        </div>
+        <div>
+          <h2 className="font-semibold text-white">Contact</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            <li className="flex gap-2">
+              <MapPin className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
+              <span>
+                {site.address}
+                <br />
+                {site.addressNote}
+              </span>
+            </li>
+            <li className="flex gap-2">
+              <Phone className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
+              <a href={site.phoneHref} className="hover:text-white">
+                {site.phone}
+              </a>
+            </li>
+            <li className="flex gap-2">
+              <Mail className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
+              <a href={`mailto:${site.email}`} className="hover:text-white">
+                {site.email}
+              </a>
+            </li>
+            <li className="flex gap-2">
+              <Clock className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
+              <span>{site.hours}</span>
+            </li>
+          </ul>
+        </div>
+        <div>
+          <h2 className="font-semibold text-white">Services</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            <li><Link className="hover:text-white" to={paths.carRental}>Location de véhicules</Link></li>
+            <li><Link className="hover:text-white" to={paths.premium}>Service protocole et VIP</Link></li>
+            <li><Link className="hover:text-white" to={paths.airport}>Service aéroportuaire</Link></li>
+            <li><Link className="hover:text-white" to={paths.diagnostics}>Diagnostic automobile</Link></li>
+            <li><Link className="hover:text-white" to={paths.support}>Assistance 24/7</Link></li>
+          </ul>
+        </div>
+        <div>
+          <h2 className="font-semibold text-white">Liens rapides</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            <li><Link className="hover:text-white" to={paths.home}>Accueil</Link></li>
+            <li><Link className="hover:text-white" to={paths.fleet}>Véhicules</Link></li>
+            <li><Link className="hover:text-white" to={paths.carRental}>Location longue durée</Link></li>
+            <li><Link className="hover:text-white" to={paths.premium}>Service protocole</Link></li>
+            <li><Link className="hover:text-white" to={paths.airport}>Transport aéroport</Link></li>
+          </ul>
+        </div>
+      </div>
+      <div className="border-t border-blue-900 py-4 text-center text-xs text-blue-200">
+        © {new Date().getFullYear()} {site.name}. Tous droits réservés.
+      </div>
+    </footer>
+  );
+}

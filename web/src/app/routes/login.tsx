@@ -1,0 +1,96 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { toast } from 'sonner';
+import { usePageTitle } from '@/components/ui/page';
+import { Alert, TextField } from '@/components/ui/field';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/states';
+import { paths } from '@/config/paths';
+import { fieldErrors } from '@/lib/validation';
+import { useSession } from '@/lib/session';
+import { REMEMBER_ME_KEY } from '@/lib/supabase';
+import { PENDING_EMAIL_KEY, useSignIn } from '@/features/auth/api/auth';
+import { signInSchema } from '@/features/auth/schemas/auth-schemas';
+import { AuthCard, safeRedirect } from '@/features/auth/components/auth-card';
+import { ResendVerification } from '@/features/auth/components/resend-verification';
+
+export default function LoginPage() {
+  usePageTitle('Connexion');
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const { user, loading, isAdmin, profileLoading } = useSession();
+  const pending = window.localStorage.getItem(PENDING_EMAIL_KEY) ?? '';
+  const [email, setEmail] = useState(params.get('email') ?? pending);
+  const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(window.localStorage.getItem(REMEMBER_ME_KEY) !== 'false');
+  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  const [needsVerification, setNeedsVerification] = useState(params.get('registered') === '1');
+  const signIn = useSignIn();
+  const redirect = safeRedirect(params.get('redirect'));
+
+  if (loading) return <Spinner />;
+  if (user && !signIn.isPending && !signIn.isSuccess) {
+    if (profileLoading) return <Spinner />;
+    return <Navigate to={isAdmin ? paths.adminDashboard : (redirect ?? paths.profile)} replace />;
+  }
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const r = signInSchema.safeParse({ email, password, remember });
+    if (!r.success) {
+      setErrors(fieldErrors(r.error));
+      return;
+    }
+    setErrors({});
+    signIn.mutate(r.data, {
+      onSuccess: (profile) => {
+        toast.success('Connexion réussie');
+        navigate(profile.role === 'admin' ? paths.adminDashboard : (redirect ?? paths.profile), { replace: true });
+      },
+      onError: (err) => {
+        if ('code' in err && err.code === 'email_not_confirmed') setNeedsVerification(true);
+        toast.error(err.message);
+      },
+    });
+  };
+
+  return (
+    <AuthCard title="Connexion" subtitle="Accédez à vos réservations et réservez nos services.">
+      {params.get('verified') === '1' && <div className="mb-4"><Alert tone="success">Votre adresse email est confirmée. Vous pouvez vous connecter.</Alert></div>}
+      {params.get('reset') === '1' && <div className="mb-4"><Alert tone="success">Votre mot de passe a été modifié. Connectez-vous avec le nouveau mot de passe.</Alert></div>}
+      {needsVerification && (
+        <div className="mb-4">
+          <Alert tone="info">
+            <p>Veuillez confirmer votre email avant de vous connecter : ouvrez le lien reçu par email{email ? ` à ${email}` : ''}.</p>
+            <p className="mt-2">
+              <ResendVerification email={email.trim().toLowerCase()} />
+            </p>
+          </Alert>
+        </div>
+      )}
+      <form noValidate onSubmit={submit} className="space-y-4">
+        <TextField label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+        <TextField label="Mot de passe" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+        <div className="flex items-center justify-between gap-2 text-sm">
+          <label className="inline-flex items-center gap-2">
+            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="h-4 w-4 accent-blue-900" />
+            Se souvenir de moi
+          </label>
+          <Link to={paths.forgotPassword} className="font-semibold text-blue-900 hover:underline">
+            Mot de passe oublié ?
+          </Link>
+        </div>
+        {signIn.isError && <Alert>{signIn.error.message}</Alert>}
+        <Button type="submit" className="w-full" disabled={signIn.isPending}>
+          {signIn.isPending ? 'Connexion…' : 'Se connecter'}
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm text-slate-700">
+        Pas encore de compte ?{' '}
+        <Link to={redirect ? `${paths.register}?redirect=${encodeURIComponent(redirect)}` : paths.register} className="font-semibold text-blue-900 hover:underline">
+          S'inscrire
+        </Link>
+      </p>
+    </AuthCard>
+  );
+}

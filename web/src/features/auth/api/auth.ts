@@ -1,0 +1,90 @@
+import { useMutation } from '@tanstack/react-query';
+import { supabase, REMEMBER_ME_KEY } from '@/lib/supabase';
+import { toAppError } from '@/lib/errors';
+import { fetchOwnProfile } from '@/lib/profile-api';
+import { paths } from '@/config/paths';
+import type { Profile } from '@/types/database';
+
+/** Where e-mail links come back to. */
+const siteUrl = (path: string) => `${window.location.origin}${path}`;
+
+/** Remembered locally: the e-mail awaiting confirmation. */
+export const PENDING_EMAIL_KEY = 'kpa.pending-verification-email';
+
+export async function signIn(email: string, password: string, remember: boolean): Promise<Profile> {
+  window.localStorage.setItem(REMEMBER_ME_KEY, String(remember));
+  const { data, error } = await supabase().auth.signInWithPassword({ email, password });
+  if (error) {
+    if (error.code === 'email_not_confirmed') window.localStorage.setItem(PENDING_EMAIL_KEY, email);
+    throw toAppError(error, 'Échec de la connexion');
+  }
+  window.localStorage.removeItem(PENDING_EMAIL_KEY);
+  return fetchOwnProfile(data.user);
+}
+
+export async function signUp(email: string, password: string, fullName: string): Promise<void> {
+  const { data, error } = await supabase().auth.signUp({
+    email,
+    password,
+    options: { data: { full_name: fullName }, emailRedirectTo: siteUrl(paths.verifyEmail) },
+  });
+  if (error) throw toAppError(error, "Échec de l'inscription");
+  // GoTrue answers an obfuscated user (no identities) for an e-mail that already exists.
+  if (data.user && Array.isArray(data.user.identities) && data.user.identities.length === 0) {
+    throw toAppError({ code: 'user_already_exists' });
+  }
+  window.localStorage.setItem(PENDING_EMAIL_KEY, email);
+}
+
+export async function resendVerification(email: string): Promise<void> {
+  const { error } = await supabase().auth.resend({ type: 'signup', email, options: { emailRedirectTo: siteUrl(paths.verifyEmail) } });
+  if (error) throw toAppError(error, "Échec de l'envoi. Veuillez réessayer plus tard.");
+}
+
+export async function requestPasswordReset(email: string): Promise<void> {
+  const { error } = await supabase().auth.resetPasswordForEmail(email, { redirectTo: siteUrl(paths.resetPassword) });
+  if (error) throw toAppError(error, 'Une erreur est survenue. Veuillez réessayer.');
+}
+
+export async function updatePassword(password: string): Promise<void> {
+  const { error } = await supabase().auth.updateUser({ password });
+  if (error) throw toAppError(error, 'Une erreur est survenue. Veuillez réessayer.');
+}
+
+export async function signOut(): Promise<void> {
+  const { error } = await supabase().auth.signOut();
+  if (error) throw toAppError(error, 'Erreur lors de la déconnexion');
+}
+
+export const useSignIn = () =>
+  useMutation({ mutationFn: (v: { email: string; password: string; remember: boolean }) => signIn(v.email, v.password, v.remember) });
+export const useSignUp = () => useMutation({ mutationFn: (v: { email: string; password: string; fullName: string }) => signUp(v.email, v.password, v.fullName) });
+export const useResendVerification = () => useMutation({ mutationFn: resendVerification });
+export const useRequestPasswordReset = () => useMutation({ mutationFn: requestPasswordReset });
+export const useUpdatePassword = () => useMutation({ mutationFn: updatePassword });
+export const useSignOut = () => useMutation({ mutationFn: signOut });
+
+/** Confirms a link that carries `token_hash` in its query (PKCE-style links). */
+export async function verifyTokenHash(tokenHash: string, type: 'signup' | 'email' | 'recovery'): Promise<void> {
+  const { error } = await supabase().auth.verifyOtp({ token_hash: tokenHash, type });
+  if (error) throw toAppError(error, 'Lien de vérification invalide.');
+}
+
+/** Forget the session in this browser only (after confirming an e-mail, the user signs in). */
+export async function forgetLocalSession(): Promise<void> {
+  await supabase().auth.signOut({ scope: 'local' });
+}
+
+export type LinkOutcome = { kind: 'session'; type: string } | { kind: 'token'; tokenHash: string; type: string } | { kind: 'error'; code: string } | { kind: 'none' };
+
+/** What an e-mail link brought back in the URL fragment or query. */
+export function readLinkOutcome(hash: string, search: string): LinkOutcome {
+  const h = new URLSearchParams(hash.replace(/^#/, ''));
+  const q = new URLSearchParams(search);
+  const code = h.get('error_code') ?? q.get('error_code') ?? h.get('error') ?? q.get('error');
+  if (code) return { kind: 'error', code };
+  if (h.get('access_token')) return { kind: 'session', type: h.get('type') ?? 'signup' };
+  const tokenHash = q.get('token_hash');
+  if (tokenHash) return { kind: 'token', tokenHash, type: q.get('type') ?? 'signup' };
+  return { kind: 'none' };
+}

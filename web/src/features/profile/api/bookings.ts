@@ -1,0 +1,135 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { supabase } from '@/lib/supabase';
+import { toAppError } from '@/lib/errors';
+import { formatDate, formatDays } from '@/lib/format';
+import type { AirportBooking, BookingStatus, DiagnosticBooking, Numeric, PremiumBooking, VehicleBooking } from '@/types/database';
+
+export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
+
+const tables: Record<BookingKind, string> = {
+  vehicle: 'bookings',
+  airport: 'airport_bookings',
+  diagnostic: 'diagnostic_bookings',
+  premium: 'premium_service_bookings',
+};
+
+/** One booking of any kind, in the shape the profile lists. */
+export interface MyBooking {
+  kind: BookingKind;
+  id: string;
+  title: string;
+  detail: string;
+  total: Numeric;
+  status: BookingStatus;
+  createdAt: string;
+}
+
+export const statusLabels: Record<BookingStatus, string> = {
+  pending: 'En attente',
+  confirmed: 'Confirmée',
+  active: 'En cours',
+  completed: 'Terminée',
+  cancelled: 'Annulée',
+};
+
+export const kindLabels: Record<BookingKind, string> = {
+  vehicle: 'Location de véhicule',
+  airport: 'Service aéroportuaire',
+  diagnostic: 'Diagnostic automobile',
+  premium: 'Service premium',
+};
+
+const airportNames = { vip: 'Service VIP', standard: 'Service Standard', baggage: 'Navette aéroport' } as const;
+
+export function toMyBookings(
+  vehicle: VehicleBooking[],
+  airport: AirportBooking[],
+  diagnostic: DiagnosticBooking[],
+  premium: PremiumBooking[],
+): MyBooking[] {
+  const all: MyBooking[] = [
+    ...vehicle.map((b) => ({
+      kind: 'vehicle' as const,
+      id: b.id,
+      title: b.vehicles?.name ?? 'Véhicule',
+      detail: `Du ${formatDate(b.start_date)} au ${formatDate(b.end_date)}`,
+      total: b.total_amount,
+      status: b.booking_status,
+      createdAt: b.created_at,
+    })),
+    ...airport.map((b) => ({
+      kind: 'airport' as const,
+      id: b.id,
+      title: airportNames[b.service_type] ?? 'Service aéroportuaire',
+      detail: `Vol ${b.flight_number} (${b.flight_type === 'arrival' ? 'arrivée' : 'départ'}) le ${formatDate(b.flight_date)} à ${b.flight_time.slice(0, 5)} · ${b.passengers} passager${b.passengers > 1 ? 's' : ''}`,
+      total: b.total_amount,
+      status: b.booking_status,
+      createdAt: b.created_at,
+    })),
+    ...diagnostic.map((b) => ({
+      kind: 'diagnostic' as const,
+      id: b.id,
+      title: b.service_name ?? 'Diagnostic',
+      detail: `${b.vehicle_type} · le ${formatDate(b.appointment_date)} à ${b.appointment_time.slice(0, 5)}`,
+      total: b.total_amount,
+      status: b.booking_status,
+      createdAt: b.created_at,
+    })),
+    ...premium.map((b) => ({
+      kind: 'premium' as const,
+      id: b.id,
+      title: b.service_name ?? 'Service premium',
+      detail: `À partir du ${formatDate(b.start_date)} · ${formatDays(b.duration_days)}`,
+      total: b.total_amount,
+      status: b.booking_status,
+      createdAt: b.created_at,
+    })),
+  ];
+  return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+/** Total spent: every booking but the cancelled ones. */
+export function totalSpent(bookings: MyBooking[]): number {
+  return bookings.filter((b) => b.status !== 'cancelled').reduce((sum, b) => sum + Number(b.total), 0);
+}
+
+export async function listMyBookings(userId: string): Promise<MyBooking[]> {
+  const db = supabase();
+  const [v, a, d, p] = await Promise.all([
+    db.from('bookings').select('*, vehicles(name, make, model, primary_image)').eq('user_id', userId).order('created_at', { ascending: false }),
+    db.from('airport_bookings').select('*').eq('user_id', userId).order('created_at', { ascending: false }),
+    db.from('diagnostic_bookings').select('*').eq('user_id', userId).order('created_at', { ascending: false }),
+    db.from('premium_service_bookings').select('*').eq('user_id', userId).order('created_at', { ascending: false }),
+  ]);
+  for (const r of [v, a, d, p]) if (r.error) throw toAppError(r.error, 'Erreur lors du chargement des réservations');
+  return toMyBookings(
+    (v.data ?? []) as VehicleBooking[],
+    (a.data ?? []) as AirportBooking[],
+    (d.data ?? []) as DiagnosticBooking[],
+    (p.data ?? []) as PremiumBooking[],
+  );
+}
+
+/** A customer cancels their own pending booking (the database refuses anything else). */
+export async function cancelBooking(kind: BookingKind, id: string): Promise<void> {
+  const { data, error } = await supabase().from(tables[kind]).update({ booking_status: 'cancelled' }).eq('id', id).eq('booking_status', 'pending').select('id');
+  if (error) throw toAppError(error, "Erreur lors de l'annulation");
+  if (!data || data.length === 0) throw toAppError({ code: 'PGRST116' });
+}
+
+export const myBookingKeys = {
+  all: ['my-bookings'] as const,
+  list: (userId: string) => [...myBookingKeys.all, userId] as const,
+};
+
+export function useMyBookings(userId: string | undefined) {
+  return useQuery({ queryKey: myBookingKeys.list(userId ?? ''), queryFn: () => listMyBookings(userId as string), enabled: !!userId });
+}
+
+export function useCancelBooking() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ kind, id }: { kind: BookingKind; id: string }) => cancelBooking(kind, id),
+    onSuccess: () => qc.invalidateQueries({ queryKey: myBookingKeys.all }),
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * Server errors to French, by their code only (GoTrue `code`, PostgREST/PostgreSQL `code`), in
+ * one place. English server text is never matched; a database message raised by our own SQL
+ * (already French, code 22023/PT404...) is shown as is when no mapping exists.
+ */
+
+export const errorMessages = {
+  invalid_credentials: 'Email ou mot de passe incorrect',
+  email_not_confirmed: 'Veuillez confirmer votre email avant de vous connecter',
+  user_already_exists: 'Un compte existe déjà avec cet email',
+  email_exists: 'Un compte existe déjà avec cet email',
+  weak_password: 'Le mot de passe doit contenir au moins 8 caractères, une majuscule, une minuscule et un chiffre',
+  over_email_send_rate_limit: "Trop d'emails envoyés. Veuillez patienter une minute avant de réessayer.",
+  over_request_rate_limit: 'Trop de tentatives. Veuillez patienter quelques minutes avant de réessayer.',
+  otp_expired: 'Ce lien a expiré ou a déjà été utilisé. Demandez-en un nouveau.',
+  access_denied: 'Ce lien a expiré ou a déjà été utilisé. Demandez-en un nouveau.',
+  validation_failed: 'Les informations saisies sont invalides.',
+  email_address_invalid: "Format d'email invalide",
+  same_password: "Le nouveau mot de passe doit être différent de l'ancien.",
+  signup_disabled: 'Les inscriptions sont momentanément fermées.',
+  session_not_found: 'Votre session a expiré. Veuillez vous reconnecter.',
+  user_not_found: 'Compte introuvable.',
+  unexpected_failure: "Le service d'inscription est indisponible. Veuillez réessayer plus tard.",
+  PGRST116: 'Élément introuvable.',
+  PGRST301: 'Votre session a expiré. Veuillez vous reconnecter.',
+  '42501': "Vous n'avez pas les permissions nécessaires pour cette action.",
+  '23505': 'Cet élément existe déjà.',
+  '23514': 'Les informations saisies sont invalides.',
+  '23503': 'Élément lié introuvable.',
+  '22P02': 'Les informations saisies sont invalides.',
+  PT409: 'Ce véhicule est déjà réservé sur ces dates.',
+  PT404: 'Véhicule introuvable ou indisponible.',
+  network: 'Impossible de joindre le serveur. Vérifiez votre connexion internet.',
+  unknown: 'Une erreur inattendue est survenue.',
+} as const satisfies Record<string, string>;
+
+export type ErrorCode = keyof typeof errorMessages;
+
+/** Codes whose server message is our own French text (raised by our SQL functions). */
+const ownFrenchCodes = new Set(['22023', 'P0001']);
+
+/** An error thrown by every api/ function: the server's code and a French message. */
+export class AppError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+  }
+}
+
+interface ErrorLike {
+  code?: unknown;
+  error_code?: unknown;
+  name?: unknown;
+  status?: unknown;
+  message?: unknown;
+}
+
+function isNetworkError(e: ErrorLike): boolean {
+  if (e.name === 'AuthRetryableFetchError') return true;
+  if (e.name === 'TypeError' && typeof e.message === 'string') return true;
+  if (typeof e.message === 'string' && /^(TypeError: )?(Failed to fetch|NetworkError|Load failed)/.test(e.message)) return true;
+  return false;
+}
+
+/** The code of any error supabase-js returns (or throws). */
+export function errorCode(error: unknown): string {
+  if (error instanceof AppError) return error.code;
+  if (error && typeof error === 'object') {
+    const e = error as ErrorLike;
+    const code = typeof e.code === 'string' && e.code ? e.code : typeof e.error_code === 'string' ? e.error_code : '';
+    if (code) return code;
+    if (isNetworkError(e)) return 'network';
+  }
+  return 'unknown';
+}
+
+/** A French message for an error, by code; `fallback` when the code is not one we know. */
+export function toFrenchMessage(error: unknown, fallback: string = errorMessages.unknown): string {
+  if (error instanceof AppError) return error.message;
+  const code = errorCode(error);
+  if (code in errorMessages) return errorMessages[code as ErrorCode];
+  if (ownFrenchCodes.has(code) && error && typeof error === 'object' && typeof (error as ErrorLike).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return fallback;
+}
+
+/** Wrap a supabase-js `{error}` into an AppError carrying the French message. */
+export function toAppError(error: unknown, fallback?: string): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError(errorCode(error), toFrenchMessage(error, fallback));
+}

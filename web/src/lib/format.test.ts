@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatPrice, priceDisplay } from './format';
+
+describe('formatPrice', () => {
+  it('shows US dollars with two decimals', () => {
+    expect(formatPrice(150)).toBe('$150.00');
+    expect(formatPrice(1234.5)).toBe('$1,234.50');
+    expect(formatPrice('65.00')).toBe('$65.00');
+    expect(formatPrice(null)).toBe('$0.00');
+    expect(formatPrice('abc')).toBe('$0.00');
+  });
+});
+
+describe('dates', () => {
+  it('formats in French', () => {
+    expect(formatDate('2026-11-22')).toBe('22 novembre 2026');
+    expect(formatDate('2026-02-01T10:00:00Z')).toMatch(/février 2026/);
+    expect(formatDate(null)).toBe('—');
+  });
+  it('adds days to an ISO date', () => {
+    expect(addDaysIso('2026-12-31', 1)).toBe('2027-01-01');
+  });
+  it('says jour or jours', () => {
+    expect(formatDays(1)).toBe('1 jour');
+    expect(formatDays(7)).toBe('7 jours');
+  });
+});
+
+describe('priceDisplay', () => {
+  it('strikes the base price only with a discount', () => {
+    expect(priceDisplay({ base_total: 700, total: 630, discount_percent: 10 })).toEqual({
+      total: '$630.00',
+      base: '$700.00',
+      badge: '-10%',
+      saving: '$70.00',
+    });
+    expect(priceDisplay({ base_total: '90.00', total: '90.00', discount_percent: '0' })).toEqual({
+      total: '$90.00',
+      base: null,
+      badge: null,
+      saving: null,
+    });
+  });
+});
+
+describe('helpers', () => {
+  it('takes the first 8 characters of an id as reference', () => {
+    expect(bookingReference('5eed0000-0000-4000-8000-00000000b001')).toBe('5EED0000');
+  });
+  it('prefixes storage paths with the API URL', () => {
+    expect(apiAssetUrl('http://x:1/', '/storage/v1/object/public/vehicles/a.svg')).toBe('http://x:1/storage/v1/object/public/vehicles/a.svg');
+    expect(apiAssetUrl('http://x:1', 'https://cdn/a.png')).toBe('https://cdn/a.png');
+    expect(apiAssetUrl('http://x:1', null)).toBeNull();
+  });
+});

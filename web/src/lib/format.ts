@@ -1,0 +1,75 @@
+import { format, parseISO, isValid } from 'date-fns';
+import { fr } from 'date-fns/locale';
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Dollars with two decimals: 1234.5 → "$1,234.50". Accepts PostgREST numerics sent as strings. */
+export function formatPrice(amount: number | string | null | undefined): string {
+  const n = typeof amount === 'string' ? Number(amount) : (amount ?? 0);
+  return usd.format(Number.isFinite(n) ? n : 0);
+}
+
+function toDate(value: string | Date): Date | null {
+  const d = typeof value === 'string' ? parseISO(value) : value;
+  return isValid(d) ? d : null;
+}
+
+/** "22 novembre 2026". */
+export function formatDate(value: string | Date | null | undefined): string {
+  if (!value) return '—';
+  const d = toDate(value);
+  return d ? format(d, 'd MMMM yyyy', { locale: fr }) : '—';
+}
+
+/** "22 novembre 2026 à 14:30". */
+export function formatDateTime(value: string | Date | null | undefined): string {
+  if (!value) return '—';
+  const d = toDate(value);
+  return d ? format(d, "d MMMM yyyy 'à' HH:mm", { locale: fr }) : '—';
+}
+
+/** A date as the API wants it (yyyy-MM-dd), in local time. */
+export function isoDate(d: Date): string {
+  return format(d, 'yyyy-MM-dd');
+}
+
+export function todayIso(): string {
+  return isoDate(new Date());
+}
+
+export function addDaysIso(iso: string, days: number): string {
+  const d = parseISO(iso);
+  d.setDate(d.getDate() + days);
+  return isoDate(d);
+}
+
+/** The booking reference: the first 8 characters of its id, upper-cased. */
+export function bookingReference(id: string): string {
+  return id.slice(0, 8).toUpperCase();
+}
+
+/** "1 jour", "3 jours". */
+export function formatDays(days: number): string {
+  return `${days} ${days > 1 ? 'jours' : 'jour'}`;
+}
+
+/** Price shown on a search card: the struck-through base total appears only with a discount. */
+export function priceDisplay(quote: { base_total: number | string; total: number | string; discount_percent: number | string }) {
+  const base = Number(quote.base_total);
+  const total = Number(quote.total);
+  const percent = Number(quote.discount_percent);
+  const hasDiscount = percent > 0 && total < base;
+  return {
+    total: formatPrice(total),
+    base: hasDiscount ? formatPrice(base) : null,
+    badge: hasDiscount ? `-${Math.round(percent)}%` : null,
+    saving: hasDiscount ? formatPrice(base - total) : null,
+  };
+}
+
+/** An image path from the API (`/storage/v1/...`) made absolute against the API URL. */
+export function apiAssetUrl(apiUrl: string, path: string | null | undefined): string | null {
+  if (!path) return null;
+  if (/^https?:\/\//.test(path) || path.startsWith('data:')) return path;
+  return `${apiUrl.replace(/\/$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
+}

@@ -1,0 +1,75 @@
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { Session, User } from '@supabase/supabase-js';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { supabase } from './supabase';
+import { fetchOwnProfile, profileKeys } from './profile-api';
+import type { Profile } from '@/types/database';
+
+interface SessionState {
+  /** True until the stored session (or the one in the URL) has been read. */
+  loading: boolean;
+  session: Session | null;
+  user: User | null;
+  profile: Profile | null;
+  profileLoading: boolean;
+  isAdmin: boolean;
+  /** The last auth event, e.g. PASSWORD_RECOVERY. */
+  lastEvent: string | null;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [session, setSession] = useState<Session | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [lastEvent, setLastEvent] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    const client = supabase();
+    let active = true;
+    client.auth.getSession().then(({ data }) => {
+      if (!active) return;
+      setSession(data.session);
+      setLoading(false);
+    });
+    const { data } = client.auth.onAuthStateChange((event, next) => {
+      setLastEvent(event);
+      setSession(next);
+      setLoading(false);
+      if (event === 'SIGNED_OUT') queryClient.clear();
+    });
+    return () => {
+      active = false;
+      data.subscription.unsubscribe();
+    };
+  }, [queryClient]);
+
+  const user = session?.user ?? null;
+  const profileQuery = useQuery({
+    queryKey: profileKeys.own(user?.id),
+    queryFn: () => fetchOwnProfile(user as User),
+    enabled: !!user,
+    staleTime: 60_000,
+  });
+
+  const value = useMemo<SessionState>(
+    () => ({
+      loading,
+      session,
+      user,
+      profile: profileQuery.data ?? null,
+      profileLoading: !!user && profileQuery.isPending,
+      isAdmin: profileQuery.data?.role === 'admin',
+      lastEvent,
+    }),
+    [loading, session, user, profileQuery.data, profileQuery.isPending, lastEvent],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const ctx = useContext(SessionContext);
+  if (!ctx) throw new Error('useSession outside SessionProvider');
+  return ctx;
+}

@@ -1,0 +1,53 @@
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { RuntimeConfig } from '@/config/env';
+
+/** Where the "remember me" choice is kept. */
+export const REMEMBER_ME_KEY = 'kpa.remember-me';
+
+/**
+ * Session storage that honours "remember me": the session lives in localStorage when the user
+ * asked to be remembered, else in sessionStorage (gone when the browser closes).
+ */
+const rememberingStorage = {
+  getItem(key: string): string | null {
+    return window.localStorage.getItem(key) ?? window.sessionStorage.getItem(key);
+  },
+  setItem(key: string, value: string): void {
+    const remember = window.localStorage.getItem(REMEMBER_ME_KEY) !== 'false';
+    (remember ? window.localStorage : window.sessionStorage).setItem(key, value);
+    (remember ? window.sessionStorage : window.localStorage).removeItem(key);
+  },
+  removeItem(key: string): void {
+    window.localStorage.removeItem(key);
+    window.sessionStorage.removeItem(key);
+  },
+};
+
+let client: SupabaseClient | null = null;
+let apiUrl = '';
+
+/** Create the one client of the app (called once at start, after the config is loaded). */
+export function initSupabase(config: RuntimeConfig): SupabaseClient {
+  apiUrl = config.supabaseUrl.replace(/\/$/, '');
+  client = createClient(apiUrl, config.anonKey, {
+    auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: true, flowType: 'implicit', storage: rememberingStorage },
+  });
+  return client;
+}
+
+/** The client; throws if used before `initSupabase`. */
+export function supabase(): SupabaseClient {
+  if (!client) throw new Error('Supabase client not initialised');
+  return client;
+}
+
+/** The API base URL (for storage paths). */
+export function getApiUrl(): string {
+  return apiUrl || window.location.origin;
+}
+
+/**
+ * The URL fragment and query the page was opened with, captured before supabase-js consumes
+ * them (the e-mail links put the session or the error there).
+ */
+export const initialUrl = { hash: window.location.hash, search: window.location.search, path: window.location.pathname };
