@@ -309,7 +309,7 @@ describe('recovery, e-mail change, magic link, PKCE', () => {
     assert.equal(error, null);
   });
 
-  test('e-mail change is confirmed through the new address', async () => {
+  test('e-mail change needs the links mailed to both addresses (secure e-mail change)', async () => {
     const { address, password } = await confirmedUser('change');
     const { c, session } = await signIn(address, password);
     await c.auth.setSession(session);
@@ -318,10 +318,18 @@ describe('recovery, e-mail change, magic link, PKCE', () => {
     assert.equal(error, null);
     assert.equal(data.user.new_email, target);
     assert.equal(data.user.email, address);
-    const m = await mail(server, target, 'email_change');
-    const verified = await client(server).auth.verifyOtp({ token_hash: m.tokenHash, type: 'email_change' });
-    assert.equal(verified.error, null);
-    assert.equal(verified.data.user.email, target);
+    const toNew = await mail(server, target, 'email_change');
+    const toCurrent = await mail(server, address, 'email_change');
+    assert.notEqual(toNew.tokenHash, toCurrent.tokenHash);
+    const first = await client(server).auth.verifyOtp({ token_hash: toNew.tokenHash, type: 'email_change' });
+    assert.equal(first.error, null);
+    assert.equal(first.data.session, null, 'the first link only records the confirmation');
+    assert.equal((await c.auth.getUser()).data.user.email, address);
+    const res = await fetch(toCurrent.link, { redirect: 'manual' });
+    const f = fragment(res.headers.get('location'));
+    assert.ok(f.access_token, JSON.stringify(f));
+    const { data: after } = await client(server).auth.getUser(f.access_token);
+    assert.equal(after.user.email, target);
     await signIn(target, password);
   });
 

@@ -17,6 +17,7 @@ pub enum TokenColumn {
     Confirmation,
     Recovery,
     EmailChangeNew,
+    EmailChangeCurrent,
 }
 
 impl TokenColumn {
@@ -26,6 +27,7 @@ impl TokenColumn {
             TokenColumn::Confirmation => "confirmation_token",
             TokenColumn::Recovery => "recovery_token",
             TokenColumn::EmailChangeNew => "email_change_token_new",
+            TokenColumn::EmailChangeCurrent => "email_change_token_current",
         }
     }
 
@@ -33,7 +35,7 @@ impl TokenColumn {
         match self {
             TokenColumn::Confirmation => "confirmation_sent_at",
             TokenColumn::Recovery => "recovery_sent_at",
-            TokenColumn::EmailChangeNew => "email_change_sent_at",
+            TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => "email_change_sent_at",
         }
     }
 
@@ -42,6 +44,7 @@ impl TokenColumn {
             TokenColumn::Confirmation => "confirmation_token",
             TokenColumn::Recovery => "recovery_token",
             TokenColumn::EmailChangeNew => "email_change_token_new",
+            TokenColumn::EmailChangeCurrent => "email_change_token_current",
         }
     }
 }
@@ -88,7 +91,7 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
     match column {
         TokenColumn::Confirmation => user.confirmation_sent_at,
         TokenColumn::Recovery => user.recovery_sent_at,
-        TokenColumn::EmailChangeNew => user.email_change_sent_at,
+        TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => user.email_change_sent_at,
     }
 }
 

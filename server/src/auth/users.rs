@@ -283,7 +283,8 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
     }
     db.execute(
         "update auth.users set email = lower($2), email_change = '', email_change_token_new = '', \
-             email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
+             email_change_token_current = '', email_change_confirm_status = 0, email_change_sent_at = null, \
+             email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
          where id = $1",
         &[&id, &email],
     )
