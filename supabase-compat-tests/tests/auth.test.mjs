@@ -132,6 +132,12 @@ describe('sign-up and confirmation', () => {
     assert.deepEqual(error.reasons, ['length']);
   });
 
+  test('anonymous sign-ins are refused as GoTrue does when they are off', async () => {
+    const { error } = await client(server).auth.signInAnonymously();
+    assert.equal(error.code, 'anonymous_provider_disabled');
+    assert.equal(error.status, 422);
+  });
+
   test('an invalid address is refused with validation_failed', async () => {
     const { error } = await client(server).auth.signUp({ email: 'not-an-address', password: 'password-1' });
     assert.equal(error.code, 'validation_failed');

@@ -57,6 +57,8 @@ pub enum AuthError {
     SignupDisabled,
     #[error("Signups not allowed for otp")]
     OtpSignupDisabled,
+    #[error("Anonymous sign-ins are disabled")]
+    AnonymousDisabled,
     #[error("User not allowed")]
     NotAdmin,
     #[error("{0}")]
@@ -122,6 +124,7 @@ impl AuthError {
             OverEmailSendRateLimit(_) => (StatusCode::TOO_MANY_REQUESTS, "over_email_send_rate_limit"),
             SignupDisabled => (StatusCode::UNPROCESSABLE_ENTITY, "signup_disabled"),
             OtpSignupDisabled => (StatusCode::UNPROCESSABLE_ENTITY, "otp_disabled"),
+            AnonymousDisabled => (StatusCode::UNPROCESSABLE_ENTITY, "anonymous_provider_disabled"),
             NotAdmin => (StatusCode::FORBIDDEN, "not_admin"),
             BadJwt(_) => (StatusCode::FORBIDDEN, "bad_jwt"),
             NoAuthorization => (StatusCode::UNAUTHORIZED, "no_authorization"),

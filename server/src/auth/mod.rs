@@ -61,6 +61,11 @@ impl AuthState {
         site_url: &str,
     ) -> Result<AuthState, String> {
         let mailer = Mailer::new(&config, pool.clone())?;
+        if mailer.uses_inbox() {
+            tracing::warn!(
+                "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
+            );
+        }
         Ok(AuthState {
             config,
             pool,

@@ -213,3 +213,18 @@ async fn without_secure_email_change_the_new_address_alone_confirms_the_change()
         old_inbox["messages"].as_array().expect("list").iter().filter_map(|m| m["kind"].as_str()).collect();
     assert!(!kinds.contains(&"email_change"), "no mail to the old address: {kinds:?}");
 }
+
+#[tokio::test]
+async fn the_development_inbox_is_not_served_through_a_proxy() {
+    let app = spawn_app().await;
+    let url = format!("{}/inbox/api/messages", app.address);
+
+    let direct = app.http.get(&url).send().await.expect("direct");
+    let proxied = app.http.get(&url).header("x-forwarded-for", "203.0.113.9").send().await.expect("proxied");
+    let page = app.http.get(format!("{}/inbox", app.address)).send().await.expect("page");
+
+    assert_eq!(direct.status(), StatusCode::OK);
+    assert_eq!(proxied.status(), StatusCode::NOT_FOUND);
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await.expect("html").contains("Development inbox"));
+}

@@ -54,6 +54,11 @@ pub async fn signup(
     )
     .await?;
     let p: Body = json_body(&body)?;
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(str::is_empty);
+    if blank(&p.email) && blank(&p.phone) && blank(&p.password) {
+        // supabase-js signInAnonymously(): anonymous users are not offered.
+        return Err(AuthError::AnonymousDisabled);
+    }
     if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
         return Err(AuthError::Unprocessable("Phone signups are disabled".into()));
     }

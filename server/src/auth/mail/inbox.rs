@@ -4,9 +4,11 @@
 //! Messages are rows of `auth.dev_inbox`. `GET /inbox` is a small HTML page listing them with
 //! their links; `GET /inbox/api/messages?to=<email>` returns them as JSON (newest first) for
 //! tests. Both are mounted at the server root, and only while the inbox is the transport: with
-//! SMTP configured they answer 404, so no mail content is exposed in production.
+//! SMTP configured they answer 404. They also answer 404 to anything but a direct request from
+//! the loopback interface (no `Forwarded` / `X-Forwarded-For`), so a deployment that forgot
+//! SMTP does not publish recovery links to the world.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::json;
@@ -49,10 +51,25 @@ async fn rows(state: &AuthState, to: Option<&str>) -> Result<Vec<tokio_postgres:
         .await?)
 }
 
-async fn messages(state: web::Data<AuthState>, filter: web::Query<Filter>) -> Result<HttpResponse, AuthError> {
+/// The inbox is shown only while it is the transport, and only to local, unproxied requests.
+fn check_access(state: &AuthState, req: &HttpRequest) -> Result<(), AuthError> {
     if !state.mailer.uses_inbox() {
         return Err(AuthError::NotFound("The development inbox is off (SMTP is configured)".into()));
     }
+    let proxied = ["forwarded", "x-forwarded-for", "x-real-ip"].iter().any(|h| req.headers().contains_key(*h));
+    let local = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
+    if proxied || !local {
+        return Err(AuthError::NotFound("The development inbox is only served to local requests".into()));
+    }
+    Ok(())
+}
+
+async fn messages(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    filter: web::Query<Filter>,
+) -> Result<HttpResponse, AuthError> {
+    check_access(&state, &req)?;
     let list: Vec<_> = rows(&state, filter.to.as_deref())
         .await?
         .iter()
@@ -72,10 +89,12 @@ async fn messages(state: web::Data<AuthState>, filter: web::Query<Filter>) -> Re
     Ok(HttpResponse::Ok().json(json!({ "messages": list })))
 }
 
-async fn page(state: web::Data<AuthState>, filter: web::Query<Filter>) -> Result<HttpResponse, AuthError> {
-    if !state.mailer.uses_inbox() {
-        return Err(AuthError::NotFound("The development inbox is off (SMTP is configured)".into()));
-    }
+async fn page(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    filter: web::Query<Filter>,
+) -> Result<HttpResponse, AuthError> {
+    check_access(&state, &req)?;
     let mut html = String::from(
         "<!doctype html><meta charset=utf-8><title>Inbox</title>\
          <style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}article{border:1px solid #ccc;\
