@@ -3,7 +3,8 @@
 
 CARGO_TARGET_DIR ?= $(CURDIR)/target
 export CARGO_TARGET_DIR
-TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)
+# One test cluster per checkout, so two clones on one machine never stop each other's.
+TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)-$(shell printf %s "$(CURDIR)" | cksum | cut -d" " -f1)
 export TEST_DATA_DIR
 
 SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
