@@ -172,7 +172,11 @@ pub async fn public(req: HttpRequest, state: web::Data<StorageState>) -> Result<
 pub async fn signed(req: HttpRequest, state: web::Data<StorageState>) -> Result<HttpResponse, StorageError> {
     let tail = tail_after(req.path(), "/object/sign/")?;
     let (bucket, key) = split_bucket_key(&tail)?;
-    token::verify(&state.secret, &token::from_query(req.query_string())?, &tail)?;
+    let claims = token::verify(&state.secret, &token::from_query(req.query_string())?, &tail)?;
+    if claims.upsert.is_some() {
+        // An upload token is not a download token.
+        return Err(StorageError::InvalidSignature("Invalid signature".into()));
+    }
     let client = db::connection(&state.admin).await?;
     let row = db::find_object(&client, &bucket, &key).await?;
     drop(client);
