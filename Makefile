@@ -67,6 +67,11 @@ migrate: build
 keys: build
 	$(SERVER_RELEASE) keys
 
+## bench-auth: /auth/v1 sign-ins/s, refresh grants/s, GET /user p50/p99 with wrk (prints a table; not a test).
+.PHONY: bench-auth
+bench-auth: build
+	python3 scripts/bench_auth.py
+
 ## test: Rust unit and integration tests, then supabase-js compatibility tests, on a fresh test cluster.
 test: setup
 	@$(MAKE) --no-print-directory clean-test-cluster

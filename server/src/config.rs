@@ -155,6 +155,10 @@ pub struct AuthConfig {
     #[arg(long = "uri-allow-list", env = "URI_ALLOW_LIST", value_delimiter = ',')]
     pub uri_allow_list: Vec<String>,
 
+    /// Confirm an e-mail change through both the current and the new address (GoTrue's default).
+    #[arg(long = "mailer-secure-email-change-enabled", env = "MAILER_SECURE_EMAIL_CHANGE_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub secure_email_change: bool,
+
     /// Shortest accepted password.
     #[arg(long = "password-min-length", env = "PASSWORD_MIN_LENGTH", default_value_t = 6)]
     pub password_min_length: usize,

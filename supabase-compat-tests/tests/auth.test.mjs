@@ -1,6 +1,7 @@
 // /auth/v1 through the unchanged supabase-js auth client: sign-up and confirmation through the
 // development inbox, sign-in, refresh-token rotation and reuse, sign-out scopes, recovery, e-mail
 // change, PKCE, the admin API, errors, rate limits and real SMTP delivery.
+import { createHmac } from 'node:crypto';
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, sql } from '../lib/server.mjs';
@@ -308,7 +309,7 @@ describe('recovery, e-mail change, magic link, PKCE', () => {
     assert.equal(error, null);
   });
 
-  test('e-mail change is confirmed through the new address', async () => {
+  test('e-mail change needs the links mailed to both addresses (secure e-mail change)', async () => {
     const { address, password } = await confirmedUser('change');
     const { c, session } = await signIn(address, password);
     await c.auth.setSession(session);
@@ -317,10 +318,18 @@ describe('recovery, e-mail change, magic link, PKCE', () => {
     assert.equal(error, null);
     assert.equal(data.user.new_email, target);
     assert.equal(data.user.email, address);
-    const m = await mail(server, target, 'email_change');
-    const verified = await client(server).auth.verifyOtp({ token_hash: m.tokenHash, type: 'email_change' });
-    assert.equal(verified.error, null);
-    assert.equal(verified.data.user.email, target);
+    const toNew = await mail(server, target, 'email_change');
+    const toCurrent = await mail(server, address, 'email_change');
+    assert.notEqual(toNew.tokenHash, toCurrent.tokenHash);
+    const first = await client(server).auth.verifyOtp({ token_hash: toNew.tokenHash, type: 'email_change' });
+    assert.equal(first.error, null);
+    assert.equal(first.data.session, null, 'the first link only records the confirmation');
+    assert.equal((await c.auth.getUser()).data.user.email, address);
+    const res = await fetch(toCurrent.link, { redirect: 'manual' });
+    const f = fragment(res.headers.get('location'));
+    assert.ok(f.access_token, JSON.stringify(f));
+    const { data: after } = await client(server).auth.getUser(f.access_token);
+    assert.equal(after.user.email, target);
     await signIn(target, password);
   });
 
@@ -434,6 +443,63 @@ describe('admin API', () => {
     const { session } = await signIn(address, password);
     const res = await fetch(`${server.url}/auth/v1/admin/users`, { headers: { Authorization: `Bearer ${session.access_token}` } });
     assert.equal(res.status, 403);
+  });
+});
+
+/** RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret. */
+function totp(secret, at = Date.now()) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of secret.replace(/=+$/, '')) bits += alphabet.indexOf(c.toUpperCase()).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
+  const hash = createHmac('sha1', key).update(counter).digest();
+  const offset = hash[hash.length - 1] & 0xf;
+  return String((hash.readUInt32BE(offset) & 0x7fffffff) % 1000000).padStart(6, '0');
+}
+
+describe('MFA (TOTP)', () => {
+  test('enroll, challenge and verify upgrade the session to aal2; unenroll needs aal2', async () => {
+    const { address, password } = await confirmedUser('mfa');
+    const { c } = await signIn(address, password);
+    const enrolled = await c.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'phone' });
+    assert.equal(enrolled.error, null);
+    assert.equal(enrolled.data.type, 'totp');
+    assert.match(enrolled.data.totp.secret, /^[A-Z2-7]{32}$/);
+    assert.match(enrolled.data.totp.uri, /^otpauth:\/\/totp\//);
+    assert.match(enrolled.data.totp.qr_code, /^data:image\/svg\+xml/);
+    const factorId = enrolled.data.id;
+
+    const wrongChallenge = await c.auth.mfa.challenge({ factorId });
+    const wrong = await c.auth.mfa.verify({ factorId, challengeId: wrongChallenge.data.id, code: '000000' === totp(enrolled.data.totp.secret) ? '111111' : '000000' });
+    assert.equal(wrong.error.code, 'mfa_verification_failed');
+
+    const before = await c.auth.mfa.getAuthenticatorAssuranceLevel();
+    assert.equal(before.data.currentLevel, 'aal1');
+    const { data, error } = await c.auth.mfa.challengeAndVerify({ factorId, code: totp(enrolled.data.totp.secret) });
+    assert.equal(error, null);
+    const claims = JSON.parse(Buffer.from(data.access_token.split('.')[1], 'base64url'));
+    assert.equal(claims.aal, 'aal2');
+    assert.ok(claims.amr.some((a) => a.method === 'totp'));
+    const after = await c.auth.mfa.getAuthenticatorAssuranceLevel();
+    assert.equal(after.data.currentLevel, 'aal2');
+    assert.equal(after.data.nextLevel, 'aal2');
+
+    const refreshed = await c.auth.refreshSession();
+    assert.equal(JSON.parse(Buffer.from(refreshed.data.session.access_token.split('.')[1], 'base64url')).aal, 'aal2');
+
+    const factors = await c.auth.mfa.listFactors();
+    assert.equal(factors.data.totp.length, 1);
+    assert.equal(factors.data.totp[0].status, 'verified');
+
+    const other = await signIn(address, password);
+    const refused = await other.c.auth.mfa.unenroll({ factorId });
+    assert.equal(refused.error.code, 'insufficient_aal');
+    const removed = await c.auth.mfa.unenroll({ factorId });
+    assert.equal(removed.error, null);
+    const { rows } = await sql(server.dbUrl, "select count(*)::int as n from auth.audit_log_entries where payload->>'action' = 'factor_in_progress'");
+    assert.ok(rows[0].n >= 1);
   });
 });
 

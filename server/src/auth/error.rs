@@ -67,6 +67,18 @@ pub enum AuthError {
     UserFromJwtMissing,
     #[error("User not found")]
     NotFoundUser,
+    #[error("Factor not found")]
+    MfaFactorNotFound,
+    #[error("MFA factor with the provided challenge ID not found")]
+    MfaChallengeNotFound,
+    #[error("MFA challenge {0} has expired, verify against another challenge or create a new challenge.")]
+    MfaChallengeExpired(String),
+    #[error("Invalid TOTP code entered")]
+    MfaVerificationFailed,
+    #[error("A factor with the friendly name \"{0}\" for this user already exists")]
+    MfaNameConflict(String),
+    #[error("AAL2 required to unenroll verified factor")]
+    InsufficientAal,
     #[error("User is banned")]
     UserBanned,
     #[error("New password should be different from the old password.")]
@@ -115,6 +127,12 @@ impl AuthError {
             NoAuthorization => (StatusCode::UNAUTHORIZED, "no_authorization"),
             UserFromJwtMissing => (StatusCode::FORBIDDEN, "user_not_found"),
             NotFoundUser => (StatusCode::NOT_FOUND, "user_not_found"),
+            MfaFactorNotFound => (StatusCode::NOT_FOUND, "mfa_factor_not_found"),
+            MfaChallengeNotFound => (StatusCode::UNPROCESSABLE_ENTITY, "mfa_factor_not_found"),
+            MfaChallengeExpired(_) => (StatusCode::UNPROCESSABLE_ENTITY, "mfa_challenge_expired"),
+            MfaVerificationFailed => (StatusCode::UNPROCESSABLE_ENTITY, "mfa_verification_failed"),
+            MfaNameConflict(_) => (StatusCode::UNPROCESSABLE_ENTITY, "mfa_factor_name_conflict"),
+            InsufficientAal => (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_aal"),
             UserBanned => (StatusCode::BAD_REQUEST, "user_banned"),
             SamePassword => (StatusCode::UNPROCESSABLE_ENTITY, "same_password"),
             FlowStateNotFound => (StatusCode::NOT_FOUND, "flow_state_not_found"),

@@ -11,9 +11,10 @@ use uuid::Uuid;
 
 use super::error::AuthError;
 use super::mail::{Kind, Vars};
+use super::one_time::{self, TokenColumn};
 use super::rate_limit;
 use super::tokens;
-use super::users::{self, TokenColumn, User};
+use super::users::{self, User};
 use super::AuthState;
 
 /// Seconds a PKCE auth code stays exchangeable (GoTrue's default flow state expiry).
@@ -26,7 +27,10 @@ pub enum LinkType {
     Invite,
     MagicLink,
     Recovery,
+    /// E-mail change, the link mailed to the new address.
     EmailChange,
+    /// E-mail change, the link mailed to the current address (secure e-mail change).
+    EmailChangeCurrent,
 }
 
 impl LinkType {
@@ -37,7 +41,7 @@ impl LinkType {
             "invite" => vec![LinkType::Invite],
             "magiclink" => vec![LinkType::MagicLink],
             "recovery" => vec![LinkType::Recovery],
-            "email_change" => vec![LinkType::EmailChange],
+            "email_change" => vec![LinkType::EmailChange, LinkType::EmailChangeCurrent],
             "email" => vec![LinkType::Signup, LinkType::MagicLink],
             _ => return None,
         })
@@ -50,7 +54,7 @@ impl LinkType {
             LinkType::Invite => "invite",
             LinkType::MagicLink => "magiclink",
             LinkType::Recovery => "recovery",
-            LinkType::EmailChange => "email_change",
+            LinkType::EmailChange | LinkType::EmailChangeCurrent => "email_change",
         }
     }
 
@@ -60,6 +64,7 @@ impl LinkType {
             LinkType::Signup | LinkType::Invite => TokenColumn::Confirmation,
             LinkType::MagicLink | LinkType::Recovery => TokenColumn::Recovery,
             LinkType::EmailChange => TokenColumn::EmailChangeNew,
+            LinkType::EmailChangeCurrent => TokenColumn::EmailChangeCurrent,
         }
     }
 
@@ -69,7 +74,7 @@ impl LinkType {
             LinkType::Invite => Kind::Invite,
             LinkType::MagicLink => Kind::MagicLink,
             LinkType::Recovery => Kind::Recovery,
-            LinkType::EmailChange => Kind::EmailChange,
+            LinkType::EmailChange | LinkType::EmailChangeCurrent => Kind::EmailChange,
         }
     }
 
@@ -80,7 +85,7 @@ impl LinkType {
             LinkType::Invite => "invite",
             LinkType::MagicLink => "magiclink",
             LinkType::Recovery => "recovery",
-            LinkType::EmailChange => "email_change",
+            LinkType::EmailChange | LinkType::EmailChangeCurrent => "email_change",
         }
     }
 
@@ -90,7 +95,7 @@ impl LinkType {
             LinkType::Signup | LinkType::MagicLink => "otp",
             LinkType::Invite => "invite",
             LinkType::Recovery => "recovery",
-            LinkType::EmailChange => "email_change",
+            LinkType::EmailChange | LinkType::EmailChangeCurrent => "email_change",
         }
     }
 }
@@ -116,7 +121,7 @@ pub async fn make_link(
 ) -> Result<Link, AuthError> {
     let otp = tokens::otp();
     let hashed_token = tokens::token_hash(&target.to_lowercase(), &otp);
-    users::set_token(db, user.id, link_type.column(), &hashed_token, &target.to_lowercase()).await?;
+    one_time::set_token(db, user.id, link_type.column(), &hashed_token, &target.to_lowercase()).await?;
     let token = if pkce { format!("pkce_{hashed_token}") } else { hashed_token.clone() };
     let mut link = url::Url::parse(&format!("{}/verify", state.issuer)).map_err(AuthError::internal)?;
     link.query_pairs_mut()
@@ -128,7 +133,7 @@ pub async fn make_link(
 
 /// Refuse a mail of this kind sent to the user less than `SMTP_MAX_FREQUENCY` seconds ago.
 pub fn check_spacing(state: &AuthState, user: &User, link_type: LinkType) -> Result<(), AuthError> {
-    let Some(sent) = users::sent_at(user, link_type.column()) else { return Ok(()) };
+    let Some(sent) = one_time::sent_at(user, link_type.column()) else { return Ok(()) };
     let wait = state.config.smtp_max_frequency as i64 - (Utc::now() - sent).num_seconds();
     if wait > 0 {
         return Err(AuthError::OverEmailSendRateLimit(format!(
@@ -138,8 +143,8 @@ pub fn check_spacing(state: &AuthState, user: &User, link_type: LinkType) -> Res
     Ok(())
 }
 
-/// Mail a link of `link_type` to `user` (or to `target` for an e-mail change).
-#[allow(clippy::too_many_arguments)]
+/// Mail a link of `link_type` to `user` (or to `target` for an e-mail change), after the
+/// per-user spacing check.
 pub async fn send_link(
     state: &AuthState,
     db: &impl GenericClient,
@@ -150,6 +155,20 @@ pub async fn send_link(
     pkce: bool,
 ) -> Result<Link, AuthError> {
     check_spacing(state, user, link_type)?;
+    deliver(state, db, user, link_type, target, redirect_to, pkce).await
+}
+
+/// Mail a link without the spacing check (the second mail of a secure e-mail change); the
+/// server-wide hourly limit still applies.
+pub async fn deliver(
+    state: &AuthState,
+    db: &impl GenericClient,
+    user: &User,
+    link_type: LinkType,
+    target: Option<&str>,
+    redirect_to: &str,
+    pkce: bool,
+) -> Result<Link, AuthError> {
     rate_limit::hit(
         &state.pool,
         "email:all",
@@ -160,6 +179,10 @@ pub async fn send_link(
     .await?;
     let to = target.unwrap_or(user.email_str()).to_string();
     let link = make_link(state, db, user, link_type, &to, redirect_to, pkce).await?;
+    let new_email = match link_type {
+        LinkType::EmailChange | LinkType::EmailChangeCurrent => user.email_change.clone().unwrap_or_default(),
+        _ => String::new(),
+    };
     let vars = Vars {
         confirmation_url: link.action_link.clone(),
         token: link.otp.clone(),
@@ -167,31 +190,56 @@ pub async fn send_link(
         site_url: state.site_url.clone(),
         redirect_to: redirect_to.to_string(),
         email: user.email_str().to_string(),
-        new_email: target.unwrap_or_default().to_string(),
+        new_email: if new_email.is_empty() { target.unwrap_or_default().to_string() } else { new_email },
     };
     state.mailer.send(&to, link_type.kind(), &vars).await?;
     Ok(link)
 }
 
+/// What a verified token did.
+#[derive(Debug, Clone)]
+pub enum Verified {
+    /// The token was applied; the user as it is now.
+    Done(Box<User>, LinkType),
+    /// First of the two links of a secure e-mail change: the other one is still awaited.
+    OtherAddressPending,
+}
+
+/// GoTrue's answer to the first link of a secure e-mail change.
+pub const SINGLE_CONFIRMATION: &str =
+    "Confirmation link accepted. Please proceed to confirm link sent to the other email";
+
 /// Check a token hash of one of `types` and apply it (confirm, recover, change the address).
-/// Returns the updated user and the type that matched.
 pub async fn verify(
     state: &AuthState,
     db: &impl GenericClient,
     types: &[LinkType],
     token_hash: &str,
-) -> Result<(User, LinkType), AuthError> {
+) -> Result<Verified, AuthError> {
     let hash = token_hash.strip_prefix("pkce_").unwrap_or(token_hash);
     for &link_type in types {
-        let Some(user) = users::by_token(db, link_type.column(), hash).await? else { continue };
-        let fresh = users::sent_at(&user, link_type.column())
+        let Some(user) = one_time::by_token(db, link_type.column(), hash).await? else { continue };
+        let fresh = one_time::sent_at(&user, link_type.column())
             .is_some_and(|sent| sent + Duration::seconds(state.config.mailer_otp_exp as i64) > Utc::now());
         if !fresh {
             return Err(AuthError::OtpExpired);
         }
-        users::clear_token(db, user.id, link_type.column()).await?;
+        one_time::clear_token(db, user.id, link_type.column()).await?;
         match link_type {
-            LinkType::EmailChange => {
+            LinkType::EmailChange | LinkType::EmailChangeCurrent => {
+                let status: i16 = db
+                    .query_one(
+                        "select coalesce(email_change_confirm_status, 0)::int2 from auth.users where id = $1",
+                        &[&user.id],
+                    )
+                    .await?
+                    .get(0);
+                let secure = state.config.secure_email_change && !state.config.mailer_autoconfirm;
+                if secure && status == 0 && !user.email_str().is_empty() {
+                    db.execute("update auth.users set email_change_confirm_status = 1 where id = $1", &[&user.id])
+                        .await?;
+                    return Ok(Verified::OtherAddressPending);
+                }
                 let new_email = user.email_change.clone().unwrap_or_default();
                 if new_email.is_empty() || !users::set_email(db, user.id, &new_email).await? {
                     return Err(AuthError::EmailExists);
@@ -204,7 +252,7 @@ pub async fn verify(
                 .await?;
         }
         let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
-        return Ok((user, link_type));
+        return Ok(Verified::Done(Box::new(user), link_type));
     }
     Err(AuthError::OtpExpired)
 }

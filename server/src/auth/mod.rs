@@ -12,6 +12,8 @@ pub mod error;
 pub mod flows;
 mod handlers;
 pub mod mail;
+pub mod mfa;
+pub mod one_time;
 pub mod password;
 pub mod rate_limit;
 pub mod request;

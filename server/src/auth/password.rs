@@ -1,7 +1,7 @@
 //! Password hashing and verification.
 //!
 //! New passwords are hashed with argon2id at OWASP's parameters (19 MiB, 2 passes, 1 lane) on a
-//! blocking thread, never on the async runtime. Verification accepts argon2 (PHC strings) and
+//! blocking thread, never on the async runtime, at most one per core at a time. Verification accepts argon2 (PHC strings) and
 //! bcrypt (`$2a$`/`$2b$`/`$2y$`) hashes, so users migrated from Supabase keep their passwords.
 //! An unknown user still costs one verification against a dummy hash, so timing does not tell
 //! whether an account exists. This module knows nothing of users or HTTP.
@@ -24,6 +24,11 @@ fn argon2() -> Argon2<'static> {
     let params = Params::new(ARGON2_M_COST, ARGON2_T_COST, ARGON2_P_COST, None).unwrap_or_default();
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
+
+/// At most one hash per core at a time: more only thrash caches (each uses 19 MiB) and delay
+/// every request alike.
+static HASH_PERMITS: LazyLock<tokio::sync::Semaphore> =
+    LazyLock::new(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)));
 
 /// A hash that verifies nothing, used for unknown users.
 static DUMMY_HASH: LazyLock<String> =
@@ -60,11 +65,13 @@ pub fn is_supported_hash(hash: &str) -> bool {
 
 /// Hash on a blocking thread.
 pub async fn hash(password: String) -> Result<String, AuthError> {
+    let _permit = HASH_PERMITS.acquire().await.map_err(AuthError::internal)?;
     tokio::task::spawn_blocking(move || hash_blocking(&password)).await.map_err(AuthError::internal)?
 }
 
 /// Verify on a blocking thread; `None` (unknown user, no password) runs the dummy verification.
 pub async fn verify(password: String, hash: Option<String>) -> bool {
+    let Ok(_permit) = HASH_PERMITS.acquire().await else { return false };
     let outcome = tokio::task::spawn_blocking(move || match hash.filter(|h| !h.is_empty()) {
         Some(hash) => verify_blocking(&password, &hash),
         None => {

@@ -13,16 +13,17 @@ use uuid::Uuid;
 use super::error::AuthError;
 
 /// Columns read for a user, with its identities and factors as JSON.
-const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, \
+pub(crate) const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, \
     u.phone, u.phone_confirmed_at, u.confirmation_sent_at, u.confirmed_at, u.recovery_sent_at, u.email_change, \
     u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, \
     u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, \
     (select coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, \
-        'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, \
-        'created_at', i.created_at, 'updated_at', i.updated_at, 'email', i.email) order by i.created_at), '[]') \
+        'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', to_char(i.last_sign_in_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+        'created_at', to_char(i.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'updated_at', to_char(i.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'email', i.email) order by i.created_at), '[]') \
      from auth.identities i where i.user_id = u.id) as identities, \
     (select json_agg(json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
-        'factor_type', f.factor_type, 'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) \
+        'factor_type', f.factor_type, 'status', f.status, 'created_at', to_char(f.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+        'updated_at', to_char(f.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')) \
         order by f.created_at) from auth.mfa_factors f where f.user_id = u.id) as factors";
 
 /// A row of `auth.users` as the API needs it.
@@ -55,7 +56,7 @@ pub struct User {
 }
 
 impl User {
-    fn from_row(row: &Row) -> User {
+    pub(crate) fn from_row(row: &Row) -> User {
         let now = Utc::now();
         User {
             id: row.get("id"),
@@ -157,12 +158,6 @@ pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<Use
     Ok(db.query_opt(&sql, &[&email]).await?.as_ref().map(User::from_row))
 }
 
-/// The user holding a token hash in `column` (one of the token columns), with when it was sent.
-pub async fn by_token(db: &impl GenericClient, column: TokenColumn, hash: &str) -> Result<Option<User>, AuthError> {
-    let sql = format!("select {COLUMNS} from auth.users u where u.{} = $1 and $1 <> ''", column.name());
-    Ok(db.query_opt(&sql, &[&hash]).await?.as_ref().map(User::from_row))
-}
-
 /// A page of users, newest first, with the total count.
 pub async fn page(db: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<User>, i64), AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u order by u.created_at desc, u.id limit $1 offset $2");
@@ -232,87 +227,6 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
     by_id(db, id).await
 }
 
-/// The token columns of `auth.users`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenColumn {
-    Confirmation,
-    Recovery,
-    EmailChangeNew,
-}
-
-impl TokenColumn {
-    /// Column name (a fixed identifier, never user input).
-    pub fn name(self) -> &'static str {
-        match self {
-            TokenColumn::Confirmation => "confirmation_token",
-            TokenColumn::Recovery => "recovery_token",
-            TokenColumn::EmailChangeNew => "email_change_token_new",
-        }
-    }
-
-    fn sent_at(self) -> &'static str {
-        match self {
-            TokenColumn::Confirmation => "confirmation_sent_at",
-            TokenColumn::Recovery => "recovery_sent_at",
-            TokenColumn::EmailChangeNew => "email_change_sent_at",
-        }
-    }
-
-    fn one_time_type(self) -> &'static str {
-        match self {
-            TokenColumn::Confirmation => "confirmation_token",
-            TokenColumn::Recovery => "recovery_token",
-            TokenColumn::EmailChangeNew => "email_change_token_new",
-        }
-    }
-}
-
-/// Store a token hash (and its send time), mirrored in `auth.one_time_tokens` as GoTrue does.
-pub async fn set_token(
-    db: &impl GenericClient,
-    id: Uuid,
-    column: TokenColumn,
-    hash: &str,
-    relates_to: &str,
-) -> Result<(), AuthError> {
-    let sql = format!(
-        "update auth.users set {} = $2, {} = now(), updated_at = now() where id = $1",
-        column.name(),
-        column.sent_at()
-    );
-    db.execute(&sql, &[&id, &hash]).await?;
-    db.execute(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to) \
-         values ($1, $2, $3::text::auth.one_time_token_type, $4, $5) \
-         on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, \
-             relates_to = excluded.relates_to, updated_at = now()",
-        &[&Uuid::new_v4(), &id, &column.one_time_type(), &hash, &relates_to],
-    )
-    .await?;
-    Ok(())
-}
-
-/// Forget a used token.
-pub async fn clear_token(db: &impl GenericClient, id: Uuid, column: TokenColumn) -> Result<(), AuthError> {
-    let sql = format!("update auth.users set {} = '' where id = $1", column.name());
-    db.execute(&sql, &[&id]).await?;
-    db.execute(
-        "delete from auth.one_time_tokens where user_id = $1 and token_type = $2::text::auth.one_time_token_type",
-        &[&id, &column.one_time_type()],
-    )
-    .await?;
-    Ok(())
-}
-
-/// When the token in `column` was sent.
-pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
-    match column {
-        TokenColumn::Confirmation => user.confirmation_sent_at,
-        TokenColumn::Recovery => user.recovery_sent_at,
-        TokenColumn::EmailChangeNew => user.email_change_sent_at,
-    }
-}
-
 /// Mark the address confirmed (and `email_verified` in the metadata and identity).
 pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
     db.execute(
@@ -369,7 +283,8 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
     }
     db.execute(
         "update auth.users set email = lower($2), email_change = '', email_change_token_new = '', \
-             email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
+             email_change_token_current = '', email_change_confirm_status = 0, email_change_sent_at = null, \
+             email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
          where id = $1",
         &[&id, &email],
     )
@@ -405,6 +320,55 @@ mod tests {
         assert!(!valid_email("@b.test"));
         assert!(!valid_email("a b@c.test"));
         assert!(!valid_email("plain"));
+    }
+
+    #[test]
+    fn user_json_leaves_out_null_times_like_gotrue() {
+        let t = DateTime::parse_from_rfc3339("2024-01-02T03:04:05Z").unwrap().with_timezone(&Utc);
+        let user = User {
+            id: Uuid::nil(),
+            aud: "authenticated".into(),
+            role: "authenticated".into(),
+            email: Some("a@b.test".into()),
+            encrypted_password: Some("$argon2id$secret".into()),
+            email_confirmed_at: None,
+            invited_at: None,
+            phone: None,
+            phone_confirmed_at: None,
+            confirmation_sent_at: Some(t),
+            confirmed_at: None,
+            recovery_sent_at: None,
+            email_change: Some(String::new()),
+            email_change_sent_at: None,
+            last_sign_in_at: None,
+            app_metadata: json!({"provider": "email", "providers": ["email"]}),
+            user_metadata: json!({}),
+            created_at: t,
+            updated_at: t,
+            banned_until: None,
+            deleted_at: None,
+            is_anonymous: false,
+            identities: json!([]),
+            factors: Some(json!([])),
+        };
+        assert_eq!(
+            user.to_json(),
+            json!({
+                "id": "00000000-0000-0000-0000-000000000000",
+                "aud": "authenticated",
+                "role": "authenticated",
+                "email": "a@b.test",
+                "phone": "",
+                "confirmation_sent_at": "2024-01-02T03:04:05.000000Z",
+                "app_metadata": {"provider": "email", "providers": ["email"]},
+                "user_metadata": {},
+                "identities": [],
+                "created_at": "2024-01-02T03:04:05.000000Z",
+                "updated_at": "2024-01-02T03:04:05.000000Z",
+                "is_anonymous": false
+            })
+        );
+        assert!(!user.to_json().to_string().contains("argon2"), "the hash never leaves");
     }
 
     #[test]

@@ -179,3 +179,37 @@ async fn the_user_access_token_passes_the_rest_gate_and_logins_are_audited() {
         .expect("audit");
     assert!(row.get::<_, i64>(0) >= 1);
 }
+
+#[tokio::test]
+async fn without_secure_email_change_the_new_address_alone_confirms_the_change() {
+    let app = spawn_app_with(|c| c.auth.secure_email_change = false).await;
+    let session = confirmed(&app, "gus@example.test", "secret-1").await;
+    let token = session["access_token"].as_str().expect("access token").to_string();
+
+    let res = app
+        .http
+        .put(format!("{}/auth/v1/user", app.address))
+        .bearer_auth(&token)
+        .json(&json!({"email": "gus.new@example.test"}))
+        .send()
+        .await
+        .expect("update user");
+    assert_eq!(res.status(), StatusCode::OK);
+    let token_hash = inbox_token(&app, "gus.new@example.test").await;
+    let (status, verified) = post(&app, "/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
+
+    assert_eq!(status, StatusCode::OK, "{verified}");
+    assert_eq!(verified["user"]["email"], "gus.new@example.test");
+    let old_inbox: Value = app
+        .http
+        .get(format!("{}/inbox/api/messages?to=gus@example.test", app.address))
+        .send()
+        .await
+        .expect("inbox")
+        .json()
+        .await
+        .expect("json");
+    let kinds: Vec<&str> =
+        old_inbox["messages"].as_array().expect("list").iter().filter_map(|m| m["kind"].as_str()).collect();
+    assert!(!kinds.contains(&"email_change"), "no mail to the old address: {kinds:?}");
+}

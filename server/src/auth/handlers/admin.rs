@@ -302,8 +302,17 @@ pub async fn generate_link(
             if users::by_email(db, &new_email).await?.is_some() {
                 return Err(AuthError::EmailExists);
             }
-            db.execute("update auth.users set email_change = $2 where id = $1", &[&user.id, &new_email]).await?;
-            (user, LinkType::EmailChange, new_email)
+            db.execute(
+                "update auth.users set email_change = $2, email_change_confirm_status = 0 where id = $1",
+                &[&user.id, &new_email],
+            )
+            .await?;
+            if kind == "email_change_current" {
+                let current = user.email_str().to_string();
+                (user, LinkType::EmailChangeCurrent, current)
+            } else {
+                (user, LinkType::EmailChange, new_email)
+            }
         }
         other => return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}"))),
     };

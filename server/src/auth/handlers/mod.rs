@@ -3,6 +3,7 @@
 //! calls into `users`, `sessions` and `flows`.
 
 mod admin;
+mod factors;
 mod logout;
 mod otp;
 mod settings;
@@ -31,6 +32,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/settings", web::get().to(settings::settings))
         .route("/health", web::get().to(settings::health))
         .route("/.well-known/jwks.json", web::get().to(settings::jwks))
+        .route("/factors", web::post().to(factors::enroll))
+        .route("/factors/{id}/challenge", web::post().to(factors::challenge))
+        .route("/factors/{id}/verify", web::post().to(factors::verify))
+        .route("/factors/{id}", web::delete().to(factors::unenroll))
         .route("/invite", web::post().to(admin::invite))
         .route("/admin/users", web::get().to(admin::list))
         .route("/admin/users", web::post().to(admin::create))

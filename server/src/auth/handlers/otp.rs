@@ -109,6 +109,9 @@ pub async fn resend(
             let Some(user) = user else { return Ok(ok()) };
             let Some(target) = user.email_change.clone().filter(|e| !e.is_empty()) else { return Ok(ok()) };
             flows::send_link(&state, db, &user, LinkType::EmailChange, Some(&target), &p.redirect, false).await?;
+            if state.config.secure_email_change && !user.email_str().is_empty() {
+                flows::deliver(&state, db, &user, LinkType::EmailChangeCurrent, None, &p.redirect, false).await?;
+            }
         }
         other => return Err(AuthError::Validation(format!("Unsupported resend type {other:?}"))),
     }

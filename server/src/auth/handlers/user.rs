@@ -1,7 +1,8 @@
 //! `GET /user` (the signed-in user) and `PUT /user` (password, metadata, e-mail change).
 //!
 //! A new password ends the user's other sessions; a new address is only taken once the link
-//! mailed to it is verified (immediately with `MAILER_AUTOCONFIRM`).
+//! mailed to it is verified, and with `MAILER_SECURE_EMAIL_CHANGE_ENABLED` (the default) the
+//! link mailed to the current address too (immediately with `MAILER_AUTOCONFIRM`).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -81,17 +82,23 @@ pub async fn update(
         if state.config.mailer_autoconfirm {
             users::set_email(db, user.id, &email).await?;
         } else {
+            flows::check_spacing(&state, &user, LinkType::EmailChange)?;
             db.execute(
-                "update auth.users set email_change = $2, updated_at = now() where id = $1",
+                "update auth.users set email_change = $2, email_change_confirm_status = 0, updated_at = now() \
+                 where id = $1",
                 &[&user.id, &email],
             )
             .await?;
+            let pending = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
             let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
             if let Some(challenge) = &challenge {
                 flows::save_flow_state(db, user.id, LinkType::EmailChange, challenge).await?;
             }
-            flows::send_link(&state, db, &user, LinkType::EmailChange, Some(&email), &redirect, challenge.is_some())
-                .await?;
+            let pkce = challenge.is_some();
+            flows::deliver(&state, db, &pending, LinkType::EmailChange, Some(&email), &redirect, pkce).await?;
+            if state.config.secure_email_change && !pending.email_str().is_empty() {
+                flows::deliver(&state, db, &pending, LinkType::EmailChangeCurrent, None, &redirect, pkce).await?;
+            }
         }
         audit::log(db, Some(user.id), user.email_str(), "user_modified", json!({"new_email": email}), &ip).await;
     }

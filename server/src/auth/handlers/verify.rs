@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::error::AuthError;
-use crate::auth::flows::{self, LinkType};
+use crate::auth::flows::{self, LinkType, Verified, SINGLE_CONFIRMATION};
 use crate::auth::request::{client_info, client_ip, json_body, query};
 use crate::auth::{audit, rate_limit, sessions, tokens, users, AuthState};
 
@@ -53,7 +53,13 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &*tx;
-    let (user, link_type) = flows::verify(&state, db, &types, &hash).await?;
+    let (user, link_type) = match flows::verify(&state, db, &types, &hash).await? {
+        Verified::Done(user, link_type) => (*user, link_type),
+        Verified::OtherAddressPending => {
+            tx.commit().await?;
+            return Ok(HttpResponse::Ok().json(json!({ "msg": SINGLE_CONFIRMATION, "code": 200 })));
+        }
+    };
     let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
@@ -85,7 +91,16 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
         let db = &*tx;
-        let (user, link_type) = flows::verify(&state, db, &types, &token).await?;
+        let (user, link_type) = match flows::verify(&state, db, &types, &token).await? {
+            Verified::Done(user, link_type) => (*user, link_type),
+            Verified::OtherAddressPending => {
+                tx.commit().await?;
+                let message = url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("message", SINGLE_CONFIRMATION)
+                    .finish();
+                return Ok(format!("{}#{message}", redirect.split('#').next().unwrap_or_default()));
+            }
+        };
         if token.starts_with("pkce_") {
             if let Some(code) = flows::issue_auth_code(db, user.id, link_type).await? {
                 audit::log(

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""make bench-auth: /auth/v1 password sign-ins/s, refresh grants/s and GET /user latency.
+
+Starts the release server on a fresh private cluster (rate limits off, autoconfirm on), creates
+a user, then drives each scenario with wrk at a few concurrencies:
+  * POST /token?grant_type=password  (one argon2id verification per request);
+  * POST /token?grant_type=refresh_token, each request with its own unused refresh token
+    (tokens are made beforehand in SQL, one session each);
+  * GET /user with a user access token.
+Prints requests/s, p50 and p99, plus the argon2 parameters and the cost of one hash on this
+machine (from the `argon2_cost` binary) for comparison. Not a test: numbers vary by machine.
+"""
+import json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+SERVER = os.path.join(TARGET, "release", "server")
+COST = os.path.join(TARGET, "release", "argon2_cost")
+PORT = int(os.environ.get("BENCH_PORT", 54381))
+DURATION = int(os.environ.get("BENCH_SECONDS", 8))
+CONCURRENCIES = [int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,8,32").split(",")]
+URL = f"http://127.0.0.1:{PORT}"
+EMAIL, PASSWORD = "bench@example.test", "bench-password-1"
+
+
+def ensure_wrk():
+    if shutil.which("wrk"):
+        return
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+
+
+def request(method, path, body=None, headers=None):
+    req = urllib.request.Request(URL + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"content-type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(req) as res:
+        return json.loads(res.read() or b"null")
+
+
+def run_wrk(path, conns, lua):
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+    script.write(lua)
+    script.close()
+    threads = min(2, conns)
+    out = subprocess.run(["wrk", "-t", str(threads), "-c", str(conns), "-d", f"{DURATION}s", "--latency",
+                          "-s", script.name, URL + path], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def ms(label):
+        m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return rps, ms("50"), ms("99"), int(errors.group(1)) if errors else 0
+
+
+def headers_lua(headers):
+    return "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
+
+
+def main():
+    ensure_wrk()
+    for binary in (SERVER, COST):
+        if not os.path.exists(binary):
+            sys.exit(f"{binary} is missing: run `cargo build --release -p server` first")
+    cost = subprocess.run([COST], capture_output=True, text=True, check=True).stdout.strip()
+    data_dir = tempfile.mkdtemp(prefix="bench-auth-")
+    os.chmod(data_dir, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
+    env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(PORT), "DB_PORT": "0", "WEB_DIR": "/nonexistent",
+           "RUST_LOG": "warn", "MAILER_AUTOCONFIRM": "true", "RATE_LIMIT_TOKEN_REFRESH": "0",
+           "RATE_LIMIT_OTP": "0", "RATE_LIMIT_VERIFY": "0", "RATE_LIMIT_EMAIL_SENT": "0"}
+    log = open(os.path.join(data_dir, "server.log"), "w")
+    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        anon = None
+        for line in server.stdout:
+            if line.startswith("anon key: "):
+                anon = line.split(": ", 1)[1].strip()
+            if line.startswith("service_role key: "):
+                break
+        if anon is None:
+            sys.exit("the server did not start:\n" + open(os.path.join(data_dir, "server.log")).read())
+        for _ in range(100):
+            try:
+                request("GET", "/auth/v1/health")
+                break
+            except Exception:
+                time.sleep(0.1)
+        session = request("POST", "/auth/v1/signup", {"email": EMAIL, "password": PASSWORD}, {"apikey": anon})
+        user_id, access = session["user"]["id"], session["access_token"]
+        db_url = subprocess.run([SERVER, "db", "url"], env=env, capture_output=True, text=True, check=True).stdout.strip()
+        psql = next((p for p in (f"/usr/lib/postgresql/{v}/bin/psql" for v in sorted(os.listdir("/usr/lib/postgresql"), reverse=True)) if os.path.exists(p)), "psql")
+        needed = 60000 * max(1, DURATION // 8) * len(CONCURRENCIES)
+        tokens_sql = (
+            "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal) "
+            f"select gen_random_uuid(), '{user_id}', now(), now(), 'aal1' from generate_series(1, {needed}) returning id) "
+            "insert into auth.refresh_tokens (token, user_id, revoked, created_at, updated_at, session_id) "
+            f"select md5(random()::text || id::text), '{user_id}', false, now(), now(), id from s returning token"
+        )
+        tokens = subprocess.run([psql, "-At", "-c", tokens_sql, db_url], capture_output=True, text=True, check=True).stdout.split()
+        tokens = [t for t in tokens if len(t) == 32]
+        chunk = len(tokens) // len(CONCURRENCIES)
+
+        print(f"\n{cost}\n")
+        print(f"{'scenario':<34}{'conns':>6}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
+        common = {"apikey": anon, "Content-Type": "application/json"}
+        body = json.dumps({"email": EMAIL, "password": PASSWORD})
+        for c in CONCURRENCIES:
+            lua = headers_lua(common) + f'wrk.method = "POST"\nwrk.body = {json.dumps(body)}\n'
+            print(f"{'password sign-in (POST /token)':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=password", c, lua)))
+        for i, c in enumerate(CONCURRENCIES):
+            path = os.path.join(data_dir, f"tokens-{c}.txt")
+            with open(path, "w") as f:
+                f.write("\n".join(tokens[i * chunk:(i + 1) * chunk]))
+            lua = headers_lua(common) + f'''wrk.method = "POST"
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("tid", counter) end
+function init(args)
+  tokens = {{}}
+  local n = 0
+  for line in io.lines("{path}") do
+    n = n + 1
+    if n % {min(2, c)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
+  end
+  idx = 0
+end
+function request()
+  idx = idx % #tokens + 1
+  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
+end
+'''
+            print(f"{'refresh grant (POST /token)':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=refresh_token", c, lua)))
+        for c in CONCURRENCIES:
+            lua = headers_lua({"apikey": anon, "Authorization": f"Bearer {access}"})
+            print(f"{'GET /user':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/user", c, lua)))
+        print("\nSign-in throughput is bounded by argon2 (one verification per request, on the blocking pool);")
+        print("compare it with the 'at most N verifications/s' above. Errors count non-2xx answers.")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        subprocess.run([SERVER, "db", "stop"], env=env, capture_output=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
