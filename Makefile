@@ -3,14 +3,15 @@
 
 CARGO_TARGET_DIR ?= $(CURDIR)/target
 export CARGO_TARGET_DIR
-TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)
+# One test cluster per checkout, so two clones on one machine never stop each other's.
+TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)-$(shell printf %s "$(CURDIR)" | cksum | cut -d" " -f1)
 export TEST_DATA_DIR
 
 SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest bench-storage seed test-sql help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest bench-storage seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -27,6 +28,7 @@ setup-system:
 	if ! ls /usr/share/postgresql/*/extension/pgtap.control >/dev/null 2>&1; then \
 		pgver=$$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1); missing="$$missing postgresql-$${pgver:-15}-pgtap"; fi; \
 	if ! command -v pg_prove >/dev/null 2>&1; then missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; fi; \
+	if ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -34,17 +36,24 @@ setup-system:
 	fi
 	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 
-setup-node: supabase-compat-tests/node_modules/.package-lock.json
+setup-node: supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json
 
 supabase-compat-tests/node_modules/.package-lock.json: supabase-compat-tests/package-lock.json
 	cd supabase-compat-tests && npm ci --no-audit --no-fund
+
+web/node_modules/.package-lock.json: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+
+## web: build the site the server serves at / (web/dist).
+web: web/node_modules/.package-lock.json
+	cd web && npm run build
 
 build:
 	cargo build --release -p server
 
 ## run: the whole stack on http://127.0.0.1:54321 with a private database under .data/
 ## (seeded with the demo data on first start; created accounts are printed once).
-run: setup-system build
+run: setup build web
 	$(SERVER_RELEASE) seed
 	$(SERVER_RELEASE)
 
@@ -72,6 +81,7 @@ test: setup
 	cargo test -p server || status=$$?; \
 	$(MAKE) --no-print-directory test-sql || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
+	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
 	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
 	exit $$status
 

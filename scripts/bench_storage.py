@@ -126,13 +126,13 @@ def main():
             while time.perf_counter() < deadline:
                 n = next(counter)
                 if kind == "up":
-                    request("POST", f"/object/bench/small/{n}", key, payload, {"Content-Type": "application/octet-stream"})
+                    request("POST", f"/object/bench/small/up-{n}", key, payload, {"Content-Type": "application/octet-stream"})
                 else:
-                    request("GET", f"/object/bench/small/{n % 200}", key)
+                    request("GET", f"/object/bench/small/seed-{n % 200}", key)
                 done += 1
             return done
         for n in range(200):
-            request("POST", f"/object/bench/small/{n}", key, payload, {"Content-Type": "application/octet-stream", "x-upsert": "true"})
+            request("POST", f"/object/bench/small/seed-{n}", key, payload, {"Content-Type": "application/octet-stream"})
         for kind in ("up", "down"):
             with concurrent.futures.ThreadPoolExecutor(SMALL_CONNS) as pool:
                 start = time.perf_counter()

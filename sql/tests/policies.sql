@@ -27,7 +27,12 @@ insert into matrix values
   ('service_role', $$update public.profiles set role = 'admin' where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'service_role changes a role'),
   ('a', 'delete from public.profiles', 'ok:0', 'a deletes no profile'),
   ('anon', 'delete from public.profiles', 'ok:0', 'anon deletes no profile'),
-  ('admin', $$delete from public.profiles where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'admin deletes a profile');
+  ('admin', $$delete from public.profiles where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$, 'ok:1', 'admin deletes a profile'),
+  ('b', $$update public.profiles set phone = '+243822222222' where user_id = auth.uid()$$, 'ok:1', 'b edits his phone'),
+  ('b', 'delete from public.profiles', 'ok:0', 'b deletes no profile'),
+  ('a', $$insert into public.profiles (user_id) values ('dddddddd-0000-4000-8000-000000000004')$$, 'error:42501', 'a cannot create a missing profile for someone else'),
+  ('admin', $$insert into public.profiles (user_id, email) values ('dddddddd-0000-4000-8000-000000000004', 'dora@example.cd')$$, 'ok:1', 'admin creates a missing profile'),
+  ('service_role', $$insert into public.profiles (user_id, email) values ('dddddddd-0000-4000-8000-000000000004', 'dora@example.cd')$$, 'ok:1', 'service_role creates a missing profile');
 
 -- vehicles
 insert into matrix values
@@ -69,6 +74,9 @@ from (values
   ('a', 'update %s set total_amount = 0 where user_id = auth.uid()', 'error:42501', 'a cannot change the price of %s'),
   ('a', 'update %s set booking_status = $x$cancelled$x$ where user_id <> auth.uid()', 'ok:0', 'a cannot cancel someone else''s %s'),
   ('anon', 'update %s set booking_status = $x$cancelled$x$', 'ok:0', 'anon cancels no %s'),
+  ('b', 'update %s set booking_status = $x$cancelled$x$ where user_id = auth.uid()', 'ok:1', 'b cancels his pending %s'),
+  ('service_role', 'update %s set booking_status = $x$confirmed$x$ where user_id = $x$bbbbbbbb-0000-4000-8000-000000000002$x$', 'ok:1', 'service_role confirms %s'),
+  ('anon', 'delete from %s', 'ok:0', 'anon deletes no %s'),
   ('admin', 'update %s set booking_status = $x$completed$x$', 'ok:2', 'admin sets any status on %s'),
   ('a', 'delete from %s', 'ok:0', 'a deletes no %s'),
   ('b', 'delete from %s', 'ok:0', 'b deletes no %s'),
@@ -76,7 +84,16 @@ from (values
   ('service_role', 'delete from %s', 'ok:2', 'service_role deletes %s')
 ) rules(who, stmt, expected, what);
 
--- inserts differ per booking kind.
+-- inserts differ per booking kind: b books for himself, admin and service_role for b.
+insert into matrix
+select who, format(stmt, uid), 'ok:1', format('%s creates %s', who, t)
+from (values
+  ('public.bookings', $q$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values (%L, '22222222-0000-4000-8000-00000000000b', current_date + 40, current_date + 41)$q$),
+  ('public.airport_bookings', $q$insert into public.airport_bookings (user_id, service_type, flight_date, flight_time, flight_number) values (%L, 'standard', current_date + 1, '12:00', 'TK540')$q$),
+  ('public.diagnostic_bookings', $q$insert into public.diagnostic_bookings (user_id, service_type, appointment_date, appointment_time, vehicle_type, customer_email, customer_phone) values (%L, 'programming', current_date + 1, '14:00', 'Lexus LX', 'bob@example.cd', '+243810000002')$q$),
+  ('public.premium_service_bookings', $q$insert into public.premium_service_bookings (user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone) values (%L, 'private_driver', current_date + 1, 7, 'Bob', 'bob@example.cd', '+243810000002')$q$)
+) kinds(t, stmt),
+(values ('b', 'bbbbbbbb-0000-4000-8000-000000000002'), ('admin', 'bbbbbbbb-0000-4000-8000-000000000002'), ('service_role', 'bbbbbbbb-0000-4000-8000-000000000002')) people(who, uid);
 insert into matrix values
   ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values (auth.uid(), '22222222-0000-4000-8000-00000000000b', current_date + 20, current_date + 22)$$, 'ok:1', 'a books a vehicle for herself'),
   ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values ('bbbbbbbb-0000-4000-8000-000000000002', '22222222-0000-4000-8000-00000000000b', current_date + 20, current_date + 22)$$, 'error:42501', 'a cannot book in b''s name'),
@@ -104,46 +121,56 @@ insert into matrix values
   ('admin', $$insert into storage.objects (bucket_id, name, version) values ('vehicles', 'new.svg', 'v3')$$, 'ok:1', 'admin uploads a vehicle photo'),
   ('admin', $$delete from storage.objects where bucket_id = 'vehicles'$$, 'ok:1', 'admin deletes a vehicle photo');
 
--- catalogues, settings, messages, blog
+-- catalogues: everyone reads, administrators (and service_role) write. unreferenced rows are
+-- deleted so foreign keys do not interfere.
+insert into matrix
+select who,
+       case op when 'select' then format('select * from %s', t)
+               when 'insert' then ins
+               when 'update' then format('update %s set description = description', t)
+               else format('delete from %s where code = %L', t, free) end,
+       case when op = 'select' then 'ok:' || n
+            when who in ('anon', 'a', 'b') and op = 'insert' then 'error:42501'
+            when who in ('anon', 'a', 'b') then 'ok:0'
+            when op = 'update' then 'ok:' || n
+            else 'ok:1' end,
+       format('%s %s on %s', who, op, t)
+from (values
+  ('public.airport_services', 3, 'baggage', $q$insert into public.airport_services (code, position, name, description, price) values ('baggage', 9, 'x', 'x', 1) on conflict (code) do update set price = excluded.price$q$),
+  ('public.diagnostic_services', 6, 'reset', $q$insert into public.diagnostic_services (code, position, name, description, price) values ('reset', 9, 'x', 'x', 1) on conflict (code) do update set price = excluded.price$q$),
+  ('public.premium_services', 3, 'vip_concierge', $q$insert into public.premium_services (code, position, name, description, price_per_day) values ('vip_concierge', 9, 'x', 'x', 1) on conflict (code) do update set price_per_day = excluded.price_per_day$q$)
+) catalogues(t, n, free, ins),
+(values ('anon'), ('a'), ('b'), ('admin'), ('service_role')) people(who),
+(values ('select'), ('insert'), ('update'), ('delete')) ops(op);
+
+-- settings, contact messages and the blog: one rule per role and operation.
+insert into matrix
+select who, stmt, expected, format('%s %s on %s', who, op, t)
+from (values
+  ('app_settings', 'select', 'select * from public.app_settings', 'ok:0', 'ok:4'),
+  ('app_settings', 'insert', $q$insert into public.app_settings (section, value) values ('business', '{"defaultRentalDuration": 2, "minimumRentalDuration": 1, "maximumRentalDuration": 30, "cancellationPolicy": "free_48h", "lateFeePercentage": 10, "securityDepositPercentage": 20}') on conflict (section) do update set value = excluded.value$q$, 'error:42501', 'ok:1'),
+  ('app_settings', 'update', $q$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$q$, 'ok:0', 'ok:1'),
+  ('app_settings', 'delete', $q$delete from public.app_settings where section = 'notifications'$q$, 'ok:0', 'ok:1'),
+  ('contact_messages', 'select', 'select * from public.contact_messages', 'ok:0', 'ok:1'),
+  ('contact_messages', 'update', 'update public.contact_messages set handled = true', 'ok:0', 'ok:1'),
+  ('contact_messages', 'delete', 'delete from public.contact_messages', 'ok:0', 'ok:1'),
+  ('blog_posts', 'select', 'select * from public.blog_posts', 'ok:1', 'ok:2'),
+  ('blog_posts', 'insert', $q$insert into public.blog_posts (slug, title, excerpt, content, author, published) values ('nouveau', 'Nouveau', 'e', 'c', 'Équipe', true)$q$, 'error:42501', 'ok:1'),
+  ('blog_posts', 'update', $q$update public.blog_posts set title = title || '!'$q$, 'ok:0', 'ok:2'),
+  ('blog_posts', 'delete', 'delete from public.blog_posts', 'ok:0', 'ok:2')
+) rules(t, op, stmt, for_public, for_staff),
+(values ('anon'), ('a'), ('b'), ('admin'), ('service_role')) people(who),
+lateral (select case when who in ('admin', 'service_role') then for_staff else for_public end as expected) e;
+
+-- anyone sends a contact message (as themselves when signed in); the form's rules hold.
+insert into matrix
+select who, $q$insert into public.contact_messages (name, email, subject, message) values ('Jean', 'jean@example.cd', 'reservation', 'Bonjour')$q$, 'ok:1', format('%s sends a contact message', who)
+from (values ('anon'), ('a'), ('b'), ('admin'), ('service_role')) people(who);
 insert into matrix values
-  ('anon', 'select * from public.airport_services', 'ok:3', 'anon reads the airport offers'),
-  ('a', 'select * from public.diagnostic_services', 'ok:6', 'a reads the diagnostics'),
-  ('b', 'select * from public.premium_services', 'ok:3', 'b reads the premium services'),
-  ('admin', 'select * from public.premium_services', 'ok:3', 'admin reads the premium services'),
-  ('service_role', 'select * from public.diagnostic_services', 'ok:6', 'service_role reads the diagnostics'),
-  ('anon', 'update public.airport_services set price = 1', 'ok:0', 'anon changes no airport price'),
-  ('a', 'update public.diagnostic_services set price = 1', 'ok:0', 'a changes no diagnostic price'),
-  ('b', $$insert into public.premium_services (code, position, name, description, price_per_day) values ('business_pack', 9, 'x', 'x', 1)$$, 'error:42501', 'b cannot add a premium service'),
-  ('a', 'delete from public.airport_services', 'ok:0', 'a deletes no airport offer'),
-  ('admin', $$update public.airport_services set price = 160 where code = 'vip'$$, 'ok:1', 'admin changes a price'),
-  ('anon', 'select * from public.app_settings', 'ok:0', 'anon reads no settings'),
-  ('a', 'select * from public.app_settings', 'ok:0', 'a reads no settings'),
-  ('b', $$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$$, 'ok:0', 'b changes no settings'),
-  ('a', $$insert into public.app_settings (section, value) values ('system', '{"sessionTimeout": 30, "maxLoginAttempts": 5, "backupFrequency": "daily", "dataRetentionDays": 365}')$$, 'error:42501', 'a cannot write settings'),
-  ('admin', 'select * from public.app_settings', 'ok:4', 'admin reads the four settings groups'),
-  ('admin', $$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$$, 'ok:1', 'admin saves settings'),
-  ('admin', $$update public.app_settings set value = value || '{"companyEmail": "not-an-email"}' where section = 'general'$$, 'error:23514', 'invalid settings are refused'),
-  ('admin', 'delete from public.app_settings where false', 'ok:0', 'admin may delete settings (none here)'),
-  ('service_role', 'select * from public.app_settings', 'ok:4', 'service_role reads settings'),
-  ('anon', $$insert into public.contact_messages (name, email, subject, message) values ('Jean', 'jean@example.cd', 'reservation', 'Bonjour')$$, 'ok:1', 'anon sends a contact message'),
-  ('a', $$insert into public.contact_messages (name, email, subject, message) values ('Alice', 'alice@example.cd', 'support', 'Aide')$$, 'ok:1', 'a sends a contact message'),
   ('a', $$insert into public.contact_messages (user_id, name, email, subject, message) values ('bbbbbbbb-0000-4000-8000-000000000002', 'Bob?', 'b@example.cd', 'support', 'x')$$, 'error:42501', 'a cannot send a message as b'),
   ('anon', $$insert into public.contact_messages (name, email, subject, message) values ('Jean', 'pas-un-email', 'reservation', 'Bonjour')$$, 'error:23514', 'a malformed e-mail is refused'),
-  ('anon', 'select * from public.contact_messages', 'ok:0', 'anon reads no messages'),
-  ('b', 'select * from public.contact_messages', 'ok:0', 'b reads no messages'),
-  ('a', 'update public.contact_messages set handled = true', 'ok:0', 'a marks no message'),
-  ('b', 'delete from public.contact_messages', 'ok:0', 'b deletes no message'),
-  ('admin', 'select * from public.contact_messages', 'ok:1', 'admin reads messages'),
-  ('admin', 'update public.contact_messages set handled = true', 'ok:1', 'admin marks messages handled'),
-  ('service_role', 'delete from public.contact_messages', 'ok:1', 'service_role deletes messages'),
-  ('anon', 'select * from public.blog_posts', 'ok:1', 'anon reads published posts only'),
-  ('a', 'select * from public.blog_posts', 'ok:1', 'a reads published posts only'),
-  ('admin', 'select * from public.blog_posts', 'ok:2', 'admin reads drafts too'),
-  ('anon', $$insert into public.blog_posts (slug, title, excerpt, content, author) values ('x', 'x', 'x', 'x', 'x')$$, 'error:42501', 'anon cannot write a post'),
-  ('a', 'update public.blog_posts set title = $x$x$x$', 'ok:0', 'a edits no post'),
-  ('b', 'delete from public.blog_posts', 'ok:0', 'b deletes no post'),
-  ('admin', $$insert into public.blog_posts (slug, title, excerpt, content, author, published) values ('nouveau', 'Nouveau', 'e', 'c', 'Équipe', true)$$, 'ok:1', 'admin publishes a post'),
-  ('service_role', 'update public.blog_posts set published = true', 'ok:2', 'service_role edits posts');
+  ('admin', $$update public.app_settings set value = value || '{"companyEmail": "not-an-email"}' where section = 'general'$$, 'error:23514', 'invalid settings are refused'),
+  ('admin', $$update public.airport_services set price = 160 where code = 'vip'$$, 'ok:1', 'admin changes a price');
 
 select plan((select count(*)::int from matrix));
 select is(pg_temp.attempt(who, stmt), expected, what) from matrix;

@@ -186,10 +186,13 @@ describe('signed URLs', () => {
     assert.equal(await ok(await alice.storage.from('private').download(`${ALICE}/signed-up.txt`)).text(), 'by token');
     failed(await anon.storage.from('private').uploadToSignedUrl(path, token, new Blob(['again'])), '409');
     failed(await bob.storage.from('private').createSignedUploadUrl(`${ALICE}/x.txt`), '403');
-    const expired = signJwt({ url: `private/${ALICE}/late.txt`, owner: ALICE, iat: 1, exp: 2 }, server.jwtSecret);
+    const expired = signJwt({ url: `private/${ALICE}/late.txt`, owner: ALICE, upsert: false, iat: 1, exp: 2 }, server.jwtSecret);
     failed(await anon.storage.from('private').uploadToSignedUrl(`${ALICE}/late.txt`, expired, new Blob(['x'])), '400');
-    const forged = signJwt({ url: `private/${ALICE}/forged.txt`, owner: ALICE, exp: 4e9 }, 'not-the-secret-not-the-secret-xx');
+    const forged = signJwt({ url: `private/${ALICE}/forged.txt`, owner: ALICE, upsert: false, exp: 4e9 }, 'not-the-secret-not-the-secret-xx');
     failed(await anon.storage.from('private').uploadToSignedUrl(`${ALICE}/forged.txt`, forged, new Blob(['x'])), '400');
+    const { signedUrl } = ok(await alice.storage.from('private').createSignedUrl(`${ALICE}/signed-up.txt`, 60));
+    const downloadToken = new URL(signedUrl).searchParams.get('token');
+    failed(await anon.storage.from('private').uploadToSignedUrl(`${ALICE}/signed-up.txt`, downloadToken, new Blob(['x']), { upsert: true }), '400');
   });
 });
 

@@ -8,10 +8,10 @@ void initialUrl; // captured before the client reads the URL fragment
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
 
-loadRuntimeConfig()
-  .then(async (config) => {
+// The app's code loads while /config.json is fetched; nothing calls the client before render.
+Promise.all([loadRuntimeConfig(), import('@/app/app')])
+  .then(([config, { App }]) => {
     initSupabase(config);
-    const { App } = await import('@/app/app');
     root.render(
       <StrictMode>
         <App />

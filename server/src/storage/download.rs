@@ -10,7 +10,7 @@ use actix_web::body::SizedStream;
 use actix_web::http::header::{self, HttpDate};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures_util::{stream, StreamExt};
+use futures_util::stream;
 use object_store::{GetOptions, GetRange};
 use serde_json::json;
 
@@ -131,8 +131,7 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
     }
     let options = GetOptions { range: Some(GetRange::Bounded(start..end + 1)), ..Default::default() };
     let got = state.store.get_opts(&super::backend::key_of(&version), options).await?;
-    let body = got.into_stream().map(|chunk| chunk.map_err(std::io::Error::other));
-    Ok(builder.body(SizedStream::new(length, body)))
+    Ok(builder.body(SizedStream::new(length, super::backend::body_stream(got))))
 }
 
 /// `GET|HEAD /object/{bucket}/{key}` and `/object/authenticated/...`: as the caller, through RLS.
@@ -172,7 +171,11 @@ pub async fn public(req: HttpRequest, state: web::Data<StorageState>) -> Result<
 pub async fn signed(req: HttpRequest, state: web::Data<StorageState>) -> Result<HttpResponse, StorageError> {
     let tail = tail_after(req.path(), "/object/sign/")?;
     let (bucket, key) = split_bucket_key(&tail)?;
-    token::verify(&state.secret, &token::from_query(req.query_string())?, &tail)?;
+    let claims = token::verify(&state.secret, &token::from_query(req.query_string())?, &tail)?;
+    if claims.upsert.is_some() {
+        // An upload token is not a download token.
+        return Err(StorageError::InvalidSignature("Invalid signature".into()));
+    }
     let client = db::connection(&state.admin).await?;
     let row = db::find_object(&client, &bucket, &key).await?;
     drop(client);

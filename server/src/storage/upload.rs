@@ -248,6 +248,8 @@ pub async fn signed_put(
     let tail = tail_after(req.path(), "/object/upload/sign/")?;
     let (bucket, key) = split_bucket_key(&tail)?;
     let claims = token::verify(&state.secret, &token::from_query(req.query_string())?, &tail)?;
+    // A download token (no `upsert` claim) is not an upload token.
+    let upsert = claims.upsert.ok_or_else(|| StorageError::InvalidSignature("Invalid signature".into()))?;
     let ctx = Ctx::service(&req, claims.owner.as_deref());
-    store(&req, payload, &state, &ctx, &bucket, &key, claims.upsert.unwrap_or(false)).await
+    store(&req, payload, &state, &ctx, &bucket, &key, upsert).await
 }

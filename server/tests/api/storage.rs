@@ -420,3 +420,52 @@ async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
     assert_eq!(body["statusCode"], "403", "{body}");
     assert_eq!(walk(&dir), Vec::<std::path::PathBuf>::new());
 }
+
+/// Runs against an S3-compatible endpoint when `STORAGE_TEST_S3_ENDPOINT` is set (for example
+/// `moto_server -p 5055` and `STORAGE_TEST_S3_ENDPOINT=http://127.0.0.1:5055`). Reported as
+/// ignored by `make test`, which has no S3 endpoint; run it with `cargo test -- --ignored`.
+#[tokio::test]
+#[ignore = "needs an S3-compatible endpoint in STORAGE_TEST_S3_ENDPOINT"]
+async fn the_s3_backend_streams_copies_and_deletes_when_an_endpoint_is_given() {
+    let endpoint =
+        std::env::var("STORAGE_TEST_S3_ENDPOINT").expect("STORAGE_TEST_S3_ENDPOINT must be set for this test");
+    let s3_bucket = format!("test-{}", uuid::Uuid::new_v4().simple());
+    let res = reqwest::Client::new().put(format!("{endpoint}/{s3_bucket}")).send().await.unwrap();
+    assert!(res.status().is_success(), "create the S3 bucket: {}", res.status());
+    let (endpoint_cfg, bucket_cfg) = (endpoint.clone(), s3_bucket.clone());
+    let app = spawn_app_with(move |c| {
+        c.storage.backend = "s3".into();
+        c.storage.s3_bucket = Some(bucket_cfg);
+        c.storage.s3_endpoint = Some(endpoint_cfg);
+        c.storage.s3_force_path_style = true;
+        c.storage.access_key_id = Some("test".into());
+        c.storage.secret_access_key = Some("test".to_string().into());
+    })
+    .await;
+    create_bucket(&app, json!({"name": "s3"})).await;
+    let big: Vec<u8> = (0..12 * 1024 * 1024u32).map(|i| (i % 253) as u8).collect();
+    let res = service(&app, Method::POST, "/object/s3/big.bin").body(big.clone()).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.unwrap());
+    let got = service(&app, Method::GET, "/object/s3/big.bin").send().await.unwrap().bytes().await.unwrap();
+    assert!(got == big, "12 MB round trip through multipart upload");
+    let res = service(&app, Method::GET, "/object/s3/big.bin").header("range", "bytes=10-19").send().await.unwrap();
+    assert_eq!(res.bytes().await.unwrap().as_ref(), &big[10..20]);
+    let res = service(&app, Method::POST, "/object/copy")
+        .json(&json!({"bucketId": "s3", "sourceKey": "big.bin", "destinationKey": "copy.bin"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let removed: Value = service(&app, Method::DELETE, "/object/s3")
+        .json(&json!({"prefixes": ["big.bin", "copy.bin"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(removed.as_array().unwrap().len(), 2);
+    let listing =
+        reqwest::Client::new().get(format!("{endpoint}/{s3_bucket}")).send().await.unwrap().text().await.unwrap();
+    assert!(!listing.contains("<Key>"), "no bytes left in S3: {listing}");
+}

@@ -1,15 +1,16 @@
-import { z } from 'zod';
+// zod/mini: the same validation, a fraction of the bytes in the start-up bundle.
+import * as z from 'zod/mini';
 
 /** What the app needs to reach the API: validated at start, from the build or from /config.json. */
 export const runtimeConfigSchema = z.object({
   supabaseUrl: z.url(),
-  anonKey: z.string().min(20),
+  anonKey: z.string().check(z.minLength(20)),
 });
 export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
 
 const buildEnvSchema = z.object({
-  VITE_SUPABASE_URL: z.url().optional().or(z.literal('')),
-  VITE_SUPABASE_ANON_KEY: z.string().optional(),
+  VITE_SUPABASE_URL: z.optional(z.union([z.url(), z.literal('')])),
+  VITE_SUPABASE_ANON_KEY: z.optional(z.string()),
 });
 
 /**

@@ -3,6 +3,7 @@ import type { Session, User } from '@supabase/supabase-js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from './supabase';
 import { fetchOwnProfile, profileKeys } from './profile-api';
+import { errorCode } from './errors';
 import type { Profile } from '@/types/database';
 
 interface SessionState {
@@ -52,6 +53,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     enabled: !!user,
     staleTime: 60_000,
   });
+
+  // A session whose profile cannot be read (other than for a network failure) is not usable.
+  const profileError = profileQuery.error;
+  useEffect(() => {
+    if (profileError && errorCode(profileError) !== 'network') void supabase().auth.signOut({ scope: 'local' });
+  }, [profileError]);
 
   const value = useMemo<SessionState>(
     () => ({

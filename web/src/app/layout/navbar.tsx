@@ -38,7 +38,7 @@ function Dropdown({ menu }: { menu: NavMenu }) {
     <div className="relative" ref={ref}>
       <button
         type="button"
-        className="inline-flex items-center gap-1 rounded-md px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-100"
+        className="inline-flex items-center gap-1 whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-100"
         aria-expanded={open}
         aria-controls={id}
         onClick={() => setOpen((o) => !o)}
@@ -129,12 +129,12 @@ export function Navbar() {
 
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
-      <nav aria-label="Navigation principale" className="mx-auto flex max-w-6xl items-center justify-between gap-2 px-4 py-3">
-        <Link to={paths.home} className="flex items-center gap-2 font-extrabold text-blue-950">
+      <nav aria-label="Navigation principale" className="mx-auto flex max-w-7xl items-center justify-between gap-2 px-4 py-3">
+        <Link to={paths.home} className="flex items-center gap-2 whitespace-nowrap font-extrabold text-blue-950">
           <CarFront className="h-7 w-7 text-amber-500" aria-hidden="true" />
           <span className="text-base sm:text-lg">{site.name}</span>
         </Link>
-        <div className="hidden items-center gap-1 lg:flex">
+        <div className="hidden items-center gap-0.5 xl:flex">
           {navMenus.map((m) => (
             <Dropdown key={m.label} menu={m} />
           ))}
@@ -142,13 +142,13 @@ export function Navbar() {
             <NavLink
               key={l.to}
               to={l.to}
-              className={({ isActive }) => cn('rounded-md px-3 py-2 text-sm font-medium hover:bg-slate-100', isActive ? 'text-blue-900 underline underline-offset-4' : 'text-slate-800')}
+              className={({ isActive }) => cn('whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium hover:bg-slate-100', isActive ? 'text-blue-900 underline underline-offset-4' : 'text-slate-800')}
             >
               {l.label}
             </NavLink>
           ))}
         </div>
-        <div className="hidden items-center gap-2 lg:flex">
+        <div className="hidden items-center gap-2 xl:flex">
           {user ? (
             <>
               <Link to={paths.profile} aria-label="Mes réservations" className="rounded-full p-2 text-slate-700 hover:bg-slate-100">
@@ -172,7 +172,7 @@ export function Navbar() {
         </div>
         <button
           type="button"
-          className="rounded-md p-2 text-slate-800 hover:bg-slate-100 lg:hidden"
+          className="rounded-md p-2 text-slate-800 hover:bg-slate-100 xl:hidden"
           aria-expanded={mobileOpen}
           aria-controls="mobile-menu"
           aria-label={mobileOpen ? 'Fermer le menu' : 'Ouvrir le menu'}
@@ -182,7 +182,7 @@ export function Navbar() {
         </button>
       </nav>
       {mobileOpen && (
-        <div id="mobile-menu" className="max-h-[80vh] overflow-y-auto border-t border-slate-200 bg-white px-4 pb-6 lg:hidden">
+        <div id="mobile-menu" className="max-h-[80vh] overflow-y-auto border-t border-slate-200 bg-white px-4 pb-6 xl:hidden">
           {navMenus.map((m) => (
             <div key={m.label} className="border-b border-slate-100 py-3">
               <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{m.label}</p>

@@ -10,7 +10,7 @@ export function StatusStrip() {
   const pending = bookings.data?.filter((b) => b.status === 'pending').length ?? 0;
   return (
     <div className="bg-slate-900 text-xs text-slate-200">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-1.5">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-1.5">
         <a href={site.phoneHref} className="inline-flex items-center gap-1 hover:text-white">
           <Phone className="h-3.5 w-3.5" aria-hidden="true" /> Assistance 24/7 : {site.supportPhone}
         </a>

@@ -27,7 +27,7 @@ export default function AboutPage() {
         <ol className="relative space-y-6 border-l-2 border-amber-400 pl-6">
           {timeline.map((t) => (
             <li key={t.year}>
-              <p className="text-sm font-bold text-amber-600">{t.year}</p>
+              <p className="text-sm font-bold text-amber-800">{t.year}</p>
               <p className="font-bold text-blue-950">{t.title}</p>
               <p className="text-sm text-slate-700">{t.text}</p>
             </li>

@@ -23,7 +23,7 @@ export default function HomePage() {
   return (
     <>
       <section className="bg-gradient-to-br from-blue-950 via-blue-900 to-slate-900 text-white">
-        <div className="mx-auto max-w-6xl px-4 py-16 sm:py-24">
+        <div className="mx-auto max-w-7xl px-4 py-16 sm:py-24">
           <p className="text-sm font-semibold uppercase tracking-widest text-amber-300">Kinshasa · depuis {site.partnerSince}</p>
           <h1 className="mt-3 max-w-3xl text-4xl font-extrabold leading-tight sm:text-5xl">Location de véhicules et service protocole à Kinshasa</h1>
           <p className="mt-5 max-w-2xl text-lg text-blue-100">
@@ -53,7 +53,7 @@ export default function HomePage() {
       </Section>
 
       <section className="bg-amber-400">
-        <div className="mx-auto flex max-w-6xl flex-col items-start gap-4 px-4 py-8 sm:flex-row sm:items-center sm:justify-between">
+        <div className="mx-auto flex max-w-7xl flex-col items-start gap-4 px-4 py-8 sm:flex-row sm:items-center sm:justify-between">
           <div className="flex items-center gap-3 text-slate-950">
             <Headphones className="h-10 w-10" aria-hidden="true" />
             <div>
@@ -77,7 +77,7 @@ export default function HomePage() {
       </Section>
 
       <section id="temoignages" className="bg-white">
-        <div className="mx-auto max-w-6xl px-4 py-12">
+        <div className="mx-auto max-w-7xl px-4 py-12">
           <h2 className="mb-6 text-2xl font-bold text-blue-950">Témoignages</h2>
           <div className="grid gap-6 md:grid-cols-3">
             {testimonials.map((t) => (

@@ -7,7 +7,7 @@ export default function NotFoundPage() {
   usePageTitle('Page introuvable');
   return (
     <div className="mx-auto max-w-xl px-4 py-20 text-center">
-      <p className="text-6xl font-extrabold text-amber-500">404</p>
+      <p className="text-6xl font-extrabold text-amber-700">404</p>
       <h1 className="mt-4 text-2xl font-bold text-blue-950">Page introuvable</h1>
       <p className="mt-2 text-slate-700">La page que vous cherchez n'existe pas ou a été déplacée.</p>
       <div className="mt-6 flex flex-wrap justify-center gap-3">

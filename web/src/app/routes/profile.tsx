@@ -50,7 +50,7 @@ export default function ProfilePage() {
     );
 
   return (
-    <div className="mx-auto max-w-6xl px-4 py-10">
+    <div className="mx-auto max-w-7xl px-4 py-10">
       <div className="flex flex-wrap items-center justify-between gap-4">
         <div>
           <h1 className="text-3xl font-extrabold text-blue-950">Mon compte</h1>
@@ -80,7 +80,17 @@ export default function ProfilePage() {
             id={`tab-${t.key}`}
             aria-selected={tab === t.key}
             aria-controls={`panel-${t.key}`}
+            tabIndex={tab === t.key ? 0 : -1}
             onClick={() => setTab(t.key)}
+            onKeyDown={(e) => {
+              if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+              const i = tabs.findIndex((x) => x.key === tab);
+              const next = tabs[(i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length];
+              if (next) {
+                setTab(next.key);
+                document.getElementById(`tab-${next.key}`)?.focus();
+              }
+            }}
             className={cn('whitespace-nowrap border-b-2 px-4 py-2.5 text-sm font-semibold', tab === t.key ? 'border-blue-900 text-blue-900' : 'border-transparent text-slate-700 hover:text-blue-900')}
           >
             {t.label}

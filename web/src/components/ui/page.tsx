@@ -11,7 +11,7 @@ export function usePageTitle(title: string) {
 export function PageHero({ title, subtitle, children }: { title: string; subtitle?: string; children?: ReactNode }) {
   return (
     <section className="bg-gradient-to-br from-blue-950 via-blue-900 to-slate-900 text-white">
-      <div className="mx-auto max-w-6xl px-4 py-12 sm:py-16">
+      <div className="mx-auto max-w-7xl px-4 py-12 sm:py-16">
         <h1 className="text-3xl font-extrabold tracking-tight sm:text-4xl">{title}</h1>
         {subtitle && <p className="mt-3 max-w-2xl text-lg text-blue-100">{subtitle}</p>}
         {children}
@@ -22,7 +22,7 @@ export function PageHero({ title, subtitle, children }: { title: string; subtitl
 
 export function Section({ title, children, id, className }: { title?: string; children: ReactNode; id?: string; className?: string }) {
   return (
-    <section id={id} className={className ?? 'mx-auto max-w-6xl px-4 py-10'}>
+    <section id={id} className={className ?? 'mx-auto max-w-7xl px-4 py-10'}>
       {title && <h2 className="mb-6 text-2xl font-bold text-blue-950">{title}</h2>}
       {children}
     </section>

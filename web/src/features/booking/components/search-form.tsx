@@ -81,7 +81,7 @@ export function SearchForm({ value, onChange, onSearch, busy }: { value: SearchF
             value={value.maxPrice}
             onChange={(e) => set('maxPrice', e.target.value)}
             error={errors.maxPrice}
-            className="accent-blue-900"
+            className="border-0 px-0 shadow-none accent-blue-900"
           />
           <SelectField label="Places minimum" value={value.minSeats} onChange={(e) => set('minSeats', e.target.value)}>
             {SEAT_OPTIONS.map((s) => (

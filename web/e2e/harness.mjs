@@ -1,0 +1,95 @@
+// Starts the real server on a fresh data directory (seeded), and the built site in front of it.
+import { spawn, execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startStaticServer } from './static-server.mjs';
+
+const run = promisify(execFile);
+
+export const SEED = { adminPassword: 'AdminE2e2026', demoPassword: 'DemoE2e2026' };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitFor(url, ms = 30000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timeout waiting for ${url}`);
+}
+
+/** { baseUrl, apiUrl, serviceKey, stop() } */
+export async function startStack({ webDir }) {
+  const given = process.env.E2E_BASE_URL;
+  if (given) return { baseUrl: given.replace(/\/$/, ''), apiUrl: given.replace(/\/$/, ''), serviceKey: process.env.E2E_SERVICE_KEY ?? null, stop: async () => {} };
+
+  const bin = process.env.SERVER_BIN ?? '/var/tmp/web-server/server';
+  if (!existsSync(bin)) throw new Error(`server binary not found: ${bin} (set SERVER_BIN)`);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'web-e2e-'));
+  chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as another user
+  const apiPort = await freePort();
+  const sitePort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DB_PORT: '0',
+    PORT: String(apiPort),
+    WEB_DIR: webDir,
+    SITE_URL: apiUrl,
+    URI_ALLOW_LIST: `http://127.0.0.1:${sitePort}/*`,
+    SEED_ADMIN_PASSWORD: SEED.adminPassword,
+    SEED_DEMO_PASSWORD: SEED.demoPassword,
+    RUST_LOG: 'warn',
+  };
+  await run(bin, ['seed'], { env });
+  const keys = (await run(bin, ['keys'], { env })).stdout;
+  const anonKey = /anon key:\s*(\S+)/.exec(keys)?.[1];
+  const serviceKey = /service_role key:\s*(\S+)/.exec(keys)?.[1];
+  if (!anonKey) throw new Error(`no anon key in: ${keys}`);
+  const server = spawn(bin, [], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  server.stderr.on('data', (d) => {
+    log = (log + d).slice(-8000);
+  });
+  await waitFor(`${apiUrl}/auth/v1/health`);
+
+  // The server serves the site itself once it is wired to (GET / answers the app); else we do.
+  let baseUrl = apiUrl;
+  let site = null;
+  const probe = await fetch(`${apiUrl}/fleet`).catch(() => null);
+  const config = await fetch(`${apiUrl}/config.json`).catch(() => null);
+  if (!probe || probe.status !== 200 || !config || config.status !== 200) {
+    site = await startStaticServer({ dir: webDir, apiUrl, anonKey, port: sitePort });
+    baseUrl = `http://127.0.0.1:${sitePort}`;
+  }
+  return {
+    baseUrl,
+    apiUrl,
+    serviceKey,
+    log: () => log,
+    stop: async () => {
+      site?.close();
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r).once('error', r));
+      await run(bin, ['db', 'stop'], { env }).catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

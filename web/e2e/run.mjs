@@ -1,0 +1,366 @@
+// End-to-end flows of the customer site against the real server, in Debian's Chromium.
+// Usage: npm run build && npm run test:e2e   (E2E_BASE_URL=http://... to use a running site)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { SEED, startStack } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const webDir = path.resolve(here, '../dist');
+const shots = path.resolve(here, '../test-results');
+mkdirSync(shots, { recursive: true });
+if (!existsSync(path.join(webDir, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let stack;
+let browser;
+const stamp = Date.now();
+const customer = { email: `client.${stamp}@example.cd`, password: 'Kinshasa2026', newPassword: 'Nouveau2026x', name: 'Jeanne Mbuyi' };
+
+function isoInDays(n) {
+  const d = new Date();
+  d.setDate(d.getDate() + n);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+async function newPage(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, locale: 'fr-FR', timezoneId: 'Africa/Kinshasa' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+  page.on('dialog', (d) => d.accept());
+  return page;
+}
+
+const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+
+async function inbox(email, kind) {
+  for (let i = 0; i < 50; i++) {
+    const r = await fetch(`${stack.baseUrl}/inbox/api/messages?to=${encodeURIComponent(email)}`);
+    const { messages } = await r.json();
+    const m = messages.find((x) => !kind || x.kind === kind);
+    if (m) return m;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error(`no ${kind} mail for ${email}`);
+}
+
+async function login(page, email, password) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Mot de passe', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+}
+
+before(async () => {
+  stack = await startStack({ webDir });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  console.log(`site: ${stack.baseUrl}`);
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+test('a visitor filters the fleet and completes a public booking', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  assert.match(await page.title(), /Accueil/);
+  await page.locator('article').first().waitFor();
+  await shot(page, 'home');
+
+  await page.goto(`${stack.baseUrl}/fleet`);
+  await page.getByRole('link', { name: 'SUV' }).first().click();
+  await page.waitForURL(/category=suv/);
+  await page.getByRole('heading', { name: /Notre flotte : SUV/ }).waitFor();
+  const cards = page.locator('article');
+  await cards.first().waitFor();
+  const categories = await page.locator('article span.rounded-full').allTextContents();
+  assert.ok(categories.length > 0 && categories.every((c) => c === 'SUV'), `only SUVs: ${categories}`);
+  await shot(page, 'fleet-suv');
+
+  // a fleet card's Réserver goes to the booking details with that vehicle, today → tomorrow
+  const firstName = await page.locator('article h3').first().textContent();
+  await page.getByRole('link', { name: `Réserver ${firstName}` }).click();
+  await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();
+  await page.getByRole('complementary').getByText(firstName, { exact: true }).waitFor();
+  await page.getByRole('complementary').getByText('1 jour', { exact: true }).waitFor();
+
+  await page.goto(`${stack.baseUrl}/booking`);
+  await page.getByRole('button', { name: 'Filtres avancés' }).click();
+  await page.getByLabel('Catégorie').selectOption('luxury');
+  await page.getByLabel('Date de fin').fill(isoInDays(8));
+  await page.getByRole('button', { name: 'Rechercher' }).click();
+  await page.getByRole('heading', { name: /Véhicules disponibles \(\d+\)/ }).waitFor();
+  await page.getByTestId('result-card').first().waitFor();
+  // 8 days: the weekly discount shows a struck-through base price
+  await page.locator('[data-testid=result-card] .line-through').first().waitFor();
+  await shot(page, 'booking-search');
+  const cardTotal = await page.getByTestId('result-total').first().textContent();
+  await page.getByRole('button', { name: /^Sélectionner/ }).first().click();
+  await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();
+  assert.equal(await page.getByTestId('summary-total').textContent(), cardTotal);
+
+  await page.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await page.getByText('Veuillez remplir tous les champs obligatoires').first().waitFor();
+  await page.getByLabel('Nom complet').fill('Patrick Visiteur');
+  await page.getByLabel('Email').fill('visiteur@example.cd');
+  await page.getByLabel('Téléphone').fill('12');
+  await page.getByLabel('Numéro de permis de conduire').fill('KIN-2026-001');
+  await page.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await page.getByText('Numéro de téléphone invalide').waitFor();
+  await page.getByLabel('Téléphone').fill('+243 81 234 5678');
+  await shot(page, 'booking-details');
+  await page.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
+  assert.match(await page.getByTestId('booking-reference').textContent(), /^[0-9A-F]{8}$/);
+  assert.equal(await page.getByTestId('booking-total').textContent(), cardTotal);
+  await shot(page, 'booking-confirmation');
+  await page.context().close();
+});
+
+test('a new customer registers, confirms the e-mail, logs in and books the four kinds', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/register`);
+  const submit = page.getByRole('button', { name: "S'inscrire" }).last();
+  assert.equal(await submit.isDisabled(), true, 'submit disabled while fields are empty');
+  await page.getByLabel('Nom complet (facultatif)').fill(customer.name);
+  await page.getByLabel('Email').fill(customer.email);
+  await page.getByLabel('Mot de passe', { exact: true }).fill('faible');
+  await page.getByLabel('Confirmer le mot de passe').fill('autre');
+  await page.getByLabel('Confirmer le mot de passe').blur();
+  await page.getByText('Le mot de passe doit contenir au moins 8 caractères, une majuscule, une minuscule et un chiffre').waitFor();
+  await page.getByLabel('Mot de passe', { exact: true }).fill(customer.password);
+  await page.getByLabel('Confirmer le mot de passe').fill(customer.password);
+  await shot(page, 'register');
+  await submit.click();
+  await page.waitForURL(/\/login\?registered=1/);
+
+  // signing in before confirming is refused, in French
+  await login(page, customer.email, customer.password);
+  await page.getByText('Veuillez confirmer votre email avant de vous connecter').first().waitFor();
+
+  const mail = await inbox(customer.email, 'confirmation').catch(() => inbox(customer.email));
+  assert.ok(mail.link, 'the confirmation mail has a link');
+  await page.goto(mail.link);
+  await page.getByText('Votre email est confirmé !').waitFor();
+  await page.waitForURL(/\/login\?verified=1/, { timeout: 5000 });
+
+  // signed out, a service booking asks to log in and comes back
+  await page.goto(`${stack.baseUrl}/airport-service`);
+  await page.getByRole('button', { name: 'Réserver Service VIP' }).click();
+  await page.getByRole('dialog').getByText('Vous devez être connecté pour réserver').waitFor();
+  await page.getByRole('link', { name: 'Se connecter' }).click();
+  await page.waitForURL(/\/login\?redirect=/);
+  await login(page, customer.email, customer.password);
+  await page.waitForURL(/\/airport-service$/);
+
+  // airport: validation errors first, then the booking
+  await page.getByRole('button', { name: 'Réserver Service VIP' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await dialog.getByText('La date est requise').waitFor();
+  await dialog.getByText("L'heure est requise").waitFor();
+  await dialog.getByText('Le numéro de vol est requis').waitFor();
+  await dialog.getByLabel('Numéro de vol').fill('E');
+  await dialog.getByLabel('Passagers').fill('0');
+  await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await dialog.getByText('Format de numéro de vol invalide').waitFor();
+  await dialog.getByText('Au moins un passager est requis').waitFor();
+  await shot(page, 'airport-errors');
+  await dialog.getByLabel('Date du vol').fill(isoInDays(5));
+  await dialog.getByLabel('Heure du vol').fill('14:30');
+  await dialog.getByLabel('Numéro de vol').fill('et863');
+  await dialog.getByLabel('Passagers').fill('2');
+  await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
+  assert.equal(await page.getByTestId('booking-total').textContent(), '$300.00');
+  await shot(page, 'airport-confirmation');
+
+  // diagnostics
+  await page.goto(`${stack.baseUrl}/diagnostics`);
+  await page.getByRole('button', { name: 'Prendre rendez-vous : Diagnostic Mécanique' }).click();
+  const d2 = page.getByRole('dialog');
+  await d2.getByLabel('Type de véhicule (marque et modèle)').fill('Toyota Corolla 2019');
+  await d2.getByLabel('Téléphone').fill('+243 81 234 5678');
+  await d2.getByLabel('Date').fill(isoInDays(3));
+  await d2.getByLabel('Heure').selectOption('10:00');
+  await d2.getByRole('button', { name: 'Confirmer le rendez-vous' }).click();
+  await page.getByRole('heading', { name: 'Rendez-vous confirmé !' }).waitFor();
+  assert.equal(await page.getByTestId('booking-total').textContent(), '$50.00');
+
+  // premium
+  await page.goto(`${stack.baseUrl}/premium-service`);
+  await page.getByRole('button', { name: 'Réserver Pack Business' }).click();
+  const d3 = page.getByRole('dialog');
+  assert.equal(await d3.getByLabel('Nom complet').inputValue(), customer.name);
+  await d3.getByLabel('Téléphone').fill('0612345678');
+  await d3.getByLabel('Date de début').fill(isoInDays(10));
+  await d3.getByLabel('Durée').selectOption('2');
+  await d3.getByRole('button', { name: 'Envoyer la demande' }).click();
+  await page.getByRole('heading', { name: 'Demande envoyée !' }).waitFor();
+  assert.equal(await page.getByTestId('booking-total').textContent(), '$600.00');
+
+  // a vehicle, signed in
+  await page.goto(`${stack.baseUrl}/booking`);
+  await page.getByTestId('result-card').first().waitFor();
+  const vehicleTotal = await page.getByTestId('result-total').first().textContent();
+  await page.getByRole('button', { name: /^Sélectionner/ }).first().click();
+  assert.equal(await page.getByLabel('Email').inputValue(), customer.email);
+  await page.getByLabel('Téléphone').fill('+243 99 000 1111');
+  await page.getByLabel('Numéro de permis de conduire').fill('CD-778899');
+  await page.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
+
+  // the profile lists the four, newest first, with their totals
+  await page.goto(`${stack.baseUrl}/profile`);
+  await page.getByRole('tab', { name: 'Mes réservations' }).click();
+  await page.getByTestId('booking-item').nth(3).waitFor();
+  assert.equal(await page.getByTestId('booking-item').count(), 4);
+  const amounts = await page.getByTestId('booking-amount').allTextContents();
+  assert.deepEqual(amounts, [vehicleTotal, '$600.00', '$50.00', '$300.00']);
+  const spentBefore = 600 + 50 + 300 + Number(vehicleTotal.replace(/[$,]/g, ''));
+  await shot(page, 'profile-bookings');
+
+  // cancel the airport booking
+  await page.getByTestId('booking-item').nth(3).getByRole('button', { name: /^Annuler la réservation/ }).click();
+  await page.getByTestId('booking-item').nth(3).getByText('Annulée').waitFor();
+  await page.getByRole('tab', { name: 'Tableau de bord' }).click();
+  const spent = await page.getByTestId('total-spent').textContent();
+  assert.equal(spent, new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(spentBefore - 300));
+  assert.equal(await page.getByTestId('booking-item').count(), 3);
+  await shot(page, 'profile-dashboard');
+
+  // edit the profile
+  await page.getByRole('tab', { name: 'Profil' }).click();
+  await page.getByLabel('Téléphone').fill('+243 81 111 2222');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await page.getByText('Profil mis à jour').waitFor();
+  await page.context().close();
+});
+
+test('password reset end to end', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/forgot-password`);
+  await page.getByLabel('Email').fill(customer.email);
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await page.getByText('Un email de réinitialisation vous a été envoyé').waitFor();
+  const mail = await inbox(customer.email, 'recovery');
+  await page.goto(mail.link);
+  await page.waitForURL(/\/reset-password/);
+  await page.getByLabel('Nouveau mot de passe').fill(customer.newPassword);
+  await page.getByLabel('Confirmer le mot de passe').fill(customer.newPassword);
+  await shot(page, 'reset-password');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  await page.waitForURL(/\/login\?reset=1/);
+  await login(page, customer.email, customer.password);
+  await page.getByText('Email ou mot de passe incorrect').first().waitFor();
+  await page.getByLabel('Mot de passe', { exact: true }).fill(customer.newPassword);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.waitForURL(/\/profile$/);
+  await page.context().close();
+});
+
+test('the contact form stores the message', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/contact`);
+  await page.getByRole('button', { name: 'Envoyer le message' }).click();
+  await page.getByText('Veuillez remplir tous les champs obligatoires.').first().waitFor();
+  await page.getByLabel('Nom', { exact: true }).fill('Aline Kabasele');
+  await page.getByLabel('Email').fill(`aline.${stamp}@example.cd`);
+  await page.getByLabel('Sujet').selectOption('information');
+  await page.getByLabel('Message').fill('Bonjour, proposez-vous des locations avec chauffeur pour un mariage ?');
+  await page.getByRole('button', { name: 'Envoyer le message' }).click();
+  await page.getByText('Votre message a bien été enregistré').waitFor();
+  await shot(page, 'contact');
+  if (stack.serviceKey) {
+    const r = await fetch(`${stack.apiUrl}/rest/v1/contact_messages?select=name,subject,source&email=eq.aline.${stamp}@example.cd`, {
+      headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` },
+    });
+    assert.deepEqual(await r.json(), [{ name: 'Aline Kabasele', subject: 'information', source: 'contact' }]);
+  }
+  await page.context().close();
+});
+
+test('blog article and unknown article', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/blog`);
+  await page.getByRole('link', { name: /Lire la suite/ }).first().click();
+  await page.waitForURL(/\/blog\/.+/);
+  await page.getByRole('heading', { level: 1, name: /Louer une voiture à Kinshasa/ }).waitFor();
+  await page.getByRole('heading', { level: 2, name: 'En ville' }).waitFor();
+  await page.getByText('novembre').first().waitFor().catch(() => {});
+  await shot(page, 'blog-article');
+  await page.goto(`${stack.baseUrl}/blog/42`);
+  await page.getByRole('heading', { name: 'Article non trouvé' }).waitFor();
+  await page.getByRole('link', { name: /Retour aux articles/ }).waitFor();
+  await page.goto(`${stack.baseUrl}/une-page-qui-n-existe-pas`);
+  await page.getByRole('heading', { name: 'Page introuvable' }).waitFor();
+  await page.context().close();
+});
+
+test('the mobile menu at 375 px', async () => {
+  const page = await newPage({ width: 375, height: 740 });
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByRole('button', { name: 'Ouvrir le menu' }).click();
+  const menu = page.locator('#mobile-menu');
+  await menu.getByRole('link', { name: 'Luxe' }).waitFor();
+  await shot(page, 'mobile-menu');
+  await menu.getByRole('link', { name: 'Luxe' }).click();
+  await page.waitForURL(/\/fleet\?category=luxury/);
+  await page.locator('#mobile-menu').waitFor({ state: 'detached' }); // the menu closes after navigation
+  await page.getByRole('heading', { name: /Notre flotte : Luxe/ }).waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no horizontal scroll (${overflow}px)`);
+  await shot(page, 'mobile-fleet');
+  // nothing overflows a 360 px phone
+  await page.setViewportSize({ width: 360, height: 740 });
+  for (const p of ['/', '/booking', '/airport-service', '/contact', '/about', '/register', '/blog']) {
+    await page.goto(`${stack.baseUrl}${p}`);
+    await page.locator('main h1').first().waitFor();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 0, `${p} overflows by ${wide}px at 360 px`);
+  }
+  await shot(page, 'mobile-booking-360');
+  await page.context().close();
+});
+
+const publicPages = ['/', '/fleet', '/car-rental', '/services', '/premium-service', '/diagnostics', '/airport-service', '/support', '/booking', '/blog', '/about', '/locations', '/contact', '/login', '/register', '/forgot-password', '/page-inconnue'];
+
+test('axe-core: no serious or critical violation on public pages', async () => {
+  const page = await newPage();
+  const failures = [];
+  for (const p of publicPages) {
+    await page.goto(`${stack.baseUrl}${p}`);
+    await page.locator('main h1, main h2').first().waitFor();
+    await page.waitForLoadState('networkidle').catch(() => {});
+    await shot(page, `page-${p === '/' ? 'accueil' : p.slice(1)}`);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (wide > 0) failures.push(`${p}: overflows by ${wide}px at 1280 px`);
+    const results = await new AxeBuilder({ page }).analyze();
+    for (const v of results.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+      failures.push(`${p}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+  await page.context().close();
+});
+
+test('expired confirmation links and the administrator redirect', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/verify-email#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired`);
+  await page.getByText(/Ce lien de confirmation a expiré/).first().waitFor();
+  await page.waitForURL(/\/login$/, { timeout: 6000 });
+
+  await page.goto(`${stack.baseUrl}/login`);
+  await login(page, 'admin@kinshasa-auto.test', SEED.adminPassword);
+  await page.waitForURL(/\/admin\/dashboard$/);
+  await page.context().close();
+});

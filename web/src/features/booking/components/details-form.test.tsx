@@ -1,0 +1,61 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { DetailsForm } from './details-form';
+import type { AvailableVehicle } from '@/types/database';
+
+const vehicle: AvailableVehicle = {
+  id: 'v1', name: 'Toyota Land Cruiser', make: 'Toyota', model: 'Land Cruiser', year: 2022, category: 'suv', color: null,
+  daily_rate: '150.00', rental_status: 'available', description: null, features: [], location: null, specifications: {},
+  pricing: {}, images: [], primary_image: null, days: 8, base_total: '1200.00', discount_percent: '10', total: '1080.00',
+};
+
+function setup(onSubmit = vi.fn()) {
+  render(
+    <DetailsForm
+      vehicle={vehicle}
+      startDate="2026-11-22"
+      endDate="2026-11-30"
+      pickupLocation="Gombe"
+      dropoffLocation=""
+      defaults={{ fullName: '', email: '', phone: '' }}
+      busy={false}
+      error={null}
+      onBack={() => {}}
+      onSubmit={onSubmit}
+    />,
+  );
+  return onSubmit;
+}
+
+describe('DetailsForm', () => {
+  it('shows the summary with the database total and the discount', () => {
+    setup();
+    expect(screen.getByTestId('summary-total').textContent).toBe('$1,080.00');
+    expect(screen.getByText('-10% (-$120.00)')).toBeTruthy();
+    expect(screen.getByText('22 novembre 2026')).toBeTruthy();
+    expect(screen.getByText(/Protection incluse: Assurance tous risques et assistance 24\/7/)).toBeTruthy();
+  });
+
+  it('refuses an empty form with the French message and does not submit', () => {
+    const onSubmit = setup();
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmer la réservation' }));
+    expect(screen.getAllByText('Veuillez remplir tous les champs obligatoires').length).toBe(4);
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
+  it('submits checked values', () => {
+    const onSubmit = setup();
+    fireEvent.change(screen.getByLabelText('Nom complet'), { target: { value: 'Jean Mukendi' } });
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'jean@example.cd' } });
+    fireEvent.change(screen.getByLabelText('Téléphone'), { target: { value: '+243 81 234 5678' } });
+    fireEvent.change(screen.getByLabelText('Numéro de permis de conduire'), { target: { value: 'KIN-1234' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmer la réservation' }));
+    expect(onSubmit).toHaveBeenCalledWith({
+      fullName: 'Jean Mukendi',
+      email: 'jean@example.cd',
+      phone: '+243 81 234 5678',
+      licenseNumber: 'KIN-1234',
+      specialRequests: '',
+    });
+  });
+});
