@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::db::context::Caller;
 use crate::jwt::{JwtError, JwtVerifier};
+use crate::rest::error::{JwtClaimsError, JwtDecodeError, RestError};
 
 /// Settings of the gate.
 #[derive(Debug, Clone)]
@@ -71,33 +72,35 @@ impl GateError {
     /// The 401 response in the shape of `surface`.
     pub fn response(&self, surface: Surface) -> HttpResponse {
         let message = self.to_string();
+        if surface == Surface::Rest {
+            if let Some(rest) = self.rest_error() {
+                return actix_web::ResponseError::error_response(&rest);
+            }
+        }
         let body: Value = match (surface, self) {
             (_, GateError::MissingApiKey) => {
                 json!({"message": message, "hint": "No `apikey` request header or url param was found."})
             }
-            (Surface::Rest, GateError::Jwt(JwtError::Expired)) => {
-                json!({"code": "PGRST303", "details": null, "hint": null, "message": "JWT expired"})
-            }
-            (Surface::Rest, GateError::Jwt(err)) => {
-                json!({"code": "PGRST301", "details": null, "hint": null, "message": err.to_string()})
-            }
-            (Surface::Rest, GateError::NoRole) => {
-                json!({"code": "PGRST302", "details": null, "hint": null, "message": "Anonymous access is disabled"})
-            }
-            (Surface::Storage, _) => {
-                json!({"statusCode": "401", "error": "InvalidJWT", "message": message})
-            }
-            (Surface::Realtime, _) => json!({"message": message}),
+            (Surface::Storage, _) => json!({"statusCode": "401", "error": "InvalidJWT", "message": message}),
+            (_, _) => json!({"message": message}),
         };
-        let mut response = HttpResponse::build(StatusCode::UNAUTHORIZED);
-        if surface == Surface::Rest && matches!(self, GateError::Jwt(_)) {
-            let description = self.to_string().replace('"', "'");
-            response.insert_header((
-                "WWW-Authenticate",
-                format!("Bearer error=\"invalid_token\", error_description=\"{description}\""),
-            ));
-        }
-        response.json(body)
+        HttpResponse::build(StatusCode::UNAUTHORIZED).json(body)
+    }
+
+    /// The PostgREST error for a refusal on `/rest/v1` (none for a missing key, which the
+    /// gateway answers in Supabase, not PostgREST).
+    fn rest_error(&self) -> Option<RestError> {
+        Some(match self {
+            GateError::MissingApiKey => return None,
+            GateError::NoRole => RestError::AnonymousAccessDisabled,
+            GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
+            GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
+            GateError::Jwt(JwtError::Invalid(reason)) => RestError::jwt_decode(match reason.as_str() {
+                "token is malformed" => JwtDecodeError::Undecodable,
+                "signing method (alg) is unavailable" => JwtDecodeError::BadAlgorithm(reason.clone()),
+                _ => JwtDecodeError::BadCrypto,
+            }),
+        })
     }
 }
 

@@ -61,6 +61,33 @@ const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('requ
      set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), \
      (select count(set_config(k, v, true)) from unnest($6::text[], $7::text[]) as s(k, v))";
 
+/// The values of `SET_CONTEXT`'s seven parameters, owned.
+struct ContextValues<'a> {
+    claims: String,
+    headers: String,
+    keys: Vec<&'a str>,
+    values: Vec<&'a str>,
+}
+
+impl<'a> ContextValues<'a> {
+    fn of(caller: &Caller, request: &'a RequestInfo) -> ContextValues<'a> {
+        ContextValues {
+            claims: caller.claims.to_string(),
+            headers: request.headers.to_string(),
+            keys: request.settings.iter().map(|(k, _)| k.as_str()).collect(),
+            values: request.settings.iter().map(|(_, v)| v.as_str()).collect(),
+        }
+    }
+
+    fn params<'p>(
+        &'p self,
+        caller: &'p Caller,
+        request: &'p RequestInfo,
+    ) -> [&'p (dyn tokio_postgres::types::ToSql + Sync); 7] {
+        [&caller.role, &self.claims, &request.method, &request.path, &self.headers, &self.keys, &self.values]
+    }
+}
+
 /// Open the caller's transaction on `client` with the role and claims set.
 pub async fn begin<'a>(
     client: &'a mut Object,
@@ -70,11 +97,8 @@ pub async fn begin<'a>(
 ) -> Result<Transaction<'a>, tokio_postgres::Error> {
     let tx = client.build_transaction().read_only(access == Access::ReadOnly).start().await?;
     let stmt = tx.prepare_cached(SET_CONTEXT).await?;
-    let claims = caller.claims.to_string();
-    let headers = request.headers.to_string();
-    let keys: Vec<&str> = request.settings.iter().map(|(k, _)| k.as_str()).collect();
-    let values: Vec<&str> = request.settings.iter().map(|(_, v)| v.as_str()).collect();
-    tx.query_one(&stmt, &[&caller.role, &claims, &request.method, &request.path, &headers, &keys, &values]).await?;
+    let ctx = ContextValues::of(caller, request);
+    tx.query_one(&stmt, &ctx.params(caller, request)).await?;
     Ok(tx)
 }
 
@@ -109,17 +133,13 @@ pub async fn run_pipelined(
     let Unit { caller, request, access, extra, end } = *unit;
     let context = client.prepare_cached(SET_CONTEXT).await?;
     let main = client.prepare_cached(text).await?;
-    let claims = caller.claims.to_string();
-    let headers = request.headers.to_string();
-    let keys: Vec<&str> = request.settings.iter().map(|(k, _)| k.as_str()).collect();
-    let values: Vec<&str> = request.settings.iter().map(|(_, v)| v.as_str()).collect();
+    let ctx = ContextValues::of(caller, request);
     let begin = if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" };
     let finish = match end {
         End::Commit => "COMMIT",
         End::Rollback => "ROLLBACK",
     };
-    let ctx_params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-        [&caller.role, &claims, &request.method, &request.path, &headers, &keys, &values];
+    let ctx_params = ctx.params(caller, request);
     let extra_sql = extra.unwrap_or("");
     let (b, c, x, m, e) = tokio::join!(
         client.batch_execute(begin),

@@ -46,7 +46,7 @@ pub struct SeedReport {
     pub images: usize,
 }
 
-/// Seed the database behind `admin` (owner pool); images go under `data_dir`.
+/// Seed the database behind `admin` (owner pool); vehicle illustrations go to `storage`.
 pub async fn run(admin: &Pool, config: &SeedConfig, storage: &images::ImageSink) -> Result<SeedReport, SeedError> {
     let mut created = Vec::new();
     let accounts = [

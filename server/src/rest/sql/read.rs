@@ -223,9 +223,6 @@ fn level(
     }
     let limit = plan.limit.map(|l| sql.bind(l.to_string()));
     let offset = plan.offset.filter(|o| *o > 0).map(|o| sql.bind(o.to_string()));
-    if select.is_empty() && !plan.items.is_empty() {
-        // Only hidden embeds were selected: still return an (empty) object per row.
-    }
     Level { select, from, wheres, group_by, order_by, limit, offset }
 }
 
