@@ -108,6 +108,14 @@ lint:
 bench-rest: build
 	python3 scripts/bench_rest.py
 
+## bench-web: JavaScript weight of / and Lighthouse scores of /, /fleet, /booking beside a static page (not a test).
+.PHONY: bench-web
+bench-web: build web web/bench/node_modules/.package-lock.json
+	cd web && SERVER_BIN=$(SERVER_RELEASE) node bench/bench-web.mjs
+
+web/bench/node_modules/.package-lock.json: web/bench/package-lock.json
+	cd web/bench && npm ci --no-audit --no-fund
+
 ## bench-storage: /storage/v1 upload/download MB/s beside a plain file copy, 10 KB ops/s, peak RSS (not a test).
 bench-storage: build
 	python3 scripts/bench_storage.py

@@ -1,11 +1,20 @@
-//! The built web app at `/`: static files from `WEB_DIR` with a fallback to `index.html` for
-//! client-side routes, and `/config.json` telling the app where the API is and its anon key
+//! The built web app at `/`: static files from `WEB_DIR` (pages rendered at build time are
+//! `<path>/index.html`) with a fallback to `shell.html` (else `index.html`) for other client-side
+//! routes, and `/config.json` telling the app where the API is and its anon key
 //! (a public key). Mounted last, so it never shadows an API route.
+//!
+//! Files are compressed (gzip, brotli or zstd, as the browser accepts) and cached: the
+//! content-hashed build output under `/assets/` for a year, everything else (`index.html`,
+//! client routes) revalidated on each visit so a new deployment is picked up at once. The API
+//! surfaces are not compressed here: they keep the byte-for-byte answers of the services they mimic.
 
 use std::path::PathBuf;
 
 use actix_files::{Files, NamedFile};
+use actix_web::body::MessageBody;
 use actix_web::dev::{fn_service, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderValue, CACHE_CONTROL};
+use actix_web::middleware::{from_fn, Compress, Next};
 use actix_web::{web, HttpResponse};
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -26,8 +35,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     if !index.exists() {
         return;
     }
-    let fallback = index.clone();
-    cfg.service(Files::new("/", web_dir).index_file("index.html").prefer_utf8(true).default_handler(fn_service(
+    // A build with pages rendered ahead keeps the empty page apart for the other client routes.
+    let shell = web_dir.join("shell.html");
+    let fallback = if shell.exists() { shell } else { index };
+    let files = Files::new("/", web_dir).index_file("index.html").prefer_utf8(true).default_handler(fn_service(
         move |req: ServiceRequest| {
             let index = fallback.clone();
             async move {
@@ -42,5 +53,25 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
                 Ok(ServiceResponse::new(req, res))
             }
         },
-    )));
+    ));
+    cfg.service(web::scope("").wrap(from_fn(cache_policy)).wrap(Compress::default()).service(files));
+}
+
+/// Vite names everything under `assets/` by its content hash: those never change.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Everything else is revalidated (ETag / Last-Modified) on each visit.
+const REVALIDATE: &str = "no-cache";
+
+/// Sets `Cache-Control` on successful site answers.
+async fn cache_policy(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let immutable = req.path().starts_with("/assets/");
+    let mut res = next.call(req).await?;
+    if res.status().is_success() || res.status().as_u16() == 304 {
+        let value = if immutable { IMMUTABLE } else { REVALIDATE };
+        res.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static(value));
+    }
+    Ok(res)
 }

@@ -148,7 +148,7 @@ insert into matrix
 select who, stmt, expected, format('%s %s on %s', who, op, t)
 from (values
   ('app_settings', 'select', 'select * from public.app_settings', 'ok:0', 'ok:4'),
-  ('app_settings', 'insert', $q$insert into public.app_settings (section, value) values ('business', '{"defaultRentalDuration": 2, "minimumRentalDuration": 1, "maximumRentalDuration": 30, "cancellationPolicy": "free_48h", "lateFeePercentage": 10, "securityDepositPercentage": 20}') on conflict (section) do update set value = excluded.value$q$, 'error:42501', 'ok:1'),
+  ('app_settings', 'insert', $q$insert into public.app_settings (section, value) values ('business', '{"defaultRentalDuration": 2, "minimumRentalDuration": 1, "maximumRentalDuration": 30, "advanceBookingDays": 90, "cancellationPolicy": "free_48h", "lateFeePercentage": 10, "securityDepositPercentage": 20}') on conflict (section) do update set value = excluded.value$q$, 'error:42501', 'ok:1'),
   ('app_settings', 'update', $q$update public.app_settings set value = value || '{"maintenanceMode": true}' where section = 'system'$q$, 'ok:0', 'ok:1'),
   ('app_settings', 'delete', $q$delete from public.app_settings where section = 'notifications'$q$, 'ok:0', 'ok:1'),
   ('contact_messages', 'select', 'select * from public.contact_messages', 'ok:0', 'ok:1'),

@@ -116,3 +116,31 @@ test('confirming two overlapping rentals of one vehicle is a 409', async () => {
   assert.equal(error.code, 'PT409');
   assert.equal(error.message, 'Ce véhicule est déjà réservé sur ces dates');
 });
+
+test('the reservation dialog\'s booking keeps how the customer will pay, and refuses dates a confirmed rental holds', async () => {
+  const { data, error } = await anon.rpc('book_vehicle', {
+    vehicle_id: CRUISER, start_date: future(90), end_date: future(97),
+    customer_name: 'Visiteur Dialog', customer_email: 'dialog@example.cd', customer_phone: '+243810000010', driver_license_number: 'kin-2026',
+    payment_method: 'bank', payment_reference: 'VIR-K7M2Q9XZ', pickup_time: '09:30', passengers: 3,
+  }).single();
+  assert.equal(error, null);
+  assert.equal(data.total_amount, 630, 'seven days: the weekly discount, priced by the database');
+  const admin = createClient(server.url, server.serviceKey, opts);
+  const row = await admin.from('bookings').select('payment_method, payment_reference, pickup_time, passengers, booking_status').eq('id', data.id).single();
+  assert.deepEqual(row.data, { payment_method: 'bank', payment_reference: 'VIR-K7M2Q9XZ', pickup_time: '09:30:00', passengers: 3, booking_status: 'pending' });
+
+  const wrong = await anon.rpc('book_vehicle', {
+    vehicle_id: CRUISER, start_date: future(110), end_date: future(111),
+    customer_name: 'V', customer_email: 'v@example.cd', customer_phone: '+243810000011', driver_license_number: 'kin-1', payment_method: 'cheque',
+  });
+  assert.equal(wrong.error.code, '22023');
+
+  await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(120), end_date: future(125), booking_status: 'confirmed' }).throwOnError();
+  const taken = await anon.rpc('book_vehicle', {
+    vehicle_id: CRUISER, start_date: future(122), end_date: future(124),
+    customer_name: 'V', customer_email: 'v@example.cd', customer_phone: '+243810000011', driver_license_number: 'kin-1', payment_method: 'card',
+  });
+  assert.equal(taken.status, 409);
+  assert.equal(taken.error.code, 'PT409');
+  assert.equal(taken.error.message, 'Ce véhicule est déjà réservé sur ces dates');
+});

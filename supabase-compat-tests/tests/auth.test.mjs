@@ -1,12 +1,12 @@
 // /auth/v1 through the unchanged supabase-js auth client: sign-up and confirmation through the
 // development inbox, sign-in, refresh-token rotation and reuse, sign-out scopes, recovery, e-mail
 // change, PKCE, the admin API, errors, rate limits and real SMTP delivery.
-import { createHmac } from 'node:crypto';
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, sql } from '../lib/server.mjs';
 import { signJwt } from '../lib/jwt.mjs';
 import { client, email, fragment, mail, memoryStorage, startSmtpSink } from '../lib/auth.mjs';
+import { totp } from '../lib/totp.mjs';
 
 const SITE = 'http://localhost:3000';
 const relaxed = {
@@ -451,19 +451,6 @@ describe('admin API', () => {
     assert.equal(res.status, 403);
   });
 });
-
-/** RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret. */
-function totp(secret, at = Date.now()) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of secret.replace(/=+$/, '')) bits += alphabet.indexOf(c.toUpperCase()).toString(2).padStart(5, '0');
-  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const hash = createHmac('sha1', key).update(counter).digest();
-  const offset = hash[hash.length - 1] & 0xf;
-  return String((hash.readUInt32BE(offset) & 0x7fffffff) % 1000000).padStart(6, '0');
-}
 
 describe('MFA (TOTP)', () => {
   test('enroll, challenge and verify upgrade the session to aal2; unenroll needs aal2', async () => {

@@ -1,15 +1,43 @@
 // Starts the real server on a fresh data directory (seeded), and the built site in front of it.
 import { spawn, execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
 import { startStaticServer } from './static-server.mjs';
 
 const run = promisify(execFile);
 
 export const SEED = { adminPassword: 'AdminE2e2026', demoPassword: 'DemoE2e2026' };
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The built site (web/dist) and where screenshots go (web/test-results). */
+export const webDir = path.resolve(here, '../dist');
+const shots = path.resolve(here, '../test-results');
+mkdirSync(shots, { recursive: true });
+if (!existsSync(path.join(webDir, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Debian's Chromium (never a downloaded browser). */
+export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+
+/** A page in a fresh French context (Kinshasa time) whose visits wait for the app to be interactive. */
+export async function newPageIn(browser, viewport, { acceptDialogs = false } = {}) {
+  const context = await browser.newContext({ viewport, locale: 'fr-FR', timezoneId: 'Africa/Kinshasa' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+  if (acceptDialogs) page.on('dialog', (d) => d.accept());
+  return waitForAppOnVisit(page);
+}
+
+/** A full-page screenshot kept under web/test-results/<name>.png. */
+export const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -92,4 +120,18 @@ export async function startStack({ webDir }) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Public pages arrive rendered and become interactive once hydrated (`<html data-ready>`): a
+ * click before that would be lost. Makes every `page.goto` wait for it, as a user would.
+ */
+export function waitForAppOnVisit(page) {
+  const goto = page.goto.bind(page);
+  page.goto = async (url, options) => {
+    const response = await goto(url, options);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    return response;
+  };
+  return page;
 }

@@ -2,21 +2,8 @@
 // Usage: npm run build && npm run test:e2e   (E2E_BASE_URL=http://... to use a running site)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, startStack } from './harness.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const webDir = path.resolve(here, '../dist');
-const shots = path.resolve(here, '../test-results');
-mkdirSync(shots, { recursive: true });
-if (!existsSync(path.join(webDir, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+import { SEED, launchBrowser, newPageIn, shot, startStack, webDir } from './harness.mjs';
 
 let stack;
 let browser;
@@ -29,16 +16,8 @@ function isoInDays(n) {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-async function newPage(viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport, locale: 'fr-FR', timezoneId: 'Africa/Kinshasa' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15000);
-  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
-  page.on('dialog', (d) => d.accept());
-  return page;
-}
+const newPage = (viewport = { width: 1280, height: 900 }) => newPageIn(browser, viewport, { acceptDialogs: true });
 
-const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 
 async function inbox(email, kind) {
   for (let i = 0; i < 50; i++) {
@@ -59,7 +38,7 @@ async function login(page, email, password) {
 
 before(async () => {
   stack = await startStack({ webDir });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchBrowser();
   console.log(`site: ${stack.baseUrl}`);
 });
 
@@ -123,6 +102,113 @@ test('a visitor filters the fleet and completes a public booking', async () => {
   assert.match(await page.getByTestId('booking-reference').textContent(), /^[0-9A-F]{8}$/);
   assert.equal(await page.getByTestId('booking-total').textContent(), cardTotal);
   await shot(page, 'booking-confirmation');
+  await page.context().close();
+});
+
+test('a visitor reserves on /car-rental through the reservation dialog, paying nothing online', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/car-rental`);
+  await page.locator('article h3').first().waitFor();
+  const name = await page.locator('article h3').first().textContent();
+  const reserve = page.getByRole('button', { name: `Réserver ${name}` });
+  const dialog = page.getByRole('dialog', { name: `Réserver : ${name}` });
+  const axeDialog = async (step) => {
+    const r = await new AxeBuilder({ page }).include('dialog[open]').analyze();
+    const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${step}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    assert.deepEqual(bad, []);
+  };
+
+  // a real modal: Escape closes it and focus goes back to the card's button
+  await reserve.click();
+  await dialog.waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), `Réserver ${name}`);
+
+  // step 1: the French messages, then the visitor's details
+  await reserve.click();
+  await dialog.getByRole('button', { name: 'Suivant' }).click();
+  for (const m of ['Le nom est requis', 'Email invalide', 'Numéro de téléphone invalide', 'Le numéro de permis est requis']) await dialog.getByText(m).waitFor();
+  await axeDialog('personal');
+  const email = `dialog.${stamp}@example.cd`;
+  await dialog.getByLabel('Nom complet').fill('Didier Dialog');
+  await dialog.getByLabel('Email').fill(email);
+  await dialog.getByLabel('Téléphone').fill('+243 81 555 0000');
+  await dialog.getByLabel('Numéro de permis de conduire').fill('KIN-DLG-01');
+  await dialog.getByRole('button', { name: 'Suivant' }).click();
+
+  // step 2: duration clamped, then 8 days (weekly discount) priced by the server
+  await dialog.getByLabel('Durée (jours)').fill('45');
+  await dialog.getByText('La durée maximale est de 30 jours').waitFor();
+  assert.equal(await dialog.getByLabel('Durée (jours)').inputValue(), '30');
+  const start = isoInDays(20);
+  await dialog.getByLabel('Date de début').fill(start);
+  await dialog.getByLabel('Heure de prise en charge').fill('10:00');
+  await dialog.getByLabel('Durée (jours)').fill('8');
+  await dialog.getByLabel('Nombre de personnes').fill('2');
+  await dialog.getByText('Remise (').waitFor();
+  const quoted = await dialog.getByTestId('quote-total').textContent();
+  await shot(page, 'reservation-booking-step');
+  await dialog.getByRole('button', { name: 'Suivant' }).click();
+
+  // step 3: the bank transfer shows its reference; the card button waits for a valid card
+  await dialog.getByRole('radio', { name: /Virement bancaire/ }).check();
+  assert.match(await dialog.getByTestId('transfer-reference').textContent(), /^VIR-[A-HJ-NP-Z2-9]{8}$/);
+  await dialog.getByRole('radio', { name: /Carte bancaire/ }).check();
+  const cont = dialog.getByRole('button', { name: 'Continuer' });
+  assert.equal(await cont.isDisabled(), true);
+  await dialog.getByLabel('Numéro de carte').fill('4242 4242 4242 4241');
+  await dialog.getByLabel('Expiration (MM/AA)').focus();
+  await dialog.getByText('Numéro de carte invalide').waitFor();
+  await dialog.getByLabel('Numéro de carte').fill('4242 4242 4242 4242');
+  await dialog.getByLabel('Expiration (MM/AA)').fill('12/35');
+  await dialog.getByLabel('CVV').fill('123');
+  await dialog.getByLabel('Titulaire de la carte').fill('Didier Dialog');
+  assert.equal(await dialog.getByLabel('Titulaire de la carte').inputValue(), 'DIDIER DIALOG');
+  assert.equal(await dialog.getByTestId('total-with-fee').textContent(), quoted, 'no fee on a card');
+  await axeDialog('payment');
+  await shot(page, 'reservation-payment-step');
+  await cont.click();
+
+  // step 4: the summary, then a real booking
+  assert.equal(await dialog.getByTestId('summary-total').textContent(), quoted);
+  await dialog.getByText(/Aucun paiement n'est effectué sur ce site/).waitFor();
+  await axeDialog('summary');
+  await dialog.getByRole('button', { name: 'Confirmer' }).click();
+  await page.getByText('Votre réservation a été soumise avec succès').waitFor();
+  const confirmation = page.getByRole('dialog', { name: 'Réservation enregistrée !' });
+  await confirmation.waitFor();
+  assert.equal(await confirmation.getByTestId('booking-total').textContent(), quoted);
+  await confirmation.getByText(/aucune donnée de carte n'a été transmise/).waitFor();
+  assert.equal(await confirmation.getByRole('link', { name: 'Voir mes réservations' }).count(), 0, 'a visitor has no profile to look in');
+  await shot(page, 'reservation-confirmed');
+
+  if (stack.serviceKey) {
+    const r = await fetch(`${stack.apiUrl}/rest/v1/bookings?select=*&customer_email=eq.${encodeURIComponent(email)}`, {
+      headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` },
+    });
+    const rows = await r.json();
+    assert.equal(rows.length, 1);
+    const [b] = rows;
+    assert.equal(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(Number(b.total_amount)), quoted, 'the stored total is the quoted one');
+    assert.deepEqual(
+      { start: b.start_date, end: b.end_date, status: b.booking_status, user: b.user_id, method: b.payment_method, time: b.pickup_time, people: b.passengers, licence: b.driver_license_number },
+      { start, end: isoInDays(28), status: 'pending', user: null, method: 'card', time: '10:00:00', people: 2, licence: 'KIN-DLG-01' },
+    );
+    assert.doesNotMatch(JSON.stringify(b), /4242|12\/35|DIDIER DIALOG/, 'no card data reaches the server');
+  }
+
+  // nothing overflows a 360 px phone, dialog open
+  await confirmation.getByRole('button', { name: 'Retour aux véhicules' }).click();
+  await page.setViewportSize({ width: 360, height: 740 });
+  await reserve.click();
+  await dialog.waitFor();
+  const wide = await page.evaluate(() => {
+    const d = document.querySelector('dialog[open]');
+    return Math.max(document.documentElement.scrollWidth - window.innerWidth, d ? d.scrollWidth - d.clientWidth : 0);
+  });
+  assert.ok(wide <= 0, `the dialog overflows by ${wide}px at 360 px`);
+  await page.screenshot({ path: new URL('../test-results/reservation-360.png', import.meta.url).pathname });
   await page.context().close();
 });
 
@@ -333,6 +419,37 @@ test('the mobile menu at 375 px', async () => {
 });
 
 const publicPages = ['/', '/fleet', '/car-rental', '/services', '/premium-service', '/diagnostics', '/airport-service', '/support', '/booking', '/blog', '/about', '/locations', '/contact', '/login', '/register', '/forgot-password', '/page-inconnue'];
+
+test('public pages arrive rendered, and hydrate without errors', async () => {
+  // The HTML itself carries the page (read before any JavaScript runs) ...
+  for (const [p, title, heading] of [
+    ['/', 'Accueil', 'Location de véhicules et service protocole à Kinshasa'],
+    ['/fleet', 'Notre flotte', 'Notre flotte'],
+    ['/booking', 'Réserver un véhicule', 'Réserver un véhicule'],
+  ]) {
+    const html = await (await fetch(`${stack.baseUrl}${p}`)).text();
+    assert.match(html, new RegExp(`<title>${title} \\| `), `${p} title`);
+    assert.ok(html.includes(heading) && html.includes('<footer'), `${p} is rendered in its HTML`);
+  }
+  // ... other client routes get the empty page, which the browser fills.
+  const shell = await (await fetch(`${stack.baseUrl}/profile`)).text();
+  assert.match(shell, /<div id="root"><\/div>/);
+
+  const page = await newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(e.message));
+  for (const p of publicPages.filter((x) => x !== '/login' && x !== '/page-inconnue')) {
+    await page.goto(`${stack.baseUrl}${p}`);
+    await page.locator('main h1').first().waitFor();
+  }
+  // hydrated for real: the navigation reacts
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByRole('link', { name: 'Voir notre flotte' }).click();
+  await page.getByRole('heading', { name: 'Notre flotte', level: 1 }).waitFor();
+  assert.deepEqual(problems, [], 'no hydration or script error');
+  await page.context().close();
+});
 
 test('axe-core: no serious or critical violation on public pages', async () => {
   const page = await newPage();

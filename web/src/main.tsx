@@ -1,29 +1,46 @@
 import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import './index.css';
 import { initialUrl, initSupabase } from '@/lib/supabase';
 import { loadRuntimeConfig } from '@/config/env';
+import { App } from '@/app/app';
+import { prerenderedPages } from '@/app/router';
 
 void initialUrl; // captured before the client reads the URL fragment
 
-const root = createRoot(document.getElementById('root') as HTMLElement);
+const container = document.getElementById('root') as HTMLElement;
+const app = (
+  <StrictMode>
+    <App />
+  </StrictMode>
+);
 
-// The app's code loads while /config.json is fetched; nothing calls the client before render.
-Promise.all([loadRuntimeConfig(), import('@/app/app')])
-  .then(([config, { App }]) => {
-    initSupabase(config);
-    root.render(
-      <StrictMode>
-        <App />
-      </StrictMode>,
-    );
-  })
-  .catch((err: unknown) => {
-    console.error(err);
-    root.render(
-      <main style={{ fontFamily: 'system-ui', maxWidth: 560, margin: '4rem auto', padding: '0 1rem' }}>
-        <h1>Service momentanément indisponible</h1>
-        <p>Le site ne parvient pas à joindre le serveur. Veuillez réessayer dans quelques instants.</p>
-      </main>,
-    );
-  });
+/*
+ * A page rendered at build time (scripts/prerender.mjs) is hydrated once its module is loaded;
+ * the same page with a query string (a filter, a pre-selected vehicle) or any other page is
+ * rendered afresh. /config.json is preloaded by index.html; nothing calls the client before.
+ */
+async function start() {
+  const config = await loadRuntimeConfig();
+  initSupabase(config);
+  const path = window.location.pathname.replace(/(.)\/$/, '$1');
+  const prerendered = container.firstElementChild !== null && path in prerenderedPages;
+  if (prerendered && window.location.search === '') {
+    await prerenderedPages[path]?.preload();
+    hydrateRoot(container, app);
+  } else {
+    container.replaceChildren();
+    createRoot(container).render(app);
+  }
+}
+
+start().catch((err: unknown) => {
+  console.error(err);
+  container.replaceChildren();
+  createRoot(container).render(
+    <main style={{ fontFamily: 'system-ui', maxWidth: 560, margin: '4rem auto', padding: '0 1rem' }}>
+      <h1>Service momentanément indisponible</h1>
+      <p>Le site ne parvient pas à joindre le serveur. Veuillez réessayer dans quelques instants.</p>
+    </main>,
+  );
+});

@@ -95,7 +95,14 @@ pub fn uri(issuer: &str, account: &str, secret: &str) -> String {
 /// The URI as an SVG QR code (empty if it cannot be encoded).
 pub fn qr_svg(uri: &str) -> String {
     match qrcode::QrCode::new(uri.as_bytes()) {
-        Ok(code) => code.render::<qrcode::render::svg::Color>().min_dimensions(200, 200).build(),
+        // named colours, not `#000`: supabase-js puts this SVG unencoded after
+        // `data:image/svg+xml;utf-8,`, where a `#` would end the image (it starts the fragment).
+        Ok(code) => code
+            .render::<qrcode::render::svg::Color>()
+            .min_dimensions(200, 200)
+            .dark_color(qrcode::render::svg::Color("black"))
+            .light_color(qrcode::render::svg::Color("white"))
+            .build(),
         Err(_) => String::new(),
     }
 }
@@ -140,6 +147,8 @@ mod tests {
             uri,
             "otpauth://totp/My%20Site:a%40b.test?algorithm=SHA1&digits=6&issuer=My%20Site&period=30&secret=ABC"
         );
-        assert!(qr_svg(&uri).contains("<svg"));
+        let svg = qr_svg(&uri);
+        assert!(svg.contains("<svg"));
+        assert!(!svg.contains('#'), "usable as an unencoded data: URL");
     }
 }

@@ -52,7 +52,7 @@ pub async fn list(
         .query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
         .await
         .map_err(|e| StorageError::from_db(&e, "list buckets"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
 }
 
@@ -67,7 +67,7 @@ pub async fn get(
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let sql = format!("select row_to_json(b)::text from (select {COLUMNS} from storage.buckets where id = $1) b");
     let row = tx.query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     let row = row.ok_or(StorageError::NoSuchBucket)?;
     Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
 }
@@ -133,7 +133,7 @@ pub async fn create(
         StorageError::Duplicate => StorageError::BucketAlreadyExists,
         other => other,
     })?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().json(json!({"name": id})))
 }
 
@@ -169,7 +169,7 @@ pub async fn update(
     if updated.is_none() {
         return Err(StorageError::NoSuchBucket);
     }
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully updated"})))
 }
 
@@ -193,7 +193,7 @@ pub async fn delete(
     if deleted.is_none() {
         return Err(StorageError::NoSuchBucket);
     }
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully deleted"})))
 }
 
@@ -211,7 +211,7 @@ pub async fn empty(
         .query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
         .await
         .map_err(|e| StorageError::from_db(&e, "empty bucket"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     let versions = rows.iter().filter_map(|r| r.get::<_, Option<String>>(0));
     backend::delete_versions(state.store.as_ref(), versions).await;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully emptied"})))

@@ -84,6 +84,11 @@ pub async fn begin<'a>(client: &'a mut Object, ctx: &Ctx, access: Access) -> Res
     context::begin(client, &ctx.caller, &ctx.info, access).await.map_err(|e| StorageError::from_db(&e, "begin"))
 }
 
+/// Commit the caller's transaction.
+pub async fn commit(tx: Transaction<'_>) -> Result<(), StorageError> {
+    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))
+}
+
 /// What an upload needs to know of its bucket.
 #[derive(Debug, Clone)]
 pub struct Bucket {

@@ -141,7 +141,7 @@ pub async fn as_caller(req: &HttpRequest, state: &StorageState, prefix: &str) ->
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let row = db::find_object(&tx, &bucket, &key).await?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     drop(client);
     serve(state, req, row.ok_or(StorageError::NoSuchKey)?).await
 }
@@ -191,7 +191,7 @@ pub async fn info(req: HttpRequest, state: web::Data<StorageState>) -> Result<Ht
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let row = db::find_object(&tx, &bucket, &key).await?.ok_or(StorageError::NoSuchKey)?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().json(json!({
         "id": row.id,
         "name": row.name,

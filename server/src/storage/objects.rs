@@ -96,7 +96,7 @@ pub async fn list(
         .query_one(&sql, &[&bucket, &pattern, &prefix, &search, &limit, &offset])
         .await
         .map_err(|e| StorageError::from_db(&e, "list objects"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(json_text(row.get(0)))
 }
 
@@ -115,7 +115,7 @@ async fn delete_rows(
     let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
     let row =
         tx.query_one(DELETED, &[&bucket, &names]).await.map_err(|e| StorageError::from_db(&e, "delete objects"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     let versions: Vec<String> = row.get(1);
     let count = versions.len();
     backend::delete_versions(state.store.as_ref(), versions).await;
@@ -194,7 +194,7 @@ pub async fn move_object(
     if moved.is_none() {
         return Err(StorageError::NoSuchKey);
     }
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully moved"})))
 }
 
@@ -213,7 +213,7 @@ pub async fn copy_object(
     let source = {
         let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
         let row = db::find_object(&tx, &body.bucket_id, &body.source_key).await?.ok_or(StorageError::NoSuchKey)?;
-        tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+        db::commit(tx).await?;
         row
     };
     let from = source.version.clone().ok_or(StorageError::NoSuchKey)?;
@@ -230,7 +230,7 @@ pub async fn copy_object(
     let written = async {
         let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
         let result = db::write_object(&tx, &ctx, upsert, &row).await?;
-        tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+        db::commit(tx).await?;
         Ok::<_, StorageError>(result)
     }
     .await;
@@ -277,7 +277,7 @@ pub async fn sign(
         .query("select name from storage.objects where bucket_id = $1 and name = any($2)", &[&bucket, &paths])
         .await
         .map_err(|e| StorageError::from_db(&e, "sign"))?;
-    tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+    db::commit(tx).await?;
     let found: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
     let signed_url = |path: &str| -> Result<String, StorageError> {
         let url = format!("{bucket}/{path}");

@@ -178,7 +178,7 @@ async fn store(
         let mut client = db::connection(&state.request).await?;
         let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
         let result = db::write_object(&tx, ctx, upsert, &row).await?;
-        tx.commit().await.map_err(|e| StorageError::from_db(&e, "commit"))?;
+        db::commit(tx).await?;
         Ok::<_, StorageError>(result)
     }
     .await;

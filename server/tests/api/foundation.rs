@@ -35,6 +35,62 @@ async fn migrations_apply_twice_without_error() {
     assert!(migrate::embedded_names().len() >= 3);
 }
 
+/// Empty databases (not cloned from the migrated template) in the test cluster.
+async fn empty_databases(count: usize) -> Vec<String> {
+    let admin = &crate::helpers::cluster().admin_url;
+    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    let mut urls = Vec::new();
+    for _ in 0..count {
+        let name = format!("empty_{}", &server::keys::random_secret()[..16]);
+        client.batch_execute(&format!("create database {name}")).await.expect("create database");
+        urls.push(crate::helpers::with_param(admin, "dbname", &name));
+    }
+    urls
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn databases_of_one_cluster_migrate_at_the_same_time() {
+    // Every database's V1 grants and alters the cluster-wide roles; run concurrently, these
+    // changes collide in the shared catalogs unless the loser is retried.
+    let urls = empty_databases(6).await;
+    let runs = urls.into_iter().map(|url| {
+        tokio::spawn(async move {
+            let pools = Pools::new(&SecretString::from(url), "x", 2).expect("pools");
+            migrate::run(&pools.admin).await
+        })
+    });
+    let mut expected = migrate::embedded_names();
+    expected.sort();
+    for run in futures_util::future::join_all(runs).await {
+        let mut applied = run.expect("task").expect("concurrent migration of a fresh database");
+        applied.sort();
+        assert_eq!(applied, expected);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn servers_starting_together_on_one_database_migrate_it_once() {
+    let url = empty_databases(1).await.remove(0);
+    let runs = (0..3).map(|_| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let pools = Pools::new(&SecretString::from(url), "x", 2).expect("pools");
+            migrate::run(&pools.admin).await
+        })
+    });
+    let mut applied = Vec::new();
+    for run in futures_util::future::join_all(runs).await {
+        applied.extend(run.expect("task").expect("concurrent migration of one database"));
+    }
+    // Each migration was applied by exactly one of the three.
+    assert_eq!(applied.len(), migrate::embedded_names().len());
+    applied.sort();
+    let mut expected = migrate::embedded_names();
+    expected.sort();
+    assert_eq!(applied, expected);
+}
+
 #[tokio::test]
 async fn each_role_really_runs_as_that_role() {
     let app = spawn_app().await;

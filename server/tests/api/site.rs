@@ -11,6 +11,12 @@ async fn the_site_is_served_with_a_fallback_for_client_routes() {
     std::fs::create_dir_all(dir.join("assets")).unwrap();
     std::fs::write(dir.join("index.html"), "<!doctype html><title>Accueil</title>").unwrap();
     std::fs::write(dir.join("assets/app.js"), "console.log(1)").unwrap();
+    // Pages rendered at build time, and the empty page for the other client routes.
+    std::fs::create_dir_all(dir.join("fleet")).unwrap();
+    std::fs::write(dir.join("fleet/index.html"), "<!doctype html><title>Notre flotte</title>").unwrap();
+    std::fs::write(dir.join("shell.html"), "<!doctype html><title>Chargement</title>").unwrap();
+    let big = "export const words = ['location', 'chauffeur', 'diagnostic'];\n".repeat(200);
+    std::fs::write(dir.join("assets/big.js"), &big).unwrap();
     let web_dir = dir.clone();
     let app = spawn_app_with(move |c| c.web_dir = web_dir).await;
 
@@ -21,16 +27,43 @@ async fn the_site_is_served_with_a_fallback_for_client_routes() {
     let route = get("/profile/bookings").await.unwrap();
     assert_eq!(route.status().as_u16(), 200);
     assert!(route.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(route.text().await.unwrap().contains("Chargement"), "client routes get the empty page");
+    for path in ["/fleet", "/fleet/"] {
+        let page = get(path).await.unwrap();
+        assert_eq!(page.status().as_u16(), 200, "{path}");
+        assert!(page.text().await.unwrap().contains("Notre flotte"), "{path} gets its prerendered page");
+    }
     let asset = get("/assets/app.js").await.unwrap();
     assert_eq!(asset.status().as_u16(), 200);
     assert_eq!(asset.text().await.unwrap(), "console.log(1)");
     assert_eq!(get("/assets/missing.js").await.unwrap().status().as_u16(), 404);
 
+    // Hashed assets are cached for a year, pages revalidated; text is compressed when asked.
+    let cache = |r: &reqwest::Response| r.headers()["cache-control"].to_str().unwrap().to_owned();
+    assert_eq!(cache(&get("/assets/app.js").await.unwrap()), "public, max-age=31536000, immutable");
+    assert_eq!(cache(&get("/").await.unwrap()), "no-cache");
+    assert_eq!(cache(&get("/fleet").await.unwrap()), "no-cache");
+    let gz =
+        app.http.get(format!("{}/assets/big.js", app.address)).header("Accept-Encoding", "gzip").send().await.unwrap();
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    let compressed = gz.bytes().await.unwrap();
+    assert!(compressed.len() * 10 < big.len(), "{} compressed bytes for {}", compressed.len(), big.len());
+    let plain = get("/assets/big.js").await.unwrap();
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.text().await.unwrap(), big);
+
     let config: Value = get("/config.json").await.unwrap().json().await.unwrap();
     assert_eq!(config["anonKey"], app.anon_key);
     assert_eq!(config["supabaseUrl"], app.address);
 
-    let api = get("/rest/v1/nothing").await.unwrap();
+    let api = app
+        .http
+        .get(format!("{}/rest/v1/nothing", app.address))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(api.status().as_u16(), 401, "the API keeps its own answers");
+    assert!(api.headers().get("content-encoding").is_none(), "API answers are not compressed");
     let _ = std::fs::remove_dir_all(dir);
 }

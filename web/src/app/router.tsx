@@ -1,42 +1,89 @@
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { Route, Routes } from 'react-router';
 import { RootLayout } from './layout/root-layout';
-import { RouteError } from './layout/route-error';
+import { lazyPage, type LazyPage } from './lazy-page';
+// The landing page comes with the app itself: one request less before it shows.
+import Home from './routes/home';
+import { adminRoutes } from './admin-routes';
 
-/** One lazily loaded module per route (src/app/routes/*). */
-const lazy = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, 'lazy'> => ({
-  lazy: async () => ({ Component: (await load()).default }),
-});
+/*
+ * One lazily loaded module per route (src/app/routes/*), in react-router's declarative mode:
+ * the site has no loaders or actions, and the data router would add about 20 KB (gzip) to the
+ * JavaScript every page loads (see docs/web.md).
+ */
+const Fleet = lazyPage(() => import('./routes/fleet'));
+const CarRental = lazyPage(() => import('./routes/car-rental'));
+const Services = lazyPage(() => import('./routes/services'));
+const Premium = lazyPage(() => import('./routes/premium-service'));
+const Diagnostics = lazyPage(() => import('./routes/diagnostics'));
+const Airport = lazyPage(() => import('./routes/airport-service'));
+const Support = lazyPage(() => import('./routes/support'));
+const Booking = lazyPage(() => import('./routes/booking'));
+const Blog = lazyPage(() => import('./routes/blog'));
+const BlogArticle = lazyPage(() => import('./routes/blog-article'));
+const About = lazyPage(() => import('./routes/about'));
+const Locations = lazyPage(() => import('./routes/locations'));
+const Contact = lazyPage(() => import('./routes/contact'));
+const Login = lazyPage(() => import('./routes/login'));
+const Register = lazyPage(() => import('./routes/register'));
+const ForgotPassword = lazyPage(() => import('./routes/forgot-password'));
+const VerifyEmail = lazyPage(() => import('./routes/verify-email'));
+const ResetPassword = lazyPage(() => import('./routes/reset-password'));
+const Profile = lazyPage(() => import('./routes/profile'));
+const NotFound = lazyPage(() => import('./routes/not-found'));
 
-export const routes: RouteObject[] = [
-  {
-    element: <RootLayout />,
-    errorElement: <RouteError />,
-    children: [
-      { index: true, ...lazy(() => import('./routes/home')) },
-      { path: 'fleet', ...lazy(() => import('./routes/fleet')) },
-      { path: 'car-rental', ...lazy(() => import('./routes/car-rental')) },
-      { path: 'services', ...lazy(() => import('./routes/services')) },
-      { path: 'premium-service', ...lazy(() => import('./routes/premium-service')) },
-      { path: 'diagnostics', ...lazy(() => import('./routes/diagnostics')) },
-      { path: 'airport-service', ...lazy(() => import('./routes/airport-service')) },
-      { path: 'support', ...lazy(() => import('./routes/support')) },
-      { path: 'booking', ...lazy(() => import('./routes/booking')) },
-      { path: 'reserve', ...lazy(() => import('./routes/booking')) },
-      { path: 'blog', ...lazy(() => import('./routes/blog')) },
-      { path: 'blog/:id', ...lazy(() => import('./routes/blog-article')) },
-      { path: 'about', ...lazy(() => import('./routes/about')) },
-      { path: 'locations', ...lazy(() => import('./routes/locations')) },
-      { path: 'contact', ...lazy(() => import('./routes/contact')) },
-      { path: 'login', ...lazy(() => import('./routes/login')) },
-      { path: 'register', ...lazy(() => import('./routes/register')) },
-      { path: 'forgot-password', ...lazy(() => import('./routes/forgot-password')) },
-      { path: 'verify-email', ...lazy(() => import('./routes/verify-email')) },
-      { path: 'reset-password', ...lazy(() => import('./routes/reset-password')) },
-      { path: 'profile', ...lazy(() => import('./routes/profile')) },
-      // The back office (/admin/*) is mounted here by its own module (another feature).
-      { path: '*', ...lazy(() => import('./routes/not-found')) },
-    ],
-  },
-];
+/**
+ * The pages rendered to HTML at build time (scripts/prerender.mjs), by path: what a visitor
+ * sees before the JavaScript has run. Pages that depend on the visitor (profile, login with a
+ * remembered e-mail, links from e-mails, blog articles) are left to the browser.
+ */
+export const prerenderedPages: Record<string, LazyPage | null> = {
+  '/': null,
+  '/fleet': Fleet,
+  '/car-rental': CarRental,
+  '/services': Services,
+  '/premium-service': Premium,
+  '/diagnostics': Diagnostics,
+  '/airport-service': Airport,
+  '/support': Support,
+  '/booking': Booking,
+  '/reserve': Booking,
+  '/blog': Blog,
+  '/about': About,
+  '/locations': Locations,
+  '/contact': Contact,
+  '/register': Register,
+  '/forgot-password': ForgotPassword,
+};
 
-export const router = createBrowserRouter(routes);
+export function AppRoutes() {
+  return (
+    <Routes>
+      {/* The back office (/admin/*): its own layout and lazily loaded chunks (admin-routes.tsx). */}
+      {adminRoutes}
+      <Route element={<RootLayout />}>
+        <Route index element={<Home />} />
+        <Route path="fleet" element={<Fleet />} />
+        <Route path="car-rental" element={<CarRental />} />
+        <Route path="services" element={<Services />} />
+        <Route path="premium-service" element={<Premium />} />
+        <Route path="diagnostics" element={<Diagnostics />} />
+        <Route path="airport-service" element={<Airport />} />
+        <Route path="support" element={<Support />} />
+        <Route path="booking" element={<Booking />} />
+        <Route path="reserve" element={<Booking />} />
+        <Route path="blog" element={<Blog />} />
+        <Route path="blog/:id" element={<BlogArticle />} />
+        <Route path="about" element={<About />} />
+        <Route path="locations" element={<Locations />} />
+        <Route path="contact" element={<Contact />} />
+        <Route path="login" element={<Login />} />
+        <Route path="register" element={<Register />} />
+        <Route path="forgot-password" element={<ForgotPassword />} />
+        <Route path="verify-email" element={<VerifyEmail />} />
+        <Route path="reset-password" element={<ResetPassword />} />
+        <Route path="profile" element={<Profile />} />
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}

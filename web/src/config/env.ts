@@ -1,33 +1,55 @@
-// zod/mini: the same validation, a fraction of the bytes in the start-up bundle.
-import * as z from 'zod/mini';
+/*
+ * What the app needs to reach the API, validated at start. Plain checks rather than zod: this
+ * runs on every page before anything else, and even zod/mini would add about 7 KB (gzip) to the
+ * JavaScript of the home page (see docs/web.md); the forms' schemas load zod with their pages.
+ */
 
-/** What the app needs to reach the API: validated at start, from the build or from /config.json. */
-export const runtimeConfigSchema = z.object({
-  supabaseUrl: z.url(),
-  anonKey: z.string().check(z.minLength(20)),
-});
-export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
+export interface RuntimeConfig {
+  supabaseUrl: string;
+  anonKey: string;
+}
 
-const buildEnvSchema = z.object({
-  VITE_SUPABASE_URL: z.optional(z.union([z.url(), z.literal('')])),
-  VITE_SUPABASE_ANON_KEY: z.optional(z.string()),
-});
+type Parsed<T> = { success: true; data: T } | { success: false; error: string };
+
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** `/config.json` (or the build's values): an http(s) API URL and an anon key. */
+export const runtimeConfigSchema = {
+  safeParse(input: unknown): Parsed<RuntimeConfig> {
+    const value = (input ?? {}) as Record<string, unknown>;
+    if (!isHttpUrl(value.supabaseUrl)) return { success: false, error: 'supabaseUrl: not an http(s) URL' };
+    if (typeof value.anonKey !== 'string' || value.anonKey.length < 20) return { success: false, error: 'anonKey: missing or too short' };
+    return { success: true, data: { supabaseUrl: value.supabaseUrl, anonKey: value.anonKey } };
+  },
+  parse(input: unknown): RuntimeConfig {
+    const result = runtimeConfigSchema.safeParse(input);
+    if (!result.success) throw new Error(`Invalid runtime config: ${result.error}`);
+    return result.data;
+  },
+};
 
 /**
  * The API URL defaults to this page's origin (the server serves the app); the anon key comes
- * from the build when baked in, else from `GET /config.json` served by the server.
+ * from the build when baked in (`VITE_SUPABASE_ANON_KEY`), else from `GET /config.json`.
  */
 export async function loadRuntimeConfig(fetcher: typeof fetch = fetch): Promise<RuntimeConfig> {
-  const env = buildEnvSchema.parse(import.meta.env);
-  const url = env.VITE_SUPABASE_URL || window.location.origin;
-  if (env.VITE_SUPABASE_ANON_KEY) {
-    return runtimeConfigSchema.parse({ supabaseUrl: url, anonKey: env.VITE_SUPABASE_ANON_KEY });
-  }
+  const builtUrl: unknown = import.meta.env.VITE_SUPABASE_URL;
+  const builtKey: unknown = import.meta.env.VITE_SUPABASE_ANON_KEY;
+  if (builtUrl !== undefined && builtUrl !== '' && !isHttpUrl(builtUrl)) throw new Error('Invalid VITE_SUPABASE_URL');
+  const url = (builtUrl as string | undefined) || window.location.origin;
+  if (typeof builtKey === 'string' && builtKey) return runtimeConfigSchema.parse({ supabaseUrl: url, anonKey: builtKey });
   const res = await fetcher('/config.json', { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error(`config.json: HTTP ${res.status}`);
-  const json: unknown = await res.json();
-  const parsed = runtimeConfigSchema.parse(json);
+  const parsed = runtimeConfigSchema.parse(await res.json());
   // A server that reports its own external URL on another origin than ours (behind a proxy)
   // is still reached through this origin when VITE_SUPABASE_URL says nothing.
-  return { supabaseUrl: env.VITE_SUPABASE_URL || window.location.origin || parsed.supabaseUrl, anonKey: parsed.anonKey };
+  return { supabaseUrl: (builtUrl as string | undefined) || window.location.origin || parsed.supabaseUrl, anonKey: parsed.anonKey };
 }

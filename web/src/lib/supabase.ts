@@ -50,4 +50,7 @@ export function getApiUrl(): string {
  * The URL fragment and query the page was opened with, captured before supabase-js consumes
  * them (the e-mail links put the session or the error there).
  */
-export const initialUrl = { hash: window.location.hash, search: window.location.search, path: window.location.pathname };
+export const initialUrl =
+  typeof window === 'undefined'
+    ? { hash: '', search: '', path: '/' }
+    : { hash: window.location.hash, search: window.location.search, path: window.location.pathname };

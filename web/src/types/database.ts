@@ -1,4 +1,4 @@
-/** Row types of the tables and functions the customer site uses (sql/migrations V30–V36), written once. */
+/** Row types of the tables and functions the customer site uses (sql/migrations V30–V38), written once. */
 
 export type VehicleCategory = 'economic' | 'luxury' | 'suv' | 'utility';
 export type RentalStatus = 'available' | 'rented' | 'maintenance' | 'retired';
@@ -106,6 +106,9 @@ interface BookingBase {
   created_at: string;
 }
 
+export type BookingPaymentMethod = 'card' | 'mobile' | 'bank' | 'digital_wallet';
+export type MobileMoneyProvider = 'mpesa' | 'orange' | 'airtel';
+
 export interface VehicleBooking extends BookingBase {
   vehicle_id: string;
   start_date: string;
@@ -113,6 +116,13 @@ export interface VehicleBooking extends BookingBase {
   pickup_location: string | null;
   dropoff_location: string | null;
   special_requests: string | null;
+  /** How the customer means to pay (V38); null for bookings made without the reservation dialog. */
+  payment_method?: BookingPaymentMethod | null;
+  mobile_money_provider?: MobileMoneyProvider | null;
+  mobile_money_phone?: string | null;
+  payment_reference?: string | null;
+  pickup_time?: string | null;
+  passengers?: number | null;
   vehicles?: Pick<Vehicle, 'name' | 'make' | 'model' | 'primary_image'> | null;
 }
 

@@ -63,7 +63,8 @@ export function Footer() {
           </ul>
         </div>
       </div>
-      <div className="border-t border-blue-900 py-4 text-center text-xs text-blue-200">
+      {/* The year of a page rendered at build time may be older: the browser's wins, silently. */}
+      <div className="border-t border-blue-900 py-4 text-center text-xs text-blue-200" suppressHydrationWarning>
         © {new Date().getFullYear()} {site.name}. Tous droits réservés.
       </div>
     </footer>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { ChevronDown, Menu, ShoppingCart, X, CarFront, UserRound, LogOut, Shield } from 'lucide-react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { useSession } from '@/lib/session';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
@@ -121,10 +121,10 @@ export function Navbar() {
   const handleSignOut = () =>
     signOut.mutate(undefined, {
       onSuccess: () => {
-        toast.success('Vous êtes déconnecté');
+        notify.success('Vous êtes déconnecté');
         navigate(paths.login);
       },
-      onError: () => toast.error('Erreur lors de la déconnexion'),
+      onError: () => notify.error('Erreur lors de la déconnexion'),
     });
 
   return (

@@ -1,16 +1,24 @@
 import { Suspense, useEffect } from 'react';
-import { Outlet, ScrollRestoration, useLocation, useNavigation } from 'react-router';
+import { Outlet, useLocation } from 'react-router';
 import { Spinner } from '@/components/ui/states';
 import { Navbar } from './navbar';
 import { Footer } from './footer';
 import { StatusStrip } from './status-strip';
+import { RouteErrorBoundary } from './route-error';
+
+/** A new page starts at its top, or at the section its URL fragment names. */
+function useScrollOnNavigation() {
+  const { pathname, hash } = useLocation();
+  useEffect(() => {
+    const target = hash ? document.getElementById(hash.slice(1)) : null;
+    if (target) target.scrollIntoView();
+    else window.scrollTo(0, 0);
+  }, [pathname, hash]);
+}
 
 export function RootLayout() {
-  const navigation = useNavigation();
   const location = useLocation();
-  useEffect(() => {
-    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
-  }, [location.hash, location.pathname]);
+  useScrollOnNavigation();
   return (
     <div className="flex min-h-screen flex-col">
       <a href="#contenu" className="skip-link">
@@ -18,14 +26,21 @@ export function RootLayout() {
       </a>
       <StatusStrip />
       <Navbar />
-      {navigation.state === 'loading' && <div className="h-1 w-full animate-pulse bg-amber-400" role="progressbar" aria-label="Chargement de la page" />}
       <main id="contenu" className="flex-1" tabIndex={-1}>
-        <Suspense fallback={<Spinner />}>
-          <Outlet />
-        </Suspense>
+        <RouteErrorBoundary resetKey={location.pathname}>
+          {/* A page's code is loading: keep the footer below the fold so nothing jumps when it comes. */}
+          <Suspense
+            fallback={
+              <div className="min-h-screen">
+                <Spinner />
+              </div>
+            }
+          >
+            <Outlet />
+          </Suspense>
+        </RouteErrorBoundary>
       </main>
       <Footer />
-      <ScrollRestoration />
     </div>
   );
 }

@@ -1,13 +1,11 @@
-import { useState } from 'react';
 import { CheckCircle2, Plane } from 'lucide-react';
-import { toast } from 'sonner';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
-import { Button } from '@/components/ui/button';
-import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
-import { LoginRequiredDialog, LOGIN_REQUIRED_MESSAGE } from '@/components/ui/login-required-dialog';
+import { QueryList } from '@/components/ui/states';
+import { PerUnit, ServiceCard } from '@/components/ui/service-card';
+import { LoginRequiredDialog } from '@/components/ui/login-required-dialog';
+import { useGuardedBooking } from '@/lib/use-guarded-booking';
 import { BookingConfirmationDialog } from '@/components/ui/booking-confirmation-dialog';
 import { useSession } from '@/lib/session';
-import { formatPrice } from '@/lib/format';
 import { useAirportServices } from '@/features/airport/api/airport';
 import { AirportBookingDialog } from '@/features/airport/components/airport-booking-dialog';
 import type { AirportBooking, AirportService } from '@/types/database';
@@ -18,46 +16,30 @@ export default function AirportServicePage() {
   usePageTitle('Service aéroportuaire');
   const { user } = useSession();
   const services = useAirportServices();
-  const [selected, setSelected] = useState<AirportService['code'] | null>(null);
-  const [loginOpen, setLoginOpen] = useState(false);
-  const [booked, setBooked] = useState<AirportBooking | null>(null);
-
-  const open = (code: AirportService['code']) => {
-    if (!user) {
-      toast.error(LOGIN_REQUIRED_MESSAGE);
-      setLoginOpen(true);
-      return;
-    }
-    setSelected(code);
-  };
+  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation } = useGuardedBooking<AirportService['code'], AirportBooking>();
 
   return (
     <>
       <PageHero title="Service aéroportuaire" subtitle="Accueil, assistance aux formalités et transport à l'aéroport international de N'djili." />
       <Section title="Nos offres">
-        {services.isPending ? (
-          <Spinner />
-        ) : services.isError ? (
-          <ErrorState message={services.error.message} onRetry={() => void services.refetch()} />
-        ) : services.data.length === 0 ? (
-          <EmptyState title="Aucune offre disponible pour le moment." />
-        ) : (
-          <div className="grid gap-6 md:grid-cols-3">
-            {services.data.map((s) => (
-              <article key={s.code} className="flex flex-col rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
-                <Plane className="h-8 w-8 text-amber-500" aria-hidden="true" />
-                <h3 className="mt-3 text-lg font-bold text-blue-950">{s.name}</h3>
-                <p className="mt-2 flex-1 text-sm text-slate-700">{s.description}</p>
-                <p className="mt-4 text-2xl font-extrabold text-blue-950">
-                  {formatPrice(s.price)} <span className="text-sm font-normal text-slate-600">par passager</span>
-                </p>
-                <Button className="mt-4" onClick={() => open(s.code)} aria-label={`Réserver ${s.name}`}>
-                  Réserver
-                </Button>
-              </article>
-            ))}
-          </div>
-        )}
+        <QueryList query={services} empty="Aucune offre disponible pour le moment.">
+          {(items) => (
+            <div className="grid gap-6 md:grid-cols-3">
+              {items.map((s) => (
+                <ServiceCard
+                  key={s.code}
+                  icon={Plane}
+                  name={s.name}
+                  description={s.description}
+                  price={<PerUnit amount={s.price} unit="par passager" />}
+                  action="Réserver"
+                  actionLabel={`Réserver ${s.name}`}
+                  onAction={() => open(s.code)}
+                />
+              ))}
+            </div>
+          )}
+        </QueryList>
       </Section>
       <Section title="Services inclus">
         <ul className="grid gap-3 sm:grid-cols-2">
@@ -68,22 +50,19 @@ export default function AirportServicePage() {
           ))}
         </ul>
       </Section>
-      <LoginRequiredDialog open={loginOpen} onClose={() => setLoginOpen(false)} />
+      <LoginRequiredDialog open={loginOpen} onClose={closeLogin} />
       {user && selected && services.data && (
         <AirportBookingDialog
           key={selected}
           open
-          onClose={() => setSelected(null)}
+          onClose={close}
           services={services.data}
           initialService={selected}
           userId={user.id}
-          onBooked={(b) => {
-            setSelected(null);
-            setBooked(b);
-          }}
+          onBooked={done}
         />
       )}
-      <BookingConfirmationDialog open={!!booked} onClose={() => setBooked(null)} title="Réservation confirmée !" booking={booked}>
+      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} title="Réservation confirmée !" booking={booked}>
         {booked && (
           <p className="text-sm text-slate-700">
             Vol {booked.flight_number}, {booked.passengers} passager{booked.passengers > 1 ? 's' : ''}.

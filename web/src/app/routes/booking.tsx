@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
 import { useSession } from '@/lib/session';
@@ -59,7 +59,7 @@ export default function BookingPage() {
   }, [results.data]);
 
   useEffect(() => {
-    if (results.isError) toast.error('Erreur lors de la recherche de véhicules');
+    if (results.isError) notify.error('Erreur lors de la recherche de véhicules');
   }, [results.isError]);
 
   useEffect(() => {
@@ -145,9 +145,9 @@ export default function BookingPage() {
                   onSuccess: (result) => {
                     setBooked({ result, email: d.email });
                     setStep('confirmation');
-                    toast.success('Réservation enregistrée');
+                    notify.success('Réservation enregistrée');
                   },
-                  onError: (err) => toast.error(err.message || 'Erreur lors de la réservation'),
+                  onError: (err) => notify.error(err.message || 'Erreur lors de la réservation'),
                 },
               )
             }

@@ -1,12 +1,23 @@
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { CalendarRange, ShieldCheck, BadgePercent } from 'lucide-react';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { buttonClass } from '@/components/ui/button';
 import { paths } from '@/config/paths';
+import { BookingConfirmationDialog } from '@/components/ui/booking-confirmation-dialog';
+import { useSession } from '@/lib/session';
+import { formatDate, formatDays } from '@/lib/format';
+import type { Vehicle } from '@/types/database';
 import { VehicleGrid } from '@/features/vehicles/components/vehicle-grid';
+import { ReservationDialog, type ReservationOutcome } from '@/features/booking/components/reservation-dialog';
+import { PaymentFollowUp } from '@/features/booking/components/reservation-steps';
 
 export default function CarRentalPage() {
   usePageTitle('Location standard et longue durée');
+  const { user, profile } = useSession();
+  // A card's Réserver opens the reservation dialog here (visitors too); /fleet keeps the public booking.
+  const [selected, setSelected] = useState<Vehicle | null>(null);
+  const [booked, setBooked] = useState<ReservationOutcome | null>(null);
   return (
     <>
       <PageHero title="Location standard et longue durée" subtitle="Louez à la journée, à la semaine ou au mois : plus la durée est longue, plus le tarif est avantageux.">
@@ -34,8 +45,37 @@ export default function CarRentalPage() {
         </ul>
       </Section>
       <Section title="Véhicules disponibles">
-        <VehicleGrid limit={null} />
+        <VehicleGrid limit={null} onReserve={setSelected} />
       </Section>
+      {selected && (
+        <ReservationDialog
+          key={selected.id}
+          vehicle={selected}
+          onClose={() => setSelected(null)}
+          defaults={{ name: profile?.full_name ?? '', email: profile?.email ?? user?.email ?? '', phone: profile?.phone ?? '' }}
+          onBooked={(outcome) => {
+            setSelected(null);
+            setBooked(outcome);
+          }}
+        />
+      )}
+      <BookingConfirmationDialog
+        open={!!booked}
+        onClose={() => setBooked(null)}
+        title="Réservation enregistrée !"
+        booking={booked ? { id: booked.result.id, total_amount: booked.result.total_amount } : null}
+        againLabel="Retour aux véhicules"
+        profileLink={!!user}
+      >
+        {booked && (
+          <>
+            <p className="text-sm text-slate-700">
+              {booked.vehicleName}, du {formatDate(booked.startDate)} au {formatDate(booked.endDate)} ({formatDays(booked.result.days)}).
+            </p>
+            <PaymentFollowUp payment={booked.payment} total={booked.result.total_amount} />
+          </>
+        )}
+      </BookingConfirmationDialog>
     </>
   );
 }

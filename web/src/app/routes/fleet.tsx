@@ -28,6 +28,7 @@ export default function FleetPage() {
             </Link>
           ))}
         </nav>
+        <h2 className="sr-only">Véhicules disponibles</h2>
         <VehicleGrid category={category} limit={null} />
       </Section>
     </>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { Alert, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
@@ -44,12 +44,12 @@ export default function LoginPage() {
     setErrors({});
     signIn.mutate(r.data, {
       onSuccess: (profile) => {
-        toast.success('Connexion réussie');
+        notify.success('Connexion réussie');
         navigate(profile.role === 'admin' ? paths.adminDashboard : (redirect ?? paths.profile), { replace: true });
       },
       onError: (err) => {
         if ('code' in err && err.code === 'email_not_confirmed') setNeedsVerification(true);
-        toast.error(err.message);
+        notify.error(err.message);
       },
     });
   };

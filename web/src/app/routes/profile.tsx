@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Navigate, useNavigate } from 'react-router';
 import { LogOut } from 'lucide-react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
 import { Alert } from '@/components/ui/field';
@@ -61,10 +61,10 @@ export default function ProfilePage() {
           onClick={() =>
             signOut.mutate(undefined, {
               onSuccess: () => {
-                toast.success('Vous êtes déconnecté');
+                notify.success('Vous êtes déconnecté');
                 navigate(paths.login);
               },
-              onError: () => toast.error('Erreur lors de la déconnexion'),
+              onError: () => notify.error('Erreur lors de la déconnexion'),
             })
           }
         >

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { Alert, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
@@ -52,7 +52,7 @@ export default function RegisterPage() {
       { email: r.data.email, password: r.data.password, fullName: r.data.fullName ?? '' },
       {
         onSuccess: () => {
-          toast.success('Inscription réussie ! Consultez vos emails pour confirmer votre compte.');
+          notify.success('Inscription réussie ! Consultez vos emails pour confirmer votre compte.');
           const q = new URLSearchParams({ registered: '1', email: r.data.email });
           if (redirect) q.set('redirect', redirect);
           navigate(`${paths.login}?${q.toString()}`);
@@ -63,7 +63,7 @@ export default function RegisterPage() {
           else if (passwordCodes.has(code)) setErrors({ password: err.message });
           else setErrors({ _: err.message });
           setTouched({ email: true, password: true, confirmPassword: true });
-          toast.error(err.message);
+          notify.error(err.message);
         },
       },
     );

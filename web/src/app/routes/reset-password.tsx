@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { Alert, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
@@ -50,12 +50,12 @@ export default function ResetPasswordPage() {
     setErrors({});
     update.mutate(r.data.password, {
       onSuccess: async () => {
-        toast.success('Mot de passe modifié');
+        notify.success('Mot de passe modifié');
         const email = user.email ?? '';
         await forgetLocalSession();
         navigate(`${paths.login}?reset=1&email=${encodeURIComponent(email)}`, { replace: true });
       },
-      onError: (err) => toast.error(err.message),
+      onError: (err) => notify.error(err.message),
     });
   };
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CheckCircle2, Loader2, XCircle } from 'lucide-react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { paths } from '@/config/paths';
 import { initialUrl } from '@/lib/supabase';
@@ -42,7 +42,7 @@ export default function VerifyEmailPage() {
 
   useEffect(() => {
     if (state.kind === 'verifying') return;
-    if (state.kind === 'error') toast.error(state.message);
+    if (state.kind === 'error') notify.error(state.message);
     const to = state.kind === 'success' ? `${paths.login}?verified=1${state.email ? `&email=${encodeURIComponent(state.email)}` : ''}` : paths.login;
     const t = window.setTimeout(() => navigate(to, { replace: true }), state.kind === 'success' ? 2000 : 4000);
     return () => window.clearTimeout(t);

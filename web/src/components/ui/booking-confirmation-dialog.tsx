@@ -15,6 +15,7 @@ export function BookingConfirmationDialog({
   booking,
   children,
   againLabel = 'Réserver à nouveau',
+  profileLink = true,
 }: {
   open: boolean;
   onClose: () => void;
@@ -22,6 +23,8 @@ export function BookingConfirmationDialog({
   booking: { id: string; total_amount: Numeric } | null;
   children?: ReactNode;
   againLabel?: string;
+  /** Off for a visitor's booking, which no profile lists. */
+  profileLink?: boolean;
 }) {
   return (
     <Dialog open={open} onClose={onClose} title={title}>
@@ -47,9 +50,11 @@ export function BookingConfirmationDialog({
             <Button variant="outline" onClick={onClose}>
               {againLabel}
             </Button>
-            <Link to={paths.profile} className={buttonClass('primary')}>
-              Voir mes réservations
-            </Link>
+            {profileLink && (
+              <Link to={paths.profile} className={buttonClass('primary')}>
+                Voir mes réservations
+              </Link>
+            )}
           </div>
         </div>
       )}

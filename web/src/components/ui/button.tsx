@@ -26,3 +26,34 @@ export function Button({ variant = 'primary', className, type = 'button', ...pro
 export function ButtonLink({ variant = 'primary', className, ...props }: LinkProps & { variant?: Variant }) {
   return <Link className={buttonClass(variant, className)} {...props} />;
 }
+
+/**
+ * The foot of a dialog's form: Annuler, then the submit button, which says `busyLabel` and is
+ * disabled while the request runs (or while `disabled`).
+ */
+export function FormActions({
+  onCancel,
+  submitLabel,
+  busy,
+  busyLabel = 'Envoi…',
+  disabled = false,
+  cancelVariant = 'ghost',
+}: {
+  onCancel: () => void;
+  submitLabel: string;
+  busy: boolean;
+  busyLabel?: string;
+  disabled?: boolean;
+  cancelVariant?: Variant;
+}) {
+  return (
+    <div className="flex justify-end gap-2">
+      <Button variant={cancelVariant} onClick={onCancel}>
+        Annuler
+      </Button>
+      <Button type="submit" disabled={busy || disabled}>
+        {busy ? busyLabel : submitLabel}
+      </Button>
+    </div>
+  );
+}

@@ -39,8 +39,15 @@ function Shell({ id, label, error, hint, required, children }: FieldShell & { id
   );
 }
 
-function describedBy(id: string, error?: string, hint?: string) {
-  return error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+/** What every control carries: its id, style, and the ARIA state of its hint and error. */
+function controlProps(id: string, { error, hint, required }: Omit<FieldShell, 'label'>, className: string | undefined) {
+  return {
+    id,
+    className: cn(control, error && 'border-red-600', className),
+    'aria-invalid': error ? true : undefined,
+    'aria-required': required || undefined,
+    'aria-describedby': error ? `${id}-error` : hint ? `${id}-hint` : undefined,
+  };
 }
 
 export function TextField({ label, error, hint, required, className, id: givenId, ...props }: FieldShell & InputHTMLAttributes<HTMLInputElement>) {
@@ -49,11 +56,7 @@ export function TextField({ label, error, hint, required, className, id: givenId
   return (
     <Shell id={id} label={label} error={error} hint={hint} required={required}>
       <input
-        id={id}
-        className={cn(control, error && 'border-red-600', className)}
-        aria-invalid={error ? true : undefined}
-        aria-required={required || undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...controlProps(id, { error, hint, required }, className)}
         {...props}
       />
     </Shell>
@@ -66,11 +69,7 @@ export function SelectField({ label, error, hint, required, className, id: given
   return (
     <Shell id={id} label={label} error={error} hint={hint} required={required}>
       <select
-        id={id}
-        className={cn(control, error && 'border-red-600', className)}
-        aria-invalid={error ? true : undefined}
-        aria-required={required || undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...controlProps(id, { error, hint, required }, className)}
         {...props}
       >
         {children}
@@ -85,12 +84,8 @@ export function TextAreaField({ label, error, hint, required, className, id: giv
   return (
     <Shell id={id} label={label} error={error} hint={hint} required={required}>
       <textarea
-        id={id}
         rows={4}
-        className={cn(control, error && 'border-red-600', className)}
-        aria-invalid={error ? true : undefined}
-        aria-required={required || undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...controlProps(id, { error, hint, required }, className)}
         {...props}
       />
     </Shell>

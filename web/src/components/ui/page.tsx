@@ -1,10 +1,16 @@
 import { useEffect, type ReactNode } from 'react';
 import { site } from '@/config/site';
 
+const fullTitle = (title: string) => (title ? `${title} | ${site.name}` : site.name);
+
+/** The title of the page being rendered at build time (no document there). */
+export const ssrHead = { title: '' };
+
 /** Sets the document title: "<title> | Kinshasa Prestige Auto". */
 export function usePageTitle(title: string) {
+  if (typeof document === 'undefined') ssrHead.title = fullTitle(title);
   useEffect(() => {
-    document.title = title ? `${title} | ${site.name}` : site.name;
+    document.title = fullTitle(title);
   }, [title]);
 }
 

@@ -33,3 +33,19 @@ export function ErrorState({ message, onRetry }: { message: string; onRetry?: ()
     </div>
   );
 }
+
+/** A list from a query: spinner while loading, the error with a retry, the empty message, or the items. */
+export function QueryList<T>({
+  query,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isError: boolean; error: { message: string } | null; data: T[] | undefined; refetch: () => unknown };
+  empty: string;
+  children: (items: T[]) => ReactNode;
+}) {
+  if (query.isPending) return <Spinner />;
+  if (query.isError || !query.data) return <ErrorState message={query.error?.message ?? ''} onRetry={() => void query.refetch()} />;
+  if (query.data.length === 0) return <EmptyState title={empty} />;
+  return <>{children(query.data)}</>;
+}

@@ -4,7 +4,7 @@ import { apiAssetUrl } from '@/lib/format';
 import { getApiUrl } from '@/lib/supabase';
 
 /** A vehicle picture from storage; a drawn placeholder when there is none or it fails to load. */
-export function VehicleImage({ path, alt, className }: { path: string | null; alt: string; className?: string }) {
+export function VehicleImage({ path, alt, className, eager = false }: { path: string | null; alt: string; className?: string; eager?: boolean }) {
   const [failed, setFailed] = useState(false);
   const src = apiAssetUrl(getApiUrl(), path);
   if (!src || failed)
@@ -13,5 +13,5 @@ export function VehicleImage({ path, alt, className }: { path: string | null; al
         <CarFront className="h-14 w-14 text-slate-500" aria-hidden="true" />
       </div>
     );
-  return <img src={src} alt={alt} loading="lazy" width={400} height={240} onError={() => setFailed(true)} className={`bg-slate-200 object-cover ${className ?? ''}`} />;
+  return <img src={src} alt={alt} loading={eager ? 'eager' : 'lazy'} fetchPriority={eager ? 'high' : 'auto'} width={400} height={240} onError={() => setFailed(true)} className={`bg-slate-200 object-cover ${className ?? ''}`} />;
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { Dialog } from '@/components/ui/dialog';
-import { Button } from '@/components/ui/button';
+import { FormActions } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { fieldErrors } from '@/lib/validation';
 import { formatPrice, todayIso } from '@/lib/format';
@@ -50,10 +50,10 @@ export function AirportBookingDialog({
       { userId, values: parsed.data },
       {
         onSuccess: (b) => {
-          toast.success('Réservation soumise avec succès!');
+          notify.success('Réservation soumise avec succès!');
           onBooked(b);
         },
-        onError: (err) => toast.error(err.message || 'Erreur lors de la réservation. Veuillez réessayer.'),
+        onError: (err) => notify.error(err.message || 'Erreur lors de la réservation. Veuillez réessayer.'),
       },
     );
   };
@@ -100,14 +100,7 @@ export function AirportBookingDialog({
           </p>
         )}
         {create.isError && <Alert>{create.error.message}</Alert>}
-        <div className="flex justify-end gap-2">
-          <Button variant="ghost" onClick={onClose}>
-            Annuler
-          </Button>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Envoi…' : 'Confirmer la réservation'}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} submitLabel="Confirmer la réservation" busy={create.isPending} />
       </form>
     </Dialog>
   );

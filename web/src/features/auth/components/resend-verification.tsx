@@ -1,4 +1,4 @@
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { useResendVerification } from '../api/auth';
 
 export function ResendVerification({ email }: { email: string }) {
@@ -10,12 +10,12 @@ export function ResendVerification({ email }: { email: string }) {
       disabled={resend.isPending}
       onClick={() => {
         if (!email) {
-          toast.error("Veuillez d'abord saisir votre adresse email");
+          notify.error("Veuillez d'abord saisir votre adresse email");
           return;
         }
         resend.mutate(email, {
-          onSuccess: () => toast.success('Un nouvel email de vérification a été envoyé. Vérifiez votre boîte de réception et vos spams.'),
-          onError: (e) => toast.error(e.message),
+          onSuccess: () => notify.success('Un nouvel email de vérification a été envoyé. Vérifiez votre boîte de réception et vos spams.'),
+          onError: (e) => notify.error(e.message),
         });
       }}
     >

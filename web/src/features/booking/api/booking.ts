@@ -1,7 +1,7 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
 import { toAppError } from '@/lib/errors';
-import type { AvailableVehicle, BookVehicleResult, VehicleCategory } from '@/types/database';
+import type { AvailableVehicle, BookVehicleResult, BookingPaymentMethod, MobileMoneyProvider, RentalQuote, VehicleCategory } from '@/types/database';
 
 export interface SearchParams {
   startDate: string;
@@ -52,9 +52,34 @@ export interface BookVehicleParams {
   phone: string;
   licenseNumber: string;
   specialRequests: string;
+  /** How the customer means to pay (the reservation dialog); never card data. */
+  payment?: {
+    method: BookingPaymentMethod;
+    mobileMoneyProvider?: MobileMoneyProvider | undefined;
+    mobileMoneyPhone?: string | undefined;
+    transferReference?: string | undefined;
+  };
+  pickupTime?: string;
+  passengers?: number;
 }
 
-/** The public booking: a pending booking whose total the database sets. */
+/** The reservation dialog's extra arguments, only when given: older servers know the first ten. */
+function dialogArgs(p: BookVehicleParams): Record<string, string | number> {
+  const args: Record<string, string | number> = {};
+  if (p.payment) {
+    args.payment_method = p.payment.method;
+    if (p.payment.method === 'mobile') {
+      if (p.payment.mobileMoneyProvider) args.mobile_money_provider = p.payment.mobileMoneyProvider;
+      if (p.payment.mobileMoneyPhone) args.mobile_money_phone = p.payment.mobileMoneyPhone;
+    }
+    if (p.payment.method === 'bank' && p.payment.transferReference) args.payment_reference = p.payment.transferReference;
+  }
+  if (p.pickupTime) args.pickup_time = p.pickupTime;
+  if (p.passengers !== undefined) args.passengers = p.passengers;
+  return args;
+}
+
+/** A pending booking whose total the database sets (the public booking and the reservation dialog). */
 export async function bookVehicle(p: BookVehicleParams): Promise<BookVehicleResult> {
   const { data, error } = await supabase()
     .rpc('book_vehicle', {
@@ -68,6 +93,7 @@ export async function bookVehicle(p: BookVehicleParams): Promise<BookVehicleResu
       customer_phone: p.phone,
       driver_license_number: p.licenseNumber,
       special_requests: p.specialRequests || null,
+      ...dialogArgs(p),
     })
     .single();
   if (error) throw toAppError(error, 'Erreur lors de la réservation');
@@ -75,5 +101,37 @@ export async function bookVehicle(p: BookVehicleParams): Promise<BookVehicleResu
 }
 
 export function useBookVehicle() {
-  return useMutation({ mutationFn: bookVehicle });
+  const qc = useQueryClient();
+  return useMutation({ mutationFn: bookVehicle, onSuccess: () => qc.invalidateQueries({ queryKey: ['my-bookings'] }) });
+}
+
+export interface QuoteParams {
+  vehicleId: string;
+  startDate: string;
+  endDate: string;
+}
+
+/** What renting the vehicle over the dates costs, discounts applied: the database's price. */
+export async function quoteVehicleRental(p: QuoteParams): Promise<RentalQuote> {
+  const { data, error } = await supabase()
+    .rpc('quote_vehicle_rental', { vehicle_id: p.vehicleId, start_date: p.startDate, end_date: p.endDate })
+    .maybeSingle();
+  if (error) throw toAppError(error, 'Erreur lors du calcul du prix');
+  if (!data) throw toAppError({ code: 'PT404' });
+  return data as RentalQuote;
+}
+
+export const quoteKeys = {
+  all: ['rental-quote'] as const,
+  quote: (p: QuoteParams) => [...quoteKeys.all, p.vehicleId, p.startDate, p.endDate] as const,
+};
+
+/** The quote, while the dates are complete (`null` otherwise); the last one stays shown while the next loads. */
+export function useRentalQuote(params: QuoteParams | null) {
+  return useQuery({
+    queryKey: quoteKeys.quote(params ?? { vehicleId: '', startDate: '', endDate: '' }),
+    queryFn: () => quoteVehicleRental(params as QuoteParams),
+    enabled: params !== null,
+    placeholderData: keepPreviousData,
+  });
 }

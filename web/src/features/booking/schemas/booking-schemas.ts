@@ -11,6 +11,9 @@ export const bookingMessages = {
   maxPrice: 'Le prix maximum doit être compris entre 0 et 1000',
 } as const;
 
+/** A driving licence number: 4–24 letters, digits, spaces, '-' or '/'. */
+export const LICENSE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 \-/]{3,23}$/;
+
 export const SEAT_OPTIONS = [0, 2, 4, 5, 7] as const;
 export const TRANSMISSIONS = ['Manuelle', 'Automatique', 'CVT'] as const;
 export const FUEL_TYPES = ['Essence', 'Diesel', 'Hybride', 'Électrique', 'GPL'] as const;
@@ -42,7 +45,7 @@ export const detailsSchema = z.object({
     .string()
     .trim()
     .min(1, bookingMessages.required)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9 \-/]{3,23}$/, bookingMessages.license),
+    .regex(LICENSE_PATTERN, bookingMessages.license),
   specialRequests: z.string().trim().max(1000).default(''),
 });
 

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { fieldErrors } from '@/lib/validation';
@@ -28,10 +28,10 @@ export function ContactForm({ source, defaultSubject = '' }: { source: 'contact'
       { ...r.data, source },
       {
         onSuccess: () => {
-          toast.success('Message envoyé');
+          notify.success('Message envoyé');
           setValues({ ...empty, subject: defaultSubject });
         },
-        onError: () => toast.error('Une erreur est survenue. Veuillez réessayer plus tard.'),
+        onError: () => notify.error('Une erreur est survenue. Veuillez réessayer plus tard.'),
       },
     );
   };

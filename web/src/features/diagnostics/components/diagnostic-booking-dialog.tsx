@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { Dialog } from '@/components/ui/dialog';
-import { Button } from '@/components/ui/button';
+import { FormActions } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { fieldErrors } from '@/lib/validation';
 import { formatPrice, todayIso } from '@/lib/format';
@@ -60,10 +60,10 @@ export function DiagnosticBookingDialog({
       { userId, values: parsed.data },
       {
         onSuccess: (b) => {
-          toast.success('Rendez-vous confirmé!');
+          notify.success('Rendez-vous confirmé!');
           onBooked(b);
         },
-        onError: (err) => toast.error(err.message || 'Erreur lors de la réservation. Veuillez réessayer.'),
+        onError: (err) => notify.error(err.message || 'Erreur lors de la réservation. Veuillez réessayer.'),
       },
     );
   };
@@ -98,14 +98,7 @@ export function DiagnosticBookingDialog({
         </div>
         <TextAreaField label="Remarques" value={notes} onChange={(e) => setNotes(e.target.value)} rows={3} />
         {create.isError && <Alert>{create.error.message}</Alert>}
-        <div className="flex justify-end gap-2">
-          <Button variant="ghost" onClick={onClose}>
-            Annuler
-          </Button>
-          <Button type="submit" disabled={create.isPending || !canSubmitDiagnostic(email, phone)}>
-            {create.isPending ? 'Envoi…' : 'Confirmer le rendez-vous'}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} submitLabel="Confirmer le rendez-vous" busy={create.isPending} disabled={!canSubmitDiagnostic(email, phone)} />
       </form>
     </Dialog>
   );

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { EMAIL_PATTERN, isValidPhone } from '@/lib/validation';
 
 /**
- * The payment and reservation-dialog rules of the spec (section 5). Online payment is not
- * offered yet (the profile says so); these rules are ready for when it is.
+ * The payment and reservation-dialog rules of the spec (section 5), used by the reservation
+ * dialog's steps and payment form. No payment is taken online: a card is only checked in the
+ * browser, never sent.
  */
 export const paymentMessages = {
   card: 'Numéro de carte invalide',

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { Dialog } from '@/components/ui/dialog';
-import { Button } from '@/components/ui/button';
+import { FormActions } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { fieldErrors } from '@/lib/validation';
 import { formatDays, formatPrice, todayIso } from '@/lib/format';
@@ -48,10 +48,10 @@ export function PremiumBookingDialog({
       { userId, values: parsed.data },
       {
         onSuccess: (b) => {
-          toast.success('Demande de service premium envoyée!');
+          notify.success('Demande de service premium envoyée!');
           onBooked(b);
         },
-        onError: (err) => toast.error(err.message || 'Erreur lors de la demande. Veuillez réessayer.'),
+        onError: (err) => notify.error(err.message || 'Erreur lors de la demande. Veuillez réessayer.'),
       },
     );
   };
@@ -77,14 +77,7 @@ export function PremiumBookingDialog({
           Total estimé : <strong>{formatPrice(Number(service.price_per_day) * days)}</strong> ({formatPrice(service.price_per_day)} × {formatDays(days)})
         </p>
         {create.isError && <Alert>{create.error.message}</Alert>}
-        <div className="flex justify-end gap-2">
-          <Button variant="ghost" onClick={onClose}>
-            Annuler
-          </Button>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Envoi…' : 'Envoyer la demande'}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} submitLabel="Envoyer la demande" busy={create.isPending} />
       </form>
     </Dialog>
   );

@@ -24,6 +24,13 @@ describe('my bookings', () => {
     expect(list[0]?.detail).toMatch(/Vol ET863 \(arrivée\) le 30 novembre 2026 à 14:30 · 2 passagers/);
     expect(list[2]?.detail).toBe('À partir du 1 décembre 2026 · 2 jours');
   });
+  it('shows what the reservation dialog recorded with a vehicle booking', () => {
+    const dialog = { ...vehicle, pickup_time: '09:30:00', passengers: 3, payment_method: 'bank', payment_reference: 'VIR-AB12CD34' } satisfies VehicleBooking;
+    expect(toMyBookings([dialog], [], [], [])[0]?.detail).toBe(
+      'Du 22 novembre 2026 au 23 novembre 2026 (prise en charge à 09:30) · 3 personnes · Paiement prévu : Virement bancaire (référence VIR-AB12CD34)',
+    );
+    expect(toMyBookings([vehicle], [], [], [])[0]?.detail).toBe('Du 22 novembre 2026 au 23 novembre 2026');
+  });
   it('excludes cancelled bookings from the total spent', () => {
     expect(totalSpent(toMyBookings([vehicle], [airport], [], [premium]))).toBe(690);
   });

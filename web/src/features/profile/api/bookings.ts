@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
 import { toAppError } from '@/lib/errors';
 import { formatDate, formatDays } from '@/lib/format';
+import { paymentMethodLabels } from '@/lib/labels';
 import type { AirportBooking, BookingStatus, DiagnosticBooking, Numeric, PremiumBooking, VehicleBooking } from '@/types/database';
 
 export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
@@ -52,7 +53,7 @@ export function toMyBookings(
       kind: 'vehicle' as const,
       id: b.id,
       title: b.vehicles?.name ?? 'Véhicule',
-      detail: `Du ${formatDate(b.start_date)} au ${formatDate(b.end_date)}`,
+      detail: vehicleDetail(b),
       total: b.total_amount,
       status: b.booking_status,
       createdAt: b.created_at,
@@ -132,4 +133,15 @@ export function useCancelBooking() {
     mutationFn: ({ kind, id }: { kind: BookingKind; id: string }) => cancelBooking(kind, id),
     onSuccess: () => qc.invalidateQueries({ queryKey: myBookingKeys.all }),
   });
+}
+
+/** Dates, then what the reservation dialog recorded: pick-up time, people, how they will pay. */
+function vehicleDetail(b: VehicleBooking): string {
+  const parts = [`Du ${formatDate(b.start_date)} au ${formatDate(b.end_date)}${b.pickup_time ? ` (prise en charge à ${b.pickup_time.slice(0, 5)})` : ''}`];
+  if (b.passengers) parts.push(`${b.passengers} personne${b.passengers > 1 ? 's' : ''}`);
+  if (b.payment_method) {
+    const reference = b.payment_method === 'bank' && b.payment_reference ? ` (référence ${b.payment_reference})` : '';
+    parts.push(`Paiement prévu : ${paymentMethodLabels[b.payment_method]}${reference}`);
+  }
+  return parts.join(' · ');
 }

@@ -1,4 +1,4 @@
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { Button } from '@/components/ui/button';
 import { bookingReference, formatDate, formatPrice } from '@/lib/format';
 import { cn } from '@/lib/cn';
@@ -48,8 +48,8 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
                     cancel.mutate(
                       { kind: b.kind, id: b.id },
                       {
-                        onSuccess: () => toast.success('Réservation annulée'),
-                        onError: (e) => toast.error(e.message),
+                        onSuccess: () => notify.success('Réservation annulée'),
+                        onError: (e) => notify.error(e.message),
                       },
                     );
                   }}

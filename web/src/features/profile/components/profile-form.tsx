@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { toast } from 'sonner';
+import { notify } from '@/lib/notify';
 import { TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { profileKeys, updateOwnProfile } from '@/lib/profile-api';
@@ -16,9 +16,9 @@ export function ProfileForm({ profile }: { profile: Profile }) {
     mutationFn: () => updateOwnProfile(profile.user_id, { full_name: fullName, phone }),
     onSuccess: (p) => {
       qc.setQueryData(profileKeys.own(profile.user_id), p);
-      toast.success('Profil mis à jour');
+      notify.success('Profil mis à jour');
     },
-    onError: (e) => toast.error(e.message),
+    onError: (e) => notify.error(e.message),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

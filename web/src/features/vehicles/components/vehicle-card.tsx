@@ -12,11 +12,24 @@ export function bookingLink(vehicleId: string) {
   return `${paths.booking}?vehicle=${vehicleId}&start=${start}&end=${addDaysIso(start, 1)}`;
 }
 
-export function VehicleCard({ vehicle }: { vehicle: Vehicle }) {
+/**
+ * A fleet card. Its Réserver goes to the public booking with the vehicle, unless `onReserve` is
+ * given (the /car-rental page opens the reservation dialog with it). `eager`: the picture is
+ * among the first on screen (loaded at once, high priority).
+ */
+export function VehicleCard({
+  vehicle,
+  onReserve,
+  eager = false,
+}: {
+  vehicle: Vehicle;
+  onReserve?: ((vehicle: Vehicle) => void) | undefined;
+  eager?: boolean;
+}) {
   const extra = vehicle.features.length - 3;
   return (
     <article className="flex flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">
-      <VehicleImage path={vehicle.primary_image} alt={`${vehicle.name} (${vehicle.make} ${vehicle.model})`} className="aspect-[5/3] w-full" />
+      <VehicleImage path={vehicle.primary_image} alt={`${vehicle.name} (${vehicle.make} ${vehicle.model})`} className="aspect-[5/3] w-full" eager={eager} />
       <div className="flex flex-1 flex-col gap-3 p-4">
         <div className="flex items-start justify-between gap-2">
           <div>
@@ -43,9 +56,15 @@ export function VehicleCard({ vehicle }: { vehicle: Vehicle }) {
             <span className="text-2xl font-extrabold text-blue-950">{formatPrice(vehicle.daily_rate)}</span>
             <span className="text-sm text-slate-600"> / jour</span>
           </p>
-          <Link to={bookingLink(vehicle.id)} className={buttonClass('primary')} aria-label={`Réserver ${vehicle.name}`}>
-            Réserver
-          </Link>
+          {onReserve ? (
+            <button type="button" onClick={() => onReserve(vehicle)} className={buttonClass('primary')} aria-label={`Réserver ${vehicle.name}`}>
+              Réserver
+            </button>
+          ) : (
+            <Link to={bookingLink(vehicle.id)} className={buttonClass('primary')} aria-label={`Réserver ${vehicle.name}`}>
+              Réserver
+            </Link>
+          )}
         </div>
       </div>
     </article>

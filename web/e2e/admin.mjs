@@ -1,0 +1,424 @@
+// End-to-end flows of the back office (/admin) against the real server, in Debian's Chromium.
+// Its own server (harness.mjs) like run.mjs. Usage: npm run build && npm run test:e2e:admin
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { SEED, launchBrowser, newPageIn, shot, startStack, webDir } from './harness.mjs';
+import { totp } from '../../supabase-compat-tests/lib/totp.mjs';
+const ADMIN = { email: process.env.SEED_ADMIN_EMAIL ?? 'admin@kinshasa-auto.test', password: SEED.adminPassword };
+const DEMO = { email: process.env.SEED_DEMO_EMAIL ?? 'client@kinshasa-auto.test', password: SEED.demoPassword };
+
+let stack;
+let browser;
+
+const newPage = (viewport = { width: 1366, height: 900 }) => newPageIn(browser, viewport);
+
+
+async function adminPage() {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/admin/login`);
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Mot de passe', { exact: true }).fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.waitForURL(/\/admin\/dashboard$/);
+  return page;
+}
+
+/** Through the service key (bypasses row-level security): what the database holds. */
+async function service(pathAndQuery, init = {}) {
+  const r = await fetch(`${stack.apiUrl}/rest/v1/${pathAndQuery}`, {
+    ...init,
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
+  });
+  const body = await r.text();
+  if (!r.ok) throw new Error(`${r.status} ${body}`);
+  return { body: body ? JSON.parse(body) : null, range: r.headers.get('content-range') };
+}
+const count = async (table, filter = '') => Number((await service(`${table}?select=id${filter}`, { headers: { Prefer: 'count=exact' } })).range.split('/')[1]);
+
+async function axe(page, name) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`), [], `axe on ${name}`);
+}
+
+before(async () => {
+  stack = await startStack({ webDir });
+  browser = await launchBrowser();
+  console.log(`site: ${stack.baseUrl}`);
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+test('the home page loads no back-office code', async () => {
+  const page = await newPage();
+  const scripts = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('.js')) scripts.push(r.url());
+  });
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.waitForLoadState('networkidle');
+  for (const url of scripts) {
+    const js = await (await fetch(url)).text();
+    assert.ok(!js.includes('Gestion des réservations') && !js.includes('admin_delete_users'), `${url} holds admin code`);
+  }
+  await page.context().close();
+});
+
+test('a visitor is sent to /admin/login; a customer gets Accès refusé', async () => {
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/admin/bookings`);
+  await page.waitForURL(/\/admin\/login\?redirect=/);
+  await page.getByRole('heading', { name: 'Administration' }).waitFor();
+  await axe(page, '/admin/login');
+  await shot(page, 'admin-login');
+
+  // the demo customer signs in on the admin page: refused, and /admin refuses too.
+  await page.getByLabel('Email').fill(DEMO.email);
+  await page.getByLabel('Mot de passe', { exact: true }).fill(DEMO.password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByText("Accès refusé - Vous n'avez pas les permissions nécessaires.").waitFor();
+  await page.goto(`${stack.baseUrl}/admin`);
+  await page.getByRole('heading', { name: "Accès refusé - Vous n'avez pas les permissions nécessaires." }).waitFor();
+  assert.equal(await page.getByRole('navigation', { name: 'Administration' }).count(), 0);
+  await shot(page, 'admin-denied');
+  await page.context().close();
+});
+
+test('the administrator signs in at /admin/login and sees the dashboard figures of the seed', async () => {
+  const expected = {
+    users: await count('profiles'),
+    vehicles: await count('vehicles'),
+    total: (await Promise.all(['bookings', 'airport_bookings', 'diagnostic_bookings', 'premium_service_bookings'].map((t) => count(t)))).reduce((a, b) => a + b, 0),
+    active: (await Promise.all(['bookings', 'airport_bookings', 'diagnostic_bookings', 'premium_service_bookings'].map((t) => count(t, '&booking_status=in.(pending,confirmed,active)')))).reduce((a, b) => a + b, 0),
+  };
+  assert.ok(expected.total >= 9 && expected.vehicles >= 16, JSON.stringify(expected));
+  const page = await adminPage();
+  await page.getByRole('heading', { name: 'Tableau de bord administrateur' }).waitFor();
+  assert.equal(await page.getByTestId('tile-users-value').textContent(), String(expected.users));
+  assert.equal(await page.getByTestId('tile-vehicles-value').textContent(), String(expected.vehicles));
+  assert.equal(await page.getByTestId('tile-bookings-value').textContent(), String(expected.active));
+  assert.equal(await page.getByTestId('tile-bookings-total').textContent(), String(expected.total));
+  await page.getByRole('link', { name: 'Voir tout' }).waitFor();
+  await axe(page, '/admin/dashboard');
+  await shot(page, 'admin-dashboard');
+  // /admin shows the dashboard too
+  await page.goto(`${stack.baseUrl}/admin`);
+  await page.getByRole('heading', { name: 'Tableau de bord administrateur' }).waitFor();
+  await page.context().close();
+});
+
+test('bookings: filter, change a status inline (kept after reload), edit a booking', async () => {
+  const page = await adminPage();
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Réservations' }).click();
+  await page.getByRole('heading', { name: 'Gestion des réservations' }).waitFor();
+  const total = await count('bookings') + await count('airport_bookings') + await count('diagnostic_bookings') + await count('premium_service_bookings');
+  await page.getByText(`${total} réservation(s) trouvée(s)`).waitFor();
+  await axe(page, '/admin/bookings');
+  await shot(page, 'admin-bookings');
+
+  // filters: a flight number, then a type, then nothing matches
+  await page.getByLabel('Rechercher').fill('ET863');
+  await page.getByText('1 réservation(s) trouvée(s)').waitFor();
+  await page.getByLabel('Rechercher').fill('');
+  await page.getByLabel('Type', { exact: true }).selectOption('diagnostic');
+  await page.getByText(`${await count('diagnostic_bookings')} réservation(s) trouvée(s)`).waitFor();
+  await page.getByLabel('Rechercher').fill('zzz-rien');
+  await page.getByText('Aucune réservation trouvée').waitFor();
+  await page.getByText('Aucune réservation ne correspond à vos critères.').waitFor();
+  await page.getByLabel('Rechercher').fill('');
+  await page.getByLabel('Type', { exact: true }).selectOption('all');
+
+  // inline status: the pending rental of the seed becomes confirmed, and stays so after a reload
+  const ref = '5EED0000';
+  const id = '5eed0000-0000-4000-8000-00000000b002';
+  await page.getByLabel('Rechercher').fill(id);
+  await page.getByText('1 réservation(s) trouvée(s)').waitFor();
+  await page.getByLabel(`Statut de la réservation #${ref}`).selectOption('confirmed');
+  await page.getByText('Statut mis à jour : Confirmée').waitFor();
+  assert.equal((await service(`bookings?id=eq.${id}&select=booking_status`)).body[0].booking_status, 'confirmed');
+  await page.reload();
+  await page.getByLabel('Rechercher').fill(id);
+  await page.getByText('1 réservation(s) trouvée(s)').waitFor();
+  assert.equal(await page.getByLabel(`Statut de la réservation #${ref}`).inputValue(), 'confirmed');
+
+  // details, then edit: a new pick-up place
+  await page.getByRole('button', { name: `Voir les détails de #${ref}` }).click();
+  const details = page.getByRole('dialog', { name: `Détails de la réservation #${ref.toUpperCase()}` });
+  await details.waitFor();
+  await details.getByRole('button', { name: 'Modifier' }).click();
+  const edit = page.getByRole('dialog', { name: `Modifier la réservation #${ref}` });
+  await edit.waitFor();
+  await edit.getByLabel('Lieu de prise en charge').fill('Hôtel Pullman, Gombe');
+  await shot(page, 'admin-booking-edit');
+  await edit.getByRole('button', { name: 'Sauvegarder' }).click();
+  await edit.waitFor({ state: 'hidden' });
+  assert.equal((await service(`bookings?id=eq.${id}&select=pickup_location`)).body[0].pickup_location, 'Hôtel Pullman, Gombe');
+  await page.getByRole('button', { name: `Voir les détails de #${ref}` }).click();
+  await page.getByRole('dialog').getByText('Hôtel Pullman, Gombe').waitFor();
+  await page.context().close();
+});
+
+// a 2x2 PNG, enough for an <img> to decode.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+
+test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bulk status change', async () => {
+  const page = await adminPage();
+  await page.goto(`${stack.baseUrl}/admin/vehicles`);
+  await page.getByRole('heading', { name: 'Gestion des véhicules' }).waitFor();
+  await page.getByText(`${await count('vehicles')} véhicule(s) trouvé(s)`).waitFor();
+  await axe(page, '/admin/vehicles');
+  await shot(page, 'admin-vehicles');
+
+  await page.getByRole('button', { name: 'Ajouter un véhicule' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Enregistrer un nouveau véhicule' });
+  await wizard.waitFor();
+  await wizard.getByText('Étape 1 sur 6').waitFor();
+  const next = wizard.getByRole('button', { name: 'Suivant' });
+  assert.equal(await next.isDisabled(), true, 'step 1 is incomplete');
+  await wizard.getByLabel('Nom du véhicule').fill('Kia Sportage E2E');
+  await wizard.getByLabel('Marque').fill('Kia');
+  await wizard.getByLabel('Modèle').fill('Sportage');
+  await wizard.getByLabel('Immatriculation').fill('ke-2026-x');
+  await wizard.getByLabel('Tarif journalier ($)').fill('95');
+  await axe(page, 'vehicle wizard');
+  await next.click();
+  await wizard.getByText('Étape 2 sur 6').waitFor();
+  await wizard.getByLabel('Transmission').selectOption('Automatique');
+  await next.click();
+  await wizard.getByText('Étape 3 sur 6').waitFor();
+  await wizard.getByText('Total : $665.00').waitFor(); // 7 days x 95, before the 10 % weekly discount
+  await wizard.getByText('$598.50').waitFor();
+  await next.click();
+  await wizard.getByText('Étape 4 sur 6').waitFor();
+  await wizard.getByLabel('Nouvelle caractéristique').fill('Caméra 360°');
+  await wizard.getByRole('button', { name: 'Ajouter', exact: true }).click();
+  await next.click();
+  await wizard.getByText('Étape 5 sur 6').waitFor();
+  assert.equal(await next.isDisabled(), true, 'a photo is required');
+  await wizard.locator('input[type=file]').setInputFiles({ name: 'kia.png', mimeType: 'image/png', buffer: PNG });
+  await wizard.getByRole('list', { name: 'Photos du véhicule' }).getByRole('img', { name: 'kia.png' }).waitFor();
+  await next.click();
+  await wizard.getByText('Étape 6 sur 6').waitFor();
+  await wizard.getByTestId('wizard-review').getByText('Non spécifiée').first().waitFor();
+  await wizard.getByText('1 photo(s)').waitFor();
+  await shot(page, 'admin-vehicle-wizard-review');
+  await wizard.getByRole('button', { name: 'Enregistrer le véhicule' }).click();
+  await wizard.waitFor({ state: 'hidden' });
+  await page.getByText('Kia Sportage E2E ajouté à la flotte').waitFor();
+  const saved = (await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=license_plate,daily_rate,primary_image,images,rental_status')).body[0];
+  assert.equal(saved.license_plate, 'KE-2026-X');
+  assert.equal(saved.rental_status, 'available');
+  assert.match(saved.primary_image, /\/storage\/v1\/object\/public\/vehicles\/vehicle-images\/\d+-0-\w+\.png$/);
+  assert.equal(saved.images.length, 1);
+
+  // the customer site shows it, with its photo
+  const visitor = await newPage();
+  await visitor.goto(`${stack.baseUrl}/fleet`);
+  const card = visitor.locator('article', { hasText: 'Kia Sportage E2E' });
+  await card.waitFor();
+  const img = card.locator('img').first();
+  await img.waitFor();
+  await visitor.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  await visitor.context().close();
+
+  // bulk: two vehicles to maintenance
+  await page.getByLabel('Sélectionner Toyota Yaris').check();
+  await page.getByLabel('Sélectionner Suzuki Swift').check();
+  await page.getByLabel('Changer le statut (2)').selectOption('maintenance');
+  await page.getByText('2 véhicule(s) : Maintenance').waitFor();
+  const statuses = (await service('vehicles?name=in.(%22Toyota%20Yaris%22,%22Suzuki%20Swift%22)&select=rental_status')).body.map((v) => v.rental_status);
+  assert.deepEqual(statuses, ['maintenance', 'maintenance']);
+  await page.getByLabel('Statut', { exact: true }).selectOption('maintenance');
+  await page.getByText('3 véhicule(s) trouvé(s)').waitFor(); // with the Range Rover of the seed
+
+  // a vehicle with rentals cannot be deleted: the dialog says why
+  await page.getByLabel('Statut', { exact: true }).selectOption('all');
+  await page.getByRole('button', { name: 'Supprimer Toyota Land Cruiser 300' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Confirmer la suppression' });
+  await confirm.getByText('Êtes-vous sûr de vouloir supprimer ce véhicule ? Cette action est irréversible.').waitFor();
+  await confirm.getByRole('button', { name: 'Supprimer' }).click();
+  await confirm.getByText(/a des réservations/).waitFor();
+  await confirm.getByRole('button', { name: 'Annuler' }).click();
+  await page.context().close();
+});
+
+test('users: edit a name, the add button explains, delete deletes the account', async () => {
+  // an account to delete, created through the admin API
+  const email = `a.supprimer.${Date.now()}@example.cd`;
+  const created = await fetch(`${stack.apiUrl}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password: 'Kinshasa2026', email_confirm: true, user_metadata: { full_name: 'Compte Jetable' } }),
+  }).then((r) => r.json());
+  assert.ok(created.id, JSON.stringify(created));
+
+  const page = await adminPage();
+  await page.goto(`${stack.baseUrl}/admin/users`);
+  await page.getByRole('heading', { name: 'Gestion des utilisateurs' }).waitFor();
+  await page.getByText('3 utilisateur(s) trouvé(s)').waitFor();
+  await axe(page, '/admin/users');
+  await shot(page, 'admin-users');
+
+  await page.getByRole('button', { name: 'Ajouter un utilisateur' }).click();
+  const add = page.getByRole('dialog', { name: 'Ajouter un utilisateur' });
+  await add.getByRole('button', { name: 'Sauvegarder' }).click();
+  await add.getByText('Nom et email sont requis').waitFor();
+  await add.getByLabel('Nom complet').fill('Nouveau');
+  await add.getByLabel('Email').fill('nouveau@example.cd');
+  await add.getByRole('button', { name: 'Sauvegarder' }).click();
+  await add.getByText("La création d'utilisateurs nécessite une implémentation d'authentification avancée").waitFor();
+  await add.getByRole('button', { name: 'Annuler' }).click();
+
+  await page.getByRole('button', { name: 'Modifier Client Démo' }).click();
+  const edit = page.getByRole('dialog', { name: "Modifier l'utilisateur" });
+  assert.equal(await edit.getByLabel('Email').isDisabled(), true);
+  await edit.getByText("L'email ne peut pas être modifié").waitFor();
+  await edit.getByLabel('Nom complet').fill('Client Démo Renommé');
+  await edit.getByLabel('Téléphone').fill('+243 81 555 0000');
+  await edit.getByRole('button', { name: 'Sauvegarder' }).click();
+  await edit.waitFor({ state: 'hidden' });
+  await page.getByText('Client Démo Renommé').waitFor();
+  const demo = (await service(`profiles?email=eq.${encodeURIComponent(DEMO.email)}&select=full_name,phone`)).body[0];
+  assert.deepEqual(demo, { full_name: 'Client Démo Renommé', phone: '+243 81 555 0000' });
+
+  // one's own row cannot be deleted
+  assert.equal(await page.getByRole('button', { name: 'Supprimer Administrateur' }).isDisabled(), true);
+  await page.getByRole('button', { name: 'Supprimer Compte Jetable' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Confirmer la suppression' });
+  await confirm.getByText('Êtes-vous sûr de vouloir supprimer cet utilisateur ? Cette action est irréversible.').waitFor();
+  await confirm.getByRole('button', { name: 'Supprimer' }).click();
+  await page.getByText('1 utilisateur(s) supprimé(s)').waitFor();
+  const gone = await fetch(`${stack.apiUrl}/auth/v1/admin/users/${created.id}`, { headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` } });
+  assert.equal(gone.status, 404, 'the account itself is deleted');
+  await page.getByText('2 utilisateur(s) trouvé(s)').waitFor();
+  await page.context().close();
+});
+
+test('settings: a value out of range is refused; a saved value is there after reload', async () => {
+  const page = await adminPage();
+  await page.goto(`${stack.baseUrl}/admin/settings`);
+  await page.getByRole('heading', { name: 'Paramètres système' }).waitFor();
+  await axe(page, '/admin/settings');
+  await page.getByRole('tab', { name: 'Système' }).click();
+  const timeout = page.getByLabel("Délai d'expiration de session (minutes)");
+  await timeout.fill('2000');
+  await page.getByRole('button', { name: 'Sauvegarder' }).click();
+  await page.getByText('Erreur lors de la sauvegarde : Délai de session : entre 5 et 1440').waitFor();
+  await timeout.fill('45');
+  await page.getByRole('tab', { name: 'Business' }).click();
+  await page.getByLabel('Frais de retard (%)').fill('12.5');
+  await page.getByRole('button', { name: 'Sauvegarder' }).click();
+  await page.getByText('Paramètres sauvegardés avec succès').waitFor();
+  await shot(page, 'admin-settings');
+  const rows = (await service('app_settings?select=section,value')).body;
+  assert.equal(rows.find((r) => r.section === 'system').value.sessionTimeout, 45);
+  assert.equal(rows.find((r) => r.section === 'business').value.lateFeePercentage, 12.5);
+  await page.reload();
+  await page.getByRole('tab', { name: 'Système' }).click();
+  assert.equal(await page.getByLabel("Délai d'expiration de session (minutes)").inputValue(), '45');
+  await page.context().close();
+});
+
+test('reports: the period analytics with the chart toggle', async () => {
+  const page = await adminPage();
+  await page.goto(`${stack.baseUrl}/admin/reports`);
+  await page.getByRole('heading', { name: 'Rapports & Analyses' }).waitFor();
+  await page.getByTestId('rp-bookings-value').waitFor();
+  const total = await count('bookings') + await count('airport_bookings') + await count('diagnostic_bookings') + await count('premium_service_bookings');
+  assert.equal(await page.getByTestId('rp-bookings-value').textContent(), String(total));
+  await page.getByRole('list', { name: 'Revenus par mois' }).waitFor();
+  await page.getByRole('button', { name: 'Réservations', exact: true }).click();
+  await page.getByRole('list', { name: 'Réservations par mois' }).waitFor();
+  await page.getByRole('heading', { name: 'Véhicules les plus demandés' }).waitFor();
+  await axe(page, '/admin/reports');
+  await shot(page, 'admin-reports');
+  await page.context().close();
+});
+
+test('the back office at 375 px', async () => {
+  const page = await adminPage();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${stack.baseUrl}/admin/bookings`);
+  await page.getByRole('heading', { name: 'Gestion des réservations' }).waitFor();
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Véhicules' }).waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `no horizontal scroll of the page (${overflow}px)`);
+  await shot(page, 'admin-mobile');
+  await page.context().close();
+});
+
+// last, and with its own administrator: the seeded one stays without a factor for the flows above.
+test('two-factor: an administrator enrols TOTP on /admin/security, then every sign-in asks for the code', async () => {
+  const mfaAdmin = { email: `admin.mfa.${Date.now()}@example.cd`, password: 'AdminMfa2026' };
+  const auth = { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'Content-Type': 'application/json' };
+  const created = await fetch(`${stack.apiUrl}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ email: mfaAdmin.email, password: mfaAdmin.password, email_confirm: true, user_metadata: { full_name: 'Admin Double Facteur' } }),
+  }).then((r) => r.json());
+  assert.ok(created.id, JSON.stringify(created));
+  await service(`profiles?user_id=eq.${created.id}`, { method: 'PATCH', body: JSON.stringify({ role: 'admin' }) });
+
+  const signIn = async (page) => {
+    await page.goto(`${stack.baseUrl}/admin/login`);
+    await page.getByLabel('Email').fill(mfaAdmin.email);
+    await page.getByLabel('Mot de passe', { exact: true }).fill(mfaAdmin.password);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+  };
+
+  // no factor yet: the password is enough; enrol on the security page.
+  const page = await newPage();
+  await signIn(page);
+  await page.waitForURL(/\/admin\/dashboard$/);
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Sécurité' }).click();
+  await page.getByRole('heading', { name: 'Sécurité', level: 1 }).waitFor();
+  await page.getByText('Aucune méthode active').waitFor();
+  await page.getByLabel("Nom de l'appareil").fill('Téléphone de test');
+  await page.getByRole('button', { name: 'Commencer' }).click();
+  const qr = page.getByRole('img', { name: /QR code/ });
+  await qr.waitFor();
+  await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await qr.elementHandle()); // the SVG decodes
+  const secret = (await page.getByTestId('totp-secret').textContent()).trim();
+  assert.match(secret, /^[A-Z2-7]{16,}$/);
+  await axe(page, '/admin/security (enrolment)');
+  await shot(page, 'admin-security-enrol');
+  await page.getByLabel('Code de vérification').fill('12345');
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await page.getByText('Saisissez le code à 6 chiffres de votre application').waitFor();
+  await page.getByLabel('Code de vérification').fill(totp(secret));
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await page.getByText('Vérification en deux étapes activée').waitFor();
+  await page.getByRole('list', { name: 'Méthodes actives' }).getByText('Téléphone de test').waitFor();
+  await page.getByText('Vérification en deux étapes activée').waitFor({ state: 'hidden' }); // axe on the page, not a fading toast
+  await axe(page, '/admin/security (factor listed)');
+  await shot(page, 'admin-security-listed');
+  const { factors = [] } = await fetch(`${stack.apiUrl}/auth/v1/admin/users/${created.id}`, { headers: auth }).then((r) => r.json());
+  assert.equal(factors.filter((f) => f.status === 'verified').length, 1, JSON.stringify(factors));
+
+  // sign out, sign in again: the password alone gives the challenge, not the pages.
+  await page.getByRole('button', { name: 'Déconnexion' }).click();
+  await page.waitForURL(/\/admin\/login/);
+  await signIn(page);
+  await page.waitForURL(/\/admin\/dashboard$/);
+  await page.getByRole('heading', { name: 'Vérification en deux étapes' }).waitFor();
+  assert.equal(await page.getByRole('navigation', { name: 'Administration' }).count(), 0, 'no admin page before the code');
+  await axe(page, 'two-factor challenge');
+  await shot(page, 'admin-mfa-challenge');
+  const code = page.getByLabel('Code de vérification');
+  const right = totp(secret);
+  await code.fill(right === '000000' ? '111111' : '000000');
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await page.getByText('Code invalide ou expiré').waitFor();
+  await code.fill(totp(secret));
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await page.getByRole('heading', { name: 'Tableau de bord administrateur' }).waitFor();
+  assert.match(page.url(), /\/admin\/dashboard$/);
+  assert.equal(await page.getByTestId('tile-vehicles-value').textContent(), String(await count('vehicles')), 'the figures load at aal2');
+  assert.equal(await page.getByTestId('tile-users-value').textContent(), String(await count('profiles')));
+  await page.context().close();
+});

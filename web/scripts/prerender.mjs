@@ -1,0 +1,43 @@
+// After `vite build`: renders the public pages to HTML (src/entry-server.tsx, built for Node
+// into node_modules/.prerender, removed after) and writes dist/<page>/index.html, which the server sends for
+// that path. The empty page is kept as dist/shell.html: the server answers it for every other
+// client route (/profile, /blog/<id>, unknown paths), which the browser renders itself.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'vite';
+
+const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(web, 'dist');
+// Inside the project, so the built module resolves react and the rest from node_modules.
+const out = path.join(web, 'node_modules', '.prerender');
+
+const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+try {
+  await build({
+    root: web,
+    logLevel: 'warn',
+    build: { ssr: path.join(web, 'src/entry-server.tsx'), outDir: out, emptyOutDir: true, copyPublicDir: false },
+  });
+  const { render, paths } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  const shell = readFileSync(path.join(dist, 'index.html'), 'utf8');
+  if (!shell.includes('<div id="root"></div>')) throw new Error('dist/index.html has no empty #root');
+  writeFileSync(path.join(dist, 'shell.html'), shell);
+  for (const page of paths) {
+    const { html, title } = await render(page);
+    // The page is readable before its code runs: the code need not compete with the page for
+    // the first paint (it is fetched at low priority; it still starts at once).
+    const doc = shell
+      .replace('<div id="root"></div>', `<div id="root">${html}</div>`)
+      .replaceAll('<script type="module" crossorigin', '<script type="module" fetchpriority="low" crossorigin')
+      .replaceAll('<link rel="modulepreload" crossorigin', '<link rel="modulepreload" fetchpriority="low" crossorigin')
+      .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(title)}</title>`);
+    const dir = page === '/' ? dist : path.join(dist, page);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'index.html'), doc);
+    console.log(`prerendered ${page.padEnd(18)} ${(html.length / 1024).toFixed(1)} KB  ${title}`);
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

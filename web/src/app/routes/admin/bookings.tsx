@@ -1,0 +1,180 @@
+import { useMemo, useState } from 'react';
+import { notify } from '@/lib/notify';
+import { CalendarCheck, Clock, CheckCircle2, PlayCircle, DollarSign, ShoppingBasket, RefreshCw, Download, Eye, Pencil } from 'lucide-react';
+import { usePageTitle } from '@/components/ui/page';
+import { Button } from '@/components/ui/button';
+import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
+import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
+import type { BookingStatus } from '@/types/database';
+import { useAllBookings, useUpdateBookingStatus } from '@/features/admin/api/bookings';
+import { AdminHeader, FilterInput, FilterSelect, StatTile } from '@/features/admin/components/admin-ui';
+import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
+import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
+import { bookingTiles, emptyBookingFilters, filterBookings, hasBookingFilters, type BookingFilters } from '@/features/admin/lib/filters';
+import { bookingStatuses, bookingStatusLabels, kindLabels } from '@/features/admin/lib/labels';
+import { downloadJson } from '@/features/admin/lib/download';
+import type { AdminBooking } from '@/features/admin/types';
+
+export default function AdminBookingsPage() {
+  usePageTitle('Gestion des réservations');
+  const q = useAllBookings();
+  const setStatus = useUpdateBookingStatus();
+  const [filters, setFilters] = useState<BookingFilters>(emptyBookingFilters);
+  const [viewing, setViewing] = useState<AdminBooking | null>(null);
+  const [editing, setEditing] = useState<AdminBooking | null>(null);
+  const list = useMemo(() => filterBookings(q.data ?? [], filters), [q.data, filters]);
+  const tiles = useMemo(() => bookingTiles(q.data ?? []), [q.data]);
+  const set = <K extends keyof BookingFilters>(k: K) => (v: BookingFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
+
+  const changeStatus = (b: AdminBooking, status: BookingStatus) =>
+    setStatus.mutate(
+      { kind: b.kind, id: b.id, status },
+      {
+        onSuccess: () => notify.success(`Statut mis à jour : ${bookingStatusLabels[status]}`),
+        onError: (e) => notify.error(`Erreur lors de la mise à jour du statut : ${e.message}`),
+      },
+    );
+
+  return (
+    <>
+      <AdminHeader title="Gestion des réservations" subtitle="Locations, services aéroport, diagnostics et services premium">
+        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
+          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
+        </Button>
+        <Button variant="secondary" onClick={() => downloadJson(`reservations-${todayIso()}.json`, list.map(({ raw, ...b }) => ({ ...b, ...raw })))} disabled={!q.data}>
+          <Download className="h-4 w-4" aria-hidden="true" /> Exporter
+        </Button>
+      </AdminHeader>
+
+      {q.isPending ? (
+        <Spinner label="Chargement des réservations…" />
+      ) : q.isError ? (
+        <ErrorState message="Erreur lors du chargement des réservations" onRetry={() => q.refetch()} />
+      ) : (
+        <div className="space-y-6">
+          <div className="grid gap-4 sm:grid-cols-3 xl:grid-cols-6">
+            <StatTile label="Total" value={tiles.total} icon={CalendarCheck} testId="bk-total" />
+            <StatTile label="En attente" value={tiles.pending} icon={Clock} testId="bk-pending" />
+            <StatTile label="Confirmées" value={tiles.confirmed} icon={CheckCircle2} testId="bk-confirmed" />
+            <StatTile label="En cours" value={tiles.active} icon={PlayCircle} testId="bk-active" />
+            <StatTile label="Revenus" value={formatPrice(tiles.revenue)} icon={DollarSign} testId="bk-revenue" hint="Hors annulations" />
+            <StatTile label="Panier moyen" value={formatPrice(tiles.average)} icon={ShoppingBasket} testId="bk-average" />
+          </div>
+
+          <section aria-label="Filtres" className="grid gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-2 lg:grid-cols-6">
+            <FilterInput label="Rechercher" type="search" placeholder="Client, email, référence, véhicule, vol…" value={filters.search} onChange={(e) => set('search')(e.target.value)} className="lg:col-span-2" />
+            <FilterSelect label="Type" value={filters.kind} onChange={(v) => set('kind')(v as BookingFilters['kind'])}>
+              <option value="all">Tous les types</option>
+              {Object.entries(kindLabels).map(([k, l]) => (
+                <option key={k} value={k}>
+                  {l}
+                </option>
+              ))}
+            </FilterSelect>
+            <FilterSelect label="Statut" value={filters.status} onChange={set('status')}>
+              <option value="all">Tous les statuts</option>
+              {bookingStatuses.map((s) => (
+                <option key={s} value={s}>
+                  {bookingStatusLabels[s]}
+                </option>
+              ))}
+            </FilterSelect>
+            <FilterSelect label="Trier par" value={filters.sort} onChange={(v) => set('sort')(v as BookingFilters['sort'])}>
+              <option value="created_at">Date de création</option>
+              <option value="start_date">Date de début</option>
+              <option value="total_amount">Montant</option>
+              <option value="user_name">Client</option>
+            </FilterSelect>
+            <div className="grid grid-cols-2 gap-2">
+              <FilterInput label="Du" type="date" value={filters.from} onChange={(e) => set('from')(e.target.value)} />
+              <FilterInput label="Au" type="date" value={filters.to} onChange={(e) => set('to')(e.target.value)} />
+            </div>
+          </section>
+
+          <p className="text-sm text-slate-700" role="status" data-testid="bookings-count">
+            {list.length} réservation(s) trouvée(s)
+          </p>
+
+          {list.length === 0 ? (
+            <EmptyState title="Aucune réservation trouvée">
+              {hasBookingFilters(filters) ? 'Aucune réservation ne correspond à vos critères.' : 'Les réservations apparaîtront ici.'}
+            </EmptyState>
+          ) : (
+            <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+              <table className="min-w-full text-left text-sm">
+                <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+                  <tr>
+                    <th scope="col" className="px-4 py-3">Réservation</th>
+                    <th scope="col" className="px-4 py-3">Client</th>
+                    <th scope="col" className="px-4 py-3">Véhicule / Service</th>
+                    <th scope="col" className="px-4 py-3">Période</th>
+                    <th scope="col" className="px-4 py-3">Statut</th>
+                    <th scope="col" className="px-4 py-3 text-right">Montant</th>
+                    <th scope="col" className="px-4 py-3 text-right">Actions</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {list.map((b) => {
+                    const ref = bookingReference(b.id);
+                    return (
+                      <tr key={`${b.kind}-${b.id}`} data-testid="booking-row" data-ref={ref}>
+                        <td className="px-4 py-3">
+                          <p className="font-mono font-semibold">#{ref}</p>
+                          <p className="text-xs text-slate-600">{kindLabels[b.kind]}</p>
+                        </td>
+                        <td className="px-4 py-3">
+                          <p className="font-medium">{b.customer.full_name || 'Nom non renseigné'}</p>
+                          <p className="text-xs text-slate-600">{b.customer.email}</p>
+                        </td>
+                        <td className="px-4 py-3">
+                          <p className="font-medium">{b.subject}</p>
+                          <p className="text-xs text-slate-600">{b.detail}</p>
+                        </td>
+                        <td className="whitespace-nowrap px-4 py-3">
+                          {formatDate(b.date)}
+                          {b.end && <span className="block text-xs text-slate-600">→ {formatDate(b.end)}</span>}
+                        </td>
+                        <td className="px-4 py-3">
+                          <select
+                            aria-label={`Statut de la réservation #${ref}`}
+                            value={b.booking_status in bookingStatusLabels ? b.booking_status : 'pending'}
+                            onChange={(e) => changeStatus(b, e.target.value as BookingStatus)}
+                            className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60"
+                          >
+                            {bookingStatuses.map((s) => (
+                              <option key={s} value={s}>
+                                {bookingStatusLabels[s]}
+                              </option>
+                            ))}
+                          </select>
+                        </td>
+                        <td className="whitespace-nowrap px-4 py-3 text-right font-semibold">{formatPrice(b.total_amount)}</td>
+                        <td className="whitespace-nowrap px-4 py-3 text-right">
+                          <button type="button" onClick={() => setViewing(b)} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Voir les détails de #${ref}`}>
+                            <Eye className="h-4 w-4" aria-hidden="true" />
+                          </button>
+                          <button type="button" onClick={() => setEditing(b)} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Modifier #${ref}`}>
+                            <Pencil className="h-4 w-4" aria-hidden="true" />
+                          </button>
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </div>
+      )}
+      <BookingDetailsDialog
+        booking={viewing}
+        onClose={() => setViewing(null)}
+        onEdit={(b) => {
+          setViewing(null);
+          setEditing(b);
+        }}
+      />
+      <BookingEditDialog booking={editing} onClose={() => setEditing(null)} />
+    </>
+  );
+}

@@ -1,0 +1,137 @@
+import { Link } from 'react-router';
+import { CalendarCheck, Car, DollarSign, RefreshCw, Users, UserPlus, CalendarPlus } from 'lucide-react';
+import { usePageTitle } from '@/components/ui/page';
+import { Button, buttonClass } from '@/components/ui/button';
+import { ErrorState, Spinner, EmptyState } from '@/components/ui/states';
+import { adminPaths } from '@/config/admin-paths';
+import { bookingReference, formatDate, formatDateTime, formatPrice } from '@/lib/format';
+import { useDashboard } from '@/features/admin/api/dashboard';
+import { AdminHeader, BookingStatusBadge, Panel, StatTile } from '@/features/admin/components/admin-ui';
+import { formatGrowth, growthPercent } from '@/features/admin/lib/stats';
+
+export default function AdminDashboardPage() {
+  usePageTitle('Tableau de bord administrateur');
+  const q = useDashboard();
+
+  return (
+    <>
+      <AdminHeader title="Tableau de bord administrateur" subtitle="Vue d'ensemble de l'activité">
+        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
+          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
+        </Button>
+      </AdminHeader>
+      {q.isPending ? (
+        <Spinner label="Chargement…" />
+      ) : q.isError ? (
+        <div>
+          <h2 className="mb-2 text-lg font-semibold text-red-800">Erreur de chargement</h2>
+          <ErrorState message="Erreur lors du chargement des données" onRetry={() => q.refetch()} />
+        </div>
+      ) : (
+        <Content data={q.data} />
+      )}
+    </>
+  );
+}
+
+function Content({ data }: { data: NonNullable<ReturnType<typeof useDashboard>['data']> }) {
+  const { stats } = data;
+  const bookingGrowth = growthPercent(stats.month.bookings, stats.month.previous_bookings);
+  const revenueGrowth = growthPercent(stats.month.revenue, stats.month.previous_revenue);
+  const activity = [
+    ...data.recentBookings.slice(0, 3).map((b) => ({
+      key: `b-${b.id}`,
+      date: b.created_at,
+      icon: CalendarPlus,
+      text: `Nouvelle réservation #${bookingReference(b.id)} — ${b.vehicles?.name ?? 'véhicule'}`,
+    })),
+    ...data.recentUsers.slice(0, 2).map((u) => ({ key: `u-${u.id}`, date: u.created_at, icon: UserPlus, text: `Nouvel utilisateur : ${u.full_name || u.email || 'Nom non renseigné'}` })),
+  ].sort((a, b) => b.date.localeCompare(a.date));
+
+  return (
+    <div className="space-y-6">
+      <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+        <StatTile label="Utilisateurs" value={data.users} icon={Users} hint="Comptes enregistrés" testId="tile-users" />
+        <StatTile label="Véhicules" value={data.vehicles} icon={Car} hint="Flotte totale" testId="tile-vehicles" />
+        <StatTile
+          label="Réservations actives"
+          value={stats.active_bookings}
+          icon={CalendarCheck}
+          testId="tile-bookings"
+          hint={
+            <>
+              <span data-testid="tile-bookings-total">{stats.total_bookings}</span> au total · {formatGrowth(bookingGrowth)} ce mois
+            </>
+          }
+        />
+        <StatTile label="Revenus du mois" value={formatPrice(stats.month.revenue)} icon={DollarSign} testId="tile-revenue" hint={`${formatGrowth(revenueGrowth)} par rapport au mois dernier`} />
+      </div>
+
+      <div className="grid gap-6 xl:grid-cols-3">
+        <Panel
+          title="Réservations récentes"
+          className="xl:col-span-2"
+          actions={
+            <Link to={adminPaths.bookings} className="text-sm font-semibold text-blue-900 hover:underline">
+              Voir tout
+            </Link>
+          }
+        >
+          {data.recentBookings.length === 0 ? (
+            <EmptyState title="Aucune réservation">Les réservations apparaîtront ici.</EmptyState>
+          ) : (
+            <ul className="divide-y divide-slate-100">
+              {data.recentBookings.map((b) => (
+                <li key={b.id} className="flex flex-wrap items-center justify-between gap-2 py-3">
+                  <div>
+                    <p className="font-medium text-slate-900">
+                      {b.vehicles?.name ?? 'Véhicule'} <span className="font-mono text-xs text-slate-600">#{bookingReference(b.id)}</span>
+                    </p>
+                    <p className="text-sm text-slate-600">
+                      {(b.user_id && data.names[b.user_id]) || b.customer_name || 'Client'} · {formatDate(b.start_date)} → {formatDate(b.end_date)}
+                    </p>
+                  </div>
+                  <div className="flex items-center gap-3">
+                    <span className="font-semibold">{formatPrice(b.total_amount)}</span>
+                    <BookingStatusBadge status={b.booking_status} />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Panel>
+        <Panel title="Activité récente">
+          {activity.length === 0 ? (
+            <p className="text-sm text-slate-600">Aucune activité récente.</p>
+          ) : (
+            <ul className="space-y-3">
+              {activity.map(({ key, date, icon: Icon, text }) => (
+                <li key={key} className="flex gap-3">
+                  <Icon className="mt-0.5 h-5 w-5 shrink-0 text-blue-900" aria-hidden="true" />
+                  <div>
+                    <p className="text-sm text-slate-900">{text}</p>
+                    <p className="text-xs text-slate-600">{formatDateTime(date)}</p>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Panel>
+      </div>
+
+      <Panel title="Actions rapides">
+        <div className="flex flex-wrap gap-3">
+          <Link to={adminPaths.vehicles} className={buttonClass('outline')}>
+            <Car className="h-4 w-4" aria-hidden="true" /> Gérer les véhicules
+          </Link>
+          <Link to={adminPaths.users} className={buttonClass('outline')}>
+            <Users className="h-4 w-4" aria-hidden="true" /> Gérer les utilisateurs
+          </Link>
+          <Link to={adminPaths.bookings} className={buttonClass('outline')}>
+            <CalendarCheck className="h-4 w-4" aria-hidden="true" /> Gérer les réservations
+          </Link>
+        </div>
+      </Panel>
+    </div>
+  );
+}

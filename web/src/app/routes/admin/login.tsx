@@ -1,0 +1,79 @@
+import { useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { ShieldCheck } from 'lucide-react';
+import { usePageTitle } from '@/components/ui/page';
+import { Alert, TextField } from '@/components/ui/field';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/states';
+import { adminPaths } from '@/config/admin-paths';
+import { site } from '@/config/site';
+import { fieldErrors } from '@/lib/validation';
+import { useSession } from '@/lib/session';
+import { useSignIn } from '@/features/auth/api/auth';
+import { signInSchema } from '@/features/auth/schemas/auth-schemas';
+
+const DENIED = "Accès refusé - Vous n'avez pas les permissions nécessaires.";
+
+/** Where to land after sign-in: a back-office path from ?redirect, else the dashboard. */
+function landing(redirect: string | null): string {
+  return redirect && redirect.startsWith('/admin/') && !redirect.startsWith(adminPaths.login) ? redirect : adminPaths.dashboard;
+}
+
+export default function AdminLoginPage() {
+  usePageTitle('Administration - Connexion');
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const { user, loading, isAdmin, profileLoading } = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  const [denied, setDenied] = useState(false);
+  const signIn = useSignIn();
+  const target = landing(params.get('redirect'));
+
+  if (loading) return <Spinner />;
+  if (user && isAdmin && !signIn.isPending) return <Navigate to={target} replace />;
+  if (user && profileLoading && !signIn.isPending) return <Spinner />;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const r = signInSchema.safeParse({ email, password, remember: true });
+    if (!r.success) {
+      setErrors(fieldErrors(r.error));
+      return;
+    }
+    setErrors({});
+    setDenied(false);
+    signIn.mutate(r.data, {
+      onSuccess: (profile) => {
+        if (profile.role === 'admin') navigate(target, { replace: true });
+        else setDenied(true);
+      },
+    });
+  };
+
+  return (
+    <main className="flex min-h-screen items-center justify-center bg-gradient-to-br from-blue-950 via-blue-900 to-slate-900 px-4 py-10">
+      <div className="w-full max-w-md rounded-2xl bg-white p-6 shadow-2xl sm:p-8">
+        <div className="mb-6 text-center">
+          <ShieldCheck className="mx-auto mb-2 h-10 w-10 text-blue-900" aria-hidden="true" />
+          <h1 className="text-2xl font-bold text-blue-950">Administration</h1>
+          <p className="mt-1 text-sm text-slate-600">{site.name} — accès réservé aux administrateurs</p>
+        </div>
+        {(denied || (user && !isAdmin && !profileLoading)) && (
+          <div className="mb-4">
+            <Alert>{DENIED}</Alert>
+          </div>
+        )}
+        <form noValidate onSubmit={submit} className="space-y-4">
+          <TextField label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+          <TextField label="Mot de passe" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+          {signIn.isError && <Alert>{signIn.error.message}</Alert>}
+          <Button type="submit" className="w-full" disabled={signIn.isPending}>
+            {signIn.isPending ? 'Connexion…' : 'Se connecter'}
+          </Button>
+        </form>
+      </div>
+    </main>
+  );
+}

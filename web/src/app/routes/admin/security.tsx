@@ -1,0 +1,192 @@
+import { useState, type FormEvent } from 'react';
+import { ShieldCheck, Trash2, Smartphone } from 'lucide-react';
+import type { Factor } from '@supabase/supabase-js';
+import { usePageTitle } from '@/components/ui/page';
+import { Button } from '@/components/ui/button';
+import { Alert, TextField } from '@/components/ui/field';
+import { ErrorState, Spinner } from '@/components/ui/states';
+import { formatDate } from '@/lib/format';
+import { notify } from '@/lib/notify';
+import { AdminHeader, ConfirmDialog, Panel } from '@/features/admin/components/admin-ui';
+import { useEnrollTotp, useFactors, useUnenrollFactor, useVerifyTotp, type Enrolment } from '@/features/admin/api/mfa';
+import { factorNameSchema, mfaCodeSchema } from '@/features/admin/schemas/mfa-schema';
+
+/**
+ * Two-factor authentication of the administrator: enrol an authenticator app (TOTP), list and
+ * remove factors. Once a factor is verified, every sign-in must pass the code (the guard's
+ * challenge) before the database grants administrator rights (V45).
+ */
+export default function AdminSecurityPage() {
+  usePageTitle('Sécurité du compte');
+  const factors = useFactors();
+  const enroll = useEnrollTotp();
+  const verify = useVerifyTotp();
+  const unenroll = useUnenrollFactor();
+  const [name, setName] = useState("Application d'authentification");
+  const [nameError, setNameError] = useState<string>();
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string>();
+  const [removing, setRemoving] = useState<Factor | null>(null);
+
+  const verified = (factors.data ?? []).filter((f) => f.status === 'verified');
+
+  const start = (e: FormEvent) => {
+    e.preventDefault();
+    const r = factorNameSchema.safeParse(name);
+    if (!r.success) {
+      setNameError(r.error.issues[0]?.message);
+      return;
+    }
+    setNameError(undefined);
+    verify.reset();
+    enroll.mutate(r.data, { onSuccess: (data) => setEnrolment(data) });
+  };
+
+  const confirm = (e: FormEvent) => {
+    e.preventDefault();
+    if (!enrolment) return;
+    const r = mfaCodeSchema.safeParse(code);
+    if (!r.success) {
+      setCodeError(r.error.issues[0]?.message);
+      return;
+    }
+    setCodeError(undefined);
+    verify.mutate(
+      { factorId: enrolment.factorId, code: r.data },
+      {
+        onSuccess: () => {
+          setEnrolment(null);
+          setCode('');
+          notify.success('Vérification en deux étapes activée');
+        },
+      },
+    );
+  };
+
+  const remove = () => {
+    if (!removing) return;
+    unenroll.mutate(removing.id, {
+      onSuccess: () => {
+        setRemoving(null);
+        notify.success('Méthode de vérification supprimée');
+      },
+    });
+  };
+
+  return (
+    <div className="space-y-6">
+      <AdminHeader title="Sécurité" subtitle="Vérification en deux étapes de votre compte administrateur" />
+
+      <Panel title="Méthodes de vérification">
+        {factors.isPending ? (
+          <Spinner />
+        ) : factors.isError ? (
+          <ErrorState message={factors.error.message} onRetry={() => void factors.refetch()} />
+        ) : verified.length === 0 ? (
+          <Alert tone="info">
+            Aucune méthode active : votre mot de passe suffit pour accéder à l'administration. Ajoutez une application d'authentification pour
+            exiger un code à chaque connexion.
+          </Alert>
+        ) : (
+          <>
+            <p className="mb-3 text-sm text-slate-700">Un code de votre application est demandé à chaque connexion à l'administration.</p>
+            <ul className="divide-y divide-slate-200" aria-label="Méthodes actives">
+              {verified.map((f) => (
+                <li key={f.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
+                  <div className="flex items-center gap-3">
+                    <Smartphone className="h-5 w-5 text-blue-900" aria-hidden="true" />
+                    <div>
+                      <p className="font-medium text-slate-900">{f.friendly_name || 'Application d’authentification'}</p>
+                      <p className="text-xs text-slate-600">Application d'authentification (TOTP) · ajoutée le {formatDate(f.created_at)}</p>
+                    </div>
+                  </div>
+                  <Button
+                    variant="outline"
+                    onClick={() => {
+                      unenroll.reset();
+                      setRemoving(f);
+                    }}
+                  >
+                    <Trash2 className="h-4 w-4" aria-hidden="true" /> Supprimer
+                  </Button>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </Panel>
+
+      <Panel title="Ajouter une application d'authentification">
+        {!enrolment ? (
+          <form noValidate onSubmit={start} className="max-w-md space-y-4">
+            <p className="text-sm text-slate-700">
+              Utilisez une application comme Google Authenticator, Microsoft Authenticator ou FreeOTP sur votre téléphone.
+            </p>
+            <TextField label="Nom de l'appareil" value={name} onChange={(e) => setName(e.target.value)} error={nameError} required maxLength={40} />
+            {enroll.isError && <Alert>{enroll.error.message}</Alert>}
+            <Button type="submit" disabled={enroll.isPending}>
+              <ShieldCheck className="h-4 w-4" aria-hidden="true" /> {enroll.isPending ? 'Préparation…' : 'Commencer'}
+            </Button>
+          </form>
+        ) : (
+          <form noValidate onSubmit={confirm} className="space-y-4">
+            <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
+              <li>Scannez ce QR code avec votre application (ou saisissez la clé ci-dessous).</li>
+              <li>Saisissez le code à 6 chiffres qu'elle affiche.</li>
+            </ol>
+            <div className="flex flex-wrap items-start gap-6">
+              <img src={enrolment.qrCode} alt="QR code à scanner avec votre application d'authentification" width={180} height={180} className="rounded border border-slate-200 bg-white p-2" />
+              <div className="min-w-0 max-w-md space-y-4">
+                <div>
+                  <p className="text-sm font-medium text-slate-800">Clé de configuration manuelle</p>
+                  <code data-testid="totp-secret" className="mt-1 block break-all rounded bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900">
+                    {enrolment.secret}
+                  </code>
+                </div>
+                <TextField
+                  label="Code de vérification"
+                  name="code"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  maxLength={7}
+                  value={code}
+                  onChange={(e) => setCode(e.target.value)}
+                  error={codeError}
+                  hint="6 chiffres, renouvelés toutes les 30 secondes"
+                  required
+                />
+                {verify.isError && <Alert>{verify.error.message}</Alert>}
+                <div className="flex flex-wrap gap-2">
+                  <Button type="submit" disabled={verify.isPending}>
+                    {verify.isPending ? 'Vérification…' : 'Activer'}
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      setEnrolment(null);
+                      setCode('');
+                      verify.reset();
+                    }}
+                  >
+                    Annuler
+                  </Button>
+                </div>
+              </div>
+            </div>
+          </form>
+        )}
+      </Panel>
+
+      <ConfirmDialog
+        open={!!removing}
+        title="Supprimer la méthode de vérification"
+        message={`Supprimer « ${removing?.friendly_name ?? ''} » ? Votre mot de passe suffira de nouveau pour accéder à l'administration.`}
+        busy={unenroll.isPending}
+        error={unenroll.isError ? unenroll.error.message : null}
+        onConfirm={remove}
+        onClose={() => setRemoving(null)}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,199 @@
+import { useMemo, useState } from 'react';
+import { notify } from '@/lib/notify';
+import { Pencil, Plus, RefreshCw, Trash2 } from 'lucide-react';
+import { usePageTitle } from '@/components/ui/page';
+import { Button } from '@/components/ui/button';
+import { Alert } from '@/components/ui/field';
+import { EmptyState } from '@/components/ui/states';
+import { formatPrice } from '@/lib/format';
+import type { RentalStatus } from '@/types/database';
+import { useAdminVehicles, useDeleteVehicle, useSetVehiclesStatus } from '@/features/admin/api/vehicles';
+import { AdminHeader, ConfirmDialog, FilterInput, FilterSelect, RentalStatusBadge } from '@/features/admin/components/admin-ui';
+import { VehicleWizard } from '@/features/admin/components/vehicle-wizard';
+import { filterVehicles, vehicleFigures, type VehicleSort } from '@/features/admin/lib/filters';
+import { categoryLabel, rentalStatuses, rentalStatusLabels } from '@/features/admin/lib/labels';
+import { daysSince } from '@/features/admin/lib/stats';
+import type { AdminVehicle } from '@/features/admin/types';
+
+export default function AdminVehiclesPage() {
+  usePageTitle('Gestion des véhicules');
+  const q = useAdminVehicles();
+  const del = useDeleteVehicle();
+  const bulk = useSetVehiclesStatus();
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('all');
+  const [sort, setSort] = useState<VehicleSort>('created_at');
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [wizard, setWizard] = useState<{ open: boolean; vehicle: AdminVehicle | null }>({ open: false, vehicle: null });
+  const [deleting, setDeleting] = useState<AdminVehicle | null>(null);
+  const list = useMemo(() => filterVehicles(q.data ?? [], search, status, sort), [q.data, search, status, sort]);
+  const allSelected = list.length > 0 && list.every((v) => selected.has(v.id));
+
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
+
+  const bulkStatus = (value: string) => {
+    if (!value) return;
+    bulk.mutate(
+      { ids: [...selected], status: value as RentalStatus },
+      {
+        onSuccess: () => {
+          notify.success(`${selected.size} véhicule(s) : ${rentalStatusLabels[value as RentalStatus]}`);
+          setSelected(new Set());
+        },
+        onError: (e) => notify.error(`Erreur lors de la mise à jour du statut : ${e.message}`),
+      },
+    );
+  };
+
+  return (
+    <>
+      <AdminHeader title="Gestion des véhicules" subtitle="La flotte, ses statuts et ses performances">
+        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
+          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
+        </Button>
+        <Button onClick={() => setWizard({ open: true, vehicle: null })}>
+          <Plus className="h-4 w-4" aria-hidden="true" /> Ajouter un véhicule
+        </Button>
+      </AdminHeader>
+
+      {q.isError && (
+        <div className="mb-4">
+          <Alert>Erreur lors du chargement des véhicules</Alert>
+        </div>
+      )}
+      <section aria-label="Filtres" className="mb-4 grid gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-3">
+        <FilterInput label="Rechercher" type="search" placeholder="Nom, marque, modèle, immatriculation" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <FilterSelect label="Statut" value={status} onChange={setStatus}>
+          <option value="all">Tous les statuts</option>
+          {rentalStatuses.map((s) => (
+            <option key={s} value={s}>
+              {rentalStatusLabels[s]}
+            </option>
+          ))}
+        </FilterSelect>
+        <FilterSelect label="Trier par" value={sort} onChange={(v) => setSort(v as VehicleSort)}>
+          <option value="created_at">Date d'ajout</option>
+          <option value="name">Nom</option>
+          <option value="category">Catégorie</option>
+          <option value="daily_rate">Prix/jour</option>
+          <option value="booking_count">Popularité</option>
+        </FilterSelect>
+      </section>
+
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-slate-700" role="status">
+          {q.isPending ? 'Chargement des véhicules...' : `${list.length} véhicule(s) trouvé(s)`}
+        </p>
+        {selected.size > 0 && (
+          <div className="flex items-center gap-2 text-sm font-medium">
+            <label htmlFor="bulk-status">Changer le statut ({selected.size})</label>
+            <select id="bulk-status" value="" onChange={(e) => bulkStatus(e.target.value)} disabled={bulk.isPending} className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm">
+              <option value="">Choisir…</option>
+              {rentalStatuses.map((s) => (
+                <option key={s} value={s}>
+                  {rentalStatusLabels[s]}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      </div>
+
+      {!q.isPending && list.length === 0 ? (
+        <EmptyState title="Aucun véhicule trouvé">{search || status !== 'all' ? 'Aucun véhicule ne correspond à votre recherche.' : 'Commencez par ajouter des véhicules à votre flotte.'}</EmptyState>
+      ) : (
+        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+          <table className="min-w-full text-left text-sm">
+            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+              <tr>
+                <th scope="col" className="px-4 py-3">
+                  <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label="Tout sélectionner" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(list.map((v) => v.id)))} />
+                </th>
+                <th scope="col" className="px-4 py-3">Véhicule</th>
+                <th scope="col" className="px-4 py-3">Catégorie</th>
+                <th scope="col" className="px-4 py-3 text-right">Prix/jour</th>
+                <th scope="col" className="px-4 py-3">Statut</th>
+                <th scope="col" className="px-4 py-3">Réservations</th>
+                <th scope="col" className="px-4 py-3 text-right">Revenus</th>
+                <th scope="col" className="px-4 py-3 text-right">Actions</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {list.map((v) => {
+                const f = vehicleFigures(v);
+                return (
+                  <tr key={v.id} data-testid="vehicle-row">
+                    <td className="px-4 py-3">
+                      <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label={`Sélectionner ${v.name}`} checked={selected.has(v.id)} onChange={() => toggle(v.id)} />
+                    </td>
+                    <td className="px-4 py-3">
+                      <p className="font-medium">{v.name}</p>
+                      <p className="text-xs text-slate-600">
+                        {v.make} {v.model} {v.year}
+                        {v.license_plate && <> · {v.license_plate}</>}
+                      </p>
+                    </td>
+                    <td className="px-4 py-3">{categoryLabel(v.category)}</td>
+                    <td className="px-4 py-3 text-right">{formatPrice(v.daily_rate)}</td>
+                    <td className="px-4 py-3">
+                      <RentalStatusBadge status={v.rental_status} />
+                    </td>
+                    <td className="px-4 py-3">
+                      {f.count}
+                      {f.last && <span className="block text-xs text-slate-600">Il y a {daysSince(f.last)} jour(s)</span>}
+                    </td>
+                    <td className="px-4 py-3 text-right">{formatPrice(f.revenue)}</td>
+                    <td className="whitespace-nowrap px-4 py-3 text-right">
+                      <button type="button" onClick={() => setWizard({ open: true, vehicle: v })} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Modifier ${v.name}`}>
+                        <Pencil className="h-4 w-4" aria-hidden="true" />
+                      </button>
+                      <button type="button" onClick={() => setDeleting(v)} className="rounded-md p-2 text-red-700 hover:bg-red-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Supprimer ${v.name}`}>
+                        <Trash2 className="h-4 w-4" aria-hidden="true" />
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <VehicleWizard
+        open={wizard.open}
+        vehicle={wizard.vehicle}
+        onClose={() => setWizard({ open: false, vehicle: null })}
+        onSaved={(v) => {
+          notify.success(wizard.vehicle ? `${v.name} mis à jour` : `${v.name} ajouté à la flotte`);
+          setWizard({ open: false, vehicle: null });
+        }}
+      />
+      <ConfirmDialog
+        open={!!deleting}
+        title="Confirmer la suppression"
+        message="Êtes-vous sûr de vouloir supprimer ce véhicule ? Cette action est irréversible."
+        busy={del.isPending}
+        error={del.isError ? del.error.message : null}
+        onClose={() => {
+          setDeleting(null);
+          del.reset();
+        }}
+        onConfirm={() =>
+          deleting &&
+          del.mutate(deleting.id, {
+            onSuccess: () => {
+              notify.success('Véhicule supprimé');
+              setDeleting(null);
+            },
+          })
+        }
+      />
+    </>
+  );
+}

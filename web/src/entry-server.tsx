@@ -1,0 +1,26 @@
+/*
+ * Build-time rendering of the public pages (run by scripts/prerender.mjs after `vite build`):
+ * the HTML a visitor sees while the JavaScript loads, which the browser then hydrates. No data
+ * is fetched here: lists render their loading outlines, the session is "not known yet".
+ */
+import { renderToString } from 'react-dom/server';
+import { StaticRouter } from 'react-router';
+import { AppContent, AppProviders, newQueryClient } from '@/app/app';
+import { prerenderedPages } from '@/app/router';
+import { ssrHead } from '@/components/ui/page';
+
+export const paths = Object.keys(prerenderedPages);
+
+/** `{ html, title }` of one page. */
+export async function render(path: string): Promise<{ html: string; title: string }> {
+  await prerenderedPages[path]?.preload();
+  ssrHead.title = '';
+  const html = renderToString(
+    <AppProviders client={newQueryClient()}>
+      <StaticRouter location={path}>
+        <AppContent />
+      </StaticRouter>
+    </AppProviders>,
+  );
+  return { html, title: ssrHead.title };
+}

@@ -1,0 +1,136 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { supabase } from '@/lib/supabase';
+import { toAppError } from '@/lib/errors';
+import type { BookingStatus } from '@/types/database';
+import type { AdminBooking, BookingKind, CustomerRef } from '../types';
+import { airportLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
+import { adminKeys } from './keys';
+
+export const bookingTables: Record<BookingKind, string> = {
+  vehicle: 'bookings',
+  airport: 'airport_bookings',
+  diagnostic: 'diagnostic_bookings',
+  premium: 'premium_service_bookings',
+};
+
+type Row = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** A row of one of the four tables in the list's shape. */
+export function normalizeBooking(kind: BookingKind, row: Row, profiles: Record<string, CustomerRef>): AdminBooking {
+  const profile: CustomerRef | null = typeof row.user_id === 'string' ? (profiles[row.user_id] ?? null) : null;
+  const customer: CustomerRef = {
+    full_name: profile?.full_name ?? str(row.customer_name),
+    email: profile?.email ?? str(row.customer_email),
+    phone: profile?.phone ?? str(row.customer_phone),
+    role: profile?.role ?? null,
+  };
+  const base = {
+    kind,
+    id: row.id as string,
+    user_id: str(row.user_id),
+    booking_status: row.booking_status as BookingStatus,
+    total_amount: Number(row.total_amount ?? 0),
+    created_at: row.created_at as string,
+    updated_at: str(row.updated_at),
+    customer,
+    raw: row,
+  };
+  switch (kind) {
+    case 'vehicle': {
+      const v = (row.vehicles ?? null) as Row | null;
+      return {
+        ...base,
+        subject: (v?.name as string) ?? 'Véhicule',
+        detail: v ? [v.make, v.model, v.license_plate].filter(Boolean).join(' · ') : '',
+        date: str(row.start_date),
+        end: str(row.end_date),
+      };
+    }
+    case 'airport':
+      return {
+        ...base,
+        subject: airportLabels[row.service_type as string] ?? String(row.service_type),
+        detail: `Vol ${row.flight_number as string} · ${row.flight_type === 'departure' ? 'Départ' : 'Arrivée'} · ${row.passengers as number} passager(s)`,
+        date: str(row.flight_date),
+        end: null,
+      };
+    case 'diagnostic':
+      return {
+        ...base,
+        subject: str(row.service_name) ?? diagnosticLabels[row.service_type as string] ?? String(row.service_type),
+        detail: `${row.vehicle_type as string} · ${String(row.appointment_time).slice(0, 5)}`,
+        date: str(row.appointment_date),
+        end: null,
+      };
+    case 'premium':
+      return {
+        ...base,
+        customer: { ...customer, full_name: customer.full_name ?? str(row.customer_name) },
+        subject: str(row.service_name) ?? premiumLabels[row.service_type as string] ?? String(row.service_type),
+        detail: `${row.duration_days as number} jour(s)`,
+        date: str(row.start_date),
+        end: null,
+      };
+  }
+}
+
+const LOAD_ERROR = 'Erreur lors du chargement des réservations';
+
+/** Every booking of the four kinds, newest first, with the customer's profile. */
+export async function fetchAllBookings(): Promise<AdminBooking[]> {
+  const db = supabase();
+  const [vehicle, airport, diagnostic, premium] = await Promise.all([
+    db.from('bookings').select('*, vehicles(id, name, make, model, year, license_plate, category, daily_rate)').order('created_at', { ascending: false }),
+    db.from('airport_bookings').select('*').order('created_at', { ascending: false }),
+    db.from('diagnostic_bookings').select('*').order('created_at', { ascending: false }),
+    db.from('premium_service_bookings').select('*').order('created_at', { ascending: false }),
+  ]);
+  for (const r of [vehicle, airport, diagnostic, premium]) if (r.error) throw toAppError(r.error, LOAD_ERROR);
+  const all: [BookingKind, Row[]][] = [
+    ['vehicle', (vehicle.data ?? []) as Row[]],
+    ['airport', (airport.data ?? []) as Row[]],
+    ['diagnostic', (diagnostic.data ?? []) as Row[]],
+    ['premium', (premium.data ?? []) as Row[]],
+  ];
+  const ids = [...new Set(all.flatMap(([, rows]) => rows.map((r) => r.user_id)).filter((x): x is string => typeof x === 'string'))];
+  const profiles: Record<string, CustomerRef> = {};
+  if (ids.length) {
+    const { data, error } = await db.from('profiles').select('user_id, full_name, email, phone, role').in('user_id', ids);
+    if (error) throw toAppError(error, LOAD_ERROR);
+    for (const p of data ?? []) profiles[p.user_id as string] = p as unknown as CustomerRef;
+  }
+  return all
+    .flatMap(([kind, rows]) => rows.map((r) => normalizeBooking(kind, r, profiles)))
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+}
+
+/** Any status from any status (the administrator decides); the database stamps updated_at. */
+export async function updateBookingStatus(kind: BookingKind, id: string, status: BookingStatus): Promise<void> {
+  const { error } = await supabase().from(bookingTables[kind]).update({ booking_status: status }).eq('id', id).select('id').single();
+  if (error) throw toAppError(error, 'Erreur lors de la mise à jour du statut');
+}
+
+/** The edited fields; the database re-prices what the price depends on. */
+export async function updateBooking(kind: BookingKind, id: string, values: Record<string, unknown>): Promise<void> {
+  const { error } = await supabase().from(bookingTables[kind]).update(values).eq('id', id).select('id').single();
+  if (error) throw toAppError(error, 'Erreur lors de la modification');
+}
+
+export const useAllBookings = () => useQuery({ queryKey: adminKeys.bookings(), queryFn: fetchAllBookings });
+
+export function useUpdateBookingStatus() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (v: { kind: BookingKind; id: string; status: BookingStatus }) => updateBookingStatus(v.kind, v.id, v.status),
+    onSettled: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
+  });
+}
+
+export function useUpdateBooking() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (v: { kind: BookingKind; id: string; values: Record<string, unknown> }) => updateBooking(v.kind, v.id, v.values),
+    onSuccess: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
+  });
+}

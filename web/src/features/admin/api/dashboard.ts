@@ -1,0 +1,60 @@
+import { useQuery } from '@tanstack/react-query';
+import { supabase } from '@/lib/supabase';
+import { toAppError } from '@/lib/errors';
+import type { BookingStatus, Numeric } from '@/types/database';
+import type { AdminStatistics } from '../types';
+import { adminKeys } from './keys';
+
+export interface RecentBooking {
+  id: string;
+  booking_status: BookingStatus;
+  total_amount: Numeric;
+  created_at: string;
+  start_date: string;
+  end_date: string;
+  customer_name: string | null;
+  user_id: string | null;
+  vehicles: { name: string; license_plate: string | null } | null;
+}
+
+export interface Dashboard {
+  users: number;
+  vehicles: number;
+  stats: AdminStatistics;
+  recentBookings: RecentBooking[];
+  recentUsers: { id: string; full_name: string | null; email: string | null; created_at: string }[];
+  names: Record<string, string>;
+}
+
+const LOAD_ERROR = 'Erreur lors du chargement des données';
+
+/** The dashboard: counts, the database's statistics (all four kinds), the latest bookings and sign-ups. */
+export async function fetchDashboard(): Promise<Dashboard> {
+  const db = supabase();
+  const [users, vehicles, stats, recent, recentUsers] = await Promise.all([
+    db.from('profiles').select('id', { count: 'exact', head: true }),
+    db.from('vehicles').select('id', { count: 'exact', head: true }),
+    db.rpc('admin_statistics', { period_days: 30 }),
+    db.from('bookings').select('id, booking_status, total_amount, created_at, start_date, end_date, customer_name, user_id, vehicles(name, license_plate)').order('created_at', { ascending: false }).limit(5),
+    db.from('profiles').select('id, user_id, full_name, email, created_at').order('created_at', { ascending: false }).limit(2),
+  ]);
+  for (const r of [users, vehicles, stats, recent, recentUsers]) if (r.error) throw toAppError(r.error, LOAD_ERROR);
+  const bookings = (recent.data ?? []) as unknown as RecentBooking[];
+  const ids = [...new Set(bookings.map((b) => b.user_id).filter((x): x is string => !!x))];
+  const names: Record<string, string> = {};
+  if (ids.length) {
+    const { data, error } = await db.from('profiles').select('user_id, full_name, email').in('user_id', ids);
+    if (error) throw toAppError(error, LOAD_ERROR);
+    for (const p of data ?? []) names[p.user_id as string] = (p.full_name as string | null) || (p.email as string | null) || '';
+  }
+  return {
+    users: users.count ?? 0,
+    vehicles: vehicles.count ?? 0,
+    stats: stats.data as AdminStatistics,
+    recentBookings: bookings,
+    recentUsers: (recentUsers.data ?? []) as Dashboard['recentUsers'],
+    names,
+  };
+}
+
+export const useDashboard = () => useQuery({ queryKey: adminKeys.dashboard(), queryFn: fetchDashboard });

@@ -1,0 +1,125 @@
+/** Small building blocks of the back office screens. */
+import { useId, type ReactNode } from 'react';
+import type { LucideIcon } from 'lucide-react';
+import { Dialog } from '@/components/ui/dialog';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/lib/cn';
+import type { BookingStatus, RentalStatus } from '@/types/database';
+import { bookingStatusLabel, bookingStatusTone, rentalStatusLabels } from '../lib/labels';
+
+export function AdminHeader({ title, subtitle, children }: { title: string; subtitle?: string; children?: ReactNode }) {
+  return (
+    <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
+      <div>
+        <h1 className="text-2xl font-bold text-blue-950 sm:text-3xl">{title}</h1>
+        {subtitle && <p className="mt-1 text-slate-600">{subtitle}</p>}
+      </div>
+      {children && <div className="flex flex-wrap items-center gap-2">{children}</div>}
+    </div>
+  );
+}
+
+export function StatTile({ label, value, hint, icon: Icon, testId }: { label: string; value: ReactNode; hint?: ReactNode; icon?: LucideIcon; testId?: string }) {
+  return (
+    <div className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm" data-testid={testId}>
+      <div className="flex items-center justify-between gap-2">
+        <p className="text-sm font-medium text-slate-600">{label}</p>
+        {Icon && <Icon className="h-5 w-5 text-blue-900" aria-hidden="true" />}
+      </div>
+      <p className="mt-2 text-2xl font-bold text-slate-900" data-testid={testId ? `${testId}-value` : undefined}>
+        {value}
+      </p>
+      {hint && <div className="mt-1 text-xs text-slate-600">{hint}</div>}
+    </div>
+  );
+}
+
+export function Panel({ title, children, actions, className }: { title: string; children: ReactNode; actions?: ReactNode; className?: string }) {
+  return (
+    <section className={cn('rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5', className)} aria-label={title}>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+        <h2 className="text-lg font-semibold text-blue-950">{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export function BookingStatusBadge({ status }: { status: string }) {
+  const tone = bookingStatusTone[status as BookingStatus] ?? bookingStatusTone.pending;
+  return <span className={cn('inline-block rounded-full px-2.5 py-0.5 text-xs font-semibold', tone)}>{bookingStatusLabel(status)}</span>;
+}
+
+const rentalTone: Record<RentalStatus, string> = {
+  available: 'bg-green-100 text-green-900',
+  rented: 'bg-blue-100 text-blue-900',
+  maintenance: 'bg-amber-100 text-amber-900',
+  retired: 'bg-slate-200 text-slate-800',
+};
+
+export function RentalStatusBadge({ status }: { status: RentalStatus }) {
+  return <span className={cn('inline-block rounded-full px-2.5 py-0.5 text-xs font-semibold', rentalTone[status])}>{rentalStatusLabels[status] ?? status}</span>;
+}
+
+export function ConfirmDialog({
+  open,
+  title,
+  message,
+  confirmLabel = 'Supprimer',
+  busy,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  message: string;
+  confirmLabel?: string;
+  busy?: boolean;
+  error?: string | null;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog open={open} onClose={onClose} title={title}>
+      <p className="text-slate-800">{message}</p>
+      {error && (
+        <p role="alert" className="mt-3 rounded-lg border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error}
+        </p>
+      )}
+      <div className="mt-6 flex justify-end gap-2">
+        <Button variant="secondary" onClick={onClose}>
+          Annuler
+        </Button>
+        <Button variant="danger" onClick={onConfirm} disabled={busy}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </Dialog>
+  );
+}
+
+/** A compact select for filter bars (labelled, visible label). */
+export function FilterSelect({ label, value, onChange, children, className }: { label: string; value: string; onChange: (v: string) => void; children: ReactNode; className?: string }) {
+  const id = useId();
+  return (
+    <div className={cn('flex flex-col gap-1 text-sm font-medium text-slate-800', className)}>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className="rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60">
+        {children}
+      </select>
+    </div>
+  );
+}
+
+export function FilterInput({ label, className, ...props }: { label: string; className?: string } & React.InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <div className={cn('flex flex-col gap-1 text-sm font-medium text-slate-800', className)}>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} {...props} className="rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60" />
+    </div>
+  );
+}

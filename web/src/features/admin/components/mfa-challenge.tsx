@@ -1,0 +1,95 @@
+/**
+ * The two-factor challenge of the back office: an administrator who enrolled a TOTP factor and
+ * signed in with the password only (aal1) types the code of their app; the session becomes aal2
+ * and the guard shows the page asked for. The database refuses them every admin call before.
+ */
+import { useId, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { KeyRound } from 'lucide-react';
+import { Alert, TextField } from '@/components/ui/field';
+import { Button } from '@/components/ui/button';
+import { Spinner, ErrorState } from '@/components/ui/states';
+import { usePageTitle } from '@/components/ui/page';
+import { adminPaths } from '@/config/admin-paths';
+import { supabase } from '@/lib/supabase';
+import { notify } from '@/lib/notify';
+import { useFactors, useVerifyTotp } from '../api/mfa';
+import { mfaCodeSchema } from '../schemas/mfa-schema';
+
+export const CHALLENGE_TITLE = 'Vérification en deux étapes';
+
+export function MfaChallenge() {
+  usePageTitle(`Administration - ${CHALLENGE_TITLE}`);
+  const factors = useFactors();
+  const verify = useVerifyTotp();
+  const navigate = useNavigate();
+  const [code, setCode] = useState('');
+  const [fieldError, setFieldError] = useState<string>();
+  const titleId = useId();
+  const factor = factors.data?.find((f) => f.factor_type === 'totp' && f.status === 'verified');
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const r = mfaCodeSchema.safeParse(code);
+    if (!r.success) {
+      setFieldError(r.error.issues[0]?.message);
+      return;
+    }
+    setFieldError(undefined);
+    if (!factor) return;
+    verify.mutate(
+      { factorId: factor.id, code: r.data },
+      {
+        onSuccess: () => notify.success('Vérification réussie'),
+        onError: () => setCode(''),
+      },
+    );
+  };
+
+  const signOut = async () => {
+    await supabase().auth.signOut();
+    navigate(adminPaths.login, { replace: true });
+  };
+
+  return (
+    <main className="flex min-h-screen items-center justify-center bg-gradient-to-br from-blue-950 via-blue-900 to-slate-900 px-4 py-10">
+      <section aria-labelledby={titleId} className="w-full max-w-md rounded-2xl bg-white p-6 shadow-2xl sm:p-8">
+        <div className="mb-6 text-center">
+          <KeyRound className="mx-auto mb-2 h-10 w-10 text-blue-900" aria-hidden="true" />
+          <h1 id={titleId} className="text-2xl font-bold text-blue-950">
+            {CHALLENGE_TITLE}
+          </h1>
+          <p className="mt-1 text-sm text-slate-700">Saisissez le code à 6 chiffres affiché par votre application d'authentification.</p>
+        </div>
+        {factors.isPending ? (
+          <Spinner />
+        ) : factors.isError ? (
+          <ErrorState message={factors.error.message} onRetry={() => void factors.refetch()} />
+        ) : (
+          <form noValidate onSubmit={submit} className="space-y-4">
+            <TextField
+              label="Code de vérification"
+              name="code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={7}
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              error={fieldError}
+              hint="6 chiffres, renouvelés toutes les 30 secondes"
+              required
+              autoFocus
+            />
+            {verify.isError && <Alert>{verify.error.message}</Alert>}
+            <Button type="submit" className="w-full" disabled={verify.isPending || !factor}>
+              {verify.isPending ? 'Vérification…' : 'Vérifier'}
+            </Button>
+            <Button variant="outline" className="w-full" onClick={() => void signOut()}>
+              Se déconnecter
+            </Button>
+          </form>
+        )}
+      </section>
+    </main>
+  );
+}
