@@ -101,8 +101,25 @@ pub async fn require_user(state: &AuthState, req: &HttpRequest, db: &impl Generi
     Ok(Authed { claims, user, session_id })
 }
 
+/// An admin caller, as an extractor: a handler taking `_: Admin` first runs only for an admin
+/// token, and any other caller gets the error of `require_admin` before the body is read.
+pub struct Admin;
+
+impl actix_web::FromRequest for Admin {
+    type Error = AuthError;
+    type Future = std::future::Ready<Result<Self, AuthError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let admin = match req.app_data::<actix_web::web::Data<AuthState>>() {
+            Some(state) => require_admin(state, req).map(|_| Admin),
+            None => Err(AuthError::Internal("the auth state is not registered".into())),
+        };
+        std::future::ready(admin)
+    }
+}
+
 /// The claims of an admin token (`service_role` or `supabase_admin`), else 403 `not_admin`.
-pub fn require_admin(state: &AuthState, req: &HttpRequest) -> Result<Arc<Value>, AuthError> {
+fn require_admin(state: &AuthState, req: &HttpRequest) -> Result<Arc<Value>, AuthError> {
     let claims = verify(state, &bearer(req)?)?;
     match claims.get("role").and_then(Value::as_str) {
         Some("service_role" | "supabase_admin") => Ok(claims),

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::signup::checked_email;
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType};
-use crate::auth::request::{client_ip, json_body, query, require_admin};
+use crate::auth::request::{client_ip, json_body, query, Admin};
 use crate::auth::users::{self, NewUser, User};
 use crate::auth::{audit, password, sessions, AuthState};
 
@@ -78,8 +78,7 @@ fn ban_until(value: &str) -> Result<Option<chrono::DateTime<Utc>>, AuthError> {
     Ok(Some(Utc::now() + Duration::seconds(total)))
 }
 
-pub async fn list(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
+pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
     let q = query(&req);
     let page = q.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(1);
     let per_page = q.get("per_page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(50).min(1000);
@@ -98,11 +97,11 @@ pub async fn list(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpR
 }
 
 pub async fn create(
+    _: Admin,
     state: web::Data<AuthState>,
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
     let p: UserBody = json_body(&body)?;
     if p.email.is_none() && p.phone.is_some() {
         return Err(AuthError::Unprocessable("Phone users are not supported".into()));
@@ -143,24 +142,19 @@ pub async fn create(
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
-pub async fn get(
-    state: web::Data<AuthState>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
+pub async fn get(_: Admin, state: web::Data<AuthState>, path: web::Path<String>) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
     let user = users::by_id(&**client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
 pub async fn update(
+    _: Admin,
     state: web::Data<AuthState>,
     req: HttpRequest,
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
     let id = user_id(&path)?;
     let p: UserBody = json_body(&body)?;
     let hash = password_hash(&state, &p).await?;
@@ -203,31 +197,33 @@ pub async fn update(
 }
 
 pub async fn delete(
+    _: Admin,
     state: web::Data<AuthState>,
     req: HttpRequest,
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
     let id = user_id(&path)?;
     let p: UserBody = json_body(&body)?;
-    let client = state.pool.get().await?;
-    let user = users::by_id(&**client, id).await?.ok_or(AuthError::NotFoundUser)?;
+    let mut client = state.pool.get().await?;
+    // A soft delete is three statements: all of them or none.
+    let tx = client.transaction().await?;
+    let db = &*tx;
+    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
     if p.should_soft_delete.unwrap_or(false) {
-        client.execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
-        client
-            .execute(
-                "update auth.users set deleted_at = now(), email = null, encrypted_password = '', \
-                     raw_app_meta_data = '{}', raw_user_meta_data = '{}', updated_at = now() where id = $1",
-                &[&id],
-            )
-            .await?;
-        client.execute("delete from auth.identities where user_id = $1", &[&id]).await?;
+        db.execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
+        db.execute(
+            "update auth.users set deleted_at = now(), email = null, encrypted_password = '', \
+                 raw_app_meta_data = '{}', raw_user_meta_data = '{}', updated_at = now() where id = $1",
+            &[&id],
+        )
+        .await?;
+        db.execute("delete from auth.identities where user_id = $1", &[&id]).await?;
     } else {
-        client.execute("delete from auth.users where id = $1", &[&id]).await?;
+        db.execute("delete from auth.users where id = $1", &[&id]).await?;
     }
     audit::log(
-        &**client,
+        db,
         Some(id),
         "service_role",
         "user_deleted",
@@ -235,6 +231,7 @@ pub async fn delete(
         &client_ip(&state, &req),
     )
     .await;
+    tx.commit().await?;
     Ok(HttpResponse::Ok().json(json!({})))
 }
 
@@ -250,11 +247,11 @@ struct LinkBody {
 }
 
 pub async fn generate_link(
+    _: Admin,
     state: web::Data<AuthState>,
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
     let p: LinkBody = json_body(&body)?;
     let email = checked_email(p.email.as_deref())?;
     let redirect =
@@ -337,11 +334,11 @@ struct InviteBody {
 }
 
 pub async fn invite(
+    _: Admin,
     state: web::Data<AuthState>,
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    require_admin(&state, &req)?;
     let p: InviteBody = json_body(&body)?;
     let email = checked_email(p.email.as_deref())?;
     let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));

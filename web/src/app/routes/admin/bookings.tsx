@@ -1,13 +1,13 @@
 import { useMemo, useState } from 'react';
 import { notify } from '@/lib/notify';
-import { CalendarCheck, Clock, CheckCircle2, PlayCircle, DollarSign, ShoppingBasket, RefreshCw, Download, Eye, Pencil } from 'lucide-react';
+import { CalendarCheck, Clock, CheckCircle2, PlayCircle, DollarSign, ShoppingBasket, Download, Eye, Pencil } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
 import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
 import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
 import type { BookingStatus } from '@/types/database';
 import { useAllBookings, useUpdateBookingStatus } from '@/features/admin/api/bookings';
-import { AdminHeader, FilterInput, FilterSelect, StatTile } from '@/features/admin/components/admin-ui';
+import { AdminHeader, AdminTable, FilterInput, FilterSelect, RefreshButton, RowAction, StatTile } from '@/features/admin/components/admin-ui';
 import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
 import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
 import { bookingTiles, emptyBookingFilters, filterBookings, hasBookingFilters, type BookingFilters } from '@/features/admin/lib/filters';
@@ -38,9 +38,7 @@ export default function AdminBookingsPage() {
   return (
     <>
       <AdminHeader title="Gestion des réservations" subtitle="Locations, services aéroport, diagnostics et services premium">
-        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
-          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
-        </Button>
+        <RefreshButton query={q} />
         <Button variant="secondary" onClick={() => downloadJson(`reservations-${todayIso()}.json`, list.map(({ raw, ...b }) => ({ ...b, ...raw })))} disabled={!q.data}>
           <Download className="h-4 w-4" aria-hidden="true" /> Exporter
         </Button>
@@ -100,69 +98,60 @@ export default function AdminBookingsPage() {
               {hasBookingFilters(filters) ? 'Aucune réservation ne correspond à vos critères.' : 'Les réservations apparaîtront ici.'}
             </EmptyState>
           ) : (
-            <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-              <table className="min-w-full text-left text-sm">
-                <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-                  <tr>
-                    <th scope="col" className="px-4 py-3">Réservation</th>
-                    <th scope="col" className="px-4 py-3">Client</th>
-                    <th scope="col" className="px-4 py-3">Véhicule / Service</th>
-                    <th scope="col" className="px-4 py-3">Période</th>
-                    <th scope="col" className="px-4 py-3">Statut</th>
-                    <th scope="col" className="px-4 py-3 text-right">Montant</th>
-                    <th scope="col" className="px-4 py-3 text-right">Actions</th>
+            <AdminTable
+              columns={[
+                { label: 'Réservation' },
+                { label: 'Client' },
+                { label: 'Véhicule / Service' },
+                { label: 'Période' },
+                { label: 'Statut' },
+                { label: 'Montant', right: true },
+                { label: 'Actions', right: true },
+              ]}
+            >
+              {list.map((b) => {
+                const ref = bookingReference(b.id);
+                return (
+                  <tr key={`${b.kind}-${b.id}`} data-testid="booking-row" data-ref={ref}>
+                    <td className="px-4 py-3">
+                      <p className="font-mono font-semibold">#{ref}</p>
+                      <p className="text-xs text-slate-600">{kindLabels[b.kind]}</p>
+                    </td>
+                    <td className="px-4 py-3">
+                      <p className="font-medium">{b.customer.full_name || 'Nom non renseigné'}</p>
+                      <p className="text-xs text-slate-600">{b.customer.email}</p>
+                    </td>
+                    <td className="px-4 py-3">
+                      <p className="font-medium">{b.subject}</p>
+                      <p className="text-xs text-slate-600">{b.detail}</p>
+                    </td>
+                    <td className="whitespace-nowrap px-4 py-3">
+                      {formatDate(b.date)}
+                      {b.end && <span className="block text-xs text-slate-600">→ {formatDate(b.end)}</span>}
+                    </td>
+                    <td className="px-4 py-3">
+                      <select
+                        aria-label={`Statut de la réservation #${ref}`}
+                        value={b.booking_status in bookingStatusLabels ? b.booking_status : 'pending'}
+                        onChange={(e) => changeStatus(b, e.target.value as BookingStatus)}
+                        className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60"
+                      >
+                        {bookingStatuses.map((s) => (
+                          <option key={s} value={s}>
+                            {bookingStatusLabels[s]}
+                          </option>
+                        ))}
+                      </select>
+                    </td>
+                    <td className="whitespace-nowrap px-4 py-3 text-right font-semibold">{formatPrice(b.total_amount)}</td>
+                    <td className="whitespace-nowrap px-4 py-3 text-right">
+                      <RowAction label={`Voir les détails de #${ref}`} icon={Eye} onClick={() => setViewing(b)} />
+                      <RowAction label={`Modifier #${ref}`} icon={Pencil} onClick={() => setEditing(b)} />
+                    </td>
                   </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {list.map((b) => {
-                    const ref = bookingReference(b.id);
-                    return (
-                      <tr key={`${b.kind}-${b.id}`} data-testid="booking-row" data-ref={ref}>
-                        <td className="px-4 py-3">
-                          <p className="font-mono font-semibold">#{ref}</p>
-                          <p className="text-xs text-slate-600">{kindLabels[b.kind]}</p>
-                        </td>
-                        <td className="px-4 py-3">
-                          <p className="font-medium">{b.customer.full_name || 'Nom non renseigné'}</p>
-                          <p className="text-xs text-slate-600">{b.customer.email}</p>
-                        </td>
-                        <td className="px-4 py-3">
-                          <p className="font-medium">{b.subject}</p>
-                          <p className="text-xs text-slate-600">{b.detail}</p>
-                        </td>
-                        <td className="whitespace-nowrap px-4 py-3">
-                          {formatDate(b.date)}
-                          {b.end && <span className="block text-xs text-slate-600">→ {formatDate(b.end)}</span>}
-                        </td>
-                        <td className="px-4 py-3">
-                          <select
-                            aria-label={`Statut de la réservation #${ref}`}
-                            value={b.booking_status in bookingStatusLabels ? b.booking_status : 'pending'}
-                            onChange={(e) => changeStatus(b, e.target.value as BookingStatus)}
-                            className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60"
-                          >
-                            {bookingStatuses.map((s) => (
-                              <option key={s} value={s}>
-                                {bookingStatusLabels[s]}
-                              </option>
-                            ))}
-                          </select>
-                        </td>
-                        <td className="whitespace-nowrap px-4 py-3 text-right font-semibold">{formatPrice(b.total_amount)}</td>
-                        <td className="whitespace-nowrap px-4 py-3 text-right">
-                          <button type="button" onClick={() => setViewing(b)} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Voir les détails de #${ref}`}>
-                            <Eye className="h-4 w-4" aria-hidden="true" />
-                          </button>
-                          <button type="button" onClick={() => setEditing(b)} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Modifier #${ref}`}>
-                            <Pencil className="h-4 w-4" aria-hidden="true" />
-                          </button>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </AdminTable>
           )}
         </div>
       )}

@@ -1,12 +1,12 @@
 import { Link } from 'react-router';
-import { CalendarCheck, Car, DollarSign, RefreshCw, Users, UserPlus, CalendarPlus } from 'lucide-react';
+import { CalendarCheck, Car, DollarSign, Users, UserPlus, CalendarPlus } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
-import { Button, buttonClass } from '@/components/ui/button';
+import { buttonClass } from '@/components/ui/button';
 import { ErrorState, Spinner, EmptyState } from '@/components/ui/states';
 import { adminPaths } from '@/config/admin-paths';
 import { bookingReference, formatDate, formatDateTime, formatPrice } from '@/lib/format';
 import { useDashboard } from '@/features/admin/api/dashboard';
-import { AdminHeader, BookingStatusBadge, Panel, StatTile } from '@/features/admin/components/admin-ui';
+import { AdminHeader, BookingStatusBadge, Panel, RefreshButton, StatTile } from '@/features/admin/components/admin-ui';
 import { formatGrowth, growthPercent } from '@/features/admin/lib/stats';
 
 export default function AdminDashboardPage() {
@@ -16,9 +16,7 @@ export default function AdminDashboardPage() {
   return (
     <>
       <AdminHeader title="Tableau de bord administrateur" subtitle="Vue d'ensemble de l'activité">
-        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
-          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
-        </Button>
+        <RefreshButton query={q} />
       </AdminHeader>
       {q.isPending ? (
         <Spinner label="Chargement…" />

@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { DollarSign, CalendarCheck, ShoppingBasket, Users, RefreshCw, Download } from 'lucide-react';
+import { DollarSign, CalendarCheck, ShoppingBasket, Users, Download } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
 import { ErrorState, Spinner } from '@/components/ui/states';
 import { addDaysIso, formatPrice, todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import { useAnalytics } from '@/features/admin/api/analytics';
-import { AdminHeader, FilterInput, Panel, StatTile } from '@/features/admin/components/admin-ui';
+import { AdminHeader, FilterInput, Panel, RefreshButton, StatTile } from '@/features/admin/components/admin-ui';
 import { MonthlyBars } from '@/features/admin/components/bar-chart';
 import { categoryLabel, kindLabels } from '@/features/admin/lib/labels';
 import { formatGrowth } from '@/features/admin/lib/stats';
@@ -29,9 +29,7 @@ export default function AdminReportsPage() {
       <AdminHeader title="Rapports & Analyses" subtitle="Calculés par la base de données sur la période choisie">
         <FilterInput label="Du" type="date" value={start} max={end} onChange={(e) => setStart(e.target.value)} />
         <FilterInput label="Au" type="date" value={end} min={start} onChange={(e) => setEnd(e.target.value)} />
-        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching || invalid} className="self-end">
-          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
-        </Button>
+        <RefreshButton query={q} disabled={invalid} className="self-end" />
         <Button variant="secondary" onClick={() => d && downloadJson(`rapport-${start}-au-${end}.json`, d)} disabled={!d} className="self-end">
           <Download className="h-4 w-4" aria-hidden="true" /> Exporter
         </Button>

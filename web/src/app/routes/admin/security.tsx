@@ -9,7 +9,8 @@ import { formatDate } from '@/lib/format';
 import { notify } from '@/lib/notify';
 import { AdminHeader, ConfirmDialog, Panel } from '@/features/admin/components/admin-ui';
 import { useEnrollTotp, useFactors, useUnenrollFactor, useVerifyTotp, type Enrolment } from '@/features/admin/api/mfa';
-import { factorNameSchema, mfaCodeSchema } from '@/features/admin/schemas/mfa-schema';
+import { factorNameSchema } from '@/features/admin/schemas/mfa-schema';
+import { MfaCodeField, useMfaCode } from '@/features/admin/components/mfa-code-field';
 
 /**
  * Two-factor authentication of the administrator: enrol an authenticator app (TOTP), list and
@@ -25,8 +26,7 @@ export default function AdminSecurityPage() {
   const [name, setName] = useState("Application d'authentification");
   const [nameError, setNameError] = useState<string>();
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
-  const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string>();
+  const code = useMfaCode();
   const [removing, setRemoving] = useState<Factor | null>(null);
 
   const verified = (factors.data ?? []).filter((f) => f.status === 'verified');
@@ -46,18 +46,14 @@ export default function AdminSecurityPage() {
   const confirm = (e: FormEvent) => {
     e.preventDefault();
     if (!enrolment) return;
-    const r = mfaCodeSchema.safeParse(code);
-    if (!r.success) {
-      setCodeError(r.error.issues[0]?.message);
-      return;
-    }
-    setCodeError(undefined);
+    const clean = code.check();
+    if (!clean) return;
     verify.mutate(
-      { factorId: enrolment.factorId, code: r.data },
+      { factorId: enrolment.factorId, code: clean },
       {
         onSuccess: () => {
           setEnrolment(null);
-          setCode('');
+          code.setCode('');
           notify.success('Vérification en deux étapes activée');
         },
       },
@@ -144,18 +140,7 @@ export default function AdminSecurityPage() {
                     {enrolment.secret}
                   </code>
                 </div>
-                <TextField
-                  label="Code de vérification"
-                  name="code"
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  maxLength={7}
-                  value={code}
-                  onChange={(e) => setCode(e.target.value)}
-                  error={codeError}
-                  hint="6 chiffres, renouvelés toutes les 30 secondes"
-                  required
-                />
+                <MfaCodeField state={code} />
                 {verify.isError && <Alert>{verify.error.message}</Alert>}
                 <div className="flex flex-wrap gap-2">
                   <Button type="submit" disabled={verify.isPending}>
@@ -165,7 +150,7 @@ export default function AdminSecurityPage() {
                     variant="secondary"
                     onClick={() => {
                       setEnrolment(null);
-                      setCode('');
+                      code.setCode('');
                       verify.reset();
                     }}
                   >

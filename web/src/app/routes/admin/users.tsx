@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { notify } from '@/lib/notify';
-import { Pencil, Plus, RefreshCw, Trash2 } from 'lucide-react';
+import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
 import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
@@ -8,9 +8,10 @@ import { formatDate, formatPrice } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { cn } from '@/lib/cn';
 import { useDeleteUsers, useUsers } from '@/features/admin/api/users';
-import { AdminHeader, ConfirmDialog, FilterInput, FilterSelect } from '@/features/admin/components/admin-ui';
+import { AdminHeader, AdminTable, ConfirmDialog, FilterInput, FilterSelect, RefreshButton, RowAction, SelectBox } from '@/features/admin/components/admin-ui';
 import { UserDialog } from '@/features/admin/components/user-dialog';
 import { filterUsers, type UserSort } from '@/features/admin/lib/filters';
+import { useSelection } from '@/features/admin/lib/selection';
 import { roleLabels } from '@/features/admin/lib/labels';
 import type { AdminUser } from '@/features/admin/types';
 
@@ -22,21 +23,12 @@ export default function AdminUsersPage() {
   const [search, setSearch] = useState('');
   const [role, setRole] = useState<'all' | 'user' | 'admin'>('all');
   const [sort, setSort] = useState<UserSort>('created_at');
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, toggle, allOf, toggleAll, clear } = useSelection();
   const [dialog, setDialog] = useState<{ open: boolean; user: AdminUser | null }>({ open: false, user: null });
   const [deleting, setDeleting] = useState<string[] | null>(null);
   const list = useMemo(() => filterUsers(q.data ?? [], search, role, sort), [q.data, search, role, sort]);
   // one's own account cannot be deleted (the database refuses it too): not selectable.
-  const selectable = list.filter((u) => u.user_id !== me?.id);
-  const allSelected = selectable.length > 0 && selectable.every((u) => selected.has(u.user_id));
-
-  const toggle = (id: string) =>
-    setSelected((s) => {
-      const n = new Set(s);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
-      return n;
-    });
+  const selectable = list.filter((u) => u.user_id !== me?.id).map((u) => u.user_id);
 
   const confirmDelete = () => {
     if (!deleting) return;
@@ -44,7 +36,7 @@ export default function AdminUsersPage() {
     del.mutate(deleting, {
       onSuccess: (n) => {
         notify.success(`${n} utilisateur(s) supprimé(s)`);
-        setSelected(new Set());
+        clear();
         setDeleting(null);
       },
       onError: (e) => notify.error(`${bulk ? "Erreur lors de l'action groupée" : 'Erreur lors de la suppression'} : ${e.message}`),
@@ -54,9 +46,7 @@ export default function AdminUsersPage() {
   return (
     <>
       <AdminHeader title="Gestion des utilisateurs" subtitle="Comptes clients et administrateurs">
-        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
-          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
-        </Button>
+        <RefreshButton query={q} />
         {selected.size > 0 && (
           <Button variant="danger" onClick={() => setDeleting([...selected])}>
             <Trash2 className="h-4 w-4" aria-hidden="true" /> Supprimer ({selected.size})
@@ -93,60 +83,49 @@ export default function AdminUsersPage() {
           <p className="mb-3 text-sm text-slate-700" role="status">
             {list.length} utilisateur(s) trouvé(s)
           </p>
-          <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-            <table className="min-w-full text-left text-sm">
-              <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-                <tr>
-                  <th scope="col" className="px-4 py-3">
-                    <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label="Tout sélectionner" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(selectable.map((u) => u.user_id)))} />
-                  </th>
-                  <th scope="col" className="px-4 py-3">Utilisateur</th>
-                  <th scope="col" className="px-4 py-3">Rôle</th>
-                  <th scope="col" className="px-4 py-3">Réservations</th>
-                  <th scope="col" className="px-4 py-3 text-right">Total dépensé</th>
-                  <th scope="col" className="px-4 py-3">Inscription</th>
-                  <th scope="col" className="px-4 py-3 text-right">Actions</th>
+          <AdminTable
+            columns={[
+              { label: <SelectBox label="Tout sélectionner" checked={allOf(selectable)} onChange={() => toggleAll(selectable)} /> },
+              { label: 'Utilisateur' },
+              { label: 'Rôle' },
+              { label: 'Réservations' },
+              { label: 'Total dépensé', right: true },
+              { label: 'Inscription' },
+              { label: 'Actions', right: true },
+            ]}
+          >
+            {list.map((u) => {
+              const self = u.user_id === me?.id;
+              const name = u.full_name || 'Nom non renseigné';
+              return (
+                <tr key={u.id} data-testid="user-row">
+                  <td className="px-4 py-3">
+                    <SelectBox label={`Sélectionner ${name}`} disabled={self} checked={selected.has(u.user_id)} onChange={() => toggle(u.user_id)} />
+                  </td>
+                  <td className="px-4 py-3">
+                    <p className="font-medium">
+                      {name} {self && <span className="text-xs text-slate-600">(vous)</span>}
+                    </p>
+                    <p className="text-xs text-slate-600">{u.email}</p>
+                    {u.phone && <p className="text-xs text-slate-600">{u.phone}</p>}
+                  </td>
+                  <td className="px-4 py-3">
+                    <span className={cn('rounded-full px-2.5 py-0.5 text-xs font-semibold', u.role === 'admin' ? 'bg-purple-100 text-purple-900' : 'bg-slate-100 text-slate-800')}>{roleLabels[u.role]}</span>
+                  </td>
+                  <td className="px-4 py-3">
+                    {u.booking_count}
+                    <span className={cn('ml-2 text-xs', u.is_active ? 'text-green-800' : 'text-slate-600')}>{u.is_active ? 'Actif' : 'Inactif'}</span>
+                  </td>
+                  <td className="px-4 py-3 text-right">{formatPrice(u.total_spent)}</td>
+                  <td className="px-4 py-3">{formatDate(u.created_at)}</td>
+                  <td className="whitespace-nowrap px-4 py-3 text-right">
+                    <RowAction label={`Modifier ${name}`} icon={Pencil} onClick={() => setDialog({ open: true, user: u })} />
+                    <RowAction label={`Supprimer ${name}`} icon={Trash2} danger disabled={self} onClick={() => setDeleting([u.user_id])} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {list.map((u) => {
-                  const self = u.user_id === me?.id;
-                  const name = u.full_name || 'Nom non renseigné';
-                  return (
-                    <tr key={u.id} data-testid="user-row">
-                      <td className="px-4 py-3">
-                        <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label={`Sélectionner ${name}`} disabled={self} checked={selected.has(u.user_id)} onChange={() => toggle(u.user_id)} />
-                      </td>
-                      <td className="px-4 py-3">
-                        <p className="font-medium">
-                          {name} {self && <span className="text-xs text-slate-600">(vous)</span>}
-                        </p>
-                        <p className="text-xs text-slate-600">{u.email}</p>
-                        {u.phone && <p className="text-xs text-slate-600">{u.phone}</p>}
-                      </td>
-                      <td className="px-4 py-3">
-                        <span className={cn('rounded-full px-2.5 py-0.5 text-xs font-semibold', u.role === 'admin' ? 'bg-purple-100 text-purple-900' : 'bg-slate-100 text-slate-800')}>{roleLabels[u.role]}</span>
-                      </td>
-                      <td className="px-4 py-3">
-                        {u.booking_count}
-                        <span className={cn('ml-2 text-xs', u.is_active ? 'text-green-800' : 'text-slate-600')}>{u.is_active ? 'Actif' : 'Inactif'}</span>
-                      </td>
-                      <td className="px-4 py-3 text-right">{formatPrice(u.total_spent)}</td>
-                      <td className="px-4 py-3">{formatDate(u.created_at)}</td>
-                      <td className="whitespace-nowrap px-4 py-3 text-right">
-                        <button type="button" onClick={() => setDialog({ open: true, user: u })} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Modifier ${name}`}>
-                          <Pencil className="h-4 w-4" aria-hidden="true" />
-                        </button>
-                        <button type="button" onClick={() => setDeleting([u.user_id])} disabled={self} className="rounded-md p-2 text-red-700 hover:bg-red-50 disabled:opacity-40 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Supprimer ${name}`}>
-                          <Trash2 className="h-4 w-4" aria-hidden="true" />
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </AdminTable>
         </>
       )}
 

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { notify } from '@/lib/notify';
-import { Pencil, Plus, RefreshCw, Trash2 } from 'lucide-react';
+import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
 import { Alert } from '@/components/ui/field';
@@ -8,11 +8,12 @@ import { EmptyState } from '@/components/ui/states';
 import { formatPrice } from '@/lib/format';
 import type { RentalStatus } from '@/types/database';
 import { useAdminVehicles, useDeleteVehicle, useSetVehiclesStatus } from '@/features/admin/api/vehicles';
-import { AdminHeader, ConfirmDialog, FilterInput, FilterSelect, RentalStatusBadge } from '@/features/admin/components/admin-ui';
+import { AdminHeader, AdminTable, ConfirmDialog, FilterInput, FilterSelect, RefreshButton, RentalStatusBadge, RowAction, SelectBox } from '@/features/admin/components/admin-ui';
 import { VehicleWizard } from '@/features/admin/components/vehicle-wizard';
 import { filterVehicles, vehicleFigures, type VehicleSort } from '@/features/admin/lib/filters';
 import { categoryLabel, rentalStatuses, rentalStatusLabels } from '@/features/admin/lib/labels';
 import { daysSince } from '@/features/admin/lib/stats';
+import { useSelection } from '@/features/admin/lib/selection';
 import type { AdminVehicle } from '@/features/admin/types';
 
 export default function AdminVehiclesPage() {
@@ -23,19 +24,11 @@ export default function AdminVehiclesPage() {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('all');
   const [sort, setSort] = useState<VehicleSort>('created_at');
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, toggle, allOf, toggleAll, clear } = useSelection();
   const [wizard, setWizard] = useState<{ open: boolean; vehicle: AdminVehicle | null }>({ open: false, vehicle: null });
   const [deleting, setDeleting] = useState<AdminVehicle | null>(null);
   const list = useMemo(() => filterVehicles(q.data ?? [], search, status, sort), [q.data, search, status, sort]);
-  const allSelected = list.length > 0 && list.every((v) => selected.has(v.id));
-
-  const toggle = (id: string) =>
-    setSelected((s) => {
-      const n = new Set(s);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
-      return n;
-    });
+  const ids = list.map((v) => v.id);
 
   const bulkStatus = (value: string) => {
     if (!value) return;
@@ -44,7 +37,7 @@ export default function AdminVehiclesPage() {
       {
         onSuccess: () => {
           notify.success(`${selected.size} véhicule(s) : ${rentalStatusLabels[value as RentalStatus]}`);
-          setSelected(new Set());
+          clear();
         },
         onError: (e) => notify.error(`Erreur lors de la mise à jour du statut : ${e.message}`),
       },
@@ -54,9 +47,7 @@ export default function AdminVehiclesPage() {
   return (
     <>
       <AdminHeader title="Gestion des véhicules" subtitle="La flotte, ses statuts et ses performances">
-        <Button variant="outline" onClick={() => q.refetch()} disabled={q.isFetching}>
-          <RefreshCw className={q.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
-        </Button>
+        <RefreshButton query={q} />
         <Button onClick={() => setWizard({ open: true, vehicle: null })}>
           <Plus className="h-4 w-4" aria-hidden="true" /> Ajouter un véhicule
         </Button>
@@ -108,61 +99,50 @@ export default function AdminVehiclesPage() {
       {!q.isPending && list.length === 0 ? (
         <EmptyState title="Aucun véhicule trouvé">{search || status !== 'all' ? 'Aucun véhicule ne correspond à votre recherche.' : 'Commencez par ajouter des véhicules à votre flotte.'}</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-          <table className="min-w-full text-left text-sm">
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-              <tr>
-                <th scope="col" className="px-4 py-3">
-                  <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label="Tout sélectionner" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(list.map((v) => v.id)))} />
-                </th>
-                <th scope="col" className="px-4 py-3">Véhicule</th>
-                <th scope="col" className="px-4 py-3">Catégorie</th>
-                <th scope="col" className="px-4 py-3 text-right">Prix/jour</th>
-                <th scope="col" className="px-4 py-3">Statut</th>
-                <th scope="col" className="px-4 py-3">Réservations</th>
-                <th scope="col" className="px-4 py-3 text-right">Revenus</th>
-                <th scope="col" className="px-4 py-3 text-right">Actions</th>
+        <AdminTable
+          columns={[
+            { label: <SelectBox label="Tout sélectionner" checked={allOf(ids)} onChange={() => toggleAll(ids)} /> },
+            { label: 'Véhicule' },
+            { label: 'Catégorie' },
+            { label: 'Prix/jour', right: true },
+            { label: 'Statut' },
+            { label: 'Réservations' },
+            { label: 'Revenus', right: true },
+            { label: 'Actions', right: true },
+          ]}
+        >
+          {list.map((v) => {
+            const f = vehicleFigures(v);
+            return (
+              <tr key={v.id} data-testid="vehicle-row">
+                <td className="px-4 py-3">
+                  <SelectBox label={`Sélectionner ${v.name}`} checked={selected.has(v.id)} onChange={() => toggle(v.id)} />
+                </td>
+                <td className="px-4 py-3">
+                  <p className="font-medium">{v.name}</p>
+                  <p className="text-xs text-slate-600">
+                    {v.make} {v.model} {v.year}
+                    {v.license_plate && <> · {v.license_plate}</>}
+                  </p>
+                </td>
+                <td className="px-4 py-3">{categoryLabel(v.category)}</td>
+                <td className="px-4 py-3 text-right">{formatPrice(v.daily_rate)}</td>
+                <td className="px-4 py-3">
+                  <RentalStatusBadge status={v.rental_status} />
+                </td>
+                <td className="px-4 py-3">
+                  {f.count}
+                  {f.last && <span className="block text-xs text-slate-600">Il y a {daysSince(f.last)} jour(s)</span>}
+                </td>
+                <td className="px-4 py-3 text-right">{formatPrice(f.revenue)}</td>
+                <td className="whitespace-nowrap px-4 py-3 text-right">
+                  <RowAction label={`Modifier ${v.name}`} icon={Pencil} onClick={() => setWizard({ open: true, vehicle: v })} />
+                  <RowAction label={`Supprimer ${v.name}`} icon={Trash2} danger onClick={() => setDeleting(v)} />
+                </td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {list.map((v) => {
-                const f = vehicleFigures(v);
-                return (
-                  <tr key={v.id} data-testid="vehicle-row">
-                    <td className="px-4 py-3">
-                      <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label={`Sélectionner ${v.name}`} checked={selected.has(v.id)} onChange={() => toggle(v.id)} />
-                    </td>
-                    <td className="px-4 py-3">
-                      <p className="font-medium">{v.name}</p>
-                      <p className="text-xs text-slate-600">
-                        {v.make} {v.model} {v.year}
-                        {v.license_plate && <> · {v.license_plate}</>}
-                      </p>
-                    </td>
-                    <td className="px-4 py-3">{categoryLabel(v.category)}</td>
-                    <td className="px-4 py-3 text-right">{formatPrice(v.daily_rate)}</td>
-                    <td className="px-4 py-3">
-                      <RentalStatusBadge status={v.rental_status} />
-                    </td>
-                    <td className="px-4 py-3">
-                      {f.count}
-                      {f.last && <span className="block text-xs text-slate-600">Il y a {daysSince(f.last)} jour(s)</span>}
-                    </td>
-                    <td className="px-4 py-3 text-right">{formatPrice(f.revenue)}</td>
-                    <td className="whitespace-nowrap px-4 py-3 text-right">
-                      <button type="button" onClick={() => setWizard({ open: true, vehicle: v })} className="rounded-md p-2 text-blue-900 hover:bg-blue-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Modifier ${v.name}`}>
-                        <Pencil className="h-4 w-4" aria-hidden="true" />
-                      </button>
-                      <button type="button" onClick={() => setDeleting(v)} className="rounded-md p-2 text-red-700 hover:bg-red-50 focus-visible:outline-3 focus-visible:outline-amber-500" aria-label={`Supprimer ${v.name}`}>
-                        <Trash2 className="h-4 w-4" aria-hidden="true" />
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </AdminTable>
       )}
 
       <VehicleWizard

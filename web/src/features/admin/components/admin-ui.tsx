@@ -1,6 +1,6 @@
 /** Small building blocks of the back office screens. */
 import { useId, type ReactNode } from 'react';
-import type { LucideIcon } from 'lucide-react';
+import { RefreshCw, type LucideIcon } from 'lucide-react';
 import { Dialog } from '@/components/ui/dialog';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/lib/cn';
@@ -120,6 +120,58 @@ export function FilterInput({ label, className, ...props }: { label: string; cla
     <div className={cn('flex flex-col gap-1 text-sm font-medium text-slate-800', className)}>
       <label htmlFor={id}>{label}</label>
       <input id={id} {...props} className="rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60" />
+    </div>
+  );
+}
+
+/** The « Actualiser » button of a list page, spinning while its query refetches. */
+export function RefreshButton({ query, disabled, className }: { query: { isFetching: boolean; refetch: () => unknown }; disabled?: boolean; className?: string }) {
+  return (
+    <Button variant="outline" onClick={() => query.refetch()} disabled={query.isFetching || disabled} className={className}>
+      <RefreshCw className={query.isFetching ? 'h-4 w-4 animate-spin' : 'h-4 w-4'} aria-hidden="true" /> Actualiser
+    </Button>
+  );
+}
+
+/** An icon button of a table row (edit, view, delete), named by its label. */
+export function RowAction({ label, icon: Icon, onClick, danger, disabled }: { label: string; icon: LucideIcon; onClick: () => void; danger?: boolean; disabled?: boolean }) {
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      disabled={disabled}
+      aria-label={label}
+      className={cn('rounded-md p-2 focus-visible:outline-3 focus-visible:outline-amber-500 disabled:opacity-40', danger ? 'text-red-700 hover:bg-red-50' : 'text-blue-900 hover:bg-blue-50')}
+    >
+      <Icon className="h-4 w-4" aria-hidden="true" />
+    </button>
+  );
+}
+
+/** A row-selection checkbox (or the « Tout sélectionner » one in the head). */
+export function SelectBox({ label, checked, onChange, disabled }: { label: string; checked: boolean; onChange: () => void; disabled?: boolean }) {
+  return <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label={label} checked={checked} disabled={disabled} onChange={onChange} />;
+}
+
+/** A column of `AdminTable`: its heading, right-aligned for amounts and actions. */
+export type Column = { label: ReactNode; right?: boolean };
+
+/** The back office's scrollable table: a head of columns and the rows given as children. */
+export function AdminTable({ columns, children }: { columns: Column[]; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+      <table className="min-w-full text-left text-sm">
+        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+          <tr>
+            {columns.map((c, i) => (
+              <th key={i} scope="col" className={cn('px-4 py-3', c.right && 'text-right')}>
+                {c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">{children}</tbody>
+      </table>
     </div>
   );
 }

@@ -3,10 +3,10 @@
  * signed in with the password only (aal1) types the code of their app; the session becomes aal2
  * and the guard shows the page asked for. The database refuses them every admin call before.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { KeyRound } from 'lucide-react';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { Spinner, ErrorState } from '@/components/ui/states';
 import { usePageTitle } from '@/components/ui/page';
@@ -14,7 +14,7 @@ import { adminPaths } from '@/config/admin-paths';
 import { supabase } from '@/lib/supabase';
 import { notify } from '@/lib/notify';
 import { useFactors, useVerifyTotp } from '../api/mfa';
-import { mfaCodeSchema } from '../schemas/mfa-schema';
+import { MfaCodeField, useMfaCode } from './mfa-code-field';
 
 export const CHALLENGE_TITLE = 'Vérification en deux étapes';
 
@@ -23,25 +23,19 @@ export function MfaChallenge() {
   const factors = useFactors();
   const verify = useVerifyTotp();
   const navigate = useNavigate();
-  const [code, setCode] = useState('');
-  const [fieldError, setFieldError] = useState<string>();
+  const code = useMfaCode();
   const titleId = useId();
   const factor = factors.data?.find((f) => f.factor_type === 'totp' && f.status === 'verified');
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const r = mfaCodeSchema.safeParse(code);
-    if (!r.success) {
-      setFieldError(r.error.issues[0]?.message);
-      return;
-    }
-    setFieldError(undefined);
-    if (!factor) return;
+    const clean = code.check();
+    if (!clean || !factor) return;
     verify.mutate(
-      { factorId: factor.id, code: r.data },
+      { factorId: factor.id, code: clean },
       {
         onSuccess: () => notify.success('Vérification réussie'),
-        onError: () => setCode(''),
+        onError: () => code.setCode(''),
       },
     );
   };
@@ -67,19 +61,7 @@ export function MfaChallenge() {
           <ErrorState message={factors.error.message} onRetry={() => void factors.refetch()} />
         ) : (
           <form noValidate onSubmit={submit} className="space-y-4">
-            <TextField
-              label="Code de vérification"
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={7}
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-              error={fieldError}
-              hint="6 chiffres, renouvelés toutes les 30 secondes"
-              required
-              autoFocus
-            />
+            <MfaCodeField state={code} autoFocus />
             {verify.isError && <Alert>{verify.error.message}</Alert>}
             <Button type="submit" className="w-full" disabled={verify.isPending || !factor}>
               {verify.isPending ? 'Vérification…' : 'Vérifier'}
