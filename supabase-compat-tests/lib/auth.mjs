@@ -1,11 +1,21 @@
 // Helpers for the auth tests: supabase-js clients, the development inbox, a tiny SMTP sink.
 import net from 'node:net';
 import { createClient } from '@supabase/supabase-js';
+import { signJwt } from './jwt.mjs';
 
 /** A supabase-js client that keeps nothing between calls. */
 export function client(server, key = server.anonKey, auth = {}) {
   return createClient(server.url, key, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, ...auth },
+  });
+}
+
+/** A client calling as the signed-in user `sub` (a token signed with the server's secret). */
+export function userClient(server, sub, claims = { aud: 'authenticated' }) {
+  const token = signJwt({ sub, role: 'authenticated', exp: 4e9, ...claims }, server.jwtSecret);
+  return createClient(server.url, server.anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { headers: { Authorization: `Bearer ${token}` } },
   });
 }
 

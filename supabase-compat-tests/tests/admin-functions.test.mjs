@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@supabase/supabase-js';
 import { startServer } from '../lib/server.mjs';
-import { signJwt } from '../lib/jwt.mjs';
+import { userClient } from '../lib/auth.mjs';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -18,10 +18,7 @@ const fixture = `
 const opts = { auth: { persistSession: false, autoRefreshToken: false } };
 let server;
 let anon;
-const as = (sub) => createClient(server.url, server.anonKey, {
-  ...opts,
-  global: { headers: { Authorization: `Bearer ${signJwt({ sub, role: 'authenticated', aud: 'authenticated', exp: 4e9 }, server.jwtSecret)}` } },
-});
+const as = (sub) => userClient(server, sub);
 
 before(async () => {
   server = await startServer({}, { fixture });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createClient } from '@supabase/supabase-js';
 import { startServer } from '../lib/server.mjs';
-import { signJwt } from '../lib/jwt.mjs';
+import { userClient } from '../lib/auth.mjs';
 
 const fixture = readFileSync(new URL('../fixtures/rest.sql', import.meta.url), 'utf8');
 const opts = { auth: { persistSession: false, autoRefreshToken: false } };
@@ -301,10 +301,7 @@ describe('rls and abort', () => {
   test('each user sees only their notes; anon sees none', async () => {
     const alice = '11111111-1111-4111-8111-111111111111';
     const bob = '22222222-2222-4222-8222-222222222222';
-    const as = (sub) => createClient(server.url, server.anonKey, {
-      ...opts,
-      global: { headers: { Authorization: `Bearer ${signJwt({ sub, role: 'authenticated', exp: 4e9 }, server.jwtSecret)}` } },
-    });
+    const as = (sub) => userClient(server, sub, {});
     ok(await as(alice).from('private_notes').insert({ body: 'a' }));
     ok(await as(bob).from('private_notes').insert({ body: 'b' }));
     assert.deepEqual(ok(await as(alice).from('private_notes').select('body')), [{ body: 'a' }]);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, launchBrowser, newPageIn, shot, startStack, webDir } from './harness.mjs';
+import { SEED, closeSession, newPageIn, openSession, shot } from './harness.mjs';
 import { totp } from '../../supabase-compat-tests/lib/totp.mjs';
 const ADMIN = { email: process.env.SEED_ADMIN_EMAIL ?? 'admin@kinshasa-auto.test', password: SEED.adminPassword };
 const DEMO = { email: process.env.SEED_DEMO_EMAIL ?? 'client@kinshasa-auto.test', password: SEED.demoPassword };
@@ -43,15 +43,10 @@ async function axe(page, name) {
 }
 
 before(async () => {
-  stack = await startStack({ webDir });
-  browser = await launchBrowser();
-  console.log(`site: ${stack.baseUrl}`);
+  ({ stack, browser } = await openSession());
 });
 
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+after(() => closeSession({ stack, browser }));
 
 test('the home page loads no back-office code', async () => {
   const page = await newPage();

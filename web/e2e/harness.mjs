@@ -62,6 +62,20 @@ async function waitFor(url, ms = 30000) {
   throw new Error(`timeout waiting for ${url}`);
 }
 
+/** The stack on the built site and a browser, for one test file's `before`. */
+export async function openSession() {
+  const stack = await startStack({ webDir });
+  const browser = await launchBrowser();
+  console.log(`site: ${stack.baseUrl}`);
+  return { stack, browser };
+}
+
+/** The file's `after`: closes what `openSession` opened (either may be missing if it failed). */
+export async function closeSession({ stack, browser }) {
+  await browser?.close();
+  await stack?.stop();
+}
+
 /** { baseUrl, apiUrl, serviceKey, stop() } */
 export async function startStack({ webDir }) {
   const given = process.env.E2E_BASE_URL;

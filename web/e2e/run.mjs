@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, launchBrowser, newPageIn, shot, startStack, webDir } from './harness.mjs';
+import { SEED, closeSession, newPageIn, openSession, shot } from './harness.mjs';
 
 let stack;
 let browser;
@@ -37,15 +37,10 @@ async function login(page, email, password) {
 }
 
 before(async () => {
-  stack = await startStack({ webDir });
-  browser = await launchBrowser();
-  console.log(`site: ${stack.baseUrl}`);
+  ({ stack, browser } = await openSession());
 });
 
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+after(() => closeSession({ stack, browser }));
 
 test('a visitor filters the fleet and completes a public booking', async () => {
   const page = await newPage();

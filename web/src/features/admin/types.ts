@@ -1,5 +1,5 @@
 /** Rows of the back office (sql/migrations V30–V43), written once for the admin feature. */
-import type { BookingStatus, FuelType, Numeric, RentalStatus, Transmission, VehicleCategory } from '@/types/database';
+import type { BookingStatus, FuelType, Numeric, Profile, RentalStatus, Transmission, VehicleCategory } from '@/types/database';
 
 export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
 
@@ -31,16 +31,9 @@ export interface AdminBooking {
   raw: Record<string, unknown>;
 }
 
-export interface AdminUser {
-  id: string;
-  user_id: string;
-  username: string | null;
-  email: string | null;
-  full_name: string | null;
-  phone: string | null;
-  role: 'user' | 'admin';
+/** A profile with its booking figures, as `admin_users()` returns it. */
+export interface AdminUser extends Profile {
   created_at: string;
-  updated_at: string;
   booking_count: number;
   total_spent: Numeric;
   last_booking: string | null;
