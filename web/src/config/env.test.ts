@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { loadRuntimeConfig, runtimeConfigSchema } from './env';
+import { loadRuntimeConfig, parseRuntimeConfig } from './env';
 
 describe('runtime config', () => {
   it('validates /config.json', () => {
-    expect(runtimeConfigSchema.safeParse({ supabaseUrl: 'http://127.0.0.1:54321', anonKey: 'x'.repeat(40) }).success).toBe(true);
-    expect(runtimeConfigSchema.safeParse({ supabaseUrl: 'pas une url', anonKey: 'x'.repeat(40) }).success).toBe(false);
-    expect(runtimeConfigSchema.safeParse({ supabaseUrl: 'http://a', anonKey: '' }).success).toBe(false);
+    const good = { supabaseUrl: 'http://127.0.0.1:54321', anonKey: 'x'.repeat(40) };
+    expect(parseRuntimeConfig(good)).toEqual(good);
+    expect(() => parseRuntimeConfig({ supabaseUrl: 'pas une url', anonKey: 'x'.repeat(40) })).toThrow(/supabaseUrl/);
+    expect(() => parseRuntimeConfig({ supabaseUrl: 'ftp://a', anonKey: 'x'.repeat(40) })).toThrow(/supabaseUrl/);
+    expect(() => parseRuntimeConfig({ supabaseUrl: 'http://a', anonKey: '' })).toThrow(/anonKey/);
+    expect(() => parseRuntimeConfig(null)).toThrow(/supabaseUrl/);
   });
   it('fetches the anon key when the build has none, using this origin', async () => {
     const fetcher = (async () => new Response(JSON.stringify({ supabaseUrl: 'http://elsewhere:1', anonKey: 'k'.repeat(40) }))) as typeof fetch;

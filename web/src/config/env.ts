@@ -9,8 +9,6 @@ export interface RuntimeConfig {
   anonKey: string;
 }
 
-type Parsed<T> = { success: true; data: T } | { success: false; error: string };
-
 function isHttpUrl(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   try {
@@ -21,20 +19,13 @@ function isHttpUrl(value: unknown): value is string {
   }
 }
 
-/** `/config.json` (or the build's values): an http(s) API URL and an anon key. */
-export const runtimeConfigSchema = {
-  safeParse(input: unknown): Parsed<RuntimeConfig> {
-    const value = (input ?? {}) as Record<string, unknown>;
-    if (!isHttpUrl(value.supabaseUrl)) return { success: false, error: 'supabaseUrl: not an http(s) URL' };
-    if (typeof value.anonKey !== 'string' || value.anonKey.length < 20) return { success: false, error: 'anonKey: missing or too short' };
-    return { success: true, data: { supabaseUrl: value.supabaseUrl, anonKey: value.anonKey } };
-  },
-  parse(input: unknown): RuntimeConfig {
-    const result = runtimeConfigSchema.safeParse(input);
-    if (!result.success) throw new Error(`Invalid runtime config: ${result.error}`);
-    return result.data;
-  },
-};
+/** `/config.json` (or the build's values): an http(s) API URL and an anon key, else a clear error. */
+export function parseRuntimeConfig(input: unknown): RuntimeConfig {
+  const value = (input ?? {}) as Record<string, unknown>;
+  if (!isHttpUrl(value.supabaseUrl)) throw new Error('Invalid runtime config: supabaseUrl is not an http(s) URL');
+  if (typeof value.anonKey !== 'string' || value.anonKey.length < 20) throw new Error('Invalid runtime config: anonKey is missing or too short');
+  return { supabaseUrl: value.supabaseUrl, anonKey: value.anonKey };
+}
 
 /**
  * The API URL defaults to this page's origin (the server serves the app); the anon key comes
@@ -45,10 +36,10 @@ export async function loadRuntimeConfig(fetcher: typeof fetch = fetch): Promise<
   const builtKey: unknown = import.meta.env.VITE_SUPABASE_ANON_KEY;
   if (builtUrl !== undefined && builtUrl !== '' && !isHttpUrl(builtUrl)) throw new Error('Invalid VITE_SUPABASE_URL');
   const url = (builtUrl as string | undefined) || window.location.origin;
-  if (typeof builtKey === 'string' && builtKey) return runtimeConfigSchema.parse({ supabaseUrl: url, anonKey: builtKey });
+  if (typeof builtKey === 'string' && builtKey) return parseRuntimeConfig({ supabaseUrl: url, anonKey: builtKey });
   const res = await fetcher('/config.json', { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error(`config.json: HTTP ${res.status}`);
-  const parsed = runtimeConfigSchema.parse(await res.json());
+  const parsed = parseRuntimeConfig(await res.json());
   // A server that reports its own external URL on another origin than ours (behind a proxy)
   // is still reached through this origin when VITE_SUPABASE_URL says nothing.
   return { supabaseUrl: (builtUrl as string | undefined) || window.location.origin || parsed.supabaseUrl, anonKey: parsed.anonKey };
