@@ -141,3 +141,17 @@ test('the reservation dialog\'s booking keeps how the customer will pay, and ref
   assert.equal(taken.error.code, 'PT409');
   assert.equal(taken.error.message, 'Ce véhicule est déjà réservé sur ces dates');
 });
+
+test('the availability search hides a vehicle another customer has booked, from visitors and customers alike', async () => {
+  const admin = createClient(server.url, server.serviceKey, opts);
+  const held = await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(140), end_date: future(143), booking_status: 'confirmed' }).select('id').single();
+  assert.equal(held.error, null);
+  const ids = async (client, start, end) => {
+    const { data, error } = await client.rpc('search_available_vehicles', { start_date: future(start), end_date: future(end) });
+    assert.equal(error, null);
+    return data.map((v) => v.id);
+  };
+  assert.ok(!(await ids(anon, 141, 142)).includes(CRUISER), 'a visitor is not offered it');
+  assert.ok(!(await ids(as(B), 141, 142)).includes(CRUISER), 'another customer is not offered it');
+  assert.ok((await ids(anon, 143, 145)).includes(CRUISER), 'from its return day on, it is offered again');
+});
