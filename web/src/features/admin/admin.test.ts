@@ -39,6 +39,16 @@ describe('settings ranges', () => {
     expect(issuePaths(withBusiness({ securityDepositPercentage: -0.1 }))).toEqual(['business.securityDepositPercentage']);
     expect(issuePaths(withBusiness({ lateFeePercentage: 12.5 }))).toEqual([]);
   });
+  it('percentages by steps of 0.1, floating-point safe', () => {
+    const message = (v: unknown) => {
+      const r = settingsSchema.safeParse(v);
+      return r.success ? null : r.error.issues[0]?.message;
+    };
+    expect(message(withBusiness({ lateFeePercentage: 12.35 }))).toBe('Frais de retard : au plus une décimale');
+    expect(message(withBusiness({ securityDepositPercentage: 20.01 }))).toBe('Caution : au plus une décimale');
+    expect(issuePaths(withBusiness({ lateFeePercentage: 0.1 + 0.2, securityDepositPercentage: 99.9 }))).toEqual([]);
+    expect(issuePaths(withBusiness({ lateFeePercentage: '7.3' }))).toEqual([]); // an imported file may hold text
+  });
   it('an empty number field is an error, not 0', () => {
     expect(issuePaths(withSystem({ sessionTimeout: Number.NaN }))).toEqual(['system.sessionTimeout']);
   });
@@ -130,6 +140,22 @@ describe('vehicle wizard', () => {
     expect(Object.keys(errs({ weekly_discount: 50.1 }))).toEqual(['weekly_discount']);
     expect(Object.keys(errs({ seasonal_rates: [{ rate_multiplier: 5.5 }] }))).toEqual(['seasonal_rates']);
     expect(errs({ images: [] }).images).toBe(PHOTO_REQUIRED_MESSAGE);
+  });
+  it('steps: daily rate and deposit 0.01, discounts and multiplier 0.1, floating-point safe', () => {
+    const schema = vehicleSchema(now);
+    const img = [{ id: 'a', url: 'u', title: 't', is_primary: true, order: 0 }];
+    const errs = (patch: Record<string, unknown>) => {
+      const r = schema.safeParse({ ...filled(), images: img, ...patch });
+      return r.success ? {} : fieldErrors<string>(r.error);
+    };
+    expect(errs({ daily_rate: 80.005 })).toEqual({ daily_rate: 'Tarif journalier : au plus deux décimales' });
+    expect(errs({ security_deposit: 500.001 })).toEqual({ security_deposit: 'Caution : au plus deux décimales' });
+    expect(errs({ weekly_discount: 12.25 })).toEqual({ weekly_discount: 'Remise hebdomadaire : au plus une décimale' });
+    expect(errs({ monthly_discount: 20.05 })).toEqual({ monthly_discount: 'Remise mensuelle : au plus une décimale' });
+    expect(errs({ seasonal_rates: [{ rate_multiplier: 1.25 }] })).toEqual({ seasonal_rates: 'Multiplicateur : au plus une décimale' });
+    // values a float cannot hold exactly are still the step's multiples
+    expect(errs({ daily_rate: 0.1 + 0.2, weekly_discount: 0.1 * 3, monthly_discount: 49.9, security_deposit: 1234567.89, seasonal_rates: [{ rate_multiplier: 1.1 }] })).toEqual({});
+    expect(errs({ daily_rate: 19.99, weekly_discount: 12.5 })).toEqual({});
   });
   it('the payload: upper-cased plate and VIN, empty text null, blank features dropped, price = daily rate', () => {
     const p = toVehiclePayload({ ...filled(), license_plate: ' kn-12 ', vin: 'abc', color: ' ', features: ['4x4', ' ', ''], images: [{ id: 'a', url: 'u1', title: 'a.png', is_primary: false, order: 0 }, { id: 'b', url: 'u2', title: 'b.png', is_primary: true, order: 1 }] });
