@@ -7,6 +7,7 @@ import { addImages, emptyVehicleForm, imageProblem, MAX_IMAGE_BYTES, PHOTO_REQUI
 import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, pricePreview, rentalDayCount, retentionRate, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
 import { bookingTiles, filterBookings, emptyBookingFilters, filterUsers, filterVehicles } from './lib/filters';
+import { uploadErrorMessage } from './api/vehicles';
 import type { AdminBooking, AdminUser, AdminVehicle } from './types';
 
 const withSystem = (patch: Record<string, unknown>) => ({ ...defaultSettings, system: { ...defaultSettings.system, ...patch } });
@@ -173,6 +174,23 @@ describe('vehicle wizard', () => {
     expect(imgs.map((i) => i.is_primary)).toEqual([false, true]);
     imgs = removeImage(imgs, 'b');
     expect(imgs).toEqual([{ id: 'a', url: 'ua', title: 'a', is_primary: true, order: 0 }]);
+  });
+});
+
+describe('upload errors', () => {
+  it('say why: in French for a storage code we know, else the server message, else the file name alone', () => {
+    expect(uploadErrorMessage('photo.png', { name: 'StorageApiError', status: 409, statusCode: '409', code: 'KeyAlreadyExists', message: 'The resource already exists' })).toBe(
+      'Erreur de téléversement : photo.png : Un fichier porte déjà ce nom.',
+    );
+    expect(uploadErrorMessage('photo.png', { status: 403, statusCode: '403', code: 'AccessDenied', message: 'new row violates row-level security policy' })).toBe(
+      "Erreur de téléversement : photo.png : Vous n'avez pas les permissions nécessaires pour cette action.",
+    );
+    expect(uploadErrorMessage('photo.png', { name: 'StorageUnknownError', message: 'Failed to fetch' })).toMatch(/^Erreur de téléversement : photo\.png : Impossible de joindre le serveur/);
+    expect(uploadErrorMessage('photo.png', { status: 507, statusCode: '507', code: 'QuotaExceeded', message: 'Quota de stockage dépassé' })).toBe(
+      'Erreur de téléversement : photo.png : Quota de stockage dépassé',
+    );
+    expect(uploadErrorMessage('photo.png', { status: 500, message: '' })).toBe('Erreur de téléversement : photo.png');
+    expect(uploadErrorMessage('photo.png', undefined)).toBe('Erreur de téléversement : photo.png');
   });
 });
 
