@@ -3,7 +3,7 @@ import { fieldErrors } from '@/lib/validation';
 import { defaultSettings, parseSettingsFile, settingsSchema } from './schemas/settings-schema';
 import { airportBookingEditSchema, premiumBookingEditSchema, vehicleBookingEditSchema } from './schemas/booking-edit-schema';
 import { USER_REQUIRED_MESSAGE, userSchema } from './schemas/user-schema';
-import { addImages, emptyVehicleForm, imageProblem, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
+import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
 import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, pricePreview, rentalDayCount, retentionRate, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
 import { bookingTiles, filterBookings, emptyBookingFilters, filterUsers, filterVehicles } from './lib/filters';
@@ -163,6 +163,23 @@ describe('vehicle wizard', () => {
     expect(p).toMatchObject({ license_plate: 'KN-12', vin: 'ABC', color: null, features: ['4x4'], price: 80, daily_rate: 80, primary_image: 'u2' });
     expect(p.pricing).toMatchObject({ daily_rate: 80, weekly_discount: 10, monthly_discount: 20, security_deposit: 500 });
     expect(p.specifications).toMatchObject({ fuel_type: 'Essence', transmission: 'Manuelle', seats: 5 });
+  });
+  it('seasonal rates keep their description, edited and saved', () => {
+    expect(emptySeasonalRate()).toMatchObject({ name: '', start_date: '', end_date: '', rate_multiplier: 1, description: '' });
+    const saved = {
+      ...({ name: 'Hilux', make: 'Toyota', model: 'Hilux', year: 2024, category: 'utility', rental_status: 'available', daily_rate: '80.00', features: [], images: [], specifications: {} } as unknown as AdminVehicle),
+      pricing: {
+        seasonal_rates: [
+          { id: 's1', name: 'Fêtes', start_date: '2026-12-15', end_date: '2027-01-05', rate_multiplier: 1.5, description: 'Fin d’année' },
+          // a rate saved before the description existed
+          { id: 's2', name: 'Été', start_date: '2026-07-01', end_date: '2026-08-31', rate_multiplier: 1.2 } as never,
+        ],
+      },
+    };
+    const form = vehicleToForm(saved);
+    expect(form.seasonal_rates.map((r) => r.description)).toEqual(['Fin d’année', '']);
+    const rates = toVehiclePayload({ ...form, seasonal_rates: [{ ...form.seasonal_rates[0]!, description: '  Haute saison  ' }] }).pricing.seasonal_rates;
+    expect(rates).toEqual([{ id: 's1', name: 'Fêtes', start_date: '2026-12-15', end_date: '2027-01-05', rate_multiplier: 1.5, description: 'Haute saison' }]);
   });
   it('images: type and 10 MB checks, one primary, the first of an empty set primary', () => {
     expect(imageProblem({ name: 'a.pdf', type: 'application/pdf', size: 10 })).toBe("a.pdf n'est pas une image valide");

@@ -60,6 +60,23 @@ const n = (v: unknown, fallback: number) => {
   return Number.isFinite(x) ? x : fallback;
 };
 
+/** A saved seasonal rate as the wizard edits it: rates saved before the description existed get an empty one. */
+function seasonalRateToForm(r: Partial<SeasonalRate>): SeasonalRate {
+  return {
+    id: r.id ?? crypto.randomUUID(),
+    name: r.name ?? '',
+    start_date: r.start_date ?? '',
+    end_date: r.end_date ?? '',
+    rate_multiplier: n(r.rate_multiplier, 1),
+    description: r.description ?? '',
+  };
+}
+
+/** A new, empty seasonal rate (multiplier 1). */
+export function emptySeasonalRate(): SeasonalRate {
+  return seasonalRateToForm({});
+}
+
 /** A saved vehicle as the wizard edits it. */
 export function vehicleToForm(v: AdminVehicle): VehicleForm {
   const base = emptyVehicleForm();
@@ -73,7 +90,7 @@ export function vehicleToForm(v: AdminVehicle): VehicleForm {
     seats: n(s.seats, 5), doors: n(s.doors, 4), mileage: n(s.mileage, 0),
     safety_features: s.safety_features ?? [], comfort_features: s.comfort_features ?? [],
     daily_rate: n(p.daily_rate ?? v.daily_rate, 0), weekly_discount: n(p.weekly_discount, 10), monthly_discount: n(p.monthly_discount, 20),
-    security_deposit: n(p.security_deposit, 500), seasonal_rates: p.seasonal_rates ?? [],
+    security_deposit: n(p.security_deposit, 500), seasonal_rates: (p.seasonal_rates ?? []).map(seasonalRateToForm),
     features: v.features ?? [], rental_status: v.rental_status,
     current_location: v.current_location ?? '', home_location: v.home_location ?? '', insurance_policy: v.insurance_policy ?? '',
     registration_expiry: v.registration_expiry ?? '', last_service_date: v.last_service_date ?? '', next_service_due: v.next_service_due ?? '',
@@ -172,7 +189,7 @@ export function toVehiclePayload(f: VehicleForm) {
       weekly_discount: f.weekly_discount,
       monthly_discount: f.monthly_discount,
       security_deposit: f.security_deposit,
-      seasonal_rates: f.seasonal_rates,
+      seasonal_rates: f.seasonal_rates.map((r) => ({ ...r, name: r.name.trim(), description: r.description.trim() })),
     },
     images: f.images.map((img, i) => ({ ...img, is_primary: img === primary, order: i })),
     primary_image: primary?.url ?? null,
