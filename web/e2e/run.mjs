@@ -264,6 +264,18 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
   assert.equal(await page.getByTestId('booking-total').textContent(), '$300.00');
   await shot(page, 'airport-confirmation');
+  // « Réserver à nouveau » closes the confirmation and opens an empty dialog of the same offer
+  await page.getByRole('button', { name: 'Réserver à nouveau' }).click();
+  const again = page.getByRole('dialog', { name: 'Réserver un service aéroportuaire' });
+  await again.waitFor();
+  assert.equal(await page.getByRole('heading', { name: 'Réservation confirmée !' }).count(), 0);
+  assert.equal(await again.getByLabel('Type de service').inputValue(), 'vip');
+  assert.deepEqual(
+    [await again.getByLabel('Date du vol').inputValue(), await again.getByLabel('Heure du vol').inputValue(), await again.getByLabel('Numéro de vol').inputValue(), await again.getByLabel('Passagers').inputValue()],
+    ['', '', '', '1'],
+  );
+  await page.keyboard.press('Escape');
+  await again.waitFor({ state: 'hidden' });
 
   // diagnostics
   await page.goto(`${stack.baseUrl}/diagnostics`);
