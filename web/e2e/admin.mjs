@@ -344,6 +344,22 @@ test('reports: the period analytics with the chart toggle', async () => {
   await page.context().close();
 });
 
+test('an administrator browsing the public blog sees no draft', async () => {
+  const slug = `brouillon-${Date.now()}`;
+  await service('blog_posts', { method: 'POST', body: JSON.stringify({ slug, title: 'Brouillon E2E', excerpt: 'Pas encore publié.', content: 'Texte.', author: 'Équipe', published: false }) });
+  try {
+    const page = await adminPage();
+    await page.goto(`${stack.baseUrl}/blog`);
+    await page.getByRole('link', { name: /Lire la suite/ }).first().waitFor();
+    assert.equal(await page.getByText('Brouillon E2E').count(), 0, 'the draft is not listed');
+    await page.goto(`${stack.baseUrl}/blog/${slug}`);
+    await page.getByRole('heading', { name: 'Article non trouvé' }).waitFor();
+    await page.context().close();
+  } finally {
+    await service(`blog_posts?slug=eq.${slug}`, { method: 'DELETE' });
+  }
+});
+
 test('the back office at 375 px', async () => {
   const page = await adminPage();
   await page.setViewportSize({ width: 375, height: 800 });
