@@ -336,6 +336,13 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByLabel('Téléphone').fill('+243 81 111 2222');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await page.getByText('Profil mis à jour').waitFor();
+  if (stack.serviceKey) {
+    // the account's user_metadata follows the profile
+    const headers = { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` };
+    const [{ user_id: id }] = await (await fetch(`${stack.apiUrl}/rest/v1/profiles?select=user_id&email=eq.${encodeURIComponent(customer.email)}`, { headers })).json();
+    const account = await (await fetch(`${stack.apiUrl}/auth/v1/admin/users/${id}`, { headers })).json();
+    assert.deepEqual({ name: account.user_metadata.full_name, phone: account.user_metadata.phone }, { name: customer.name, phone: '+243 81 111 2222' });
+  }
   await page.context().close();
 });
 
