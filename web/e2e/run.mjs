@@ -343,6 +343,13 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
     const account = await (await fetch(`${stack.apiUrl}/auth/v1/admin/users/${id}`, { headers })).json();
     assert.deepEqual({ name: account.user_metadata.full_name, phone: account.user_metadata.phone }, { name: customer.name, phone: '+243 81 111 2222' });
   }
+
+  // on a phone, the menu has the cart of the desktop bar, with the pending count (the airport one is cancelled)
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.getByRole('button', { name: 'Ouvrir le menu' }).click();
+  const cart = page.locator('#mobile-menu').getByRole('link', { name: 'Panier : 3 réservations en attente' });
+  await cart.waitFor();
+  assert.equal(await cart.getByTestId('cart-count').textContent(), '3');
   await page.context().close();
 });
 
