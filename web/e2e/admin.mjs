@@ -188,6 +188,11 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByText('Étape 3 sur 6').waitFor();
   await wizard.getByText('Total : $665.00').waitFor(); // 7 days x 95, before the 10 % weekly discount
   await wizard.getByText('$598.50').waitFor();
+  await wizard.getByRole('button', { name: 'Ajouter un tarif saisonnier' }).click();
+  const season = wizard.getByTestId('seasonal-rate');
+  await season.getByLabel('Nom', { exact: true }).fill('Fêtes');
+  await season.getByLabel('Multiplicateur').fill('1.5');
+  await season.getByLabel('Description', { exact: true }).fill("Fin d'année");
   await next.click();
   await wizard.getByText('Étape 4 sur 6').waitFor();
   await wizard.getByLabel('Nouvelle caractéristique').fill('Caméra 360°');
@@ -205,8 +210,12 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByRole('button', { name: 'Enregistrer le véhicule' }).click();
   await wizard.waitFor({ state: 'hidden' });
   await page.getByText('Kia Sportage E2E ajouté à la flotte').waitFor();
-  const saved = (await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=license_plate,daily_rate,primary_image,images,rental_status')).body[0];
+  const saved = (await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=license_plate,daily_rate,primary_image,images,rental_status,pricing')).body[0];
   assert.equal(saved.license_plate, 'KE-2026-X');
+  assert.deepEqual(
+    saved.pricing.seasonal_rates.map(({ name, rate_multiplier, description }) => ({ name, rate_multiplier, description })),
+    [{ name: 'Fêtes', rate_multiplier: 1.5, description: "Fin d'année" }],
+  );
   assert.equal(saved.rental_status, 'available');
   assert.match(saved.primary_image, /\/storage\/v1\/object\/public\/vehicles\/vehicle-images\/\d+-0-\w+\.png$/);
   assert.equal(saved.images.length, 1);
@@ -333,6 +342,22 @@ test('reports: the period analytics with the chart toggle', async () => {
   await axe(page, '/admin/reports');
   await shot(page, 'admin-reports');
   await page.context().close();
+});
+
+test('an administrator browsing the public blog sees no draft', async () => {
+  const slug = `brouillon-${Date.now()}`;
+  await service('blog_posts', { method: 'POST', body: JSON.stringify({ slug, title: 'Brouillon E2E', excerpt: 'Pas encore publié.', content: 'Texte.', author: 'Équipe', published: false }) });
+  try {
+    const page = await adminPage();
+    await page.goto(`${stack.baseUrl}/blog`);
+    await page.getByRole('link', { name: /Lire la suite/ }).first().waitFor();
+    assert.equal(await page.getByText('Brouillon E2E').count(), 0, 'the draft is not listed');
+    await page.goto(`${stack.baseUrl}/blog/${slug}`);
+    await page.getByRole('heading', { name: 'Article non trouvé' }).waitFor();
+    await page.context().close();
+  } finally {
+    await service(`blog_posts?slug=eq.${slug}`, { method: 'DELETE' });
+  }
 });
 
 test('the back office at 375 px', async () => {

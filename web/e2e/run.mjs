@@ -264,6 +264,18 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
   assert.equal(await page.getByTestId('booking-total').textContent(), '$300.00');
   await shot(page, 'airport-confirmation');
+  // « Réserver à nouveau » closes the confirmation and opens an empty dialog of the same offer
+  await page.getByRole('button', { name: 'Réserver à nouveau' }).click();
+  const again = page.getByRole('dialog', { name: 'Réserver un service aéroportuaire' });
+  await again.waitFor();
+  assert.equal(await page.getByRole('heading', { name: 'Réservation confirmée !' }).count(), 0);
+  assert.equal(await again.getByLabel('Type de service').inputValue(), 'vip');
+  assert.deepEqual(
+    [await again.getByLabel('Date du vol').inputValue(), await again.getByLabel('Heure du vol').inputValue(), await again.getByLabel('Numéro de vol').inputValue(), await again.getByLabel('Passagers').inputValue()],
+    ['', '', '', '1'],
+  );
+  await page.keyboard.press('Escape');
+  await again.waitFor({ state: 'hidden' });
 
   // diagnostics
   await page.goto(`${stack.baseUrl}/diagnostics`);
@@ -324,6 +336,20 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByLabel('Téléphone').fill('+243 81 111 2222');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await page.getByText('Profil mis à jour').waitFor();
+  if (stack.serviceKey) {
+    // the account's user_metadata follows the profile
+    const headers = { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` };
+    const [{ user_id: id }] = await (await fetch(`${stack.apiUrl}/rest/v1/profiles?select=user_id&email=eq.${encodeURIComponent(customer.email)}`, { headers })).json();
+    const account = await (await fetch(`${stack.apiUrl}/auth/v1/admin/users/${id}`, { headers })).json();
+    assert.deepEqual({ name: account.user_metadata.full_name, phone: account.user_metadata.phone }, { name: customer.name, phone: '+243 81 111 2222' });
+  }
+
+  // on a phone, the menu has the cart of the desktop bar, with the pending count (the airport one is cancelled)
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.getByRole('button', { name: 'Ouvrir le menu' }).click();
+  const cart = page.locator('#mobile-menu').getByRole('link', { name: 'Panier : 3 réservations en attente' });
+  await cart.waitFor();
+  assert.equal(await cart.getByTestId('cart-count').textContent(), '3');
   await page.context().close();
 });
 

@@ -35,6 +35,12 @@ export const errorMessages = {
   '22P02': 'Les informations saisies sont invalides.',
   PT409: 'Ce véhicule est déjà réservé sur ces dates.',
   PT404: 'Véhicule introuvable ou indisponible.',
+  // Storage API codes ({statusCode, code, error, message}).
+  KeyAlreadyExists: 'Un fichier porte déjà ce nom.',
+  EntityTooLarge: 'Fichier trop volumineux.',
+  InvalidMimeType: "Ce type de fichier n'est pas accepté.",
+  AccessDenied: "Vous n'avez pas les permissions nécessaires pour cette action.",
+  NoSuchBucket: 'Espace de stockage introuvable.',
   network: 'Impossible de joindre le serveur. Vérifiez votre connexion internet.',
   unknown: 'Une erreur inattendue est survenue.',
 } as const satisfies Record<string, string>;

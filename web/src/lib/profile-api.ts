@@ -21,14 +21,17 @@ export async function fetchOwnProfile(user: User): Promise<Profile> {
   return created.data as Profile;
 }
 
+/**
+ * Name and phone (customer-site.md §7 "Update account"): the `profiles` row the site shows, then
+ * the account's user_metadata, so both say the same. An error from either is thrown.
+ */
 export async function updateOwnProfile(userId: string, values: { full_name: string; phone: string }): Promise<Profile> {
-  const { data, error } = await supabase()
-    .from('profiles')
-    .update({ full_name: values.full_name.trim(), phone: values.phone.trim() || null })
-    .eq('user_id', userId)
-    .select(PROFILE_COLUMNS)
-    .single();
+  const full_name = values.full_name.trim();
+  const phone = values.phone.trim() || null;
+  const { data, error } = await supabase().from('profiles').update({ full_name, phone }).eq('user_id', userId).select(PROFILE_COLUMNS).single();
   if (error) throw toAppError(error);
+  const account = await supabase().auth.updateUser({ data: { full_name, phone } });
+  if (account.error) throw toAppError(account.error, 'Erreur lors de la mise à jour du compte');
   return data as Profile;
 }
 

@@ -22,6 +22,20 @@ export function isStrongPassword(value: string): boolean {
 /** Other text: at least 2 characters after trimming. */
 export const text2 = (message: string) => z.string().trim().min(2, message);
 
+/**
+ * Whether `value` has at most `places` decimals, as an input's `step` (0.1, 0.01) asks. Floating-point
+ * safe: 0.1 + 0.2 has one decimal (the scaled value is compared with its rounding within 1e-9, or
+ * within a 1e-12 fraction of it for amounts so large that a float's error exceeds 1e-9).
+ */
+export function hasAtMostDecimals(value: number, places: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  const scaled = value * 10 ** places;
+  return Math.abs(Math.round(scaled) - scaled) <= Math.max(1e-9, Math.abs(scaled) * 1e-12);
+}
+
+/** The French message of a step: « au plus une décimale », « au plus deux décimales ». */
+export const decimalsMessage = (places: 1 | 2) => (places === 1 ? 'au plus une décimale' : 'au plus deux décimales');
+
 /** The first message per field of a failed parse, for forms. */
 export function fieldErrors<T extends string>(error: z.ZodError): Partial<Record<T, string>> {
   const out: Partial<Record<T, string>> = {};

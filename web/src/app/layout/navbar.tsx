@@ -8,6 +8,7 @@ import { site } from '@/config/site';
 import { buttonClass } from '@/components/ui/button';
 import { useSignOut } from '@/features/auth/api/auth';
 import { cn } from '@/lib/cn';
+import { cartLabel, usePendingCount } from '@/features/profile/api/bookings';
 import { navLinks, navMenus, type NavMenu } from './nav-items';
 
 function useCloseOnOutside(open: boolean, close: () => void) {
@@ -110,6 +111,32 @@ function AccountMenu({ onSignOut }: { onSignOut: () => void }) {
   );
 }
 
+/** The cart: the signed-in customer's bookings on /profile, with how many are pending. */
+function CartLink({ mobile = false }: { mobile?: boolean }) {
+  const { user } = useSession();
+  const pending = usePendingCount(user?.id);
+  const label = cartLabel(pending);
+  if (mobile)
+    return (
+      <Link to={paths.profile} aria-label={label} className={buttonClass('outline')}>
+        <ShoppingCart className="h-5 w-5" aria-hidden="true" /> Panier
+        <span className="rounded-full bg-blue-900 px-2 py-0.5 text-xs font-bold text-white" data-testid="cart-count" aria-hidden="true">
+          {pending}
+        </span>
+      </Link>
+    );
+  return (
+    <Link to={paths.profile} aria-label={label} className="relative rounded-full p-2 text-slate-700 hover:bg-slate-100">
+      <ShoppingCart className="h-5 w-5" aria-hidden="true" />
+      {pending > 0 && (
+        <span className="absolute -right-0.5 -top-0.5 flex h-4 min-w-4 items-center justify-center rounded-full bg-amber-400 px-1 text-[10px] font-bold text-slate-950" data-testid="cart-count" aria-hidden="true">
+          {pending}
+        </span>
+      )}
+    </Link>
+  );
+}
+
 export function Navbar() {
   const { user, isAdmin } = useSession();
   const [mobileOpen, setMobileOpen] = useState(false);
@@ -151,9 +178,7 @@ export function Navbar() {
         <div className="hidden items-center gap-2 xl:flex">
           {user ? (
             <>
-              <Link to={paths.profile} aria-label="Mes réservations" className="rounded-full p-2 text-slate-700 hover:bg-slate-100">
-                <ShoppingCart className="h-5 w-5" aria-hidden="true" />
-              </Link>
+              <CartLink />
               <AccountMenu onSignOut={handleSignOut} />
             </>
           ) : (
@@ -209,6 +234,7 @@ export function Navbar() {
           <div className="flex flex-col gap-2 pt-4">
             {user ? (
               <>
+                <CartLink mobile />
                 <Link to={paths.profile} className={buttonClass('outline')}>
                   Mon Profil
                 </Link>

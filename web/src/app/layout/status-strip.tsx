@@ -1,13 +1,12 @@
 import { Phone, UserRound } from 'lucide-react';
 import { useSession } from '@/lib/session';
 import { site } from '@/config/site';
-import { useMyBookings } from '@/features/profile/api/bookings';
+import { cartLabel, usePendingCount } from '@/features/profile/api/bookings';
 
 /** The secondary strip: support line, who is connected, pending reservations. */
 export function StatusStrip() {
   const { user, profile } = useSession();
-  const bookings = useMyBookings(user?.id);
-  const pending = bookings.data?.filter((b) => b.status === 'pending').length ?? 0;
+  const pending = usePendingCount(user?.id);
   return (
     <div className="bg-slate-900 text-xs text-slate-200">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-1.5">
@@ -19,10 +18,7 @@ export function StatusStrip() {
             <UserRound className="h-3.5 w-3.5" aria-hidden="true" />
             {user ? `Connecté en tant que ${profile?.full_name || user.email}` : 'Visiteur'}
           </span>
-          <span aria-live="polite">
-            Panier : {pending} réservation{pending > 1 ? 's' : ''}
-            {user ? ' en attente' : ''}
-          </span>
+          <span aria-live="polite">{cartLabel(pending, !!user)}</span>
         </span>
       </div>
     </div>

@@ -16,7 +16,7 @@ export default function AirportServicePage() {
   usePageTitle('Service aéroportuaire');
   const { user } = useSession();
   const services = useAirportServices();
-  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation } = useGuardedBooking<AirportService['code'], AirportBooking>();
+  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation, again } = useGuardedBooking<AirportService['code'], AirportBooking>();
 
   return (
     <>
@@ -50,6 +50,13 @@ export default function AirportServicePage() {
           ))}
         </ul>
       </Section>
+      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} onAgain={again} title="Réservation confirmée !" booking={booked}>
+        {booked && (
+          <p className="text-sm text-slate-700">
+            Vol {booked.flight_number}, {booked.passengers} passager{booked.passengers > 1 ? 's' : ''}.
+          </p>
+        )}
+      </BookingConfirmationDialog>
       <LoginRequiredDialog open={loginOpen} onClose={closeLogin} />
       {user && selected && services.data && (
         <AirportBookingDialog
@@ -62,13 +69,6 @@ export default function AirportServicePage() {
           onBooked={done}
         />
       )}
-      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} title="Réservation confirmée !" booking={booked}>
-        {booked && (
-          <p className="text-sm text-slate-700">
-            Vol {booked.flight_number}, {booked.passengers} passager{booked.passengers > 1 ? 's' : ''}.
-          </p>
-        )}
-      </BookingConfirmationDialog>
     </>
   );
 }

@@ -15,7 +15,7 @@ export default function DiagnosticsPage() {
   usePageTitle('Diagnostic automobile');
   const { user, profile } = useSession();
   const services = useDiagnosticServices();
-  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation } = useGuardedBooking<DiagnosticService, DiagnosticBooking>();
+  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation, again } = useGuardedBooking<DiagnosticService, DiagnosticBooking>();
 
   return (
     <>
@@ -31,6 +31,13 @@ export default function DiagnosticsPage() {
           )}
         </QueryList>
       </Section>
+      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} onAgain={again} title="Rendez-vous confirmé !" booking={booked} againLabel="Nouveau rendez-vous">
+        {booked && (
+          <p className="text-sm text-slate-700">
+            {booked.service_name}, le {formatDate(booked.appointment_date)} à {booked.appointment_time.slice(0, 5)}.
+          </p>
+        )}
+      </BookingConfirmationDialog>
       <LoginRequiredDialog open={loginOpen} onClose={closeLogin} />
       {user && selected && (
         <DiagnosticBookingDialog
@@ -44,13 +51,6 @@ export default function DiagnosticsPage() {
           onBooked={done}
         />
       )}
-      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} title="Rendez-vous confirmé !" booking={booked} againLabel="Nouveau rendez-vous">
-        {booked && (
-          <p className="text-sm text-slate-700">
-            {booked.service_name}, le {formatDate(booked.appointment_date)} à {booked.appointment_time.slice(0, 5)}.
-          </p>
-        )}
-      </BookingConfirmationDialog>
     </>
   );
 }

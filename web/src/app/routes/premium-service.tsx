@@ -15,7 +15,7 @@ export default function PremiumServicePage() {
   usePageTitle('Service premium et protocole');
   const { user, profile } = useSession();
   const services = usePremiumServices();
-  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation } = useGuardedBooking<PremiumService, PremiumBooking>();
+  const { selected, open, close, loginOpen, closeLogin, booked, done, closeConfirmation, again } = useGuardedBooking<PremiumService, PremiumBooking>();
 
   return (
     <>
@@ -40,6 +40,13 @@ export default function PremiumServicePage() {
           )}
         </QueryList>
       </Section>
+      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} onAgain={again} title="Demande envoyée !" booking={booked} againLabel="Nouvelle demande">
+        {booked && (
+          <p className="text-sm text-slate-700">
+            {booked.service_name}, à partir du {formatDate(booked.start_date)} pour {formatDays(booked.duration_days)}.
+          </p>
+        )}
+      </BookingConfirmationDialog>
       <LoginRequiredDialog open={loginOpen} onClose={closeLogin} />
       {user && selected && (
         <PremiumBookingDialog
@@ -52,13 +59,6 @@ export default function PremiumServicePage() {
           onBooked={done}
         />
       )}
-      <BookingConfirmationDialog open={!!booked} onClose={closeConfirmation} title="Demande envoyée !" booking={booked} againLabel="Nouvelle demande">
-        {booked && (
-          <p className="text-sm text-slate-700">
-            {booked.service_name}, à partir du {formatDate(booked.start_date)} pour {formatDays(booked.duration_days)}.
-          </p>
-        )}
-      </BookingConfirmationDialog>
     </>
   );
 }

@@ -11,6 +11,7 @@ import type { Numeric } from '@/types/database';
 export function BookingConfirmationDialog({
   open,
   onClose,
+  onAgain,
   title,
   booking,
   children,
@@ -19,6 +20,8 @@ export function BookingConfirmationDialog({
 }: {
   open: boolean;
   onClose: () => void;
+  /** What the « again » button does: a new, empty booking of the same kind; just closes without it. */
+  onAgain?: (() => void) | undefined;
   title: string;
   booking: { id: string; total_amount: Numeric } | null;
   children?: ReactNode;
@@ -47,7 +50,7 @@ export function BookingConfirmationDialog({
           {children}
           <p className="text-sm text-slate-700">Notre équipe vous contactera dans les 24h pour confirmer.</p>
           <div className="flex flex-wrap justify-end gap-2 pt-2">
-            <Button variant="outline" onClick={onClose}>
+            <Button variant="outline" onClick={onAgain ?? onClose}>
               {againLabel}
             </Button>
             {profileLink && (

@@ -3,10 +3,11 @@ import { fieldErrors } from '@/lib/validation';
 import { defaultSettings, parseSettingsFile, settingsSchema } from './schemas/settings-schema';
 import { airportBookingEditSchema, premiumBookingEditSchema, vehicleBookingEditSchema } from './schemas/booking-edit-schema';
 import { USER_REQUIRED_MESSAGE, userSchema } from './schemas/user-schema';
-import { addImages, emptyVehicleForm, imageProblem, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
+import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
 import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, pricePreview, rentalDayCount, retentionRate, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
 import { bookingTiles, filterBookings, emptyBookingFilters, filterUsers, filterVehicles } from './lib/filters';
+import { uploadErrorMessage } from './api/vehicles';
 import type { AdminBooking, AdminUser, AdminVehicle } from './types';
 
 const withSystem = (patch: Record<string, unknown>) => ({ ...defaultSettings, system: { ...defaultSettings.system, ...patch } });
@@ -38,6 +39,16 @@ describe('settings ranges', () => {
     expect(issuePaths(withBusiness({ lateFeePercentage: 100.1 }))).toEqual(['business.lateFeePercentage']);
     expect(issuePaths(withBusiness({ securityDepositPercentage: -0.1 }))).toEqual(['business.securityDepositPercentage']);
     expect(issuePaths(withBusiness({ lateFeePercentage: 12.5 }))).toEqual([]);
+  });
+  it('percentages by steps of 0.1, floating-point safe', () => {
+    const message = (v: unknown) => {
+      const r = settingsSchema.safeParse(v);
+      return r.success ? null : r.error.issues[0]?.message;
+    };
+    expect(message(withBusiness({ lateFeePercentage: 12.35 }))).toBe('Frais de retard : au plus une décimale');
+    expect(message(withBusiness({ securityDepositPercentage: 20.01 }))).toBe('Caution : au plus une décimale');
+    expect(issuePaths(withBusiness({ lateFeePercentage: 0.1 + 0.2, securityDepositPercentage: 99.9 }))).toEqual([]);
+    expect(issuePaths(withBusiness({ lateFeePercentage: '7.3' }))).toEqual([]); // an imported file may hold text
   });
   it('an empty number field is an error, not 0', () => {
     expect(issuePaths(withSystem({ sessionTimeout: Number.NaN }))).toEqual(['system.sessionTimeout']);
@@ -131,11 +142,44 @@ describe('vehicle wizard', () => {
     expect(Object.keys(errs({ seasonal_rates: [{ rate_multiplier: 5.5 }] }))).toEqual(['seasonal_rates']);
     expect(errs({ images: [] }).images).toBe(PHOTO_REQUIRED_MESSAGE);
   });
+  it('steps: daily rate and deposit 0.01, discounts and multiplier 0.1, floating-point safe', () => {
+    const schema = vehicleSchema(now);
+    const img = [{ id: 'a', url: 'u', title: 't', is_primary: true, order: 0 }];
+    const errs = (patch: Record<string, unknown>) => {
+      const r = schema.safeParse({ ...filled(), images: img, ...patch });
+      return r.success ? {} : fieldErrors<string>(r.error);
+    };
+    expect(errs({ daily_rate: 80.005 })).toEqual({ daily_rate: 'Tarif journalier : au plus deux décimales' });
+    expect(errs({ security_deposit: 500.001 })).toEqual({ security_deposit: 'Caution : au plus deux décimales' });
+    expect(errs({ weekly_discount: 12.25 })).toEqual({ weekly_discount: 'Remise hebdomadaire : au plus une décimale' });
+    expect(errs({ monthly_discount: 20.05 })).toEqual({ monthly_discount: 'Remise mensuelle : au plus une décimale' });
+    expect(errs({ seasonal_rates: [{ rate_multiplier: 1.25 }] })).toEqual({ seasonal_rates: 'Multiplicateur : au plus une décimale' });
+    // values a float cannot hold exactly are still the step's multiples
+    expect(errs({ daily_rate: 0.1 + 0.2, weekly_discount: 0.1 * 3, monthly_discount: 49.9, security_deposit: 1234567.89, seasonal_rates: [{ rate_multiplier: 1.1 }] })).toEqual({});
+    expect(errs({ daily_rate: 19.99, weekly_discount: 12.5 })).toEqual({});
+  });
   it('the payload: upper-cased plate and VIN, empty text null, blank features dropped, price = daily rate', () => {
     const p = toVehiclePayload({ ...filled(), license_plate: ' kn-12 ', vin: 'abc', color: ' ', features: ['4x4', ' ', ''], images: [{ id: 'a', url: 'u1', title: 'a.png', is_primary: false, order: 0 }, { id: 'b', url: 'u2', title: 'b.png', is_primary: true, order: 1 }] });
     expect(p).toMatchObject({ license_plate: 'KN-12', vin: 'ABC', color: null, features: ['4x4'], price: 80, daily_rate: 80, primary_image: 'u2' });
     expect(p.pricing).toMatchObject({ daily_rate: 80, weekly_discount: 10, monthly_discount: 20, security_deposit: 500 });
     expect(p.specifications).toMatchObject({ fuel_type: 'Essence', transmission: 'Manuelle', seats: 5 });
+  });
+  it('seasonal rates keep their description, edited and saved', () => {
+    expect(emptySeasonalRate()).toMatchObject({ name: '', start_date: '', end_date: '', rate_multiplier: 1, description: '' });
+    const saved = {
+      ...({ name: 'Hilux', make: 'Toyota', model: 'Hilux', year: 2024, category: 'utility', rental_status: 'available', daily_rate: '80.00', features: [], images: [], specifications: {} } as unknown as AdminVehicle),
+      pricing: {
+        seasonal_rates: [
+          { id: 's1', name: 'Fêtes', start_date: '2026-12-15', end_date: '2027-01-05', rate_multiplier: 1.5, description: 'Fin d’année' },
+          // a rate saved before the description existed
+          { id: 's2', name: 'Été', start_date: '2026-07-01', end_date: '2026-08-31', rate_multiplier: 1.2 } as never,
+        ],
+      },
+    };
+    const form = vehicleToForm(saved);
+    expect(form.seasonal_rates.map((r) => r.description)).toEqual(['Fin d’année', '']);
+    const rates = toVehiclePayload({ ...form, seasonal_rates: [{ ...form.seasonal_rates[0]!, description: '  Haute saison  ' }] }).pricing.seasonal_rates;
+    expect(rates).toEqual([{ id: 's1', name: 'Fêtes', start_date: '2026-12-15', end_date: '2027-01-05', rate_multiplier: 1.5, description: 'Haute saison' }]);
   });
   it('images: type and 10 MB checks, one primary, the first of an empty set primary', () => {
     expect(imageProblem({ name: 'a.pdf', type: 'application/pdf', size: 10 })).toBe("a.pdf n'est pas une image valide");
@@ -147,6 +191,23 @@ describe('vehicle wizard', () => {
     expect(imgs.map((i) => i.is_primary)).toEqual([false, true]);
     imgs = removeImage(imgs, 'b');
     expect(imgs).toEqual([{ id: 'a', url: 'ua', title: 'a', is_primary: true, order: 0 }]);
+  });
+});
+
+describe('upload errors', () => {
+  it('say why: in French for a storage code we know, else the server message, else the file name alone', () => {
+    expect(uploadErrorMessage('photo.png', { name: 'StorageApiError', status: 409, statusCode: '409', code: 'KeyAlreadyExists', message: 'The resource already exists' })).toBe(
+      'Erreur de téléversement : photo.png : Un fichier porte déjà ce nom.',
+    );
+    expect(uploadErrorMessage('photo.png', { status: 403, statusCode: '403', code: 'AccessDenied', message: 'new row violates row-level security policy' })).toBe(
+      "Erreur de téléversement : photo.png : Vous n'avez pas les permissions nécessaires pour cette action.",
+    );
+    expect(uploadErrorMessage('photo.png', { name: 'StorageUnknownError', message: 'Failed to fetch' })).toMatch(/^Erreur de téléversement : photo\.png : Impossible de joindre le serveur/);
+    expect(uploadErrorMessage('photo.png', { status: 507, statusCode: '507', code: 'QuotaExceeded', message: 'Quota de stockage dépassé' })).toBe(
+      'Erreur de téléversement : photo.png : Quota de stockage dépassé',
+    );
+    expect(uploadErrorMessage('photo.png', { status: 500, message: '' })).toBe('Erreur de téléversement : photo.png');
+    expect(uploadErrorMessage('photo.png', undefined)).toBe('Erreur de téléversement : photo.png');
   });
 });
 

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
-import { AppError, toAppError } from '@/lib/errors';
+import { AppError, errorCode, errorMessages, toAppError, type ErrorCode } from '@/lib/errors';
 import type { RentalStatus } from '@/types/database';
 import type { AdminVehicle, VehicleImage } from '../types';
 import { imageProblem, type toVehiclePayload } from '../schemas/vehicle-schema';
@@ -43,6 +43,17 @@ const extension = (name: string) => {
   return m ? m[1]!.toLowerCase() : 'jpg';
 };
 
+/**
+ * « Erreur de téléversement : photo.png : <why> » (back-office.md §8: the message, else a generic
+ * one): why in French when the storage code is one we know, else the server's own message.
+ */
+export function uploadErrorMessage(fileName: string, error: unknown): string {
+  const code = errorCode(error);
+  const own = error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string' ? (error as { message: string }).message.trim() : '';
+  const why = code !== 'unknown' && code in errorMessages ? errorMessages[code as ErrorCode] : own;
+  return why ? `Erreur de téléversement : ${fileName} : ${why}` : `Erreur de téléversement : ${fileName}`;
+}
+
 /** Uploads images to the public `vehicles` bucket (vehicle-images/{timestamp}-{index}-{random}.{ext}). */
 export async function uploadVehicleImages(files: File[]): Promise<Omit<VehicleImage, 'is_primary' | 'order'>[]> {
   for (const f of files) {
@@ -55,7 +66,7 @@ export async function uploadVehicleImages(files: File[]): Promise<Omit<VehicleIm
   for (const [i, file] of files.entries()) {
     const path = `vehicle-images/${stamp}-${i}-${Math.random().toString(36).slice(2, 10)}.${extension(file.name)}`;
     const { error } = await bucket.upload(path, file, { cacheControl: '3600', upsert: false, contentType: file.type });
-    if (error) throw new AppError('upload', error.message ? `Erreur de téléversement : ${file.name}` : "Erreur de téléversement");
+    if (error) throw new AppError(errorCode(error), uploadErrorMessage(file.name, error));
     out.push({ id: path, url: bucket.getPublicUrl(path).data.publicUrl, title: file.name });
   }
   return out;

@@ -6,12 +6,12 @@ import { Button } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { formatPrice } from '@/lib/format';
 import { useSession } from '@/lib/session';
-import type { AdminVehicle } from '../types';
+import type { AdminVehicle, SeasonalRate } from '../types';
 import { useSaveVehicle, useUploadVehicleImages } from '../api/vehicles';
 import { categoryLabel, rentalStatuses, rentalStatusLabels } from '../lib/labels';
 import { pricePreview } from '../lib/stats';
 import {
-  addImages, emptyVehicleForm, ENGINE_TYPES, FUEL_TYPES, imageProblem, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid,
+  addImages, emptySeasonalRate, emptyVehicleForm, ENGINE_TYPES, FUEL_TYPES, imageProblem, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid,
   toVehiclePayload, TRANSMISSIONS, vehicleSchema, vehicleToForm, WIZARD_STEPS, type VehicleForm,
 } from '../schemas/vehicle-schema';
 import { fieldErrors } from '@/lib/validation';
@@ -74,6 +74,7 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
   }, [open, vehicle]);
 
   const set = <K extends keyof VehicleForm>(k: K, v: VehicleForm[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const setRate = (i: number, patch: Partial<SeasonalRate>) => setForm((f) => ({ ...f, seasonal_rates: f.seasonal_rates.map((x, j) => (j === i ? { ...x, ...patch } : x)) }));
   const valid = stepValid(step, form);
   const last = step === WIZARD_STEPS.length - 1;
 
@@ -224,11 +225,14 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
             <fieldset className="space-y-2">
               <legend className="text-sm font-medium text-slate-800">Tarifs saisonniers</legend>
               {form.seasonal_rates.map((r, i) => (
-                <div key={r.id} className="grid gap-2 rounded-lg border border-slate-200 p-2 sm:grid-cols-5">
-                  <TextField label="Nom" value={r.name} onChange={(e) => set('seasonal_rates', form.seasonal_rates.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />
-                  <TextField label="Début" type="date" value={r.start_date} onChange={(e) => set('seasonal_rates', form.seasonal_rates.map((x, j) => (j === i ? { ...x, start_date: e.target.value } : x)))} />
-                  <TextField label="Fin" type="date" value={r.end_date} onChange={(e) => set('seasonal_rates', form.seasonal_rates.map((x, j) => (j === i ? { ...x, end_date: e.target.value } : x)))} />
-                  <TextField label="Multiplicateur" type="number" min={0.1} max={5} step={0.1} value={shown(r.rate_multiplier)} onChange={(e) => set('seasonal_rates', form.seasonal_rates.map((x, j) => (j === i ? { ...x, rate_multiplier: numberValue(e) } : x)))} />
+                <div key={r.id} className="grid gap-2 rounded-lg border border-slate-200 p-2 sm:grid-cols-5" data-testid="seasonal-rate">
+                  <TextField label="Nom" value={r.name} onChange={(e) => setRate(i, { name: e.target.value })} />
+                  <TextField label="Début" type="date" value={r.start_date} onChange={(e) => setRate(i, { start_date: e.target.value })} />
+                  <TextField label="Fin" type="date" value={r.end_date} onChange={(e) => setRate(i, { end_date: e.target.value })} />
+                  <TextField label="Multiplicateur" type="number" min={0.1} max={5} step={0.1} value={shown(r.rate_multiplier)} onChange={(e) => setRate(i, { rate_multiplier: numberValue(e) })} />
+                  <div className="sm:col-span-4">
+                    <TextField label="Description" value={r.description} onChange={(e) => setRate(i, { description: e.target.value })} placeholder="Haute saison, fêtes de fin d'année…" />
+                  </div>
                   <div className="flex items-end">
                     <Button variant="ghost" onClick={() => set('seasonal_rates', form.seasonal_rates.filter((_, j) => j !== i))} aria-label={`Retirer le tarif saisonnier ${i + 1}`}>
                       <X className="h-4 w-4" aria-hidden="true" />
@@ -236,7 +240,7 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
                   </div>
                 </div>
               ))}
-              <Button variant="secondary" onClick={() => set('seasonal_rates', [...form.seasonal_rates, { id: crypto.randomUUID(), name: '', start_date: '', end_date: '', rate_multiplier: 1, description: '' }])}>
+              <Button variant="secondary" onClick={() => set('seasonal_rates', [...form.seasonal_rates, emptySeasonalRate()])}>
                 <Plus className="h-4 w-4" aria-hidden="true" /> Ajouter un tarif saisonnier
               </Button>
             </fieldset>

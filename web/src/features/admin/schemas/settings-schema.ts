@@ -1,10 +1,16 @@
 /** The four settings groups (back-office.md sections 3 and 5), checked again by the database (V40). */
 import { z } from 'zod';
-import { EMAIL_PATTERN } from '@/lib/validation';
+import { decimalsMessage, EMAIL_PATTERN, hasAtMostDecimals } from '@/lib/validation';
 
 const email = (message: string) => z.string().trim().regex(EMAIL_PATTERN, message);
 const days = (label: string) => z.coerce.number({ error: `${label} : un nombre est requis` }).int(`${label} : un nombre entier de jours`).min(1, `${label} : au moins 1 jour`);
-const percent = (label: string) => z.coerce.number({ error: `${label} : un nombre est requis` }).min(0, `${label} : entre 0 et 100`).max(100, `${label} : entre 0 et 100`);
+/** A percentage 0 to 100 by steps of 0.1 (section 5). */
+const percent = (label: string) =>
+  z.coerce
+    .number({ error: `${label} : un nombre est requis` })
+    .min(0, `${label} : entre 0 et 100`)
+    .max(100, `${label} : entre 0 et 100`)
+    .refine((v) => hasAtMostDecimals(v, 1), `${label} : ${decimalsMessage(1)}`);
 const between = (label: string, lo: number, hi: number) =>
   z.coerce.number({ error: `${label} : un nombre est requis` }).int(`${label} : un nombre entier`).min(lo, `${label} : entre ${lo} et ${hi}`).max(hi, `${label} : entre ${lo} et ${hi}`);
 

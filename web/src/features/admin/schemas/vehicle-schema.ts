@@ -1,5 +1,6 @@
 /** The six-step vehicle wizard (back-office.md sections 2, 3 and 5): defaults, field rules, step validity, payload. */
 import { z } from 'zod';
+import { decimalsMessage, hasAtMostDecimals } from '@/lib/validation';
 import type { FuelType, RentalStatus, Transmission, VehicleCategory } from '@/types/database';
 import type { AdminVehicle, SeasonalRate, VehicleImage } from '../types';
 
@@ -59,6 +60,23 @@ const n = (v: unknown, fallback: number) => {
   return Number.isFinite(x) ? x : fallback;
 };
 
+/** A saved seasonal rate as the wizard edits it: rates saved before the description existed get an empty one. */
+function seasonalRateToForm(r: Partial<SeasonalRate>): SeasonalRate {
+  return {
+    id: r.id ?? crypto.randomUUID(),
+    name: r.name ?? '',
+    start_date: r.start_date ?? '',
+    end_date: r.end_date ?? '',
+    rate_multiplier: n(r.rate_multiplier, 1),
+    description: r.description ?? '',
+  };
+}
+
+/** A new, empty seasonal rate (multiplier 1). */
+export function emptySeasonalRate(): SeasonalRate {
+  return seasonalRateToForm({});
+}
+
 /** A saved vehicle as the wizard edits it. */
 export function vehicleToForm(v: AdminVehicle): VehicleForm {
   const base = emptyVehicleForm();
@@ -72,7 +90,7 @@ export function vehicleToForm(v: AdminVehicle): VehicleForm {
     seats: n(s.seats, 5), doors: n(s.doors, 4), mileage: n(s.mileage, 0),
     safety_features: s.safety_features ?? [], comfort_features: s.comfort_features ?? [],
     daily_rate: n(p.daily_rate ?? v.daily_rate, 0), weekly_discount: n(p.weekly_discount, 10), monthly_discount: n(p.monthly_discount, 20),
-    security_deposit: n(p.security_deposit, 500), seasonal_rates: p.seasonal_rates ?? [],
+    security_deposit: n(p.security_deposit, 500), seasonal_rates: (p.seasonal_rates ?? []).map(seasonalRateToForm),
     features: v.features ?? [], rental_status: v.rental_status,
     current_location: v.current_location ?? '', home_location: v.home_location ?? '', insurance_policy: v.insurance_policy ?? '',
     registration_expiry: v.registration_expiry ?? '', last_service_date: v.last_service_date ?? '', next_service_due: v.next_service_due ?? '',
@@ -82,6 +100,8 @@ export function vehicleToForm(v: AdminVehicle): VehicleForm {
 
 const required = (label: string) => z.string().trim().min(1, `${label} est requis`);
 const num = (label: string) => z.number({ error: `${label} : un nombre est requis` }).refine(Number.isFinite, `${label} : un nombre est requis`);
+/** The `step` of an input (0.1 → 1 decimal, 0.01 → 2), checked: the browser only hints at it. */
+const decimals = (label: string, places: 1 | 2) => [(v: number) => hasAtMostDecimals(v, places), `${label} : ${decimalsMessage(places)}`] as const;
 
 /** Field rules of the form (section 5). */
 export function vehicleSchema(now: Date = new Date()) {
@@ -93,16 +113,18 @@ export function vehicleSchema(now: Date = new Date()) {
     year: num('Année').int('Année invalide').min(1990, `Année entre 1990 et ${maxYear}`).max(maxYear, `Année entre 1990 et ${maxYear}`),
     category: z.enum(['economic', 'luxury', 'suv', 'utility'], { error: 'La catégorie est requise' }),
     vin: z.string().trim().max(17, 'Le VIN fait au plus 17 caractères'),
-    daily_rate: num('Tarif journalier').min(0, 'Le tarif journalier doit être positif'),
+    daily_rate: num('Tarif journalier').min(0, 'Le tarif journalier doit être positif').refine(...decimals('Tarif journalier', 2)),
     fuel_type: z.enum(['Essence', 'Diesel', 'Hybride', 'Électrique', 'GPL'], { error: 'Le carburant est requis' }),
     transmission: z.enum(['Manuelle', 'Automatique', 'CVT'], { error: 'La transmission est requise' }),
     seats: num('Places').int('Places : un nombre entier').min(1, 'Places entre 1 et 50').max(50, 'Places entre 1 et 50'),
     doors: num('Portes').int('Portes : un nombre entier').min(2, 'Portes entre 2 et 10').max(10, 'Portes entre 2 et 10'),
     mileage: num('Kilométrage').min(0, 'Le kilométrage doit être positif'),
-    weekly_discount: num('Remise hebdomadaire').min(0, 'Remise entre 0 et 50 %').max(50, 'Remise entre 0 et 50 %'),
-    monthly_discount: num('Remise mensuelle').min(0, 'Remise entre 0 et 50 %').max(50, 'Remise entre 0 et 50 %'),
-    security_deposit: num('Caution').min(0, 'La caution doit être positive'),
-    seasonal_rates: z.array(z.object({ rate_multiplier: num('Multiplicateur').min(0.1, 'Multiplicateur entre 0,1 et 5').max(5, 'Multiplicateur entre 0,1 et 5') }).loose()),
+    weekly_discount: num('Remise hebdomadaire').min(0, 'Remise entre 0 et 50 %').max(50, 'Remise entre 0 et 50 %').refine(...decimals('Remise hebdomadaire', 1)),
+    monthly_discount: num('Remise mensuelle').min(0, 'Remise entre 0 et 50 %').max(50, 'Remise entre 0 et 50 %').refine(...decimals('Remise mensuelle', 1)),
+    security_deposit: num('Caution').min(0, 'La caution doit être positive').refine(...decimals('Caution', 2)),
+    seasonal_rates: z.array(
+      z.object({ rate_multiplier: num('Multiplicateur').min(0.1, 'Multiplicateur entre 0,1 et 5').max(5, 'Multiplicateur entre 0,1 et 5').refine(...decimals('Multiplicateur', 1)) }).loose(),
+    ),
     images: z.array(z.unknown()).min(1, PHOTO_REQUIRED_MESSAGE),
   }).loose();
 }
@@ -167,7 +189,7 @@ export function toVehiclePayload(f: VehicleForm) {
       weekly_discount: f.weekly_discount,
       monthly_discount: f.monthly_discount,
       security_deposit: f.security_deposit,
-      seasonal_rates: f.seasonal_rates,
+      seasonal_rates: f.seasonal_rates.map((r) => ({ ...r, name: r.name.trim(), description: r.description.trim() })),
     },
     images: f.images.map((img, i) => ({ ...img, is_primary: img === primary, order: i })),
     primary_image: primary?.url ?? null,

@@ -6,15 +6,19 @@ import type { BlogPost } from '@/types/database';
 const COLUMNS = 'id, slug, title, excerpt, content, author, category, cover_image, published_at';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The public blog shows published posts only: the database also lets administrators read drafts,
+ * and an administrator browsing /blog must not see them as published articles.
+ */
 export async function listPosts(): Promise<BlogPost[]> {
-  const { data, error } = await supabase().from('blog_posts').select(COLUMNS).order('published_at', { ascending: false });
+  const { data, error } = await supabase().from('blog_posts').select(COLUMNS).eq('published', true).order('published_at', { ascending: false });
   if (error) throw toAppError(error, 'Erreur lors du chargement des articles');
   return (data ?? []) as BlogPost[];
 }
 
-/** An article by slug or id; null when none matches. */
+/** A published article by slug or id; null when none matches (a draft reads as not found). */
 export async function getPost(idOrSlug: string): Promise<BlogPost | null> {
-  const q = supabase().from('blog_posts').select(COLUMNS);
+  const q = supabase().from('blog_posts').select(COLUMNS).eq('published', true);
   const { data, error } = await (UUID.test(idOrSlug) ? q.eq('id', idOrSlug) : q.eq('slug', idOrSlug)).maybeSingle();
   if (error) throw toAppError(error, "Erreur lors du chargement de l'article");
   return (data as BlogPost | null) ?? null;

@@ -172,6 +172,7 @@ describe('ReservationDialog', () => {
     fillPersonal();
     await fillBooking();
     expect(screen.getByTestId('total-with-fee').textContent).toBe('$630.00');
+    expect(screen.getByTestId('accepted-currencies').textContent).toBe('Devises acceptées : USD et EUR. Montants affichés en dollars US.');
     fireEvent.click(screen.getByRole('radio', { name: /Mobile money/ }));
     expect(screen.getByTestId('total-with-fee').textContent).toBe('$636.30');
     expect((screen.getByRole('button', { name: 'Continuer' }) as HTMLButtonElement).disabled).toBe(true);

@@ -13,14 +13,31 @@ const empty = { name: '', email: '', phone: '', subject: '', message: '' };
 export function ContactForm({ source, defaultSubject = '' }: { source: 'contact' | 'support'; defaultSubject?: string }) {
   const [values, setValues] = useState({ ...empty, subject: defaultSubject });
   const [errors, setErrors] = useState<Errors>({});
+  const [touched, setTouched] = useState<Partial<Record<keyof ContactValues, boolean>>>({});
   const send = useSendContactMessage();
-  const set = (k: keyof typeof values, v: string) => setValues({ ...values, [k]: v });
+  const validate = (v: typeof values): Errors => {
+    const r = contactSchema.safeParse(v);
+    return r.success ? {} : fieldErrors<keyof ContactValues>(r.error);
+  };
+
+  /** Errors show once a field is left, then follow what is typed. */
+  const set = (k: keyof typeof values, v: string) => {
+    const next = { ...values, [k]: v };
+    setValues(next);
+    if (touched[k]) setErrors(validate(next));
+  };
+  const blur = (k: keyof ContactValues) => {
+    setTouched((t) => ({ ...t, [k]: true }));
+    setErrors(validate(values));
+  };
+  const shown = (k: keyof ContactValues) => (touched[k] ? errors[k] : undefined);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const r = contactSchema.safeParse(values);
     if (!r.success) {
       setErrors(fieldErrors<keyof ContactValues>(r.error));
+      setTouched({ name: true, email: true, subject: true, message: true });
       return;
     }
     setErrors({});
@@ -30,6 +47,7 @@ export function ContactForm({ source, defaultSubject = '' }: { source: 'contact'
         onSuccess: () => {
           notify.success('Message envoyé');
           setValues({ ...empty, subject: defaultSubject });
+          setTouched({});
         },
         onError: () => notify.error('Une erreur est survenue. Veuillez réessayer plus tard.'),
       },
@@ -42,10 +60,10 @@ export function ContactForm({ source, defaultSubject = '' }: { source: 'contact'
         <Alert tone="success">Votre message a bien été enregistré. Notre équipe vous répondra par email ou par téléphone dans les meilleurs délais.</Alert>
       )}
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Nom" autoComplete="name" value={values.name} onChange={(e) => set('name', e.target.value)} error={errors.name} required />
-        <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} error={errors.email} required />
+        <TextField label="Nom" autoComplete="name" value={values.name} onChange={(e) => set('name', e.target.value)} onBlur={() => blur('name')} error={shown('name')} required />
+        <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />
         <TextField label="Téléphone (facultatif)" type="tel" autoComplete="tel" value={values.phone} onChange={(e) => set('phone', e.target.value)} />
-        <SelectField label="Sujet" value={values.subject} onChange={(e) => set('subject', e.target.value)} error={errors.subject} required>
+        <SelectField label="Sujet" value={values.subject} onChange={(e) => set('subject', e.target.value)} onBlur={() => blur('subject')} error={shown('subject')} required>
           <option value="">Choisir un sujet</option>
           {CONTACT_SUBJECTS.map((s) => (
             <option key={s} value={s}>
@@ -54,7 +72,7 @@ export function ContactForm({ source, defaultSubject = '' }: { source: 'contact'
           ))}
         </SelectField>
       </div>
-      <TextAreaField label="Message" value={values.message} onChange={(e) => set('message', e.target.value)} error={errors.message} rows={5} required />
+      <TextAreaField label="Message" value={values.message} onChange={(e) => set('message', e.target.value)} onBlur={() => blur('message')} error={shown('message')} rows={5} required />
       {send.isError && <Alert>Une erreur est survenue. Veuillez réessayer plus tard.</Alert>}
       <Button type="submit" disabled={send.isPending}>
         {send.isPending ? 'Envoi…' : 'Envoyer le message'}

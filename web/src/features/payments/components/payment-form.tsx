@@ -79,6 +79,9 @@ export function paymentReady(p: PaymentInput, now: Date = new Date()): boolean {
   return true;
 }
 
+/** customer-site.md §9: EUR and USD are accepted; the amounts here stay in US dollars. */
+export const ACCEPTED_CURRENCIES_NOTE = 'Devises acceptées : USD et EUR. Montants affichés en dollars US.';
+
 const icons: Record<PaymentMethod, typeof CreditCard> = { card: CreditCard, mobile: Smartphone, bank: Landmark, digital_wallet: Wallet };
 
 export function PaymentForm({
@@ -252,6 +255,9 @@ export function PaymentForm({
           {formatPrice(fee.total)}
         </dd>
       </dl>
+      <p className="text-xs text-slate-600" data-testid="accepted-currencies">
+        {ACCEPTED_CURRENCIES_NOTE}
+      </p>
     </div>
   );
 }

@@ -26,21 +26,35 @@ export function PremiumBookingDialog({
   defaults: { name: string; email: string; phone: string };
   onBooked: (b: PremiumBooking) => void;
 }) {
-  const [name, setName] = useState(defaults.name);
-  const [email, setEmail] = useState(defaults.email);
-  const [phone, setPhone] = useState(defaults.phone);
-  const [startDate, setStartDate] = useState('');
-  const [duration, setDuration] = useState('1');
-  const [requirements, setRequirements] = useState('');
+  const [values, setValues] = useState({ name: defaults.name, email: defaults.email, phone: defaults.phone, startDate: '', duration: '1', requirements: '' });
   const [errors, setErrors] = useState<Errors>({});
+  const [touched, setTouched] = useState<Partial<Record<keyof PremiumValues, boolean>>>({});
   const create = useCreatePremiumBooking();
-  const days = Number(duration);
+  const days = Number(values.duration);
+  const parse = (v: typeof values) => premiumSchema(todayIso()).safeParse({ serviceType: service.code, ...v });
+  const validate = (v: typeof values): Errors => {
+    const r = parse(v);
+    return r.success ? {} : fieldErrors<keyof PremiumValues>(r.error);
+  };
+
+  /** Errors show once a field is left, then follow what is typed. */
+  const set = (k: keyof typeof values, v: string) => {
+    const next = { ...values, [k]: v };
+    setValues(next);
+    if (touched[k]) setErrors(validate(next));
+  };
+  const blur = (k: keyof PremiumValues) => {
+    setTouched((t) => ({ ...t, [k]: true }));
+    setErrors(validate(values));
+  };
+  const shown = (k: keyof PremiumValues) => (touched[k] ? errors[k] : undefined);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const parsed = premiumSchema(todayIso()).safeParse({ serviceType: service.code, name, email, phone, startDate, duration, requirements });
+    const parsed = parse(values);
     if (!parsed.success) {
       setErrors(fieldErrors<keyof PremiumValues>(parsed.error));
+      setTouched({ name: true, email: true, phone: true, startDate: true, duration: true });
       return;
     }
     setErrors({});
@@ -59,12 +73,12 @@ export function PremiumBookingDialog({
   return (
     <Dialog open={open} onClose={onClose} title={`Demande : ${service.name}`}>
       <form noValidate onSubmit={submit} className="space-y-4">
-        <TextField label="Nom complet" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} required />
+        <TextField label="Nom complet" autoComplete="name" value={values.name} onChange={(e) => set('name', e.target.value)} onBlur={() => blur('name')} error={shown('name')} required />
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-          <TextField label="Téléphone" type="tel" autoComplete="tel" value={phone} onChange={(e) => setPhone(e.target.value)} error={errors.phone} required />
-          <TextField label="Date de début" type="date" min={todayIso()} value={startDate} onChange={(e) => setStartDate(e.target.value)} error={errors.startDate} required />
-          <SelectField label="Durée" value={duration} onChange={(e) => setDuration(e.target.value)} error={errors.duration} required>
+          <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />
+          <TextField label="Téléphone" type="tel" autoComplete="tel" value={values.phone} onChange={(e) => set('phone', e.target.value)} onBlur={() => blur('phone')} error={shown('phone')} placeholder="+243 81 234 5678" required />
+          <TextField label="Date de début" type="date" min={todayIso()} value={values.startDate} onChange={(e) => set('startDate', e.target.value)} onBlur={() => blur('startDate')} error={shown('startDate')} required />
+          <SelectField label="Durée" value={values.duration} onChange={(e) => set('duration', e.target.value)} onBlur={() => blur('duration')} error={shown('duration')} required>
             {PREMIUM_DURATIONS.map((d) => (
               <option key={d} value={d}>
                 {formatDays(d)}
@@ -72,7 +86,7 @@ export function PremiumBookingDialog({
             ))}
           </SelectField>
         </div>
-        <TextAreaField label="Exigences particulières" value={requirements} onChange={(e) => setRequirements(e.target.value)} rows={3} />
+        <TextAreaField label="Exigences particulières" value={values.requirements} onChange={(e) => set('requirements', e.target.value)} rows={3} />
         <p className="rounded-lg bg-blue-50 px-4 py-3 text-sm text-blue-950">
           Total estimé : <strong>{formatPrice(Number(service.price_per_day) * days)}</strong> ({formatPrice(service.price_per_day)} × {formatDays(days)})
         </p>

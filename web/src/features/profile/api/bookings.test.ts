@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toMyBookings, totalSpent } from './bookings';
+import { cartLabel, pendingCount, toMyBookings, totalSpent } from './bookings';
 import type { AirportBooking, PremiumBooking, VehicleBooking } from '@/types/database';
 
 const vehicle = {
@@ -33,5 +33,13 @@ describe('my bookings', () => {
   });
   it('excludes cancelled bookings from the total spent', () => {
     expect(totalSpent(toMyBookings([vehicle], [airport], [], [premium]))).toBe(690);
+  });
+  it('the cart counts the pending bookings, in French', () => {
+    const list = toMyBookings([vehicle], [airport], [], [premium]);
+    expect(pendingCount(list)).toBe(1);
+    expect(pendingCount(undefined)).toBe(0);
+    expect(cartLabel(1)).toBe('Panier : 1 réservation en attente');
+    expect(cartLabel(3)).toBe('Panier : 3 réservations en attente');
+    expect(cartLabel(0, false)).toBe('Panier : 0 réservation');
   });
 });

@@ -94,6 +94,16 @@ export function totalSpent(bookings: MyBooking[]): number {
   return bookings.filter((b) => b.status !== 'cancelled').reduce((sum, b) => sum + Number(b.total), 0);
 }
 
+/** The « Panier » of the navigation: how many bookings are pending. */
+export function pendingCount(bookings: MyBooking[] | undefined): number {
+  return bookings?.filter((b) => b.status === 'pending').length ?? 0;
+}
+
+/** « Panier : 2 réservations en attente » (signed in) or « Panier : 0 réservation » (a visitor). */
+export function cartLabel(pending: number, signedIn = true): string {
+  return `Panier : ${pending} réservation${pending > 1 ? 's' : ''}${signedIn ? ' en attente' : ''}`;
+}
+
 export async function listMyBookings(userId: string): Promise<MyBooking[]> {
   const db = supabase();
   const [v, a, d, p] = await Promise.all([
@@ -125,6 +135,11 @@ export const myBookingKeys = {
 
 export function useMyBookings(userId: string | undefined) {
   return useQuery({ queryKey: myBookingKeys.list(userId ?? ''), queryFn: () => listMyBookings(userId as string), enabled: !!userId });
+}
+
+/** The signed-in customer's pending bookings (0 for a visitor). */
+export function usePendingCount(userId: string | undefined): number {
+  return pendingCount(useMyBookings(userId).data);
 }
 
 export function useCancelBooking() {

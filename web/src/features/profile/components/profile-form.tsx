@@ -18,7 +18,11 @@ export function ProfileForm({ profile }: { profile: Profile }) {
       qc.setQueryData(profileKeys.own(profile.user_id), p);
       notify.success('Profil mis à jour');
     },
-    onError: (e) => notify.error(e.message),
+    onError: (e) => {
+      notify.error(e.message);
+      // the profile row may be saved even if the account was not: show what the database holds.
+      void qc.invalidateQueries({ queryKey: profileKeys.own(profile.user_id) });
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,0 +1,65 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { updateOwnProfile } from './profile-api';
+
+// The one supabase client, faked: records the profile update and the account update.
+const calls: unknown[][] = [];
+let profileAnswer: { data: unknown; error: unknown };
+let accountAnswer: { data: unknown; error: unknown };
+vi.mock('./supabase', () => ({
+  supabase: () => ({
+    from: (table: string) => ({
+      update: (row: unknown) => ({
+        eq: (column: string, value: unknown) => ({
+          select: () => ({
+            single: async () => {
+              calls.push(['update', table, row, column, value]);
+              return profileAnswer;
+            },
+          }),
+        }),
+      }),
+    }),
+    auth: {
+      updateUser: async (attributes: unknown) => {
+        calls.push(['updateUser', attributes]);
+        return accountAnswer;
+      },
+    },
+  }),
+}));
+
+const PROFILE = { id: 'p1', user_id: 'u1', full_name: 'Jeanne Mbuyi', phone: '+243 81 111 2222' };
+
+beforeEach(() => {
+  calls.length = 0;
+  profileAnswer = { data: PROFILE, error: null };
+  accountAnswer = { data: { user: { id: 'u1' } }, error: null };
+});
+
+describe('updateOwnProfile', () => {
+  it('updates the profile row, then the account metadata, with the same trimmed values', async () => {
+    expect(await updateOwnProfile('u1', { full_name: ' Jeanne Mbuyi ', phone: ' +243 81 111 2222 ' })).toEqual(PROFILE);
+    expect(calls).toEqual([
+      ['update', 'profiles', { full_name: 'Jeanne Mbuyi', phone: '+243 81 111 2222' }, 'user_id', 'u1'],
+      ['updateUser', { data: { full_name: 'Jeanne Mbuyi', phone: '+243 81 111 2222' } }],
+    ]);
+  });
+
+  it('an empty phone is null in both', async () => {
+    await updateOwnProfile('u1', { full_name: 'Jeanne', phone: '  ' });
+    expect(calls.map((c) => (c[0] === 'update' ? c[2] : c[1]))).toEqual([{ full_name: 'Jeanne', phone: null }, { data: { full_name: 'Jeanne', phone: null } }]);
+  });
+
+  it('a refused profile update stops there, in French', async () => {
+    profileAnswer = { data: null, error: { code: '42501', message: 'permission denied' } };
+    await expect(updateOwnProfile('u1', { full_name: 'Jeanne', phone: '' })).rejects.toThrow("Vous n'avez pas les permissions nécessaires pour cette action.");
+    expect(calls.map((c) => c[0])).toEqual(['update']);
+  });
+
+  it('a refused account update is an error too', async () => {
+    accountAnswer = { data: { user: null }, error: { name: 'AuthApiError', code: 'session_not_found', status: 403, message: 'Session not found' } };
+    await expect(updateOwnProfile('u1', { full_name: 'Jeanne', phone: '' })).rejects.toThrow('Votre session a expiré. Veuillez vous reconnecter.');
+    accountAnswer = { data: { user: null }, error: { name: 'AuthApiError', code: 'something_new', status: 500, message: 'Boom' } };
+    await expect(updateOwnProfile('u1', { full_name: 'Jeanne', phone: '' })).rejects.toThrow('Erreur lors de la mise à jour du compte');
+  });
+});
