@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { useState } from 'react';
@@ -11,15 +11,6 @@ vi.mock('@/lib/session', () => ({ useSession: () => ({ user: signedIn ? { id: 'u
 const toastError = vi.fn();
 vi.mock('@/lib/notify', () => ({ notify: { success: vi.fn(), error: (...a: unknown[]) => toastError(...a) } }));
 
-beforeAll(() => {
-  // jsdom has no modal dialogs.
-  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
-    this.setAttribute('open', '');
-  };
-  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
-    this.removeAttribute('open');
-  };
-});
 afterEach(() => {
   cleanup();
   signedIn = true;

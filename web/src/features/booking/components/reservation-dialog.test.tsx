@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { addDaysIso, todayIso } from '@/lib/format';
@@ -15,15 +15,6 @@ const QUOTE = { days: 7, daily_rate: '100.00', base_total: '700.00', discount_pe
 const BOOKED = { id: 'abcdef12-0000-4000-8000-000000000001', total_amount: '630.00', days: 7, discount_percent: '10', booking_status: 'pending' };
 let bookAnswer: { data: unknown; error: unknown } = { data: BOOKED, error: null };
 
-beforeAll(() => {
-  // jsdom has no modal dialogs.
-  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
-    this.setAttribute('open', '');
-  };
-  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
-    this.removeAttribute('open');
-  };
-});
 
 beforeEach(() => {
   bookAnswer = { data: BOOKED, error: null };
