@@ -2,15 +2,7 @@
 -- demo customer (whose e-mail the seed command passes as the `seed.demo_email` setting).
 -- idempotent: fixed ids and slugs, `on conflict do nothing`. prices are set by the triggers.
 
-insert into public.vehicles (id, name, make, model, year, category, color, license_plate, vin, daily_rate, rental_status,
-                             description, features, location, current_location, home_location, specifications, pricing, primary_image)
-select id::uuid, name, make, model, year, category, color, plate, vin, rate, status, description, features, 'Gombe, Kinshasa', loc, 'Gombe, Kinshasa',
-       jsonb_build_object('engine_type', engine, 'fuel_type', fuel, 'transmission', gearbox, 'seats', seats, 'doors', doors, 'mileage', mileage,
-                          'safety_features', jsonb_build_array('ABS', 'Airbags frontaux', 'Contrôle de stabilité'),
-                          'comfort_features', jsonb_build_array('Climatisation', 'Bluetooth')),
-       jsonb_build_object('daily_rate', rate, 'weekly_discount', 10, 'monthly_discount', 20, 'security_deposit', deposit, 'seasonal_rates', '[]'::jsonb),
-       '/storage/v1/object/public/vehicles/' || slug || '.svg'
-from (values
+with v(id, slug, name, make, model, year, category, color, plate, vin, rate, status, description, features, loc, engine, fuel, gearbox, seats, doors, mileage, deposit) as (values
   ('5eed0000-0000-4000-8000-000000000001', 'toyota-corolla', 'Toyota Corolla', 'Toyota', 'Corolla', 2021, 'economic', 'Blanc', '1021-AB-01', 'JTDBR32E100000001', 45, 'available', 'Berline fiable et économique, idéale pour vos déplacements en ville.', array['Climatisation', 'Bluetooth', 'Caméra de recul'], 'Gombe', '4 cylindres', 'Essence', 'Automatique', 5, 4, 42000, 300),
   ('5eed0000-0000-4000-8000-000000000002', 'toyota-yaris', 'Toyota Yaris', 'Toyota', 'Yaris', 2022, 'economic', 'Gris', '1022-AB-01', 'JTDKW3D3000000002', 35, 'available', 'Citadine agile pour circuler facilement dans Kinshasa.', array['Climatisation', 'USB'], 'Limete', '4 cylindres', 'Essence', 'Manuelle', 5, 4, 25000, 250),
   ('5eed0000-0000-4000-8000-000000000003', 'suzuki-swift', 'Suzuki Swift', 'Suzuki', 'Swift', 2021, 'economic', 'Rouge', '1023-AB-01', 'JSAZC72S000000003', 30, 'available', 'Petite, sobre et facile à garer.', array['Climatisation', 'Radio'], 'Ngaliema', '4 cylindres', 'Essence', 'Manuelle', 5, 4, 51000, 200),
@@ -27,8 +19,23 @@ from (values
   ('5eed0000-0000-4000-8000-000000000014', 'toyota-hilux', 'Toyota Hilux', 'Toyota', 'Hilux', 2022, 'utility', 'Blanc', '4052-GH-01', 'AHTKB8CD000000014', 80, 'available', 'Pick-up double cabine, charge utile d''une tonne.', array['4x4', 'Benne', 'Climatisation'], 'Kingabwa', '4 cylindres', 'Diesel', 'Manuelle', 5, 4, 40000, 600),
   ('5eed0000-0000-4000-8000-000000000015', 'mitsubishi-l200', 'Mitsubishi L200', 'Mitsubishi', 'L200', 2021, 'utility', 'Gris', '4053-GH-01', 'MMBJNKL3000000015', 70, 'available', 'Pick-up robuste pour le transport de marchandises.', array['4x4', 'Benne'], 'Kingabwa', '4 cylindres', 'Diesel', 'Manuelle', 5, 4, 66000, 500),
   ('5eed0000-0000-4000-8000-000000000016', 'toyota-coaster', 'Toyota Coaster', 'Toyota', 'Coaster', 2019, 'utility', 'Blanc', '4054-GH-01', 'JTGFB518000000016', 160, 'available', 'Autocar 29 places pour mariages, séminaires et excursions.', array['Climatisation', '29 places', 'Soute à bagages'], 'Limete', '6 cylindres', 'Diesel', 'Manuelle', 29, 2, 120000, 1000)
-) as v(id, slug, name, make, model, year, category, color, plate, vin, rate, status, description, features, loc, engine, fuel, gearbox, seats, doors, mileage, deposit)
-on conflict (id) do nothing;
+),
+fleet as (
+insert into public.vehicles (id, name, make, model, year, category, color, license_plate, daily_rate, rental_status,
+                             description, features, location, current_location, home_location, specifications, pricing, primary_image)
+select id::uuid, name, make, model, year, category, color, plate, rate, status, description, features, 'Gombe, Kinshasa', loc, 'Gombe, Kinshasa',
+       jsonb_build_object('engine_type', engine, 'fuel_type', fuel, 'transmission', gearbox, 'seats', seats, 'doors', doors, 'mileage', mileage,
+                          'safety_features', jsonb_build_array('ABS', 'Airbags frontaux', 'Contrôle de stabilité'),
+                          'comfort_features', jsonb_build_array('Climatisation', 'Bluetooth')),
+       jsonb_build_object('daily_rate', rate, 'weekly_discount', 10, 'monthly_discount', 20, 'security_deposit', deposit, 'seasonal_rates', '[]'::jsonb),
+       '/storage/v1/object/public/vehicles/' || slug || '.svg'
+from v
+on conflict (id) do nothing
+)
+-- the vin is the administrators' (V47).
+insert into public.vehicle_records (vehicle_id, vin)
+select id::uuid, vin from v
+on conflict (vehicle_id) do nothing;
 
 update public.vehicles v
 set images = jsonb_build_array(jsonb_build_object('id', 'primary', 'url', v.primary_image, 'title', split_part(v.primary_image, '/', -1), 'is_primary', true, 'order', 0))

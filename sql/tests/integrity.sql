@@ -3,7 +3,7 @@
 -- a profile's e-mail fixed for everyone, and the analytics' daily series.
 begin;
 \ir setup.psql
-select plan(27);
+select plan(30);
 
 -- the availability search, called as the browser calls it.
 update public.bookings set booking_status = 'confirmed' where id = 'a0000000-0000-4000-8000-0000000000a1';
@@ -33,13 +33,19 @@ select is(pg_temp.attempt('a', $$insert into public.airport_bookings (user_id, s
 select is(pg_temp.attempt('admin', $$update public.vehicles set year = 1989 where name = 'Suzuki Swift'$$), 'error:23514', 'a year before 1990 is refused');
 select is(pg_temp.attempt('admin', format($$update public.vehicles set year = %s where name = 'Suzuki Swift'$$, extract(year from current_date)::int + 2)), 'error:23514', 'a year after next year is refused');
 select is(pg_temp.attempt('admin', format($$update public.vehicles set year = %s where name = 'Suzuki Swift'$$, extract(year from current_date)::int + 1)), 'ok:1', 'next year''s model is accepted');
-select is(pg_temp.attempt('admin', $$update public.vehicles set vin = 'JTDBR32E1000000012' where name = 'Suzuki Swift'$$), 'error:23514', 'a VIN of 18 characters is refused');
+select is(pg_temp.attempt('admin', $$insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', 'JTDBR32E1000000012')$$), 'error:23514', 'a VIN of 18 characters is refused');
 select is(pg_temp.attempt('admin', $$update public.vehicles set specifications = specifications || '{"seats": 51}' where name = 'Suzuki Swift'$$), 'error:23514', 'more than 50 seats is refused');
 select is(pg_temp.attempt('admin', $$update public.vehicles set specifications = specifications || '{"doors": 1}' where name = 'Suzuki Swift'$$), 'error:23514', 'fewer than 2 doors is refused');
 select is(pg_temp.attempt('admin', $$update public.vehicles set pricing = pricing || '{"weekly_discount": 100}' where name = 'Suzuki Swift'$$), 'error:23514', 'a weekly discount above 50 is refused (a free rental)');
 select is(pg_temp.attempt('admin', $$update public.vehicles set pricing = pricing || '{"seasonal_rates": [{"name": "Fêtes", "rate_multiplier": 6}]}' where name = 'Suzuki Swift'$$), 'error:23514', 'a seasonal multiplier above 5 is refused');
 select is(pg_temp.attempt('admin', $$update public.vehicles set pricing = pricing || '{"seasonal_rates": [{"name": "Fêtes", "rate_multiplier": "x"}]}' where name = 'Suzuki Swift'$$), 'error:23514', 'a seasonal multiplier that is not a number is refused');
-select is(pg_temp.attempt('admin', $$update public.vehicles set vin = 'JTDBR32E100000001', specifications = specifications || '{"seats": 50, "doors": 2}', pricing = pricing || '{"weekly_discount": 50, "monthly_discount": 0, "seasonal_rates": [{"name": "Fêtes", "rate_multiplier": 0.1, "description": ""}]}' where name = 'Suzuki Swift'$$), 'ok:1', 'values at the bounds are accepted');
+select is(pg_temp.attempt('admin', $$update public.vehicles set specifications = specifications || '{"seats": 50, "doors": 2}', pricing = pricing || '{"weekly_discount": 50, "monthly_discount": 0, "seasonal_rates": [{"name": "Fêtes", "rate_multiplier": 0.1, "description": ""}]}' where name = 'Suzuki Swift'$$), 'ok:1', 'values at the bounds are accepted');
+
+-- a vehicle's record is the administrators' alone (V47): not a column of the public fleet.
+select is(pg_temp.attempt('anon', 'select vin from public.vehicles'), 'error:42703', 'the public fleet has no vin column any more');
+select is(pg_temp.attempt('anon', 'select insurance_policy from public.vehicles'), 'error:42703', 'nor an insurance policy');
+insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', ' jsazc72s000000003 ');
+select is((select vin from public.vehicle_records where vehicle_id = '22222222-0000-4000-8000-00000000000b'), 'JSAZC72S000000003', 'a vin is trimmed and upper-cased');
 
 -- a profile's e-mail, account and username are the system's, for administrators too.
 select is(pg_temp.attempt('admin', $$update public.profiles set email = 'autre@example.cd' where user_id = 'aaaaaaaa-0000-4000-8000-000000000001'$$), 'error:42501', 'an administrator cannot change a user''s e-mail');

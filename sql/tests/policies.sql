@@ -57,6 +57,27 @@ insert into matrix values
   ('admin', $$delete from public.vehicles where id = '33333333-0000-4000-8000-00000000000c'$$, 'ok:1', 'admin deletes an unbooked vehicle'),
   ('service_role', $$delete from public.vehicles where id = '33333333-0000-4000-8000-00000000000c'$$, 'ok:1', 'service_role deletes a vehicle');
 
+-- vehicle records (V47): the vin, insurance and service dates are the administrators' alone.
+insert into public.vehicle_records (vehicle_id, vin, insurance_policy) values ('11111111-0000-4000-8000-00000000000a', 'jtmhv01j000000009', 'AXA-2026-001');
+insert into matrix values
+  ('anon', 'select * from public.vehicle_records', 'ok:0', 'anon reads no vehicle record'),
+  ('a', 'select * from public.vehicle_records', 'ok:0', 'a reads no vehicle record'),
+  ('b', 'select * from public.vehicle_records', 'ok:0', 'b reads no vehicle record'),
+  ('admin', 'select * from public.vehicle_records', 'ok:1', 'admin reads the vehicle records'),
+  ('service_role', 'select * from public.vehicle_records', 'ok:1', 'service_role reads the vehicle records'),
+  ('anon', $$insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', 'X')$$, 'error:42501', 'anon cannot add a vehicle record'),
+  ('a', $$insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', 'X')$$, 'error:42501', 'a cannot add a vehicle record'),
+  ('admin', $$insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', 'jsazc72s000000003')$$, 'ok:1', 'admin adds a vehicle record'),
+  ('service_role', $$insert into public.vehicle_records (vehicle_id) values ('22222222-0000-4000-8000-00000000000b')$$, 'ok:1', 'service_role adds a vehicle record'),
+  ('anon', $$update public.vehicle_records set insurance_policy = 'x'$$, 'ok:0', 'anon changes no vehicle record'),
+  ('b', $$update public.vehicle_records set insurance_policy = 'x'$$, 'ok:0', 'b changes no vehicle record'),
+  ('admin', $$update public.vehicle_records set insurance_policy = 'AXA-2027-001'$$, 'ok:1', 'admin updates a vehicle record'),
+  ('service_role', $$update public.vehicle_records set insurance_policy = 'AXA-2027-001'$$, 'ok:1', 'service_role updates a vehicle record'),
+  ('anon', 'delete from public.vehicle_records', 'ok:0', 'anon deletes no vehicle record'),
+  ('a', 'delete from public.vehicle_records', 'ok:0', 'a deletes no vehicle record'),
+  ('admin', 'delete from public.vehicle_records', 'ok:1', 'admin deletes a vehicle record'),
+  ('service_role', 'delete from public.vehicle_records', 'ok:1', 'service_role deletes a vehicle record');
+
 -- the four booking tables share one shape of rules.
 insert into matrix
 select who, format(stmt, t), expected, format(what, t)

@@ -179,6 +179,7 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByLabel('Marque').fill('Kia');
   await wizard.getByLabel('Modèle').fill('Sportage');
   await wizard.getByLabel('Immatriculation').fill('ke-2026-x');
+  await wizard.getByLabel('Numéro VIN').fill('knapx81abk7000001');
   await wizard.getByLabel('Tarif journalier ($)').fill('95');
   await axe(page, 'vehicle wizard');
   await next.click();
@@ -196,6 +197,7 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await next.click();
   await wizard.getByText('Étape 4 sur 6').waitFor();
   await wizard.getByLabel('Nouvelle caractéristique').fill('Caméra 360°');
+  await wizard.getByLabel("Police d'assurance").fill('SONAS-2026-0042');
   await wizard.getByRole('button', { name: 'Ajouter', exact: true }).click();
   await next.click();
   await wizard.getByText('Étape 5 sur 6').waitFor();
@@ -210,7 +212,7 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByRole('button', { name: 'Enregistrer le véhicule' }).click();
   await wizard.waitFor({ state: 'hidden' });
   await page.getByText('Kia Sportage E2E ajouté à la flotte').waitFor();
-  const saved = (await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=license_plate,daily_rate,primary_image,images,rental_status,pricing')).body[0];
+  const saved = (await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=id,license_plate,daily_rate,primary_image,images,rental_status,pricing')).body[0];
   assert.equal(saved.license_plate, 'KE-2026-X');
   assert.deepEqual(
     saved.pricing.seasonal_rates.map(({ name, rate_multiplier, description }) => ({ name, rate_multiplier, description })),
@@ -219,6 +221,11 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   assert.equal(saved.rental_status, 'available');
   assert.match(saved.primary_image, /\/storage\/v1\/object\/public\/vehicles\/vehicle-images\/\d+-0-\w+\.png$/);
   assert.equal(saved.images.length, 1);
+  // the VIN and the insurance policy are kept apart, for administrators only (V47)
+  const record = (await service(`vehicle_records?vehicle_id=eq.${saved.id}&select=vin,insurance_policy`)).body;
+  assert.deepEqual(record, [{ vin: 'KNAPX81ABK7000001', insurance_policy: 'SONAS-2026-0042' }]);
+  const asVisitor = await fetch(`${stack.apiUrl}/rest/v1/vehicle_records?select=vin`, { headers: { apikey: stack.anonKey, Authorization: `Bearer ${stack.anonKey}` } });
+  assert.deepEqual(await asVisitor.json(), [], 'a visitor reads no vehicle record');
 
   // the customer site shows it, with its photo
   const visitor = await newPage();

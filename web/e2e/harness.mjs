@@ -76,10 +76,10 @@ export async function closeSession({ stack, browser }) {
   await stack?.stop();
 }
 
-/** { baseUrl, apiUrl, serviceKey, stop() } */
+/** { baseUrl, apiUrl, anonKey, serviceKey, log(), stop() } */
 export async function startStack({ webDir }) {
   const given = process.env.E2E_BASE_URL;
-  if (given) return { baseUrl: given.replace(/\/$/, ''), apiUrl: given.replace(/\/$/, ''), serviceKey: process.env.E2E_SERVICE_KEY ?? null, stop: async () => {} };
+  if (given) return { baseUrl: given.replace(/\/$/, ''), apiUrl: given.replace(/\/$/, ''), anonKey: process.env.E2E_ANON_KEY ?? null, serviceKey: process.env.E2E_SERVICE_KEY ?? null, stop: async () => {} };
 
   const bin = process.env.SERVER_BIN ?? '/var/tmp/web-server/server';
   if (!existsSync(bin)) throw new Error(`server binary not found: ${bin} (set SERVER_BIN)`);
@@ -124,6 +124,7 @@ export async function startStack({ webDir }) {
   return {
     baseUrl,
     apiUrl,
+    anonKey,
     serviceKey,
     log: () => log,
     stop: async () => {

@@ -3,7 +3,7 @@ import { fieldErrors } from '@/lib/validation';
 import { defaultSettings, parseSettingsFile, settingsSchema } from './schemas/settings-schema';
 import { airportBookingEditSchema, premiumBookingEditSchema, vehicleBookingEditSchema } from './schemas/booking-edit-schema';
 import { USER_REQUIRED_MESSAGE, userSchema } from './schemas/user-schema';
-import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
+import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, splitVehiclePayload, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
 import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, pricePreview, rentalDayCount, retentionRate, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
 import { bookingTiles, filterBookings, emptyBookingFilters, filterUsers, filterVehicles } from './lib/filters';
@@ -163,6 +163,13 @@ describe('vehicle wizard', () => {
     expect(p).toMatchObject({ license_plate: 'KN-12', vin: 'ABC', color: null, features: ['4x4'], price: 80, daily_rate: 80, primary_image: 'u2' });
     expect(p.pricing).toMatchObject({ daily_rate: 80, weekly_discount: 10, monthly_discount: 20, security_deposit: 500 });
     expect(p.specifications).toMatchObject({ fuel_type: 'Essence', transmission: 'Manuelle', seats: 5 });
+  });
+  it('the payload is split: the VIN, insurance and service dates go to the administrators\' vehicle_records', () => {
+    const p = toVehiclePayload({ ...filled(), vin: 'abc', insurance_policy: ' AXA-1 ', next_service_due: '2027-01-15' });
+    const { vehicle, record } = splitVehiclePayload(p);
+    expect(record).toEqual({ vin: 'ABC', insurance_policy: 'AXA-1', registration_expiry: null, last_service_date: null, next_service_due: '2027-01-15' });
+    for (const k of Object.keys(record)) expect(vehicle).not.toHaveProperty(k);
+    expect(vehicle).toMatchObject({ name: p.name, daily_rate: 80, pricing: p.pricing });
   });
   it('seasonal rates keep their description, edited and saved', () => {
     expect(emptySeasonalRate()).toMatchObject({ name: '', start_date: '', end_date: '', rate_multiplier: 1, description: '' });

@@ -3,14 +3,17 @@ import { supabase } from '@/lib/supabase';
 import { AppError, errorCode, errorMessages, toAppError, type ErrorCode } from '@/lib/errors';
 import type { RentalStatus } from '@/types/database';
 import type { AdminVehicle, VehicleImage } from '../types';
-import { imageProblem, type toVehiclePayload } from '../schemas/vehicle-schema';
+import { imageProblem, splitVehiclePayload, type VehiclePayload } from '../schemas/vehicle-schema';
 import { adminKeys } from './keys';
+
+/** The columns of a vehicle's administrative record (`vehicle_records`, V47). */
+const RECORD_COLUMNS = 'vin, insurance_policy, registration_expiry, last_service_date, next_service_due';
 
 /** The whole fleet (administrators see every status) with each vehicle's bookings, newest first. */
 export async function fetchVehicles(): Promise<AdminVehicle[]> {
   const { data, error } = await supabase()
     .from('vehicles')
-    .select('*, bookings(id, total_amount, created_at, booking_status)')
+    .select(`*, bookings(id, total_amount, created_at, booking_status), ...vehicle_records(${RECORD_COLUMNS})`)
     .order('created_at', { ascending: false });
   if (error) throw toAppError(error, 'Erreur lors du chargement des véhicules');
   return (data ?? []) as AdminVehicle[];
@@ -30,12 +33,20 @@ export async function setVehiclesStatus(ids: string[], status: RentalStatus): Pr
   if (error) throw toAppError(error, 'Erreur lors de la mise à jour du statut');
 }
 
-/** Insert, or update when `id` is given; returns the saved row. */
-export async function saveVehicle(payload: ReturnType<typeof toVehiclePayload>, id?: string): Promise<AdminVehicle> {
+/** Insert, or update when `id` is given, the vehicle then its record; returns the saved vehicle. */
+export async function saveVehicle(payload: VehiclePayload, id?: string): Promise<AdminVehicle> {
+  const { vehicle, record } = splitVehiclePayload(payload);
   const table = supabase().from('vehicles');
-  const { data, error } = id ? await table.update(payload).eq('id', id).select().single() : await table.insert(payload).select().single();
+  const { data, error } = id ? await table.update(vehicle).eq('id', id).select().single() : await table.insert(vehicle).select().single();
   if (error) throw toAppError(error, 'Erreur lors de la sauvegarde du véhicule');
-  return data as AdminVehicle;
+  const saved = data as Omit<AdminVehicle, keyof typeof record>;
+  const rec = await supabase()
+    .from('vehicle_records')
+    .upsert({ vehicle_id: saved.id, ...record }, { onConflict: 'vehicle_id' })
+    .select(RECORD_COLUMNS)
+    .single();
+  if (rec.error) throw toAppError(rec.error, 'Erreur lors de la sauvegarde de la fiche du véhicule');
+  return { ...saved, ...rec.data } as AdminVehicle;
 }
 
 const extension = (name: string) => {
@@ -92,7 +103,7 @@ export function useSetVehiclesStatus() {
 
 export function useSaveVehicle() {
   const invalidate = useInvalidate();
-  return useMutation({ mutationFn: (v: { payload: ReturnType<typeof toVehiclePayload>; id?: string }) => saveVehicle(v.payload, v.id), onSuccess: invalidate });
+  return useMutation({ mutationFn: (v: { payload: VehiclePayload; id?: string }) => saveVehicle(v.payload, v.id), onSuccess: invalidate });
 }
 
 export const useUploadVehicleImages = () => useMutation({ mutationFn: uploadVehicleImages });

@@ -196,6 +196,17 @@ export function toVehiclePayload(f: VehicleForm) {
   };
 }
 
+export type VehiclePayload = ReturnType<typeof toVehiclePayload>;
+
+/**
+ * The payload split between `vehicles` (the public fleet) and `vehicle_records` (V47: the VIN,
+ * insurance and service dates, which only administrators read).
+ */
+export function splitVehiclePayload(p: VehiclePayload) {
+  const { vin, insurance_policy, registration_expiry, last_service_date, next_service_due, ...vehicle } = p;
+  return { vehicle, record: { vin, insurance_policy, registration_expiry, last_service_date, next_service_due } };
+}
+
 /** Why an upload is refused (section 5), or null. */
 export function imageProblem(file: { name: string; type: string; size: number }): string | null {
   if (!file.type.startsWith('image/')) return `${file.name} n'est pas une image valide`;
