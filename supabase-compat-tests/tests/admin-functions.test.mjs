@@ -2,9 +2,8 @@
 // them: allowed for an administrator, refused for a customer and for anon (sql/migrations V40–V44).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient } from '@supabase/supabase-js';
 import { startServer } from '../lib/server.mjs';
-import { userClient } from '../lib/auth.mjs';
+import { client, userClient } from '../lib/auth.mjs';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -15,14 +14,13 @@ const fixture = `
     ('${ADMIN}', 'admin@example.cd', '{"full_name": "Chef"}');
   update public.profiles set role = 'admin' where user_id = '${ADMIN}';
 `;
-const opts = { auth: { persistSession: false, autoRefreshToken: false } };
 let server;
 let anon;
 const as = (sub) => userClient(server, sub);
 
 before(async () => {
   server = await startServer({}, { fixture });
-  anon = createClient(server.url, server.anonKey, opts);
+  anon = client(server);
 });
 after(async () => { await server?.stop(); });
 

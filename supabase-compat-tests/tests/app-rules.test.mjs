@@ -2,9 +2,8 @@
 // them: tampered totals, other people's bookings, self-promotion to admin, anonymous listing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient } from '@supabase/supabase-js';
 import { startServer } from '../lib/server.mjs';
-import { userClient } from '../lib/auth.mjs';
+import { client, userClient } from '../lib/auth.mjs';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -15,14 +14,13 @@ const fixture = `
   insert into public.vehicles (id, name, make, model, year, category, daily_rate)
     values ('${CRUISER}', 'Toyota Land Cruiser', 'Toyota', 'Land Cruiser', 2022, 'suv', 100);
 `;
-const opts = { auth: { persistSession: false, autoRefreshToken: false } };
 let server;
 let anon;
 const as = (sub) => userClient(server, sub);
 
 before(async () => {
   server = await startServer({}, { fixture });
-  anon = createClient(server.url, server.anonKey, opts);
+  anon = client(server);
 });
 after(async () => { await server?.stop(); });
 
@@ -104,7 +102,7 @@ test('a visitor books a vehicle publicly and gets the reference and real total',
 });
 
 test('confirming two overlapping rentals of one vehicle is a 409', async () => {
-  const admin = createClient(server.url, server.serviceKey, opts);
+  const admin = client(server, server.serviceKey);
   const one = await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(60), end_date: future(65), booking_status: 'confirmed' }).select('id').single();
   assert.equal(one.error, null);
   const two = await admin.from('bookings').insert({ user_id: B, vehicle_id: CRUISER, start_date: future(63), end_date: future(66) }).select('id').single();
@@ -122,7 +120,7 @@ test('the reservation dialog\'s booking keeps how the customer will pay, and ref
   }).single();
   assert.equal(error, null);
   assert.equal(data.total_amount, 630, 'seven days: the weekly discount, priced by the database');
-  const admin = createClient(server.url, server.serviceKey, opts);
+  const admin = client(server, server.serviceKey);
   const row = await admin.from('bookings').select('payment_method, payment_reference, pickup_time, passengers, booking_status').eq('id', data.id).single();
   assert.deepEqual(row.data, { payment_method: 'bank', payment_reference: 'VIR-K7M2Q9XZ', pickup_time: '09:30:00', passengers: 3, booking_status: 'pending' });
 
@@ -143,7 +141,7 @@ test('the reservation dialog\'s booking keeps how the customer will pay, and ref
 });
 
 test('the availability search hides a vehicle another customer has booked, from visitors and customers alike', async () => {
-  const admin = createClient(server.url, server.serviceKey, opts);
+  const admin = client(server, server.serviceKey);
   const held = await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(140), end_date: future(143), booking_status: 'confirmed' }).select('id').single();
   assert.equal(held.error, null);
   const ids = async (client, start, end) => {

@@ -1,5 +1,5 @@
 /** Rows of the back office (sql/migrations V30–V43), written once for the admin feature. */
-import type { BookingStatus, FuelType, Numeric, Profile, RentalStatus, Transmission, VehicleCategory } from '@/types/database';
+import type { BookingStatus, FuelType, Numeric, Profile, Transmission, Vehicle } from '@/types/database';
 
 export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
 
@@ -57,22 +57,13 @@ export interface SeasonalRate {
   description: string;
 }
 
-export interface AdminVehicle {
-  id: string;
-  name: string;
-  make: string;
-  model: string;
-  year: number;
-  category: VehicleCategory;
-  color: string | null;
+/** A vehicle as the back office reads it: the public row, its private record (V47) and its bookings. */
+export interface AdminVehicle extends Omit<Vehicle, 'specifications' | 'pricing' | 'images'> {
   license_plate: string | null;
-  vin: string | null;
-  daily_rate: Numeric;
-  rental_status: RentalStatus;
-  description: string | null;
-  features: string[];
   current_location: string | null;
   home_location: string | null;
+  /** From `vehicle_records`, read in place (`...vehicle_records(...)`). */
+  vin: string | null;
   insurance_policy: string | null;
   registration_expiry: string | null;
   last_service_date: string | null;
