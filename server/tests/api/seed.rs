@@ -36,13 +36,15 @@ async fn seeding_twice_loads_the_demo_data_once() {
                     (select count(distinct booking_status) from public.all_bookings),
                     (select role from public.profiles where email = 'admin@kinshasa-auto.test'),
                     (select count(*) from public.blog_posts where published),
-                    (select count(distinct category) from public.vehicles)",
+                    (select count(distinct category) from public.vehicles),
+                    (select count(*) from public.vehicle_records where vin ~ '^[A-Z0-9]{17}$')",
             &[],
         )
         .await
         .expect("query");
     assert_eq!(row.get::<_, i64>(0), 9);
     assert_eq!(row.get::<_, i64>(1), 4, "bookings of each kind");
+    assert_eq!(row.get::<_, i64>(6), 16, "each vehicle's VIN is in its private record, once");
     assert_eq!(row.get::<_, i64>(2), 5, "in every status");
     assert_eq!(row.get::<_, String>(3), "admin");
     assert_eq!(row.get::<_, i64>(4), 1);
