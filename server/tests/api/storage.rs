@@ -310,6 +310,27 @@ async fn keys_with_dot_segments_or_control_characters_are_invalid() {
 }
 
 #[tokio::test]
+async fn a_bucket_name_with_a_nul_byte_is_a_client_error_everywhere() {
+    let app = spawn_app().await;
+    let attempts = [
+        (Method::GET, "/bucket/a%00b"),
+        (Method::DELETE, "/bucket/a%00b"),
+        (Method::POST, "/bucket/a%00b/empty"),
+        (Method::POST, "/object/list/a%00b"),
+        (Method::GET, "/object/a%00b/x.txt"),
+        (Method::GET, "/object/public/a%00b/x.txt"),
+        (Method::POST, "/object/a%00b/x.txt"),
+        (Method::POST, "/object/sign/a%00b/x.txt"),
+    ];
+    for (method, path) in attempts {
+        let res = service(&app, method.clone(), path).json(&json!({"expiresIn": 60})).send().await.unwrap();
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{method} {path}");
+        let body: Value = res.json().await.unwrap();
+        assert!(["400", "404"].contains(&body["statusCode"].as_str().unwrap_or("")), "{method} {path}: {body}");
+    }
+}
+
+#[tokio::test]
 async fn list_shows_folders_then_move_copy_and_remove_change_it() {
     let app = spawn_app().await;
     create_bucket(&app, json!({"name": "l"})).await;
