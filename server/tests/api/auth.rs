@@ -228,3 +228,16 @@ async fn the_development_inbox_is_not_served_through_a_proxy() {
     assert_eq!(page.status(), StatusCode::OK);
     assert!(page.text().await.expect("html").contains("Development inbox"));
 }
+
+#[tokio::test]
+async fn nul_bytes_in_credentials_are_a_client_error() {
+    let app = spawn_app().await;
+    for (path, body) in [
+        ("/token?grant_type=password", json!({"email": "\u{0}", "password": "\u{0}"})),
+        ("/token?grant_type=refresh_token", json!({"refresh_token": "\u{0}"})),
+    ] {
+        let (status, body) = post(&app, path, body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {body}");
+        assert_eq!(body["code"], "validation_failed", "{path}");
+    }
+}
