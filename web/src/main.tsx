@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import './index.css';
 import { initialUrl, initSupabase } from '@/lib/supabase';
@@ -27,7 +27,11 @@ async function start() {
   const prerendered = container.firstElementChild !== null && path in prerenderedPages;
   if (prerendered && window.location.search === '') {
     await prerenderedPages[path]?.preload();
-    hydrateRoot(container, app);
+    // In a transition, hydration yields to the browser between components (time-slicing) instead
+    // of blocking the main thread in one long task; the page is already readable meanwhile.
+    startTransition(() => {
+      hydrateRoot(container, app);
+    });
   } else {
     container.replaceChildren();
     createRoot(container).render(app);
