@@ -6,7 +6,7 @@
 // passes or fails on a number.
 //
 // Usage (from the repository root): make bench-web
-//   RUNS=3             Lighthouse runs per page (the median is shown)
+//   RUNS=5             Lighthouse runs per page (the median is shown)
 //   SERVER_BIN=...     server binary (default: the release build)
 //   CHROMIUM_PATH=...  browser (default /usr/bin/chromium)
 //   LIGHTHOUSE=0       only the JavaScript weight
@@ -23,7 +23,7 @@ import { startStack } from '../e2e/harness.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.resolve(here, '../dist');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const RUNS = Number(process.env.RUNS ?? 3);
+const RUNS = Number(process.env.RUNS ?? 5);
 const BUDGET_KB = 180;
 const SCORE_TARGET = 95;
 const PAGES = ['/', '/fleet', '/booking'];
