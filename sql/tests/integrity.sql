@@ -3,7 +3,7 @@
 -- a profile's e-mail fixed for everyone, and the analytics' daily series.
 begin;
 \ir setup.psql
-select plan(30);
+select plan(38);
 
 -- the availability search, called as the browser calls it.
 update public.bookings set booking_status = 'confirmed' where id = 'a0000000-0000-4000-8000-0000000000a1';
@@ -46,6 +46,24 @@ select is(pg_temp.attempt('anon', 'select vin from public.vehicles'), 'error:427
 select is(pg_temp.attempt('anon', 'select insurance_policy from public.vehicles'), 'error:42703', 'nor an insurance policy');
 insert into public.vehicle_records (vehicle_id, vin) values ('22222222-0000-4000-8000-00000000000b', ' jsazc72s000000003 ');
 select is((select vin from public.vehicle_records where vehicle_id = '22222222-0000-4000-8000-00000000000b'), 'JSAZC72S000000003', 'a vin is trimmed and upper-cased');
+
+-- the wizard's save (V48): the vehicle and its record together, or neither.
+select is(pg_temp.attempt('a', $$select public.admin_save_vehicle('{"name": "Kia Rio", "make": "Kia", "model": "Rio", "year": 2024}', '{}')$$), 'error:42501', 'a customer cannot save a vehicle');
+select is(pg_temp.attempt('anon', $$select public.admin_save_vehicle('{"name": "Kia Rio", "make": "Kia", "model": "Rio", "year": 2024}', '{}')$$), 'error:42501', 'nor can a visitor');
+set local request.jwt.claims = '{"sub": "adadadad-0000-4000-8000-000000000003", "role": "authenticated"}';
+set local role authenticated;
+create temp table saved as select public.admin_save_vehicle(
+  '{"name": "Kia Rio", "make": "Kia", "model": "Rio", "year": 2024, "category": "economic", "daily_rate": 55, "features": ["Climatisation"], "pricing": {"weekly_discount": 5}}',
+  '{"vin": "knadn5a3000000001", "insurance_policy": "SONAS-1"}') as id;
+select is((select row(v.name, v.daily_rate, v.features, r.vin, r.insurance_policy)::text from public.vehicles v join public.vehicle_records r on r.vehicle_id = v.id where v.id = (select id from saved)),
+          row('Kia Rio', 55.00::numeric, array['Climatisation'], 'KNADN5A3000000001', 'SONAS-1')::text, 'an administrator saves a new vehicle with its record');
+select is(pg_temp.attempt('admin', $$select public.admin_save_vehicle('{"name": "Kia Picanto", "make": "Kia", "model": "Picanto", "year": 2024}', '{"vin": "KNADN5A3000000001"}')$$), 'error:23505', 'a duplicate vin refuses the whole save');
+select is((select count(*)::int from public.vehicles where name = 'Kia Picanto'), 0, 'and leaves no vehicle behind');
+select is(public.admin_save_vehicle('{"name": "Kia Rio 2", "make": "Kia", "model": "Rio", "year": 2025, "daily_rate": 60}', '{"vin": null}', (select id from saved)), (select id from saved), 'an update keeps the id');
+select is((select row(v.name, v.year, r.vin)::text from public.vehicles v join public.vehicle_records r on r.vehicle_id = v.id where v.id = (select id from saved)),
+          row('Kia Rio 2', 2025, null::text)::text, 'and replaces the vehicle and its record');
+select is(pg_temp.attempt('admin', $$select public.admin_save_vehicle('{"name": "X", "make": "X", "model": "X", "year": 2024}', '{}', '00000000-0000-4000-8000-000000000000')$$), 'error:P0002', 'updating a missing vehicle is refused');
+reset role;
 
 -- a profile's e-mail, account and username are the system's, for administrators too.
 select is(pg_temp.attempt('admin', $$update public.profiles set email = 'autre@example.cd' where user_id = 'aaaaaaaa-0000-4000-8000-000000000001'$$), 'error:42501', 'an administrator cannot change a user''s e-mail');

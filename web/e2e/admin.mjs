@@ -227,6 +227,26 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   const asVisitor = await fetch(`${stack.apiUrl}/rest/v1/vehicle_records?select=vin`, { headers: { apikey: stack.anonKey, Authorization: `Bearer ${stack.anonKey}` } });
   assert.deepEqual(await asVisitor.json(), [], 'a visitor reads no vehicle record');
 
+  // editing reads the record back in place and saves both in one call (V48)
+  await page.getByRole('button', { name: 'Modifier Kia Sportage E2E' }).click();
+  const edit = page.getByRole('dialog', { name: 'Modifier le véhicule' });
+  assert.equal(await edit.getByLabel('Numéro VIN').inputValue(), 'KNAPX81ABK7000001');
+  for (let step = 2; step <= 4; step++) {
+    await edit.getByRole('button', { name: 'Suivant' }).click();
+    await edit.getByText(`Étape ${step} sur 6`).waitFor();
+  }
+  await edit.getByLabel("Police d'assurance").fill('SONAS-2027-0001');
+  for (let step = 5; step <= 6; step++) {
+    await edit.getByRole('button', { name: 'Suivant' }).click();
+    await edit.getByText(`Étape ${step} sur 6`).waitFor();
+  }
+  await edit.getByRole('button', { name: 'Mettre à jour' }).click();
+  await edit.waitFor({ state: 'hidden' });
+  await page.getByText('Kia Sportage E2E mis à jour').waitFor();
+  const updated = (await service(`vehicle_records?vehicle_id=eq.${saved.id}&select=vin,insurance_policy`)).body;
+  assert.deepEqual(updated, [{ vin: 'KNAPX81ABK7000001', insurance_policy: 'SONAS-2027-0001' }]);
+  assert.equal((await service('vehicles?name=eq.Kia%20Sportage%20E2E&select=id')).body.length, 1, 'still one vehicle');
+
   // the customer site shows it, with its photo
   const visitor = await newPage();
   await visitor.goto(`${stack.baseUrl}/fleet`);

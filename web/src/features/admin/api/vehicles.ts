@@ -33,20 +33,17 @@ export async function setVehiclesStatus(ids: string[], status: RentalStatus): Pr
   if (error) throw toAppError(error, 'Erreur lors de la mise à jour du statut');
 }
 
-/** Insert, or update when `id` is given, the vehicle then its record; returns the saved vehicle. */
+/**
+ * Insert, or update when `id` is given, the vehicle and its record in one transaction
+ * (`admin_save_vehicle`, V48); returns the saved vehicle as the list reads it.
+ */
 export async function saveVehicle(payload: VehiclePayload, id?: string): Promise<AdminVehicle> {
   const { vehicle, record } = splitVehiclePayload(payload);
-  const table = supabase().from('vehicles');
-  const { data, error } = id ? await table.update(vehicle).eq('id', id).select().single() : await table.insert(vehicle).select().single();
+  const saved = await supabase().rpc('admin_save_vehicle', { vehicle, record, vehicle_id: id ?? null });
+  if (saved.error) throw toAppError(saved.error, 'Erreur lors de la sauvegarde du véhicule');
+  const { data, error } = await supabase().from('vehicles').select(`*, ...vehicle_records(${RECORD_COLUMNS})`).eq('id', saved.data as string).single();
   if (error) throw toAppError(error, 'Erreur lors de la sauvegarde du véhicule');
-  const saved = data as Omit<AdminVehicle, keyof typeof record>;
-  const rec = await supabase()
-    .from('vehicle_records')
-    .upsert({ vehicle_id: saved.id, ...record }, { onConflict: 'vehicle_id' })
-    .select(RECORD_COLUMNS)
-    .single();
-  if (rec.error) throw toAppError(rec.error, 'Erreur lors de la sauvegarde de la fiche du véhicule');
-  return { ...saved, ...rec.data } as AdminVehicle;
+  return data as AdminVehicle;
 }
 
 const extension = (name: string) => {
