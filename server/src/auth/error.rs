@@ -196,8 +196,7 @@ impl ResponseError for AuthError {
 
 impl From<tokio_postgres::Error> for AuthError {
     fn from(err: tokio_postgres::Error) -> AuthError {
-        // a data exception (a NUL byte, text the column cannot hold) is the input's fault.
-        if err.code().is_some_and(|c| c.code().starts_with("22")) {
+        if crate::db::is_data_exception(&err) {
             return AuthError::Validation("Invalid input: the request holds a value the database cannot store".into());
         }
         AuthError::internal(format!("database: {err}"))

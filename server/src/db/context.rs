@@ -61,8 +61,10 @@ const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('requ
      set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), \
      (select count(set_config(k, v, true)) from unnest($6::text[], $7::text[]) as s(k, v))";
 
-/// The values of `SET_CONTEXT`'s seven parameters, owned.
+/// `SET_CONTEXT`'s seven parameters for one caller and request (the JSON texts built once).
 struct ContextValues<'a> {
+    caller: &'a Caller,
+    request: &'a RequestInfo,
     claims: String,
     headers: String,
     keys: Vec<&'a str>,
@@ -70,8 +72,10 @@ struct ContextValues<'a> {
 }
 
 impl<'a> ContextValues<'a> {
-    fn of(caller: &Caller, request: &'a RequestInfo) -> ContextValues<'a> {
+    fn of(caller: &'a Caller, request: &'a RequestInfo) -> ContextValues<'a> {
         ContextValues {
+            caller,
+            request,
             claims: caller.claims.to_string(),
             headers: request.headers.to_string(),
             keys: request.settings.iter().map(|(k, _)| k.as_str()).collect(),
@@ -79,12 +83,9 @@ impl<'a> ContextValues<'a> {
         }
     }
 
-    fn params<'p>(
-        &'p self,
-        caller: &'p Caller,
-        request: &'p RequestInfo,
-    ) -> [&'p (dyn tokio_postgres::types::ToSql + Sync); 7] {
-        [&caller.role, &self.claims, &request.method, &request.path, &self.headers, &self.keys, &self.values]
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 7] {
+        let ContextValues { caller, request, claims, headers, keys, values } = self;
+        [&caller.role, claims, &request.method, &request.path, headers, keys, values]
     }
 }
 
@@ -98,7 +99,7 @@ pub async fn begin<'a>(
     let tx = client.build_transaction().read_only(access == Access::ReadOnly).start().await?;
     let stmt = tx.prepare_cached(SET_CONTEXT).await?;
     let ctx = ContextValues::of(caller, request);
-    tx.query_one(&stmt, &ctx.params(caller, request)).await?;
+    tx.query_one(&stmt, &ctx.params()).await?;
     Ok(tx)
 }
 
@@ -139,7 +140,7 @@ pub async fn run_pipelined(
         End::Commit => "COMMIT",
         End::Rollback => "ROLLBACK",
     };
-    let ctx_params = ctx.params(caller, request);
+    let ctx_params = ctx.params();
     let extra_sql = extra.unwrap_or("");
     let (b, c, x, m, e) = tokio::join!(
         client.batch_execute(begin),

@@ -32,6 +32,12 @@ pub struct Pools {
     pub request: Pool,
 }
 
+/// Whether Postgres refused a value as data (SQLSTATE class 22: a NUL byte, text the column
+/// cannot hold, a bad number): the client's input, answered as a 400 by every surface.
+pub fn is_data_exception(err: &tokio_postgres::Error) -> bool {
+    err.code().is_some_and(|c| c.code().starts_with("22"))
+}
+
 /// The role client requests connect as.
 pub const AUTHENTICATOR: &str = "authenticator";
 

@@ -116,8 +116,7 @@ impl StorageError {
             Some("23505") => StorageError::Duplicate,
             Some("23503") => StorageError::NoSuchBucket,
             Some("57014") => StorageError::Internal("statement timeout".into()),
-            // a data exception (a NUL byte, a value the column cannot hold) is the input's fault.
-            Some(code) if code.starts_with("22") => StorageError::InvalidRequest("Invalid input".into()),
+            _ if crate::db::is_data_exception(err) => StorageError::InvalidRequest("Invalid input".into()),
             _ => StorageError::internal(context, err),
         }
     }

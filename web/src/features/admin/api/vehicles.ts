@@ -35,16 +35,16 @@ export async function setVehiclesStatus(ids: string[], status: RentalStatus): Pr
 
 /**
  * Insert, or update when `id` is given, the vehicle and its record in one transaction
- * (`admin_save_vehicle`, V48); returns the saved vehicle as the list reads it.
+ * (`admin_save_vehicle`, V48); returns its id and name (the list is read again anyway).
  */
-export async function saveVehicle(payload: VehiclePayload, id?: string): Promise<AdminVehicle> {
+export async function saveVehicle(payload: VehiclePayload, id?: string): Promise<SavedVehicle> {
   const { vehicle, record } = splitVehiclePayload(payload);
-  const saved = await supabase().rpc('admin_save_vehicle', { vehicle, record, vehicle_id: id ?? null });
-  if (saved.error) throw toAppError(saved.error, 'Erreur lors de la sauvegarde du véhicule');
-  const { data, error } = await supabase().from('vehicles').select(`*, ...vehicle_records(${RECORD_COLUMNS})`).eq('id', saved.data as string).single();
+  const { data, error } = await supabase().rpc('admin_save_vehicle', { vehicle, record, vehicle_id: id ?? null });
   if (error) throw toAppError(error, 'Erreur lors de la sauvegarde du véhicule');
-  return data as AdminVehicle;
+  return { id: data as string, name: payload.name };
 }
+
+export type SavedVehicle = Pick<AdminVehicle, 'id' | 'name'>;
 
 const extension = (name: string) => {
   const m = /\.([a-z0-9]{1,8})$/i.exec(name);

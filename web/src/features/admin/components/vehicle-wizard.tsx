@@ -7,7 +7,7 @@ import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/fi
 import { formatPrice } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { AdminVehicle, SeasonalRate } from '../types';
-import { useSaveVehicle, useUploadVehicleImages } from '../api/vehicles';
+import { useSaveVehicle, useUploadVehicleImages, type SavedVehicle } from '../api/vehicles';
 import { categoryLabel, rentalStatuses, rentalStatusLabels } from '../lib/labels';
 import { pricePreview } from '../lib/stats';
 import {
@@ -53,7 +53,7 @@ const R = ({ k, v }: { k: string; v: ReactNode }) => (
 );
 const orNone = (v: string) => v.trim() || 'Non spécifiée';
 
-export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boolean; vehicle: AdminVehicle | null; onClose: () => void; onSaved: (v: AdminVehicle) => void }) {
+export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boolean; vehicle: AdminVehicle | null; onClose: () => void; onSaved: (v: SavedVehicle) => void }) {
   const { user } = useSession();
   const [step, setStep] = useState(0);
   const [form, setForm] = useState<VehicleForm>(emptyVehicleForm);
