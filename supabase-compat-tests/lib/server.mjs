@@ -67,13 +67,20 @@ export async function sql(dbUrl, text, params = []) {
 /**
  * Start a server on a fresh database. Resolves to
  * { url, anonKey, serviceKey, jwtSecret, dbUrl, pid, logs(), stop() }.
+ *
+ * With `dbUrl` (and the `jwtSecret` of the server already using it), start another instance on
+ * that existing database instead: a second instance beside the first, or the first again after
+ * `stop()` (pass `{ PORT }` in `extraEnv` to get the same URL back).
  */
-export async function startServer(extraEnv = {}, { fixture } = {}) {
-  const admin = clusterUrl();
-  const dbName = `compat_${randomBytes(8).toString('hex')}`;
-  await sql(admin, `create database ${dbName}`);
-  const dbUrl = withParam(admin, 'dbname', dbName);
-  const jwtSecret = randomBytes(32).toString('hex');
+export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl, jwtSecret: existingSecret } = {}) {
+  let dbUrl = existingDbUrl;
+  if (!dbUrl) {
+    const admin = clusterUrl();
+    const dbName = `compat_${randomBytes(8).toString('hex')}`;
+    await sql(admin, `create database ${dbName}`);
+    dbUrl = withParam(admin, 'dbname', dbName);
+  }
+  const jwtSecret = existingSecret || randomBytes(32).toString('hex');
   if (fixture) {
     // Migrate first so the fixture gets the platform roles and default privileges.
     execFileSync(serverBin(), ['migrate'], {
