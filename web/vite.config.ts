@@ -5,13 +5,14 @@ import tailwindcss from '@tailwindcss/vite';
 import { fileURLToPath, URL } from 'node:url';
 
 const api = process.env.API_PROXY_TARGET ?? 'http://127.0.0.1:54321';
-const proxied = ['/rest', '/auth', '/storage', '/inbox', '/config.json'];
+const proxied = ['/rest', '/auth', '/storage', '/realtime', '/inbox', '/config.json'];
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: {
-    proxy: Object.fromEntries(proxied.map((p) => [p, { target: api, changeOrigin: false }])),
+    // ws: /realtime/v1/websocket is a WebSocket
+    proxy: Object.fromEntries(proxied.map((p) => [p, { target: api, changeOrigin: false, ws: p === '/realtime' }])),
   },
   build: { chunkSizeWarningLimit: 600 },
   test: {

@@ -1,7 +1,9 @@
 // A tiny stand-in for the Rust server's site serving: web/dist with an index.html fallback
 // for client routes, API paths proxied to the server, and /config.json answered from the
-// server when it serves one, else from the given anon key.
+// server when it serves one, else from the given anon key. WebSocket upgrades (/realtime/v1)
+// are passed through to the server as they are.
 import http from 'node:http';
+import net from 'node:net';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -58,6 +60,22 @@ export function startStaticServer({ dir, apiUrl, anonKey, port = 0 }) {
       'cache-control': file.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
     });
     createReadStream(file).pipe(res);
+  });
+  server.on('upgrade', (req, socket, head) => {
+    if (!(req.url ?? '').startsWith('/realtime/')) return socket.destroy();
+    const up = net.connect(Number(api.port), api.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i];
+        lines.push(`${name}: ${name.toLowerCase() === 'host' ? api.host : req.rawHeaders[i + 1]}`);
+      }
+      up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head?.length) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    up.on('error', () => socket.destroy());
+    socket.on('error', () => up.destroy());
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

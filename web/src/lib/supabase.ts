@@ -23,6 +23,16 @@ const rememberingStorage = {
   },
 };
 
+/** customer-site.md §7: the realtime channel sends a heartbeat every 30 s ... */
+export const REALTIME_HEARTBEAT_MS = 30_000;
+/** ... and reconnects after 1, 2, 5, then every 10 s. */
+export const REALTIME_RECONNECT_DELAYS_MS = [1000, 2000, 5000, 10000] as const;
+
+/** The delay before reconnection attempt `tries` (1 for the first). */
+export function reconnectAfterMs(tries: number): number {
+  return REALTIME_RECONNECT_DELAYS_MS[tries - 1] ?? 10_000;
+}
+
 let client: SupabaseClient | null = null;
 let apiUrl = '';
 
@@ -31,6 +41,7 @@ export function initSupabase(config: RuntimeConfig): SupabaseClient {
   apiUrl = config.supabaseUrl.replace(/\/$/, '');
   client = createClient(apiUrl, config.anonKey, {
     auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: true, flowType: 'implicit', storage: rememberingStorage },
+    realtime: { heartbeatIntervalMs: REALTIME_HEARTBEAT_MS, reconnectAfterMs },
   });
   return client;
 }
