@@ -12,6 +12,7 @@ import { useSession } from '@/lib/session';
 import { cn } from '@/lib/cn';
 import { useSignOut } from '@/features/auth/api/auth';
 import { totalSpent, useMyBookings } from '@/features/profile/api/bookings';
+import { useLiveMyBookings } from '@/features/profile/api/live-bookings';
 import { BookingList } from '@/features/profile/components/booking-list';
 import { ProfileForm } from '@/features/profile/components/profile-form';
 
@@ -29,6 +30,8 @@ export default function ProfilePage() {
   const { user, profile, loading, profileLoading } = useSession();
   const [tab, setTab] = useState<Tab>('dashboard');
   const bookings = useMyBookings(user?.id);
+  // a status set by an administrator appears without a reload (data-live: where the channel stands)
+  const live = useLiveMyBookings(user?.id);
   const signOut = useSignOut();
   const navigate = useNavigate();
 
@@ -50,7 +53,7 @@ export default function ProfilePage() {
     );
 
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10">
+    <div className="mx-auto max-w-7xl px-4 py-10" data-live={live}>
       <div className="flex flex-wrap items-center justify-between gap-4">
         <div>
           <h1 className="text-3xl font-extrabold text-blue-950">Mon compte</h1>

@@ -7,6 +7,7 @@ import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
 import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
 import type { BookingStatus } from '@/types/database';
 import { useAllBookings, useUpdateBookingStatus } from '@/features/admin/api/bookings';
+import { useLiveAdminBookings } from '@/features/admin/api/live';
 import { AdminHeader, AdminTable, FilterInput, FilterSelect, RefreshButton, RowAction, StatTile } from '@/features/admin/components/admin-ui';
 import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
 import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
@@ -18,6 +19,8 @@ import type { AdminBooking } from '@/features/admin/types';
 export default function AdminBookingsPage() {
   usePageTitle('Gestion des réservations');
   const q = useAllBookings();
+  // a new booking of any kind appears without a reload (data-live: where the channel stands)
+  const live = useLiveAdminBookings();
   const setStatus = useUpdateBookingStatus();
   const [filters, setFilters] = useState<BookingFilters>(emptyBookingFilters);
   const [viewing, setViewing] = useState<AdminBooking | null>(null);
@@ -36,7 +39,7 @@ export default function AdminBookingsPage() {
     );
 
   return (
-    <>
+    <div data-live={live}>
       <AdminHeader title="Gestion des réservations" subtitle="Locations, services aéroport, diagnostics et services premium">
         <RefreshButton query={q} />
         <Button variant="secondary" onClick={() => downloadJson(`reservations-${todayIso()}.json`, list.map(({ raw, ...b }) => ({ ...b, ...raw })))} disabled={!q.data}>
@@ -164,6 +167,6 @@ export default function AdminBookingsPage() {
         }}
       />
       <BookingEditDialog booking={editing} onClose={() => setEditing(null)} />
-    </>
+    </div>
   );
 }

@@ -6,15 +6,18 @@ import { ErrorState, Spinner, EmptyState } from '@/components/ui/states';
 import { adminPaths } from '@/config/admin-paths';
 import { bookingReference, formatDate, formatDateTime, formatPrice } from '@/lib/format';
 import { useDashboard } from '@/features/admin/api/dashboard';
+import { useLiveDashboard } from '@/features/admin/api/live';
 import { AdminHeader, BookingStatusBadge, Panel, RefreshButton, StatTile } from '@/features/admin/components/admin-ui';
 import { formatGrowth, growthPercent } from '@/features/admin/lib/stats';
 
 export default function AdminDashboardPage() {
   usePageTitle('Tableau de bord administrateur');
   const q = useDashboard();
+  // a new booking of any kind updates the figures without a reload (data-live: where the channel stands)
+  const live = useLiveDashboard();
 
   return (
-    <>
+    <div data-live={live}>
       <AdminHeader title="Tableau de bord administrateur" subtitle="Vue d'ensemble de l'activité">
         <RefreshButton query={q} />
       </AdminHeader>
@@ -28,7 +31,7 @@ export default function AdminDashboardPage() {
       ) : (
         <Content data={q.data} />
       )}
-    </>
+    </div>
   );
 }
 

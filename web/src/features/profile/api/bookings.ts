@@ -7,7 +7,8 @@ import type { AirportBooking, BookingStatus, DiagnosticBooking, Numeric, Premium
 
 export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
 
-const tables: Record<BookingKind, string> = {
+/** The table of each kind of booking. */
+export const bookingTables: Record<BookingKind, string> = {
   vehicle: 'bookings',
   airport: 'airport_bookings',
   diagnostic: 'diagnostic_bookings',
@@ -123,7 +124,7 @@ export async function listMyBookings(userId: string): Promise<MyBooking[]> {
 
 /** A customer cancels their own pending booking (the database refuses anything else). */
 export async function cancelBooking(kind: BookingKind, id: string): Promise<void> {
-  const { data, error } = await supabase().from(tables[kind]).update({ booking_status: 'cancelled' }).eq('id', id).eq('booking_status', 'pending').select('id');
+  const { data, error } = await supabase().from(bookingTables[kind]).update({ booking_status: 'cancelled' }).eq('id', id).eq('booking_status', 'pending').select('id');
   if (error) throw toAppError(error, "Erreur lors de l'annulation");
   if (!data || data.length === 0) throw toAppError({ code: 'PGRST116' });
 }
