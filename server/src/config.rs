@@ -130,6 +130,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub storage: crate::storage::config::StorageConfig,
+
+    #[command(flatten)]
+    pub realtime: crate::realtime::RealtimeConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

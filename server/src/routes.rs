@@ -20,5 +20,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     cfg.service(web::scope("/rest/v1").wrap(from_fn(gate::middleware)).configure(crate::rest::configure));
     // Storage gates its own scope: public and signed-URL routes need no key.
     crate::storage::configure(cfg);
+    // Realtime checks its own keys: a refused upgrade answers in Realtime's shape.
+    cfg.configure(crate::realtime::configure);
     crate::site::configure(cfg, web_dir);
 }

@@ -12,7 +12,7 @@ use actix_cors::Cors;
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::auth::AuthState;
 use crate::config::Config;
@@ -21,6 +21,7 @@ use crate::db::{migrate, PoolError, Pools, AUTHENTICATOR};
 use crate::gate::{Gate, GateConfig};
 use crate::jwt::JwtVerifier;
 use crate::keys::{Keys, KeysError};
+use crate::realtime::Realtime;
 use crate::rest::RestState;
 use crate::{health, telemetry};
 
@@ -78,6 +79,7 @@ pub struct AppState {
     pub external_url: String,
     pub rest: web::Data<RestState>,
     pub auth: web::Data<AuthState>,
+    pub realtime: Arc<Realtime>,
 }
 
 /// Where the database is, and the embedded cluster when the server runs one.
@@ -138,14 +140,28 @@ impl Application {
 
         let rest_config = &config.rest;
         let secret = rest_config.jwt_secret.clone().unwrap_or_else(|| keys.jwt_secret.clone());
-        let gate = web::Data::new(Gate {
+        let gate = Gate {
             verifier: Arc::new(JwtVerifier::new(&secret, rest_config.jwt_aud.as_deref())),
             config: GateConfig {
                 anon_role: rest_config.anon().map(str::to_string),
                 rest_without_apikey: rest_config.allow_no_apikey,
                 role_claim: rest_config.role_claim_path(),
             },
-        });
+        };
+        let database_name = std::str::FromStr::from_str(database.url.expose_secret())
+            .ok()
+            .and_then(|c: tokio_postgres::Config| c.get_dbname().map(str::to_string))
+            .unwrap_or_else(|| "postgres".into());
+        let realtime = Realtime::start(
+            config.realtime.clone(),
+            gate.clone(),
+            pools.clone(),
+            database.url.clone(),
+            database_name,
+            port,
+        )
+        .await;
+        let gate = web::Data::new(gate);
         let rest = RestState::new(rest_config.clone(), pools.admin.clone(), pools.request.clone())
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))?;
@@ -169,7 +185,9 @@ impl Application {
             external_url,
             rest: rest.clone(),
             auth: auth.clone(),
+            realtime: realtime.clone(),
         });
+        let realtime_data = web::Data::from(realtime);
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
         let web_dir = config.web_dir.clone();
@@ -180,12 +198,14 @@ impl Application {
                 .app_data(rest.clone())
                 .app_data(auth.clone())
                 .app_data(storage.clone())
+                .app_data(realtime_data.clone())
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))
                 .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         .shutdown_timeout(shutdown_timeout)
+        .disable_signals()
         .workers(
             config.http_workers.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)),
         )
@@ -209,8 +229,17 @@ impl Application {
         &self.state
     }
 
-    /// Serve until a shutdown signal, then stop the embedded cluster.
+    /// Serve until a shutdown signal (SIGINT/SIGTERM: realtime sockets close at once so clients
+    /// reconnect elsewhere, in-flight requests finish), then stop the embedded cluster.
     pub async fn run_until_stopped(self) -> Result<(), StartupError> {
+        let handle = self.server.handle();
+        let realtime = self.state.realtime.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutdown signal received; stopping");
+            realtime.stop();
+            handle.stop(true).await;
+        });
         let served = self.server.await;
         if let Some(cluster) = self.embedded {
             drop(self.state);
@@ -220,6 +249,27 @@ impl Application {
         }
         Ok(served?)
     }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = interrupt.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
 }
 
 fn cors() -> Cors {

@@ -57,12 +57,13 @@ pub enum Access {
     ReadWrite,
 }
 
-const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), \
+/// Sets the caller's role and claims and the request facts, transaction-locally.
+pub(crate) const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), \
      set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), \
      (select count(set_config(k, v, true)) from unnest($6::text[], $7::text[]) as s(k, v))";
 
 /// `SET_CONTEXT`'s seven parameters for one caller and request (the JSON texts built once).
-struct ContextValues<'a> {
+pub(crate) struct ContextValues<'a> {
     caller: &'a Caller,
     request: &'a RequestInfo,
     claims: String,
@@ -72,7 +73,7 @@ struct ContextValues<'a> {
 }
 
 impl<'a> ContextValues<'a> {
-    fn of(caller: &'a Caller, request: &'a RequestInfo) -> ContextValues<'a> {
+    pub(crate) fn of(caller: &'a Caller, request: &'a RequestInfo) -> ContextValues<'a> {
         ContextValues {
             caller,
             request,
@@ -83,7 +84,7 @@ impl<'a> ContextValues<'a> {
         }
     }
 
-    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 7] {
+    pub(crate) fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 7] {
         let ContextValues { caller, request, claims, headers, keys, values } = self;
         [&caller.role, claims, &request.method, &request.path, headers, keys, values]
     }

@@ -189,7 +189,7 @@ impl EmbeddedPostgres {
         let listen = if self.port == 0 { "" } else { "127.0.0.1" };
         let port = if self.port == 0 { 5432 } else { self.port };
         let text = format!(
-            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 10\nshared_buffers = 128MB\nlog_min_messages = warning\n",
+            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\n",
             self.run_dir.display().to_string().replace('\'', "''")
         );
         let path = self.pgdata.join("server.conf");

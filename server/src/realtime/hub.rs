@@ -1,0 +1,197 @@
+//! Who is joined to which topic on this instance, and fan-out to them.
+//!
+//! Each socket owns a bounded outbox; the hub only ever `try_send`s into it, so a slow client
+//! loses its connection (it is marked lagged and its task closes it) instead of slowing anyone
+//! else. A message is encoded once per serializer version, then shared by every recipient.
+//! The hub holds presence too (`presence.rs`). It never touches the database or the relay.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use tokio::sync::mpsc;
+
+use super::presence::Presence;
+use super::protocol::{Frame, Vsn};
+
+/// Identifies a socket on this instance.
+pub type SocketId = u64;
+
+/// A socket's outbound queue, shared by every channel it joined.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    pub socket: SocketId,
+    pub vsn: Vsn,
+    tx: mpsc::Sender<Frame>,
+    lagged: Arc<AtomicBool>,
+}
+
+impl Outbox {
+    /// A queue of `capacity` frames and its receiving end.
+    pub fn new(socket: SocketId, vsn: Vsn, capacity: usize) -> (Outbox, mpsc::Receiver<Frame>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        (Outbox { socket, vsn, tx, lagged: Arc::new(AtomicBool::new(false)) }, rx)
+    }
+
+    /// Queue a frame without waiting; a full queue marks the socket lagged.
+    pub fn send(&self, frame: Frame) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(frame) {
+            self.lagged.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a frame was dropped because the client did not keep up.
+    pub fn is_lagged(&self) -> bool {
+        self.lagged.load(Ordering::Relaxed)
+    }
+}
+
+/// A topic: public and private channels of one name are distinct.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TopicKey {
+    pub private: bool,
+    /// The topic without its `realtime:` prefix (what SQL and the REST API name).
+    pub name: String,
+}
+
+/// One channel joined on a topic.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub outbox: Outbox,
+    /// The full topic as the client wrote it (`realtime:<name>`).
+    pub topic: String,
+    pub join_ref: String,
+    /// Receives its own broadcasts (`config.broadcast.self`).
+    pub receive_own: bool,
+    /// Receives broadcasts (a private channel may be allowed presence only).
+    pub receive_broadcast: bool,
+    /// Receives presence events (`config.presence.enabled` and, when private, allowed).
+    pub receive_presence: bool,
+}
+
+/// A message encoded lazily, once per serializer version.
+pub struct Encoded<F: Fn(Vsn) -> Frame> {
+    build: F,
+    v1: OnceLock<Frame>,
+    v2: OnceLock<Frame>,
+}
+
+impl<F: Fn(Vsn) -> Frame> Encoded<F> {
+    pub fn new(build: F) -> Self {
+        Encoded { build, v1: OnceLock::new(), v2: OnceLock::new() }
+    }
+
+    pub fn get(&self, vsn: Vsn) -> Frame {
+        let cell = match vsn {
+            Vsn::V1 => &self.v1,
+            Vsn::V2 => &self.v2,
+        };
+        cell.get_or_init(|| (self.build)(vsn)).clone()
+    }
+}
+
+#[derive(Default)]
+struct Topic {
+    members: Vec<Member>,
+    presence: Presence,
+}
+
+/// Topics of this instance.
+#[derive(Default)]
+pub struct Hub {
+    topics: RwLock<HashMap<TopicKey, Topic>>,
+}
+
+impl Hub {
+    /// Add a channel to a topic (replacing an earlier join of the same socket).
+    pub fn join(&self, key: &TopicKey, member: Member) {
+        let mut topics = self.topics.write().unwrap_or_else(|e| e.into_inner());
+        let topic = topics.entry(key.clone()).or_default();
+        topic.members.retain(|m| m.outbox.socket != member.outbox.socket);
+        topic.members.push(member);
+    }
+
+    /// Remove a socket's channel from a topic.
+    pub fn leave(&self, key: &TopicKey, socket: SocketId) {
+        let mut topics = self.topics.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(topic) = topics.get_mut(key) {
+            topic.members.retain(|m| m.outbox.socket != socket);
+            if topic.members.is_empty() && topic.presence.is_empty() {
+                topics.remove(key);
+            }
+        }
+    }
+
+    /// Number of channels joined on this instance.
+    pub fn channel_count(&self) -> usize {
+        self.topics.read().unwrap_or_else(|e| e.into_inner()).values().map(|t| t.members.len()).sum()
+    }
+
+    /// Send a broadcast to the topic's members (not to `from` unless it asked for its own).
+    pub fn broadcast<F: Fn(Vsn) -> Frame>(
+        &self,
+        key: &TopicKey,
+        from: Option<SocketId>,
+        message: &Encoded<F>,
+    ) -> usize {
+        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+        let Some(topic) = topics.get(key) else { return 0 };
+        let mut sent = 0;
+        for member in &topic.members {
+            if !member.receive_broadcast || (Some(member.outbox.socket) == from && !member.receive_own) {
+                continue;
+            }
+            member.outbox.send(message.get(member.outbox.vsn));
+            sent += 1;
+        }
+        sent
+    }
+
+    /// Run `f` on the topic's presence, then send the resulting event (if any) to members that
+    /// receive presence. Returns what `f` returned.
+    pub fn with_presence<R>(
+        &self,
+        key: &TopicKey,
+        f: impl FnOnce(&mut Presence) -> (R, Option<serde_json::Value>),
+    ) -> R {
+        let mut topics = self.topics.write().unwrap_or_else(|e| e.into_inner());
+        let topic = topics.entry(key.clone()).or_default();
+        let (result, diff) = f(&mut topic.presence);
+        if let Some(diff) = diff {
+            let encoded =
+                Encoded::new(|vsn| super::protocol::encode(vsn, None, None, &topic_name(key), "presence_diff", &diff));
+            for member in topic.members.iter().filter(|m| m.receive_presence) {
+                member.outbox.send(encoded.get(member.outbox.vsn));
+            }
+        }
+        if topic.members.is_empty() && topic.presence.is_empty() {
+            topics.remove(key);
+        }
+        result
+    }
+
+    /// Apply `f` to every topic's presence (e.g. dropping a vanished instance), sending diffs.
+    pub fn each_presence(&self, f: impl Fn(&mut Presence) -> Option<serde_json::Value>) {
+        let keys: Vec<TopicKey> = self.topics.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+        for key in keys {
+            self.with_presence(&key, |p| ((), f(p)));
+        }
+    }
+
+    /// The presence state of a topic, as `presence_state` carries it.
+    pub fn presence_state(&self, key: &TopicKey) -> serde_json::Value {
+        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+        topics.get(key).map(|t| t.presence.state()).unwrap_or_else(|| serde_json::json!({}))
+    }
+
+    /// Every topic with presences owned by this instance, for a peer that asks.
+    pub fn local_presences(&self, instance: &str) -> Vec<(TopicKey, serde_json::Value)> {
+        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+        topics.iter().filter_map(|(key, t)| t.presence.owned_by(instance).map(|joins| (key.clone(), joins))).collect()
+    }
+}
+
+/// The wire topic of a key.
+pub fn topic_name(key: &TopicKey) -> String {
+    format!("realtime:{}", key.name)
+}

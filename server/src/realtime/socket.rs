@@ -1,0 +1,141 @@
+//! One WebSocket connection: the upgrade (API key, serializer version, connection limit) and
+//! the task that serves it — a `select!` loop over the client's frames, the socket's outbox,
+//! a one-second tick (idle timeout, token expiry, lagging) and the server's shutdown signal.
+//! What a message means is `channel.rs`'s business.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+
+use super::authz::{self, Token};
+use super::channel::Connection;
+use super::error::{RealtimeError, TokenError};
+use super::hub::Outbox;
+use super::protocol::{Frame, Vsn};
+use super::Realtime;
+
+/// Frames a socket may have waiting before it is considered lagging.
+const OUTBOX_CAPACITY: usize = 1024;
+
+/// `GET /realtime/v1/websocket?apikey=...&vsn=...`.
+pub async fn websocket(req: HttpRequest, body: web::Payload, rt: web::Data<Realtime>) -> HttpResponse {
+    let query: HashMap<String, String> =
+        url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect();
+    let Some(vsn) = Vsn::parse(query.get("vsn").map(String::as_str)) else {
+        return HttpResponse::Forbidden().finish();
+    };
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let apikey = header("x-api-key").or_else(|| query.get("apikey").cloned()).or_else(|| header("apikey"));
+    let token = match apikey.as_deref().map(|key| authz::verify(&rt.gate, key)) {
+        None => return RealtimeError::Token(TokenError::Missing).connect_response(),
+        Some(Err(err)) => return RealtimeError::Token(err).connect_response(),
+        Some(Ok(token)) => token,
+    };
+    if *rt.shutdown.borrow() {
+        return HttpResponse::ServiceUnavailable().json(serde_json::json!({"error": "Realtime is restarting"}));
+    }
+    if rt.connections.load(Ordering::Relaxed) >= rt.config.max_concurrent_users {
+        return RealtimeError::TooManyUsers.connect_response();
+    }
+    let (response, session, stream) = match actix_ws::handle(&req, body) {
+        Ok(parts) => parts,
+        Err(err) => return err.error_response(),
+    };
+    // Frames may be larger than the payload limit (the envelope), and a too-large payload is
+    // answered on its channel rather than by dropping the socket.
+    let frame_limit = rt.config.max_payload_bytes().saturating_mul(2).max(1 << 20);
+    let stream = stream.max_frame_size(frame_limit).aggregate_continuations().max_continuation_size(frame_limit);
+    actix_web::rt::spawn(serve(rt.into_inner(), session, stream, vsn, token));
+    response
+}
+
+async fn serve(
+    rt: Arc<Realtime>,
+    mut session: actix_ws::Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+    vsn: Vsn,
+    token: Token,
+) {
+    rt.connections.fetch_add(1, Ordering::Relaxed);
+    let id = rt.next_socket_id();
+    let (outbox, mut outgoing) = Outbox::new(id, vsn, OUTBOX_CAPACITY);
+    let mut conn = Connection::new(rt.clone(), outbox.clone(), token);
+    let mut shutdown = rt.shutdown.subscribe();
+    let idle = Duration::from_secs(rt.config.idle_timeout_secs.max(1));
+    let mut last_seen = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let close: Option<CloseReason> = loop {
+        tokio::select! {
+            message = stream.recv() => {
+                last_seen = Instant::now();
+                match message {
+                    Some(Ok(AggregatedMessage::Text(text))) => conn.on_text(&text).await,
+                    Some(Ok(AggregatedMessage::Binary(data))) => conn.on_binary(data).await,
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                        if session.pong(&bytes).await.is_err() {
+                            break None;
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => {}
+                    Some(Ok(AggregatedMessage::Close(_))) | None => break None,
+                    Some(Err(err)) => {
+                        tracing::debug!(error = %err, "realtime: websocket protocol error");
+                        break Some(CloseReason { code: CloseCode::Size, description: Some(err.to_string()) });
+                    }
+                }
+            }
+            frame = outgoing.recv() => {
+                let Some(frame) = frame else { break None };
+                if write(&mut session, frame).await.is_err() {
+                    break None;
+                }
+                // Write whatever else is ready before going back to select.
+                let mut failed = false;
+                while let Ok(frame) = outgoing.try_recv() {
+                    if write(&mut session, frame).await.is_err() {
+                        failed = true;
+                        break;
+                    }
+                }
+                if failed {
+                    break None;
+                }
+                if outbox.is_lagged() {
+                    break Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) });
+                }
+            }
+            _ = tick.tick() => {
+                if last_seen.elapsed() > idle {
+                    break Some(CloseReason { code: CloseCode::Normal, description: Some("heartbeat timeout".into()) });
+                }
+                conn.expire_tokens();
+                if outbox.is_lagged() {
+                    break Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) });
+                }
+            }
+            _ = shutdown.wait_for(|stop| *stop) => {
+                break Some(CloseReason { code: CloseCode::Away, description: Some("server shutting down".into()) });
+            }
+        }
+    };
+    conn.close_all();
+    // Send what is already queued (e.g. a last error reply), then close.
+    while let Ok(frame) = outgoing.try_recv() {
+        if write(&mut session, frame).await.is_err() {
+            break;
+        }
+    }
+    let _ = session.close(close).await;
+    rt.connections.fetch_sub(1, Ordering::Relaxed);
+}
+
+async fn write(session: &mut actix_ws::Session, frame: Frame) -> Result<(), actix_ws::Closed> {
+    match frame {
+        Frame::Text(text) => session.text(text).await,
+        Frame::Binary(bytes) => session.binary(bytes).await,
+    }
+}
