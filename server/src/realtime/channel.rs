@@ -103,14 +103,14 @@ impl Connection {
         }
         match protocol::decode_text(self.outbox.vsn, text) {
             Ok(msg) => self.handle(msg).await,
-            Err(err) => tracing::debug!(error = %err, "realtime: ignoring a malformed frame"),
+            Err(err) => self.malformed(&err),
         }
     }
 
     /// A binary frame from the client (serializer 2.0.0 only).
     pub async fn on_binary(&mut self, data: Bytes) {
         if self.outbox.vsn != protocol::Vsn::V2 {
-            return tracing::debug!("realtime: binary frame on a 1.0.0 socket ignored");
+            return self.malformed(&protocol::FrameError::Malformed("binary frames need serializer 2.0.0"));
         }
         let decoded = protocol::decode_binary(&data);
         if data.len() > self.rt.config.max_payload_bytes() + 500 {
@@ -118,8 +118,21 @@ impl Connection {
         }
         match decoded {
             Ok(msg) => self.handle(msg).await,
-            Err(err) => tracing::debug!(error = %err, "realtime: ignoring a malformed binary frame"),
+            Err(err) => self.malformed(&err),
         }
+    }
+
+    /// A frame that cannot be read names no channel: the error goes to the `phoenix` topic, and
+    /// every channel of the socket carries on.
+    fn malformed(&self, err: &protocol::FrameError) {
+        tracing::debug!(error = %err, "realtime: malformed frame");
+        self.send(
+            None,
+            None,
+            "phoenix",
+            "phx_reply",
+            &json!({"status": "error", "response": {"reason": err.to_string()}}),
+        );
     }
 
     fn too_large(&self, msg: Option<Incoming>) {

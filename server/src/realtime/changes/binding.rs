@@ -80,9 +80,11 @@ pub fn parse(entry: &Value) -> Result<Binding, String> {
         Some(other) => return Err(format!("unknown event {other}")),
     };
     let (schema, table) = match (text("schema")?, text("table")?) {
-        (None, None) => return Err(format!(
+        (None, None) => {
+            return Err(format!(
             "No subscription params provided. Please provide at least a `schema` or `table` to subscribe to: {entry}"
-        )),
+        ))
+        }
         (schema, table) => (schema.unwrap_or_else(|| "public".into()), table.filter(|t| t != "*")),
     };
     let filters = match text("filter")? {
