@@ -13,8 +13,9 @@ $$;
 
 -- broadcast messages sent from the database (realtime.send, realtime.broadcast_changes) and the
 -- table whose row-level-security policies authorize private channels: `select` to receive,
--- `insert` to send, with realtime.topic() naming the channel's topic.
-create table realtime.messages (
+-- `insert` to send, with realtime.topic() naming the channel's topic. a database restored from
+-- supabase already has it (partitioned by day): it is kept as it is.
+create table if not exists realtime.messages (
   topic text not null,
   extension text not null,
   payload jsonb,
@@ -27,16 +28,17 @@ create table realtime.messages (
   primary key (id, inserted_at),
   constraint messages_payload_exclusive check (payload is null or binary_payload is null)
 );
-create index messages_inserted_at_topic_index on realtime.messages (inserted_at desc, topic);
+alter table realtime.messages add column if not exists binary_payload bytea;
+create index if not exists messages_inserted_at_topic_index on realtime.messages (inserted_at desc, topic);
 alter table realtime.messages enable row level security;
 grant select, insert, update on realtime.messages to anon, authenticated, service_role;
 
 -- the topic of the channel being authorized or sent to (set by the server and realtime.send).
-create function realtime.topic() returns text
+create or replace function realtime.topic() returns text
 language sql stable
 as $$ select nullif(current_setting('realtime.topic', true), '')::text $$;
 
-create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+create or replace function realtime.send(payload jsonb, event text, topic text, private boolean default true)
 returns void
 language plpgsql
 as $$
@@ -62,7 +64,7 @@ begin
 end;
 $$;
 
-create function realtime.send(payload bytea, event text, topic text, private boolean default true)
+create or replace function realtime.send(payload bytea, event text, topic text, private boolean default true)
 returns void
 language plpgsql
 as $$
@@ -81,13 +83,13 @@ begin
 end;
 $$;
 
-create function realtime.send_binary(payload bytea, event text, topic text, private boolean default true)
+create or replace function realtime.send_binary(payload bytea, event text, topic text, private boolean default true)
 returns void
 language sql
 as $$ select realtime.send(payload, event, topic, private) $$;
 
 -- for row triggers: broadcast a row change to `topic_name` as supabase defines it.
-create function realtime.broadcast_changes(
+create or replace function realtime.broadcast_changes(
   topic_name text, event_name text, operation text, table_name text, table_schema text,
   new record, old record, level text default 'ROW'
 ) returns void
@@ -125,7 +127,7 @@ revoke execute on function realtime.broadcast_changes(text, text, text, text, te
 
 -- bodies too large for one notification (8000 bytes) wait here for the other instances; rows
 -- are removed after a minute by the server.
-create unlogged table realtime.relay (
+create unlogged table if not exists realtime.relay (
   id bigserial primary key,
   body text not null,
   created_at timestamptz not null default now()
@@ -134,7 +136,7 @@ revoke all on realtime.relay from anon, authenticated, service_role;
 
 -- every committed message is announced to every server instance; the notification carries the
 -- message itself when it fits, else its key.
-create function realtime.announce_message() returns trigger
+create or replace function realtime.announce_message() returns trigger
 language plpgsql
 security definer
 set search_path = ''
@@ -153,13 +155,14 @@ begin
 end;
 $$;
 
+drop trigger if exists messages_announce on realtime.messages;
 create trigger messages_announce after insert on realtime.messages
 for each row when (new.extension = 'broadcast') execute function realtime.announce_message();
 
 -- private-channel checks insert two probe messages (one per extension) that the caller's
 -- select policies then see or not; the server calls it as `authenticator`, before switching to
 -- the caller's role, in a transaction it always rolls back.
-create function realtime.probe(topic text) returns uuid[]
+create or replace function realtime.probe(topic text) returns uuid[]
 language sql
 security definer
 set search_path = ''

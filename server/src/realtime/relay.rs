@@ -126,8 +126,13 @@ pub fn spawn(rt: Arc<Realtime>, url: SecretString, outgoing: mpsc::Receiver<Stri
     });
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(HELLO_EVERY);
+        let mut beats: u64 = 0;
         loop {
             tick.tick().await;
+            beats += 1;
+            if beats.is_multiple_of(12) {
+                prune(&rt).await;
+            }
             rt.relay.hello();
             for gone in rt.relay.expired() {
                 tracing::info!(peer = %gone, "realtime peer instance went silent; dropping its presences");
@@ -135,6 +140,21 @@ pub fn spawn(rt: Arc<Realtime>, url: SecretString, outgoing: mpsc::Receiver<Stri
             }
         }
     });
+}
+
+/// Remove relayed bodies every instance has had time to read, and database messages older than
+/// three days (Supabase keeps about as long).
+async fn prune(rt: &Realtime) {
+    let Ok(client) = rt.pools.admin.get().await else { return };
+    let pruned = client
+        .batch_execute(
+            "delete from realtime.relay where created_at < now() - interval '1 minute'; \
+             delete from realtime.messages where inserted_at < now() - interval '3 days'",
+        )
+        .await;
+    if let Err(err) = pruned {
+        tracing::warn!(error = %err, "realtime: pruning old messages failed");
+    }
 }
 
 async fn send_loop(rt: Arc<Realtime>, mut rx: mpsc::Receiver<String>) {

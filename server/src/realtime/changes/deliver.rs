@@ -251,12 +251,14 @@ fn data(change: &Change, bypass: bool) -> Value {
     Value::Object(data)
 }
 
+/// Builds a frame for one serializer version.
+type BuildFrame = Box<dyn Fn(protocol::Vsn) -> protocol::Frame>;
+
 fn send(changes: &[Arc<Change>], candidates: &[Candidate], subs: &[Arc<Subscription>], mut visible: Vec<usize>) {
     // In commit order for each subscriber.
     visible.sort_by_key(|&i| (candidates[i].change, candidates[i].sub));
     visible.dedup();
-    let mut frames: HashMap<(usize, &str, &[u32], bool), Encoded<Box<dyn Fn(protocol::Vsn) -> protocol::Frame>>> =
-        HashMap::new();
+    let mut frames: HashMap<(usize, &str, &[u32], bool), Encoded<BuildFrame>> = HashMap::new();
     for i in visible {
         let cand = &candidates[i];
         let sub = &subs[cand.sub];

@@ -269,15 +269,32 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
 /// At start: when this instance's slot already exists (a restart), read it at once so changes
 /// committed while the server was down reach subscribers that come back.
 pub async fn resume_if_slot_exists(rt: Arc<Realtime>) {
-    let exists = match rt.pools.admin.get().await {
-        Ok(client) => client
-            .query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
-            .await
-            .ok()
-            .flatten()
-            .is_some(),
-        Err(_) => false,
-    };
+    let Ok(client) = rt.pools.admin.get().await else { return };
+    let exists = client
+        .query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
+        .await
+        .ok()
+        .flatten()
+        .is_some();
+    // Slots of instances that are gone keep WAL on disk until dropped: say so.
+    let stale = client
+        .query(
+            "select slot_name::text, coalesce(pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), '?') \
+             from pg_replication_slots where slot_name like 'supabase\\_realtime\\_%' and slot_name <> $1 \
+             and not active and database = current_database()",
+            &[&rt.changes.slot],
+        )
+        .await
+        .unwrap_or_default();
+    for row in stale {
+        let (name, retained): (String, String) = (row.get(0), row.get(1));
+        tracing::warn!(
+            slot = %name, retained = %retained,
+            "realtime: an inactive replication slot of another instance holds WAL; drop it with \
+             `select pg_drop_replication_slot('{name}')` if that instance is gone"
+        );
+    }
+    drop(client);
     if exists {
         if let Err(err) = ensure_reader(&rt).await {
             tracing::warn!(error = %err, "realtime: could not resume reading the replication slot");
