@@ -16,7 +16,7 @@ use actix_web::{web, HttpMessage, HttpResponse};
 use serde_json::{json, Value};
 
 use crate::db::context::Caller;
-use crate::jwt::{JwtError, JwtVerifier};
+use crate::jwt::{ClaimError, JwtError, JwtVerifier};
 use crate::rest::error::{JwtClaimsError, JwtDecodeError, RestError};
 
 /// Settings of the gate.
@@ -95,6 +95,13 @@ impl GateError {
             GateError::NoRole => RestError::AnonymousAccessDisabled,
             GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
             GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
+            GateError::Jwt(JwtError::Claims(claim)) => RestError::jwt_claims(match claim {
+                ClaimError::NotYetValid => JwtClaimsError::NotYetValid,
+                ClaimError::IssuedAtFuture => JwtClaimsError::IssuedAtFuture,
+                ClaimError::NotNumber("exp") => JwtClaimsError::ExpNotNumber,
+                ClaimError::NotNumber("nbf") => JwtClaimsError::NbfNotNumber,
+                ClaimError::NotNumber(_) => JwtClaimsError::IatNotNumber,
+            }),
             GateError::Jwt(JwtError::Invalid(reason)) => RestError::jwt_decode(match reason.as_str() {
                 "token is malformed" => JwtDecodeError::Undecodable,
                 "signing method (alg) is unavailable" => JwtDecodeError::BadAlgorithm(reason.clone()),

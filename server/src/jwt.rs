@@ -24,6 +24,20 @@ pub enum JwtError {
     Invalid(String),
     #[error("JWT has an invalid audience")]
     Audience,
+    #[error("{0}")]
+    Claims(ClaimError),
+}
+
+/// A time claim that is not acceptable (checked as strictly as PostgREST does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimError {
+    #[error("JWT not yet valid")]
+    NotYetValid,
+    #[error("JWT issued at future")]
+    IssuedAtFuture,
+    /// `exp`, `nbf` or `iat` is present but not a number.
+    #[error("The JWT '{0}' claim must be a number")]
+    NotNumber(&'static str),
 }
 
 /// Verifies tokens against one HS256 secret.
@@ -46,6 +60,8 @@ impl JwtVerifier {
         validation.leeway = LEEWAY_SECS;
         validation.required_spec_claims.clear();
         validation.validate_exp = true;
+        // nbf and iat are checked by `check_times`, which names the claim as PostgREST does.
+        validation.validate_nbf = false;
         match audience {
             Some(aud) => validation.set_audience(&[aud]),
             None => validation.validate_aud = false,
@@ -60,7 +76,7 @@ impl JwtVerifier {
     /// The claims of a valid token.
     pub fn verify(&self, token: &str) -> Result<Arc<Value>, JwtError> {
         if let Some(claims) = self.cache.get(token) {
-            check_exp(&claims)?;
+            check_times(&claims)?;
             return Ok(claims);
         }
         let data = decode::<Value>(token, &self.key, &self.validation).map_err(|err| match err.kind() {
@@ -71,19 +87,34 @@ impl JwtVerifier {
         if !data.claims.is_object() {
             return Err(JwtError::Invalid("claims are not a JSON object".into()));
         }
+        check_times(&data.claims)?;
         let claims = Arc::new(data.claims);
         self.cache.insert(token.to_string(), claims.clone());
         Ok(claims)
     }
 }
 
-/// A cached token expires like a fresh one would.
-fn check_exp(claims: &Value) -> Result<(), JwtError> {
-    if let Some(exp) = claims.get("exp").and_then(Value::as_i64) {
-        let now = chrono::Utc::now().timestamp();
-        if exp + LEEWAY_SECS as i64 <= now {
-            return Err(JwtError::Expired);
+/// `exp`, `nbf` and `iat`, when present, must be numbers; the token must not be expired, not
+/// yet valid, or issued in the future (each with `LEEWAY_SECS` of clock skew). Checked on every
+/// use, cached or not.
+fn check_times(claims: &Value) -> Result<(), JwtError> {
+    let number = |name: &'static str| -> Result<Option<f64>, JwtError> {
+        match claims.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => Ok(n.as_f64()),
+            Some(_) => Err(JwtError::Claims(ClaimError::NotNumber(name))),
         }
+    };
+    let now = chrono::Utc::now().timestamp() as f64;
+    let skew = LEEWAY_SECS as f64;
+    if number("exp")?.is_some_and(|exp| exp + skew <= now) {
+        return Err(JwtError::Expired);
+    }
+    if number("nbf")?.is_some_and(|nbf| nbf - skew > now) {
+        return Err(JwtError::Claims(ClaimError::NotYetValid));
+    }
+    if number("iat")?.is_some_and(|iat| iat - skew > now) {
+        return Err(JwtError::Claims(ClaimError::IssuedAtFuture));
     }
     Ok(())
 }
@@ -95,6 +126,7 @@ fn describe(kind: &ErrorKind) -> String {
         ErrorKind::InvalidToken => "token is malformed".into(),
         ErrorKind::Base64(_) | ErrorKind::Json(_) | ErrorKind::Utf8(_) => "token is malformed".into(),
         ErrorKind::ImmatureSignature => "token is not valid yet".into(),
+        ErrorKind::ExpiredSignature => "token is expired".into(),
         _ => "token is invalid".into(),
     }
 }
@@ -141,6 +173,24 @@ mod tests {
         // {"alg":"none","typ":"JWT"} . {"role":"service_role"} . (empty signature)
         let token = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.";
         assert!(matches!(verifier.verify(token), Err(JwtError::Invalid(_))));
+    }
+
+    #[test]
+    fn time_claims_must_be_numbers_and_not_in_the_future() {
+        let verifier = JwtVerifier::new(&secret(), None);
+        let key = "k".repeat(40);
+        let later = chrono::Utc::now().timestamp() + 3600;
+        let token = sign(json!({"role": "anon", "nbf": later}), &key);
+        assert_eq!(verifier.verify(&token), Err(JwtError::Claims(ClaimError::NotYetValid)));
+        let token = sign(json!({"role": "anon", "iat": later}), &key);
+        assert_eq!(verifier.verify(&token), Err(JwtError::Claims(ClaimError::IssuedAtFuture)));
+        let token = sign(json!({"role": "anon", "exp": "1"}), &key);
+        assert!(verifier.verify(&token).is_err());
+        let token = sign(json!({"role": "anon", "iat": "yesterday"}), &key);
+        assert_eq!(verifier.verify(&token), Err(JwtError::Claims(ClaimError::NotNumber("iat"))));
+        // Within the clock skew, a token issued "now" by a slightly fast clock is fine.
+        let token = sign(json!({"role": "anon", "iat": chrono::Utc::now().timestamp() + 5}), &key);
+        assert!(verifier.verify(&token).is_ok());
     }
 
     #[test]

@@ -61,6 +61,7 @@ fn verify(state: &AuthState, token: &str) -> Result<Arc<Value>, AuthError> {
             crate::jwt::JwtError::Expired => "token has invalid claims: token is expired".to_string(),
             crate::jwt::JwtError::Invalid(why) => why,
             crate::jwt::JwtError::Audience => "token has invalid audience".to_string(),
+            crate::jwt::JwtError::Claims(claim) => format!("token has invalid claims: {claim}"),
         };
         AuthError::BadJwt(format!("invalid JWT: unable to parse or verify signature, {why}"))
     })

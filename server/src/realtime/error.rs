@@ -22,6 +22,9 @@ pub enum TokenError {
     Signature,
     #[error("Fields `role` and `exp` are required in JWT")]
     MissingClaims,
+    /// A time claim refused (`nbf` or `iat` in the future, not a number).
+    #[error("{0}")]
+    Claims(String),
 }
 
 impl TokenError {
@@ -31,6 +34,7 @@ impl TokenError {
             JwtError::Expired => TokenError::Expired(0),
             JwtError::Invalid(reason) if reason == "token is malformed" => TokenError::Malformed,
             JwtError::Invalid(_) | JwtError::Audience => TokenError::Signature,
+            JwtError::Claims(claim) => TokenError::Claims(claim.to_string()),
         }
     }
 

@@ -241,3 +241,44 @@ async fn nul_bytes_in_credentials_are_a_client_error() {
         assert_eq!(body["code"], "validation_failed", "{path}");
     }
 }
+
+#[tokio::test]
+async fn a_ban_duration_too_large_for_a_date_is_a_validation_error_and_the_server_still_answers() {
+    let app = spawn_app().await;
+    let url = format!("{}/auth/v1/admin/users", app.address);
+    let created: Value = app
+        .http
+        .post(&url)
+        .bearer_auth(&app.service_key)
+        .header(V2024.0, V2024.1)
+        .json(&json!({"email": "banned@example.test", "password": "secret-123"}))
+        .send()
+        .await
+        .expect("create")
+        .json()
+        .await
+        .expect("user json");
+    let id = created["id"].as_str().expect("user id");
+
+    for duration in ["99999999999h", "9223372036854775807s"] {
+        let res = app
+            .http
+            .put(format!("{url}/{id}"))
+            .bearer_auth(&app.service_key)
+            .header(V2024.0, V2024.1)
+            .json(&json!({"ban_duration": duration}))
+            .send()
+            .await
+            .expect("the connection is answered");
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{duration}");
+        assert_eq!(res.json::<Value>().await.expect("json")["code"], "validation_failed");
+    }
+    let res = app
+        .http
+        .put(format!("{url}/{id}"))
+        .bearer_auth(&app.service_key)
+        .json(&json!({"ban_duration": "1h"}))
+        .send()
+        .await;
+    assert_eq!(res.expect("ban").status(), StatusCode::OK);
+}

@@ -208,6 +208,27 @@ async fn an_expired_jwt_is_refused_with_401() {
 }
 
 #[tokio::test]
+async fn tokens_not_yet_valid_issued_in_the_future_or_with_text_times_are_refused_with_401() {
+    let app = spawn_app().await;
+    let later = chrono::Utc::now().timestamp() + 3600;
+    let cases = [
+        (json!({"role": "authenticated", "sub": "x", "nbf": later}), "JWT not yet valid"),
+        (json!({"role": "authenticated", "sub": "x", "iat": later}), "JWT issued at future"),
+        (json!({"role": "authenticated", "sub": "x", "iat": "1"}), "The JWT 'iat' claim must be a number"),
+    ];
+    for (claims, message) in cases {
+        let token = app.sign(claims);
+        let (status, body) = get_rest(&app, Some(&app.anon_key), Some(&token)).await;
+        assert_eq!(status, 401, "{body}");
+        assert_eq!(body["code"], "PGRST303");
+        assert_eq!(body["message"], message);
+    }
+    let text_exp = app.sign(json!({"role": "authenticated", "sub": "x", "exp": "1"}));
+    let (status, _) = get_rest(&app, Some(&app.anon_key), Some(&text_exp)).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
 async fn an_alg_none_token_is_refused() {
     let app = spawn_app().await;
     let none = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.";

@@ -65,17 +65,19 @@ fn ban_until(value: &str) -> Result<Option<chrono::DateTime<Utc>>, AuthError> {
         }
         let n: i64 = number.parse().map_err(|_| invalid())?;
         number.clear();
-        total += n * match c {
+        let unit = match c {
             'h' => 3600,
             'm' => 60,
             's' => 1,
             _ => return Err(invalid()),
         };
+        // Every step is checked: a duration past what a date can hold is refused, not a panic.
+        total = n.checked_mul(unit).and_then(|secs| total.checked_add(secs)).ok_or_else(invalid)?;
     }
     if !number.is_empty() || total <= 0 {
         return Err(invalid());
     }
-    Ok(Some(Utc::now() + Duration::seconds(total)))
+    Duration::try_seconds(total).and_then(|d| Utc::now().checked_add_signed(d)).map(Some).ok_or_else(invalid)
 }
 
 pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
@@ -374,4 +376,27 @@ pub async fn invite(
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ban_durations_in_go_syntax_are_read() {
+        let until = ban_until("1h30m").unwrap().unwrap();
+        let secs = (until - Utc::now()).num_seconds();
+        assert!((5390..=5400).contains(&secs), "{secs}");
+        assert_eq!(ban_until("none").unwrap(), None);
+    }
+
+    #[test]
+    fn a_ban_duration_too_large_for_a_date_is_refused_not_a_panic() {
+        for value in ["99999999999h", "9223372036854775807s", "2562047788015216h", "99999999999h99999999999h"] {
+            assert!(matches!(ban_until(value), Err(AuthError::Validation(_))), "{value}");
+        }
+        for value in ["", "h", "1x", "1h2", "0s", "-1h"] {
+            assert!(ban_until(value).is_err(), "{value}");
+        }
+    }
 }
