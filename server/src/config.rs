@@ -299,6 +299,30 @@ pub struct RestConfig {
     /// Largest request body accepted by /rest/v1, in bytes.
     #[arg(long = "rest-max-body", env = "REST_MAX_BODY_BYTES", default_value_t = 10 * 1024 * 1024)]
     pub max_body_bytes: usize,
+
+    /// Longest query string accepted by /rest/v1, in bytes.
+    #[arg(long = "rest-max-url-bytes", env = "REST_MAX_URL_BYTES", default_value_t = 16 * 1024)]
+    pub max_url_bytes: usize,
+
+    /// Most embedded resources in one `select`, all levels together.
+    #[arg(long = "rest-max-embeds", env = "REST_MAX_EMBEDS", default_value_t = 50)]
+    pub max_embeds: usize,
+
+    /// Deepest embedding (`a(b(c(...)))`) in one `select`.
+    #[arg(long = "rest-max-embed-depth", env = "REST_MAX_EMBED_DEPTH", default_value_t = 8)]
+    pub max_embed_depth: usize,
+
+    /// Most items (columns, `*`, embeds) in one `select`, all levels together.
+    #[arg(long = "rest-max-select-items", env = "REST_MAX_SELECT_ITEMS", default_value_t = 500)]
+    pub max_select_items: usize,
+
+    /// Most values in one `in.(...)` filter.
+    #[arg(long = "rest-max-in-values", env = "REST_MAX_IN_VALUES", default_value_t = 1000)]
+    pub max_in_values: usize,
+
+    /// Most filter conditions (horizontal filters plus `and`/`or` tree nodes) in one request.
+    #[arg(long = "rest-max-filters", env = "REST_MAX_FILTERS", default_value_t = 200)]
+    pub max_logic_nodes: usize,
 }
 
 impl RestConfig {

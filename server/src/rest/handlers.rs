@@ -81,6 +81,7 @@ async fn read(
     table: &Table,
 ) -> Result<HttpResponse, RestError> {
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
+    crate::rest::limits::check_query(&query, &state.limits())?;
     let mut plan = plan_read(cache, Some(table), Source::Relation(table.name.clone()), &query, plan_options(state))?;
     apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
     let head = rr.method == Method::HEAD;
@@ -215,6 +216,7 @@ async fn write(
     body: Option<web::Bytes>,
 ) -> Result<HttpResponse, RestError> {
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
+    crate::rest::limits::check_query(&query, &state.limits())?;
     if let Some(ct) = header(req, "content-type") {
         let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         if body.is_some() && !mime.is_empty() && mime != "application/json" {

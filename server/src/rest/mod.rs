@@ -8,6 +8,7 @@
 pub mod error;
 mod execute;
 mod handlers;
+pub mod limits;
 pub mod openapi;
 pub mod parse;
 pub mod plan;
@@ -52,6 +53,11 @@ impl RestState {
         };
         state.reload().await?;
         Ok(state)
+    }
+
+    /// The bounds on one request's size and complexity.
+    pub fn limits(&self) -> limits::Limits {
+        limits::Limits::from_config(&self.config)
     }
 
     /// Re-read the catalog and swap the cache in; requests in flight keep the old one.

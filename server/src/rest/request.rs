@@ -61,6 +61,7 @@ impl RestRequest {
             .cloned()
             .ok_or_else(|| RestError::internal("request reached /rest/v1 without passing the gate"))?;
         let method = req.method().clone();
+        crate::rest::limits::check_url(req.query_string(), &state.limits())?;
         let read = method == Method::GET || method == Method::HEAD;
         let profile_header = if read { "accept-profile" } else { "content-profile" };
         let schemas = &state.config.schemas;

@@ -44,6 +44,7 @@ pub async fn call(
     let (query, args, body_json, single_unnamed) = if post {
         let body = read_body(payload, state.config.max_body_bytes).await?;
         let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
+        crate::rest::limits::check_query(&query, &state.limits())?;
         let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Object(Map::new())
         } else {
@@ -63,6 +64,7 @@ pub async fn call(
     } else {
         let is_arg = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key));
         let query = parse::parse_query_with_args(&rr.pairs, &is_arg).map_err(parse_error)?;
+        crate::rest::limits::check_query(&query, &state.limits())?;
         let mut map = Map::new();
         for (k, v) in &query.rpc_args {
             map.insert(k.clone(), Value::String(v.clone()));

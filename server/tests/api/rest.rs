@@ -280,3 +280,46 @@ async fn role_claim_key_reads_a_nested_role() {
     let (_, body) = json_of(app.rest_req(Method::GET, "/rpc/whoami", Some(&token)).send().await.unwrap()).await;
     assert_eq!(body, json!("service_role"));
 }
+
+#[tokio::test]
+async fn an_anonymous_request_with_1600_aliased_embeds_is_refused_before_any_sql() {
+    let app = spawn_app().await;
+    // The request of issue #12: it took 0.8 GB of one Postgres backend.
+    let select: Vec<String> = (0..1600).map(|i| format!("b{i}:bookings(id)")).collect();
+    let url = format!("/vehicles?select={}", select.join(","));
+    let (status, body) = json_of(app.rest_req(Method::GET, &url, None).send().await.unwrap()).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "PGRST100");
+    assert!(body["details"].as_str().unwrap().contains("REST_MAX_URL_BYTES"), "{body}");
+
+    // Within the URL bound, the embed count still refuses it.
+    let select: Vec<String> = (0..60).map(|i| format!("b{i}:bookings(id)")).collect();
+    let url = format!("/vehicles?select={}", select.join(","));
+    let (status, body) = json_of(app.rest_req(Method::GET, &url, None).send().await.unwrap()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("embedded resources: 60, at most 50"), "{body}");
+
+    // A request within every bound is served.
+    let (status, _) =
+        json_of(app.rest_req(Method::GET, "/vehicles?select=id,b:bookings(id)", None).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn complexity_bounds_are_configurable() {
+    let app = spawn_app_with(|c| {
+        c.rest.max_in_values = 3;
+        c.rest.max_embeds = 0;
+    })
+    .await;
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/vehicles?make=in.(a,b,c,d)", None).send().await.unwrap()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["details"].as_str().unwrap().contains("REST_MAX_IN_VALUES"));
+    let (status, _) =
+        json_of(app.rest_req(Method::GET, "/vehicles?select=id,bookings(id)", None).send().await.unwrap()).await;
+    assert_eq!(status, 400);
+    let (status, _) =
+        json_of(app.rest_req(Method::GET, "/vehicles?make=in.(a,b,c)&select=id", None).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+}
