@@ -20,5 +20,7 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // A limit for a stuck test, not a speed requirement (see src/test/setup.ts).
+    testTimeout: 30_000,
   },
 });
