@@ -11,7 +11,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest bench-storage seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest bench-storage bench-realtime seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -119,3 +119,8 @@ web/bench/node_modules/.package-lock.json: web/bench/package-lock.json
 ## bench-storage: /storage/v1 upload/download MB/s beside a plain file copy, 10 KB ops/s, peak RSS (not a test).
 bench-storage: build
 	python3 scripts/bench_storage.py
+
+## bench-realtime: /realtime/v1 postgres_changes with RLS (500 users), broadcast fan-out to 5,000 sockets and memory
+## per idle connection, beside pg_notify, a plain Node WebSocket server and Supabase's published figures (not a test).
+bench-realtime: build supabase-compat-tests/node_modules/.package-lock.json
+	python3 scripts/bench_realtime.py
