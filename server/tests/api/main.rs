@@ -4,6 +4,7 @@
 mod auth;
 mod foundation;
 mod helpers;
+mod memory;
 mod rest;
 mod rest_errors;
 mod seed;
