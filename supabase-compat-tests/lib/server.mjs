@@ -125,6 +125,12 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
     dbUrl,
     pid: child.pid,
     logs: () => err,
+    /** Drop the database's idle replication slots (a postgres_changes join made one): left
+     * behind, each would hold WAL and one of the cluster's few slots for good. */
+    async dropSlots() {
+      await sql(dbUrl, `select pg_drop_replication_slot(slot_name) from pg_replication_slots
+        where database = current_database() and not active`);
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.on('exit', resolve));

@@ -43,6 +43,7 @@ afterEach(closeClients);
 after(async () => {
   await closeClients();
   await server?.stop();
+  await server?.dropSlots();
 });
 
 /** Two clients on one topic, both joined; `receiver` hears every broadcast event. */

@@ -59,6 +59,7 @@ afterEach(closeClients);
 after(async () => {
   await closeClients();
   await server?.stop();
+  await server?.dropSlots();
 });
 
 for (const vsn of VSNS) {

@@ -26,6 +26,7 @@ after(async () => {
   await closeClients();
   await b?.stop();
   await a?.stop();
+  await a?.dropSlots();
 });
 
 for (const vsn of VSNS) {
@@ -137,5 +138,6 @@ test('after a restart on the same port, subscribed clients reconnect by themselv
     await closeClients();
     await second?.stop();
     if (firstRunning) await first.stop();
+    await first.dropSlots();
   }
 });

@@ -42,9 +42,6 @@ pub async fn broadcast(
     rt: web::Data<Realtime>,
 ) -> Result<HttpResponse, RealtimeError> {
     let token = caller(&req, &rt)?;
-    if body.len() > rt.config.max_payload_bytes() + 500 {
-        return Err(RealtimeError::PayloadTooLarge);
-    }
     let parsed: Value =
         serde_json::from_slice(&body).map_err(|e| RealtimeError::Invalid(format!("the body is not JSON: {e}")))?;
     let messages = parsed
@@ -61,6 +58,10 @@ pub async fn broadcast(
                 "each message needs a `topic`, an `event` and a `payload` object".into(),
             ));
         };
+        // The limit is per message, as Supabase applies it.
+        if payload.to_string().len() > rt.config.max_payload_bytes() + 500 {
+            return Err(RealtimeError::PayloadTooLarge);
+        }
         let private = matches!(message.get("private"), Some(Value::Bool(true)));
         let topic = topic.strip_prefix("realtime:").unwrap_or(topic);
         checked.push((TopicKey { private, name: topic.to_string() }, event, payload.clone()));

@@ -34,6 +34,7 @@ pub fn verify(gate: &Gate, token: &str) -> Result<Token, TokenError> {
         return Err(TokenError::Missing);
     }
     let caller = gate.authenticate(Some(token), None, true).map_err(|err| match err {
+        crate::gate::GateError::Jwt(crate::jwt::JwtError::Expired) => TokenError::Expired(expired_for(token)),
         crate::gate::GateError::Jwt(jwt) => TokenError::from_jwt(&jwt),
         crate::gate::GateError::MissingApiKey => TokenError::Missing,
         crate::gate::GateError::NoRole => TokenError::MissingClaims,
@@ -47,6 +48,19 @@ pub fn verify(gate: &Gate, token: &str) -> Result<Token, TokenError> {
         return Err(TokenError::Expired(now - exp));
     }
     Ok(Token { caller, exp })
+}
+
+/// Seconds since an expired token's `exp`, read from its payload (the signature was checked
+/// before it was found expired; this only words the refusal).
+fn expired_for(token: &str) -> i64 {
+    use base64::Engine;
+    let exp = token
+        .split('.')
+        .nth(1)
+        .and_then(|payload| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok())
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|claims| claims.get("exp").and_then(Value::as_f64));
+    exp.map_or(0, |exp| (now() - exp as i64).max(0))
 }
 
 /// What a private channel allows its caller.

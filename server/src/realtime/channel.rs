@@ -89,6 +89,12 @@ impl Connection {
         self.reply(msg, "error", json!({"reason": reason.into()}));
     }
 
+    /// Phoenix's answer for a topic no channel serves: no join_ref.
+    fn unmatched(&self, msg: &Incoming) {
+        let payload = json!({"status": "error", "response": {"reason": "unmatched topic"}});
+        self.send(None, msg.reference.as_deref(), &msg.topic, "phx_reply", &payload);
+    }
+
     /// A `system` message on a channel.
     fn system(&self, topic: &str, join_ref: &str, extension: &str, status: &str, message: &str) {
         let channel = topic.strip_prefix("realtime:").unwrap_or(topic);
@@ -155,7 +161,7 @@ impl Connection {
         if !self.channels.contains_key(&msg.topic) {
             return match msg.event.as_str() {
                 "phx_leave" => self.reply(&msg, "ok", json!({})),
-                _ => self.reply_error(&msg, "unmatched topic"),
+                _ => self.unmatched(&msg),
             };
         }
         if !self.events.allow(self.rt.config.max_events_per_second) {
@@ -175,7 +181,7 @@ impl Connection {
 
     async fn join(&mut self, msg: &Incoming) -> Result<(), JoinError> {
         let Some(name) = msg.topic.strip_prefix("realtime:") else {
-            self.reply_error(msg, "unmatched topic");
+            self.unmatched(msg);
             return Ok(());
         };
         if name.is_empty() {

@@ -109,9 +109,14 @@ impl RealtimeError {
         }
     }
 
-    /// The answer to a refused WebSocket upgrade: `{"error": message}`.
+    /// The answer to a refused WebSocket upgrade: `{"error": message}` (an expired key is only
+    /// "Token has expired" there, as Realtime says it).
     pub fn connect_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status()).json(json!({"error": self.to_string()}))
+        let message = match self {
+            RealtimeError::Token(TokenError::Expired(_)) => "Token has expired".to_string(),
+            other => other.to_string(),
+        };
+        HttpResponse::build(self.status()).json(json!({"error": message}))
     }
 }
 
@@ -165,6 +170,8 @@ mod tests {
         let resp = RealtimeError::Token(TokenError::Missing).connect_response();
         assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(body(resp).await, json!({"error": "API key is missing"}));
+        let resp = RealtimeError::Token(TokenError::Expired(12)).connect_response();
+        assert_eq!(body(resp).await, json!({"error": "Token has expired"}));
         let resp = RealtimeError::TooManyUsers.connect_response();
         assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     }

@@ -7,7 +7,7 @@
 
 use bytes::Bytes;
 use bytestring::ByteString;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// Serializer version negotiated with `?vsn=` on the socket URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -210,7 +210,7 @@ pub enum Frame {
     Binary(Bytes),
 }
 
-/// Encode a JSON message for `vsn`.
+/// Encode a JSON message for `vsn` (`join_ref` only exists in 2.0.0's frames).
 pub fn encode(
     vsn: Vsn,
     join_ref: Option<&str>,
@@ -221,17 +221,8 @@ pub fn encode(
 ) -> Frame {
     let text = match vsn {
         Vsn::V2 => json!([join_ref, reference, topic, event, payload]).to_string(),
-        Vsn::V1 => {
-            let mut map = Map::new();
-            map.insert("event".into(), Value::String(event.into()));
-            map.insert("payload".into(), payload.clone());
-            map.insert("ref".into(), reference.map_or(Value::Null, |r| Value::String(r.into())));
-            map.insert("topic".into(), Value::String(topic.into()));
-            if let Some(join_ref) = join_ref {
-                map.insert("join_ref".into(), Value::String(join_ref.into()));
-            }
-            Value::Object(map).to_string()
-        }
+        // Phoenix's 1.0.0 serializer writes no join_ref.
+        Vsn::V1 => json!({"event": event, "payload": payload, "ref": reference, "topic": topic}).to_string(),
     };
     Frame::Text(ByteString::from(text))
 }

@@ -89,7 +89,7 @@ fn v2_replies_are_arrays_and_v1_replies_are_objects() {
     let payload = json!({"status": "ok", "response": {}});
     let v2 = encode(Vsn::V2, Some("1"), Some("1"), "realtime:room", "phx_reply", &payload);
     assert_eq!(v2, Frame::Text(r#"["1","1","realtime:room","phx_reply",{"status":"ok","response":{}}]"#.into()));
-    let Frame::Text(v1) = encode(Vsn::V1, None, Some("5"), "phoenix", "phx_reply", &payload) else { panic!() };
+    let Frame::Text(v1) = encode(Vsn::V1, Some("9"), Some("5"), "phoenix", "phx_reply", &payload) else { panic!() };
     let v1: Value = serde_json::from_str(&v1).unwrap();
     assert_eq!(v1, json!({"event": "phx_reply", "payload": payload, "ref": "5", "topic": "phoenix"}));
 }

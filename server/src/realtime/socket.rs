@@ -38,9 +38,10 @@ pub async fn websocket(req: HttpRequest, body: web::Payload, rt: web::Data<Realt
     if *rt.shutdown.borrow() {
         return HttpResponse::ServiceUnavailable().json(serde_json::json!({"error": "Realtime is restarting"}));
     }
-    if rt.connections.load(Ordering::Relaxed) >= rt.config.max_concurrent_users {
+    // The place is taken here, before the upgrade, so simultaneous upgrades cannot all pass.
+    let Some(seat) = Seat::take(&rt) else {
         return RealtimeError::TooManyUsers.connect_response();
-    }
+    };
     let (response, session, stream) = match actix_ws::handle(&req, body) {
         Ok(parts) => parts,
         Err(err) => return err.error_response(),
@@ -49,8 +50,29 @@ pub async fn websocket(req: HttpRequest, body: web::Payload, rt: web::Data<Realt
     // answered on its channel rather than by dropping the socket.
     let frame_limit = rt.config.max_payload_bytes().saturating_mul(2).max(1 << 20);
     let stream = stream.max_frame_size(frame_limit).aggregate_continuations().max_continuation_size(frame_limit);
-    actix_web::rt::spawn(serve(rt.into_inner(), session, stream, vsn, token));
+    actix_web::rt::spawn(serve(rt.into_inner(), session, stream, vsn, token, seat));
     response
+}
+
+/// One of the `TENANT_MAX_CONCURRENT_USERS` places, given back when dropped.
+struct Seat(Arc<Realtime>);
+
+impl Seat {
+    fn take(rt: &web::Data<Realtime>) -> Option<Seat> {
+        let rt = rt.clone().into_inner();
+        let before = rt.connections.fetch_add(1, Ordering::AcqRel);
+        if before >= rt.config.max_concurrent_users {
+            rt.connections.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Seat(rt))
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 async fn serve(
@@ -59,8 +81,8 @@ async fn serve(
     mut stream: actix_ws::AggregatedMessageStream,
     vsn: Vsn,
     token: Token,
+    _seat: Seat,
 ) {
-    rt.connections.fetch_add(1, Ordering::Relaxed);
     let id = rt.next_socket_id();
     let (outbox, mut outgoing) = Outbox::new(id, vsn, OUTBOX_CAPACITY);
     let mut conn = Connection::new(rt.clone(), outbox.clone(), token);
@@ -130,7 +152,6 @@ async fn serve(
         }
     }
     let _ = session.close(close).await;
-    rt.connections.fetch_sub(1, Ordering::Relaxed);
 }
 
 async fn write(session: &mut actix_ws::Session, frame: Frame) -> Result<(), actix_ws::Closed> {

@@ -48,8 +48,9 @@ pub struct Changes {
     started: Instant,
     resume_window: Duration,
     resume: Mutex<Vec<Arc<Change>>>,
-    /// The end of the WAL when the reader first connected: changes up to it were committed
-    /// before this process read them (while it was down), and only those are replayed.
+    /// The end of the WAL when this process started with its slot already there: changes up to
+    /// it were committed while the server was down, and only those are replayed. 0 (nothing to
+    /// replay) when the slot is created by this process.
     backlog_end: OnceLock<u64>,
     poll: Duration,
     /// (role, table oid) -> may select; role -> bypasses row-level security.
@@ -260,6 +261,7 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
             return Err(format!("Unable to read changes from the database: {detail}"));
         }
         tracing::info!(slot = %rt.changes.slot, "realtime: replication slot created");
+        let _ = rt.changes.backlog_end.set(0);
     }
     reader::spawn(rt.clone());
     *started = true;
@@ -293,6 +295,11 @@ pub async fn resume_if_slot_exists(rt: Arc<Realtime>) {
             "realtime: an inactive replication slot of another instance holds WAL; drop it with \
              `select pg_drop_replication_slot('{name}')` if that instance is gone"
         );
+    }
+    if exists {
+        let end: Option<String> =
+            client.query_one("select pg_current_wal_lsn()::text", &[]).await.ok().map(|r| r.get(0));
+        let _ = rt.changes.backlog_end.set(end.as_deref().and_then(parse_lsn).unwrap_or(0));
     }
     drop(client);
     if exists {

@@ -60,10 +60,6 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), tokio_postgres::Error> {
         .await?;
     let advance = client.prepare("select pg_replication_slot_advance($1, $2::text::pg_lsn)").await?;
     let changes = &rt.changes;
-    if changes.backlog_end.get().is_none() {
-        let end: String = client.query_one("select pg_current_wal_lsn()::text", &[]).await?.get(0);
-        let _ = changes.backlog_end.set(super::parse_lsn(&end).unwrap_or(0));
-    }
     let mut decoder = Decoder::default();
     let result = loop {
         let rows = match client.query(&peek, &[&changes.slot, &BATCH]).await {
