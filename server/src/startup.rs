@@ -188,6 +188,10 @@ impl Application {
             secret: keys.jwt_secret.clone(),
             config: config.storage.clone(),
         });
+        crate::storage::sweep::spawn(
+            storage.clone().into_inner(),
+            crate::storage::backend::local_dir(&config.storage, &config.data_dir),
+        );
         let auth = web::Data::new(
             AuthState::new(config.auth.clone(), pools.admin.clone(), &keys.jwt_secret, &external_url, &config.site_url)
                 .map_err(StartupError::Setup)?,

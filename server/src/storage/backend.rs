@@ -29,11 +29,16 @@ const PART_SIZE: usize = 5 * 1024 * 1024;
 /// Parts in flight at once; with `PART_SIZE` this bounds an upload's memory.
 const PARTS_IN_FLIGHT: usize = 2;
 
+/// The directory of the `file` backend (`None` for S3).
+pub fn local_dir(config: &StorageConfig, data_dir: &FsPath) -> Option<std::path::PathBuf> {
+    (config.backend == "file").then(|| config.file_path.clone().unwrap_or_else(|| data_dir.join("storage")))
+}
+
 /// Build the configured object store.
 pub fn build(config: &StorageConfig, data_dir: &FsPath) -> Result<Arc<dyn ObjectStore>, String> {
     match config.backend.as_str() {
         "file" => {
-            let dir = config.file_path.clone().unwrap_or_else(|| data_dir.join("storage"));
+            let dir = local_dir(config, data_dir).unwrap_or_else(|| data_dir.join("storage"));
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let store = LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
             Ok(Arc::new(store))

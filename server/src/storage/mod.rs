@@ -15,6 +15,7 @@ pub mod error;
 pub mod key;
 pub mod limits;
 pub mod objects;
+pub mod sweep;
 pub mod token;
 pub mod upload;
 

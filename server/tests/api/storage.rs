@@ -490,3 +490,55 @@ async fn the_s3_backend_streams_copies_and_deletes_when_an_endpoint_is_given() {
         reqwest::Client::new().get(format!("{endpoint}/{s3_bucket}")).send().await.unwrap().text().await.unwrap();
     assert!(!listing.contains("<Key>"), "no bytes left in S3: {listing}");
 }
+
+/// Write `bytes` at `path` (creating its folder) and date it two hours back.
+fn leftover(path: &std::path::Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(old).unwrap();
+}
+
+#[tokio::test]
+async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
+    use secrecy::SecretString;
+    use server::storage::{backend, sweep, StorageState};
+
+    let dir = std::env::temp_dir().join(format!("storage-sweep-{}", uuid::Uuid::new_v4()));
+    let files = dir.clone();
+    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    create_bucket(&app, json!({"name": "kept"})).await;
+    assert_eq!(upload(&app, "kept/a.txt", b"still here", "text/plain", None).await.status(), StatusCode::OK);
+    // What kill -9 leaves: a staging file of a streamed upload, and the whole bytes of an upload
+    // whose row was never committed; both old. A fresh staging file is an upload in progress.
+    let staging = dir.join("objects/ab/ab3f0c2e-0000-4000-8000-000000000001#7");
+    let orphan = dir.join("objects/cd/cd3f0c2e-0000-4000-8000-000000000002");
+    leftover(&staging, &[1; 4096]);
+    leftover(&orphan, &[2; 4096]);
+    let in_progress = dir.join("objects/ef/ef3f0c2e-0000-4000-8000-000000000003#1");
+    std::fs::create_dir_all(in_progress.parent().unwrap()).unwrap();
+    std::fs::write(&in_progress, [3; 16]).unwrap();
+
+    let mut config = crate::helpers::base_config();
+    config.storage.file_path = Some(dir.clone());
+    let pools = server::db::Pools::new(&SecretString::from(app.db_url.clone()), "unused-on-socket-trust", 2).unwrap();
+    let state = StorageState {
+        store: backend::build(&config.storage, &config.data_dir).unwrap(),
+        request: pools.request.clone(),
+        admin: pools.admin.clone(),
+        secret: SecretString::from("unused".to_string()),
+        config: config.storage.clone(),
+    };
+    let swept = sweep::sweep(&state, Some(&dir), sweep::GRACE).await.unwrap();
+
+    assert_eq!(swept, sweep::Swept { staging_files: 1, orphan_versions: 1 });
+    assert!(!staging.exists() && !orphan.exists());
+    assert!(in_progress.exists(), "an upload in progress is left alone");
+    let res = service(&app, Method::GET, "/object/kept/a.txt").send().await.unwrap();
+    assert_eq!(res.bytes().await.unwrap().as_ref(), b"still here");
+    // Even with no grace at all, the bytes of a committed row stay.
+    let swept = sweep::sweep(&state, Some(&dir), std::time::Duration::ZERO).await.unwrap();
+    assert_eq!(swept.orphan_versions, 0);
+    let res = service(&app, Method::GET, "/object/kept/a.txt").send().await.unwrap();
+    assert_eq!(res.bytes().await.unwrap().as_ref(), b"still here");
+}

@@ -1,0 +1,103 @@
+//! Removing bytes no object row points at: what an interrupted upload left behind.
+//!
+//! A process killed mid-upload leaves, in the `file` backend, the staging file of the upload
+//! (`objects/xx/<version>#<n>`), and a process killed between writing the bytes and committing
+//! the row leaves a whole version nobody references. Both are removed once they are older than
+//! `GRACE` (an upload in progress keeps writing, so its files stay fresh), at start-up and then
+//! every hour. Rows are never touched: bytes follow rows, not the other way round. On S3,
+//! unfinished multipart uploads are left to the bucket's `AbortIncompleteMultipartUpload`
+//! lifecycle rule; orphaned whole versions are removed here as on disk.
+
+use std::path::Path as FsPath;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use futures_util::StreamExt;
+use object_store::path::Path;
+
+use super::StorageState;
+
+/// How old leftovers must be before they are removed.
+pub const GRACE: Duration = Duration::from_secs(3600);
+const EVERY: Duration = Duration::from_secs(3600);
+
+/// What a sweep removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Swept {
+    pub staging_files: usize,
+    pub orphan_versions: usize,
+}
+
+/// Sweep now, then every hour, in the background.
+pub fn spawn(state: Arc<StorageState>, local_dir: Option<std::path::PathBuf>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(EVERY);
+        loop {
+            tick.tick().await;
+            match sweep(&state, local_dir.as_deref(), GRACE).await {
+                Ok(s) if s != Swept::default() => tracing::info!(
+                    staging_files = s.staging_files,
+                    orphan_versions = s.orphan_versions,
+                    "storage: removed the leftovers of interrupted uploads"
+                ),
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = %err, "storage: sweeping interrupted uploads failed"),
+            }
+        }
+    });
+}
+
+/// Remove staging files (local backend, `local_dir`) and unreferenced versions older than `grace`.
+pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Duration) -> Result<Swept, String> {
+    let cutoff = SystemTime::now().checked_sub(grace).unwrap_or(SystemTime::UNIX_EPOCH);
+    let mut swept = Swept::default();
+    if let Some(dir) = local_dir {
+        swept.staging_files = remove_staging_files(&dir.join("objects"), cutoff);
+    }
+    // Whole versions: listed by the store (which hides staging files), checked against the rows.
+    let mut old: Vec<(Path, String)> = Vec::new();
+    let mut listing = state.store.list(Some(&Path::from("objects")));
+    while let Some(meta) = listing.next().await {
+        let meta = meta.map_err(|e| e.to_string())?;
+        let modified: SystemTime = meta.last_modified.into();
+        if modified < cutoff {
+            if let Some(version) = meta.location.filename().map(str::to_string) {
+                old.push((meta.location, version));
+            }
+        }
+    }
+    let client = state.admin.get().await.map_err(|e| e.to_string())?;
+    for chunk in old.chunks(1000) {
+        let versions: Vec<&str> = chunk.iter().map(|(_, v)| v.as_str()).collect();
+        let referenced: Vec<String> = client
+            .query("select version from storage.objects where version = any($1)", &[&versions])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for (location, version) in chunk {
+            if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
+                swept.orphan_versions += 1;
+            }
+        }
+    }
+    Ok(swept)
+}
+
+/// Delete `<version>#<n>` files under `objects/<shard>/` last written before `cutoff`.
+fn remove_staging_files(objects: &FsPath, cutoff: SystemTime) -> usize {
+    let mut removed = 0;
+    let Ok(shards) = std::fs::read_dir(objects) else { return 0 };
+    for shard in shards.flatten() {
+        let Ok(files) = std::fs::read_dir(shard.path()) else { continue };
+        for file in files.flatten() {
+            let staging = file.file_name().to_string_lossy().contains('#');
+            let old = file.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < cutoff);
+            if staging && old && std::fs::remove_file(file.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
