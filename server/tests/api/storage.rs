@@ -493,10 +493,11 @@ async fn the_s3_backend_streams_copies_and_deletes_when_an_endpoint_is_given() {
 
 /// Write `bytes` at `path` (creating its folder) and date it two hours back.
 fn leftover(path: &std::path::Path, bytes: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("create the folder");
+    std::fs::write(path, bytes).expect("write the leftover");
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
-    std::fs::File::options().write(true).open(path).unwrap().set_modified(old).unwrap();
+    let file = std::fs::File::options().write(true).open(path).expect("open the leftover");
+    file.set_modified(old).expect("date the leftover");
 }
 
 #[tokio::test]
