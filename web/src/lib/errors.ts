@@ -35,6 +35,8 @@ export const errorMessages = {
   '22P02': 'Les informations saisies sont invalides.',
   PT409: 'Ce véhicule est déjà réservé sur ces dates.',
   PT404: 'Véhicule introuvable ou indisponible.',
+  // not a server code: a conditional update (same status / updated_at as shown) matched no row.
+  booking_changed: 'Cette réservation a été modifiée entre-temps',
   // Storage API codes ({statusCode, code, error, message}).
   KeyAlreadyExists: 'Un fichier porte déjà ce nom.',
   EntityTooLarge: 'Fichier trop volumineux.',

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { notify } from '@/lib/notify';
+import { errorCode } from '@/lib/errors';
 import { CalendarCheck, Clock, CheckCircle2, PlayCircle, DollarSign, ShoppingBasket, Download, Eye, Pencil } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
@@ -12,7 +13,7 @@ import { AdminHeader, AdminTable, FilterInput, FilterSelect, RefreshButton, RowA
 import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
 import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
 import { bookingTiles, emptyBookingFilters, filterBookings, hasBookingFilters, type BookingFilters } from '@/features/admin/lib/filters';
-import { bookingStatuses, bookingStatusLabels, kindLabels } from '@/features/admin/lib/labels';
+import { bookingStatusChoices, bookingStatuses, bookingStatusLabels, kindLabels } from '@/features/admin/lib/labels';
 import { downloadJson } from '@/features/admin/lib/download';
 import type { AdminBooking } from '@/features/admin/types';
 
@@ -29,12 +30,13 @@ export default function AdminBookingsPage() {
   const tiles = useMemo(() => bookingTiles(q.data ?? []), [q.data]);
   const set = <K extends keyof BookingFilters>(k: K) => (v: BookingFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
 
+  // conditional: only if the booking still has the status shown (« modifiée entre-temps » else)
   const changeStatus = (b: AdminBooking, status: BookingStatus) =>
     setStatus.mutate(
-      { kind: b.kind, id: b.id, status },
+      { booking: b, status },
       {
         onSuccess: () => notify.success(`Statut mis à jour : ${bookingStatusLabels[status]}`),
-        onError: (e) => notify.error(`Erreur lors de la mise à jour du statut : ${e.message}`),
+        onError: (e) => notify.error(errorCode(e) === 'booking_changed' ? e.message : `Erreur lors de la mise à jour du statut : ${e.message}`),
       },
     );
 
@@ -139,7 +141,7 @@ export default function AdminBookingsPage() {
                         onChange={(e) => changeStatus(b, e.target.value as BookingStatus)}
                         className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60"
                       >
-                        {bookingStatuses.map((s) => (
+                        {bookingStatusChoices(b.booking_status in bookingStatusLabels ? b.booking_status : 'pending').map((s) => (
                           <option key={s} value={s}>
                             {bookingStatusLabels[s]}
                           </option>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
-import { toAppError } from '@/lib/errors';
+import { AppError, errorMessages, toAppError } from '@/lib/errors';
 import type { BookingStatus } from '@/types/database';
 import type { AdminBooking, BookingKind, CustomerRef } from '../types';
 import { airportLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
@@ -105,16 +105,29 @@ export async function fetchAllBookings(): Promise<AdminBooking[]> {
     .sort((a, b) => b.created_at.localeCompare(a.created_at));
 }
 
-/** Any status from any status (the administrator decides); the database stamps updated_at. */
-export async function updateBookingStatus(kind: BookingKind, id: string, status: BookingStatus): Promise<void> {
-  const { error } = await supabase().from(bookingTables[kind]).update({ booking_status: status }).eq('id', id).select('id').single();
+/** Thrown when a conditional update matched no row: someone changed the booking since it was shown. */
+export const bookingChanged = () => new AppError('booking_changed', errorMessages.booking_changed);
+
+/**
+ * Moves a booking from the status shown (`from`) to `to`, only if it still has `from`: a
+ * booking someone else changed meanwhile is left alone (« modifiée entre-temps »). The database
+ * allows the state machine's moves only (`nextBookingStatuses`) and stamps updated_at.
+ */
+export async function updateBookingStatus(kind: BookingKind, id: string, from: BookingStatus, to: BookingStatus): Promise<void> {
+  const { data, error } = await supabase().from(bookingTables[kind]).update({ booking_status: to }).eq('id', id).eq('booking_status', from).select('id');
   if (error) throw toAppError(error, 'Erreur lors de la mise à jour du statut');
+  if (!data || data.length === 0) throw bookingChanged();
 }
 
-/** The edited fields; the database re-prices what the price depends on. */
-export async function updateBooking(kind: BookingKind, id: string, values: Record<string, unknown>): Promise<void> {
-  const { error } = await supabase().from(bookingTables[kind]).update(values).eq('id', id).select('id').single();
+/**
+ * The edited fields, only if the booking is as it was shown (same `updated_at`, or the same
+ * status for a row read without one); the database re-prices what the price depends on.
+ */
+export async function updateBooking(kind: BookingKind, id: string, values: Record<string, unknown>, shown: Pick<AdminBooking, 'updated_at' | 'booking_status'>): Promise<void> {
+  const q = supabase().from(bookingTables[kind]).update(values).eq('id', id);
+  const { data, error } = await (shown.updated_at ? q.eq('updated_at', shown.updated_at) : q.eq('booking_status', shown.booking_status)).select('id');
   if (error) throw toAppError(error, 'Erreur lors de la modification');
+  if (!data || data.length === 0) throw bookingChanged();
 }
 
 export const useAllBookings = () => useQuery({ queryKey: adminKeys.bookings(), queryFn: fetchAllBookings });
@@ -122,7 +135,7 @@ export const useAllBookings = () => useQuery({ queryKey: adminKeys.bookings(), q
 export function useUpdateBookingStatus() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { kind: BookingKind; id: string; status: BookingStatus }) => updateBookingStatus(v.kind, v.id, v.status),
+    mutationFn: (v: { booking: AdminBooking; status: BookingStatus }) => updateBookingStatus(v.booking.kind, v.booking.id, v.booking.booking_status, v.status),
     onSettled: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
   });
 }
@@ -130,7 +143,8 @@ export function useUpdateBookingStatus() {
 export function useUpdateBooking() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { kind: BookingKind; id: string; values: Record<string, unknown> }) => updateBooking(v.kind, v.id, v.values),
-    onSuccess: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
+    mutationFn: (v: { booking: AdminBooking; values: Record<string, unknown> }) => updateBooking(v.booking.kind, v.booking.id, v.values, v.booking),
+    // a refusal may mean the list is stale: reload it either way
+    onSettled: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
   });
 }

@@ -4,9 +4,10 @@ import { FormActions } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { bookingReference, formatPrice } from '@/lib/format';
 import { fieldErrors } from '@/lib/validation';
+import { errorCode } from '@/lib/errors';
 import type { AdminBooking } from '../types';
 import { bookingEditSchemas, PREMIUM_DURATIONS } from '../schemas/booking-edit-schema';
-import { airportLabels, bookingStatuses, bookingStatusLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
+import { airportLabels, bookingStatusChoices, bookingStatusLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
 import { useUpdateBooking } from '../api/bookings';
 
 type Values = Record<string, string>;
@@ -61,7 +62,8 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
       return;
     }
     setErrors({});
-    update.mutate({ kind: booking.kind, id: booking.id, values: r.data as Record<string, unknown> }, { onSuccess: onClose });
+    // conditional on the booking as shown: a booking changed meanwhile is not overwritten
+    update.mutate({ booking, values: r.data as Record<string, unknown> }, { onSuccess: onClose });
   };
 
   return (
@@ -69,7 +71,7 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
       <form noValidate onSubmit={submit} className="space-y-4">
         <div className="grid gap-4 sm:grid-cols-2">
           <SelectField label="Statut" value={values.booking_status ?? 'pending'} onChange={set('booking_status')}>
-            {bookingStatuses.map((s) => (
+            {bookingStatusChoices(booking.booking_status in bookingStatusLabels ? booking.booking_status : 'pending').map((s) => (
               <option key={s} value={s}>
                 {bookingStatusLabels[s]}
               </option>
@@ -142,7 +144,9 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
         <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700">
           Montant actuel : <strong>{formatPrice(booking.total_amount)}</strong> — recalculé par le serveur selon le tarif quand les dates, le service, la durée ou le nombre de passagers changent.
         </p>
-        {update.isError && <Alert>Erreur lors de la modification : {update.error.message}</Alert>}
+        {update.isError && (
+          <Alert>{errorCode(update.error) === 'booking_changed' ? update.error.message : `Erreur lors de la modification : ${update.error.message}`}</Alert>
+        )}
         <FormActions onCancel={onClose} submitLabel="Sauvegarder" busy={update.isPending} busyLabel="Sauvegarde…" cancelVariant="secondary" />
       </form>
     </Dialog>

@@ -12,6 +12,24 @@ export const bookingStatusLabels: Record<BookingStatus, string> = {
 };
 export const bookingStatuses = Object.keys(bookingStatusLabels) as BookingStatus[];
 
+/**
+ * The status state machine the database enforces (V51 `booking_next_statuses`): an
+ * administrator confirms or cancels a pending booking, starts or cancels a confirmed one,
+ * completes an active one; completed and cancelled are final.
+ */
+export const nextBookingStatuses: Record<BookingStatus, BookingStatus[]> = {
+  pending: ['confirmed', 'cancelled'],
+  confirmed: ['active', 'cancelled'],
+  active: ['completed'],
+  completed: [],
+  cancelled: [],
+};
+
+/** What a status selector offers: the current status, then where it may go. */
+export function bookingStatusChoices(current: BookingStatus): BookingStatus[] {
+  return [current, ...(nextBookingStatuses[current] ?? [])];
+}
+
 /** An unknown status displays as pending. */
 export function bookingStatusLabel(status: string | null | undefined): string {
   return bookingStatusLabels[(status ?? '') as BookingStatus] ?? bookingStatusLabels.pending;

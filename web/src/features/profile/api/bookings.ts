@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
-import { toAppError } from '@/lib/errors';
+import { AppError, errorMessages, toAppError } from '@/lib/errors';
 import { formatDate, formatDays } from '@/lib/format';
 import { paymentMethodLabels } from '@/lib/labels';
 import type { AirportBooking, BookingStatus, DiagnosticBooking, Numeric, PremiumBooking, VehicleBooking } from '@/types/database';
@@ -126,7 +126,8 @@ export async function listMyBookings(userId: string): Promise<MyBooking[]> {
 export async function cancelBooking(kind: BookingKind, id: string): Promise<void> {
   const { data, error } = await supabase().from(bookingTables[kind]).update({ booking_status: 'cancelled' }).eq('id', id).eq('booking_status', 'pending').select('id');
   if (error) throw toAppError(error, "Erreur lors de l'annulation");
-  if (!data || data.length === 0) throw toAppError({ code: 'PGRST116' });
+  // no row: it is no longer pending (confirmed by the team meanwhile)
+  if (!data || data.length === 0) throw new AppError('booking_changed', errorMessages.booking_changed);
 }
 
 export const myBookingKeys = {
