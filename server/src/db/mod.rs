@@ -8,6 +8,7 @@
 
 pub mod context;
 pub mod embedded;
+pub mod listen;
 pub mod migrate;
 
 use std::str::FromStr;

@@ -15,11 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use futures_util::StreamExt;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
-use tokio_postgres::AsyncMessage;
 
 use super::hub::TopicKey;
 use super::protocol::BroadcastBody;
@@ -189,26 +187,8 @@ async fn send_loop(rt: Arc<Realtime>, mut rx: mpsc::Receiver<String>) {
 }
 
 async fn listen(rt: &Arc<Realtime>, url: &SecretString) -> Result<(), tokio_postgres::Error> {
-    let (client, mut connection) = tokio_postgres::connect(url.expose_secret(), tokio_postgres::NoTls).await?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let driver = tokio::spawn(async move {
-        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = messages.next().await {
-            match message {
-                Ok(AsyncMessage::Notification(n)) => {
-                    if tx.send(n.payload().to_string()).is_err() {
-                        break;
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => {
-                    tracing::warn!(error = %err, "realtime relay connection error");
-                    break;
-                }
-            }
-        }
-    });
-    client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
+    let crate::db::listen::Listener { client, payloads: mut rx, driver } =
+        crate::db::listen::listen(url, CHANNEL).await?;
     rt.relay.hello();
     while let Some(payload) = rx.recv().await {
         let Ok(msg) = serde_json::from_str::<Value>(&payload) else { continue };

@@ -4,9 +4,7 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use secrecy::{ExposeSecret, SecretString};
-use tokio_postgres::AsyncMessage;
+use secrecy::SecretString;
 
 use crate::rest::RestState;
 
@@ -26,26 +24,8 @@ pub fn spawn_listener(state: RestState, database_url: SecretString) {
 }
 
 async fn listen_once(state: &RestState, url: &SecretString) -> Result<(), tokio_postgres::Error> {
-    let (client, mut connection) = tokio_postgres::connect(url.expose_secret(), tokio_postgres::NoTls).await?;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let driver = tokio::spawn(async move {
-        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = messages.next().await {
-            match message {
-                Ok(AsyncMessage::Notification(n)) => {
-                    if tx.send(n.payload().to_string()).is_err() {
-                        break;
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => {
-                    tracing::warn!(error = %err, "schema cache listener connection error");
-                    break;
-                }
-            }
-        }
-    });
-    client.batch_execute("LISTEN pgrst").await?;
+    let crate::db::listen::Listener { client, payloads: mut rx, driver } =
+        crate::db::listen::listen(url, "pgrst").await?;
     // Catch up on anything that changed while we were not listening.
     if let Err(err) = state.reload().await {
         tracing::warn!(error = %err, "schema cache reload failed");
