@@ -89,6 +89,9 @@ exception
 end
 $$;
 
+-- the triggers' helper, not an api: nobody locks vehicles through /rest/v1/rpc.
+revoke execute on function public.lock_booking_vehicles(uuid, uuid) from public, anon, authenticated, service_role;
+
 -- 1. who may write what, the same for the four kinds.
 create function public.guard_booking() returns trigger
 language plpgsql set search_path = ''

@@ -203,7 +203,7 @@ insert into cases (who, stmt, expected, what) values
   ('admin', $$update public.airport_bookings set passengers = 0 where id = 'b0000000-0000-4000-8000-0000000000b2'$$, 'error:23514', 'airport: nobody aboard is refused (update, admin)'),
   ('admin', $$update public.airport_bookings set flight_time = '12:00' where id = 'b0000000-0000-4000-8000-0000000000b2'$$, 'ok:1', 'airport: a change that keeps the rules is accepted (update, admin)');
 
-select plan((select count(*)::int from cases) + 134);
+select plan((select count(*)::int from cases) + 136);
 
 select is(pg_temp.attempt(who, stmt), expected, what) from cases order by n;
 
@@ -280,6 +280,10 @@ select is(pg_temp.transition('admin', 'public.airport_bookings', 'a0000000-0000-
 select is(pg_temp.transition('a', 'public.airport_bookings', 'a0000000-0000-4000-8000-0000000000a2', 'confirmed', 'cancelled', true),
   'PT409: Cette réservation ne peut plus être annulée : elle est « Confirmée »', 'message: a cancellation after a confirmation');
 select is(pg_temp.transition('admin', 'public.bookings', 'a0000000-0000-4000-8000-0000000000a1', 'completed', 'completed'), 'ok:1', 'an administrator may still edit a finished booking''s other fields');
+
+-- 9. the vehicle lock is the triggers' helper, not an api.
+select is(pg_temp.attempt('anon', $$select public.lock_booking_vehicles('11111111-0000-4000-8000-00000000000a')$$), 'error:42501', 'a visitor cannot lock a vehicle through rpc');
+select is(pg_temp.attempt('a', $$select public.lock_booking_vehicles('11111111-0000-4000-8000-00000000000a')$$), 'error:42501', 'nor can a customer');
 
 select * from finish();
 rollback;
