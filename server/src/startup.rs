@@ -217,6 +217,7 @@ impl Application {
                 .app_data(auth.clone())
                 .app_data(storage.clone())
                 .app_data(realtime_data.clone())
+                .wrap(from_fn(crate::panic_guard::middleware))
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))

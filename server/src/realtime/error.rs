@@ -95,6 +95,9 @@ pub enum RealtimeError {
     RateLimited,
     #[error("Unable to authorize broadcast")]
     Internal,
+    /// A bug on this side (a handler that panicked).
+    #[error("Internal server error")]
+    Unexpected,
 }
 
 impl RealtimeError {
@@ -105,7 +108,7 @@ impl RealtimeError {
             RealtimeError::Serializer | RealtimeError::Forbidden => StatusCode::FORBIDDEN,
             RealtimeError::MediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RealtimeError::Invalid(_) | RealtimeError::PayloadTooLarge => StatusCode::UNPROCESSABLE_ENTITY,
-            RealtimeError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            RealtimeError::Internal | RealtimeError::Unexpected => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
