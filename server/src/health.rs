@@ -1,25 +1,92 @@
-//! `GET /health`: 200 when the database answers, 503 with a clear message when it does not.
+//! `GET /health` and `GET /health/ready`: whether each connection pool can get a connection and
+//! run `select 1`, with the pools' sizes and waiters, and the embedded cluster's state.
 //!
-//! The check borrows a request-pool connection and runs `select 1`; it does nothing else.
+//! `/health` always describes (200 when everything answers, 503 otherwise); `/health/ready` is
+//! the short answer a load balancer wants (200 `ready` or 503 `not ready`). A pool that cannot
+//! hand out a connection within `WAIT` is reported `exhausted`: the requests waiting on it
+//! would wait too. The checks borrow a connection each and do nothing else.
+
+use std::time::Duration;
 
 use actix_web::{web, HttpResponse};
-use serde_json::json;
+use deadpool_postgres::Pool;
+use serde_json::{json, Value};
 
 use crate::startup::AppState;
 
-/// Answer the health check.
-pub async fn health(state: web::Data<AppState>) -> HttpResponse {
-    let check = async {
-        let client = state.pools.admin.get().await.map_err(|e| e.to_string())?;
-        client.query_one("select 1", &[]).await.map_err(|e| e.to_string())?;
-        Ok::<_, String>(())
-    };
-    match tokio::time::timeout(std::time::Duration::from_secs(5), check).await {
-        Ok(Ok(())) => HttpResponse::Ok().json(json!({"status": "ok", "database": "reachable"})),
+/// How long a check waits for a pooled connection, then for `select 1`.
+const WAIT: Duration = Duration::from_secs(2);
+
+/// The state of one pool.
+async fn check(pool: &Pool) -> (bool, Value) {
+    let status = pool.status();
+    let state = match tokio::time::timeout(WAIT, pool.get()).await {
+        Err(_) => "exhausted",
         Ok(Err(err)) => {
-            tracing::warn!(error = %err, "health check: database unreachable");
-            HttpResponse::ServiceUnavailable().json(json!({"status": "unavailable", "database": "unreachable", "message": "The database cannot be reached"}))
+            tracing::warn!(error = %err, "health check: no database connection");
+            "unreachable"
         }
-        Err(_) => HttpResponse::ServiceUnavailable().json(json!({"status": "unavailable", "database": "timeout", "message": "The database did not answer within 5 seconds"})),
+        Ok(Ok(client)) => match tokio::time::timeout(WAIT, client.query_one("select 1", &[])).await {
+            Ok(Ok(_)) => "ok",
+            Ok(Err(_)) => "unreachable",
+            Err(_) => "timeout",
+        },
+    };
+    let body = json!({
+        "state": state,
+        "size": status.size,
+        "max_size": status.max_size,
+        "available": status.available,
+        "waiting": status.waiting,
+    });
+    (state == "ok", body)
+}
+
+/// Both pools, checked at once.
+async fn report(state: &AppState) -> (bool, Value) {
+    let ((admin_ok, admin), (request_ok, request)) =
+        tokio::join!(check(&state.pools.admin), check(&state.pools.request));
+    let ok = admin_ok && request_ok;
+    let database = if ok {
+        "reachable"
+    } else if [&admin, &request].iter().any(|p| p["state"] == "unreachable") {
+        "unreachable"
+    } else {
+        "busy"
+    };
+    let embedded = match state.embedded_running() {
+        Some(true) => json!("running"),
+        Some(false) => json!("stopped"),
+        None => Value::Null,
+    };
+    let body = json!({
+        "status": if ok { "ok" } else { "unavailable" },
+        "database": database,
+        "pools": {"admin": admin, "request": request},
+        "embedded_cluster": embedded,
+    });
+    (ok, body)
+}
+
+/// `GET /health`: every check, 200 or 503.
+pub async fn health(state: web::Data<AppState>) -> HttpResponse {
+    let (ok, mut body) = report(&state).await;
+    if ok {
+        return HttpResponse::Ok().json(body);
+    }
+    body["message"] = json!(match body["database"].as_str() {
+        Some("unreachable") => "The database cannot be reached",
+        _ => "The database connections are all in use",
+    });
+    HttpResponse::ServiceUnavailable().insert_header(("Retry-After", "5")).json(body)
+}
+
+/// `GET /health/ready`: 200 `ready` when every pool answers, else 503.
+pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
+    match report(&state).await {
+        (true, _) => HttpResponse::Ok().json(json!({"status": "ready"})),
+        (false, body) => HttpResponse::ServiceUnavailable()
+            .insert_header(("Retry-After", "5"))
+            .json(json!({"status": "not ready", "database": body["database"]})),
     }
 }

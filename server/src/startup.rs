@@ -80,6 +80,15 @@ pub struct AppState {
     pub rest: web::Data<RestState>,
     pub auth: web::Data<AuthState>,
     pub realtime: Arc<Realtime>,
+    /// The embedded cluster's data directory, when the server runs one.
+    pub embedded_pgdata: Option<std::path::PathBuf>,
+}
+
+impl AppState {
+    /// Whether the embedded cluster runs (`None` with `DATABASE_URL`).
+    pub fn embedded_running(&self) -> Option<bool> {
+        self.embedded_pgdata.as_deref().map(crate::db::embedded::postmaster_alive)
+    }
 }
 
 /// Where the database is, and the embedded cluster when the server runs one.
@@ -204,6 +213,7 @@ impl Application {
             rest: rest.clone(),
             auth: auth.clone(),
             realtime: realtime.clone(),
+            embedded_pgdata: database.embedded.as_ref().map(|e| e.pgdata().to_path_buf()),
         });
         let realtime_data = web::Data::from(realtime);
         let shutdown_timeout = config.shutdown_timeout;
@@ -221,6 +231,7 @@ impl Application {
                 .wrap(cors())
                 .wrap(from_fn(telemetry::middleware))
                 .route("/health", web::get().to(health::health))
+                .route("/health/ready", web::get().to(health::ready))
                 .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         .shutdown_timeout(shutdown_timeout)

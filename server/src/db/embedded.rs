@@ -128,6 +128,11 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
+    /// The cluster's data directory.
+    pub fn pgdata(&self) -> &Path {
+        &self.pgdata
+    }
+
     /// Whether a postmaster runs on this data directory.
     pub fn is_running(&self) -> bool {
         self.pgdata.join("postmaster.pid").exists()
@@ -265,4 +270,13 @@ fn find_bin_dir(configured: Option<&Path>) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path).find(|dir| dir.join("initdb").exists() && dir.join("pg_ctl").exists())
     })
+}
+
+/// Whether the postmaster named in `pgdata/postmaster.pid` is alive (no process started: cheap
+/// enough for a health check).
+pub fn postmaster_alive(pgdata: &Path) -> bool {
+    let Ok(text) = fs::read_to_string(pgdata.join("postmaster.pid")) else { return false };
+    let Some(pid) = text.lines().next().and_then(|l| l.trim().parse::<libc::pid_t>().ok()) else { return false };
+    // SAFETY: signal 0 only asks whether the process exists; nothing is delivered.
+    pid > 0 && unsafe { libc::kill(pid, 0) == 0 }
 }

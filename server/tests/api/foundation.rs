@@ -256,6 +256,68 @@ async fn health_reports_the_database_reachable() {
 }
 
 #[tokio::test]
+async fn health_describes_each_pool_and_readiness_answers_separately() {
+    let app = spawn_app().await;
+    let body: Value = app.http.get(format!("{}/health", app.address)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(body["pools"]["admin"]["state"], "ok", "{body}");
+    assert_eq!(body["pools"]["request"]["state"], "ok", "{body}");
+    assert_eq!(body["embedded_cluster"], Value::Null, "the tests use DATABASE_URL");
+    let res = app.http.get(format!("{}/health/ready", app.address)).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), json!({"status": "ready"}));
+}
+
+#[tokio::test]
+async fn health_and_readiness_say_503_when_the_request_pool_is_exhausted() {
+    // The request pool has 4 connections (base_config). Four requests wait on a lock this test
+    // holds, so they keep every connection until the test lets them go.
+    let app = spawn_app().await;
+    app.ddl("create function public.wait_for_test() returns void language sql as 'select pg_advisory_xact_lock(4242)'")
+        .await;
+    let (holder, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    holder.execute("select pg_advisory_lock(4242)", &[]).await.expect("take the lock");
+    let waiting: Vec<_> = (0..4)
+        .map(|_| {
+            let req =
+                app.rest_req(reqwest::Method::POST, "/rpc/wait_for_test", Some(&app.service_key)).json(&json!({}));
+            tokio::spawn(req.send())
+        })
+        .collect();
+    // Until the four requests are waiting on the lock (no fixed delay).
+    loop {
+        let n: i64 = holder
+            .query_one(
+                "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+                &[],
+            )
+            .await
+            .expect("count waiters")
+            .get(0);
+        if n >= 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let res = app.http.get(format!("{}/health", app.address)).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 503);
+    assert_eq!(res.headers()["retry-after"], "5");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["pools"]["request"]["state"], "exhausted", "{body}");
+    assert_eq!(body["pools"]["admin"]["state"], "ok", "{body}");
+    let res = app.http.get(format!("{}/health/ready", app.address)).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 503);
+
+    holder.execute("select pg_advisory_unlock(4242)", &[]).await.expect("release the lock");
+    for request in waiting {
+        assert_eq!(request.await.unwrap().unwrap().status().as_u16(), 204);
+    }
+    let res = app.http.get(format!("{}/health/ready", app.address)).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200, "ready again once the pool is free");
+}
+
+#[tokio::test]
 async fn health_reports_503_when_the_database_is_gone() {
     let app = spawn_app().await;
     // Terminate the server's connections and forbid new ones to its database.
