@@ -140,7 +140,7 @@ pub fn return_large_allocations() {
 pub struct Application {
     port: u16,
     server: Server,
-    embedded: Option<EmbeddedPostgres>,
+    embedded: Option<(Arc<EmbeddedPostgres>, crate::db::supervise::Supervisor)>,
     state: web::Data<AppState>,
 }
 
@@ -241,7 +241,13 @@ impl Application {
         )
         .listen(listener)?
         .run();
-        Ok(Application { port, server, embedded: database.embedded, state })
+        // The embedded cluster is watched and started again if it dies.
+        let embedded = database.embedded.map(|cluster| {
+            let cluster = Arc::new(cluster);
+            let supervisor = crate::db::supervise::Supervisor::spawn(cluster.clone());
+            (cluster, supervisor)
+        });
+        Ok(Application { port, server, embedded, state })
     }
 
     /// The port the API listens on.
@@ -271,7 +277,8 @@ impl Application {
             handle.stop(true).await;
         });
         let served = self.server.await;
-        if let Some(cluster) = self.embedded {
+        if let Some((cluster, supervisor)) = self.embedded {
+            supervisor.stop();
             drop(self.state);
             tokio::task::spawn_blocking(move || cluster.stop())
                 .await

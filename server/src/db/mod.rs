@@ -10,6 +10,7 @@ pub mod context;
 pub mod embedded;
 pub mod listen;
 pub mod migrate;
+pub mod supervise;
 
 use std::str::FromStr;
 

@@ -10,3 +10,4 @@ mod rest_errors;
 mod seed;
 mod site;
 mod storage;
+mod supervise;
