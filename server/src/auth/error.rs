@@ -96,6 +96,12 @@ pub enum AuthError {
     /// A failure of ours: the cause is logged, the client gets a generic message.
     #[error("Unexpected failure, please check server logs for more information")]
     Internal(String),
+    /// The database cannot be reached (503, with `Retry-After`).
+    #[error("The database is unavailable, please retry in a moment")]
+    Unavailable(String),
+    /// No database connection came in time (504, with `Retry-After`).
+    #[error("Timed out waiting for a database connection, please retry in a moment")]
+    PoolTimeout,
 }
 
 impl AuthError {
@@ -143,6 +149,8 @@ impl AuthError {
             BadCodeVerifier => (StatusCode::FORBIDDEN, "bad_code_verifier"),
             NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "unexpected_failure"),
+            Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unexpected_failure"),
+            PoolTimeout => (StatusCode::GATEWAY_TIMEOUT, "unexpected_failure"),
         }
     }
 
@@ -185,10 +193,16 @@ impl ResponseError for AuthError {
 
     fn error_response(&self) -> HttpResponse<BoxBody> {
         match self {
-            AuthError::Internal(cause) => tracing::error!(cause = %cause, "auth request failed"),
+            AuthError::Internal(cause) | AuthError::Unavailable(cause) => {
+                tracing::error!(cause = %cause, "auth request failed")
+            }
             other => tracing::debug!(error = %other, "auth request refused"),
         }
-        let mut response = HttpResponse::build(self.status_code()).json(self.legacy_body());
+        let mut builder = HttpResponse::build(self.status_code());
+        if matches!(self, AuthError::Unavailable(_) | AuthError::PoolTimeout) {
+            builder.insert_header(("Retry-After", crate::db::RETRY_AFTER_SECS));
+        }
+        let mut response = builder.json(self.legacy_body());
         response.extensions_mut().insert(Body2024(self.body_2024()));
         response
     }
@@ -199,13 +213,20 @@ impl From<tokio_postgres::Error> for AuthError {
         if crate::db::is_data_exception(&err) {
             return AuthError::Validation("Invalid input: the request holds a value the database cannot store".into());
         }
+        if crate::db::is_unavailable(&err) {
+            return AuthError::Unavailable(format!("database: {err}"));
+        }
         AuthError::internal(format!("database: {err}"))
     }
 }
 
 impl From<deadpool_postgres::PoolError> for AuthError {
     fn from(err: deadpool_postgres::PoolError) -> AuthError {
-        AuthError::internal(format!("database pool: {err}"))
+        match err {
+            deadpool_postgres::PoolError::Timeout(_) => AuthError::PoolTimeout,
+            // No new connection could be made: whatever PostgreSQL said, it is unavailable.
+            other => AuthError::Unavailable(format!("database pool: {other}")),
+        }
     }
 }
 

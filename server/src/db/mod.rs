@@ -40,6 +40,23 @@ pub fn is_data_exception(err: &tokio_postgres::Error) -> bool {
     err.code().is_some_and(|c| c.code().starts_with("22"))
 }
 
+/// Whether the database itself failed rather than the statement: the connection was lost or
+/// refused, the server is shutting down or starting, or it has no connection slot left. Every
+/// surface answers these with 503 and `Retry-After`.
+pub fn is_unavailable(err: &tokio_postgres::Error) -> bool {
+    if err.is_closed() {
+        return true;
+    }
+    if let Some(code) = err.code() {
+        let code = code.code();
+        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300");
+    }
+    std::error::Error::source(err).is_some_and(|cause| cause.downcast_ref::<std::io::Error>().is_some())
+}
+
+/// Seconds a client is told to wait (`Retry-After`) when the database is unavailable.
+pub const RETRY_AFTER_SECS: &str = "5";
+
 /// The role client requests connect as.
 pub const AUTHENTICATOR: &str = "authenticator";
 

@@ -16,7 +16,11 @@ use crate::rest::RestState;
 pub async fn connection(state: &RestState) -> Result<Object, RestError> {
     state.request.get().await.map_err(|err| match err {
         PoolError::Timeout(_) => RestError::PoolTimeout,
-        PoolError::Backend(e) => RestError::from_pg(&e, false),
+        // No new connection could be made: whatever PostgreSQL said, it is PGRST000 (503).
+        PoolError::Backend(e) => {
+            tracing::error!(error = %e, "rest: cannot connect to the database");
+            RestError::ConnectionFailed
+        }
         other => RestError::internal(format!("connection pool: {other}")),
     })
 }

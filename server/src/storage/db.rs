@@ -74,7 +74,12 @@ fn request_info(req: &HttpRequest) -> RequestInfo {
 /// A connection from a pool.
 pub async fn connection(pool: &Pool) -> Result<Object, StorageError> {
     pool.get().await.map_err(|err| match err {
-        PoolError::Backend(e) => StorageError::from_db(&e, "connect"),
+        // No new connection could be made: whatever PostgreSQL said, it is unavailable.
+        PoolError::Backend(e) => {
+            tracing::error!(error = %e, "storage: cannot connect to the database");
+            StorageError::DatabaseUnavailable
+        }
+        PoolError::Timeout(_) => StorageError::DatabaseTimeout,
         other => StorageError::internal("connection pool", other),
     })
 }

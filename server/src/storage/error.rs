@@ -43,6 +43,12 @@ pub enum StorageError {
     AccessDenied,
     #[error("Internal server error")]
     Internal(String),
+    /// The database cannot be reached (503, with `Retry-After`).
+    #[error("The database is unavailable, please retry in a moment")]
+    DatabaseUnavailable,
+    /// No database connection came in time (504, with `Retry-After`).
+    #[error("Timed out waiting for a database connection, please retry in a moment")]
+    DatabaseTimeout,
 }
 
 impl StorageError {
@@ -55,6 +61,8 @@ impl StorageError {
             StorageError::InvalidMimeType(_) => 415,
             StorageError::AccessDenied => 403,
             StorageError::Internal(_) => 500,
+            StorageError::DatabaseUnavailable => 503,
+            StorageError::DatabaseTimeout => 504,
             StorageError::InvalidKey(_)
             | StorageError::InvalidBucketName
             | StorageError::InvalidRequest(_)
@@ -81,6 +89,8 @@ impl StorageError {
             StorageError::InvalidJwt(_) => "InvalidJWT",
             StorageError::AccessDenied => "AccessDenied",
             StorageError::Internal(_) => "InternalError",
+            StorageError::DatabaseUnavailable => "DatabaseUnavailable",
+            StorageError::DatabaseTimeout => "DatabaseTimeout",
         }
     }
 
@@ -117,6 +127,10 @@ impl StorageError {
             Some("23503") => StorageError::NoSuchBucket,
             Some("57014") => StorageError::Internal("statement timeout".into()),
             _ if crate::db::is_data_exception(err) => StorageError::InvalidRequest("Invalid input".into()),
+            _ if crate::db::is_unavailable(err) => {
+                tracing::error!(error = %err, "storage: {context}: the database is unavailable");
+                StorageError::DatabaseUnavailable
+            }
             _ => StorageError::internal(context, err),
         }
     }
@@ -130,7 +144,10 @@ impl StorageError {
 
 impl ResponseError for StorageError {
     fn status_code(&self) -> StatusCode {
-        if self.status() >= 500 {
+        if matches!(self, StorageError::DatabaseUnavailable | StorageError::DatabaseTimeout) {
+            // An outage keeps its own status, so clients and proxies see it is worth a retry.
+            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
+        } else if self.status() >= 500 {
             StatusCode::INTERNAL_SERVER_ERROR
         } else {
             StatusCode::BAD_REQUEST
@@ -138,7 +155,11 @@ impl ResponseError for StorageError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(self.body())
+        let mut builder = HttpResponse::build(self.status_code());
+        if matches!(self, StorageError::DatabaseUnavailable | StorageError::DatabaseTimeout) {
+            builder.insert_header(("Retry-After", crate::db::RETRY_AFTER_SECS));
+        }
+        builder.json(self.body())
     }
 }
 

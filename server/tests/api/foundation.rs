@@ -336,6 +336,49 @@ async fn health_reports_503_when_the_database_is_gone() {
 }
 
 #[tokio::test]
+async fn during_a_database_outage_every_surface_answers_503_with_retry_after_in_its_own_shape() {
+    let app = spawn_app().await;
+    let db = app.db_url.rsplit("dbname=").next().expect("db name").to_string();
+    let cluster = crate::helpers::cluster();
+    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    client
+        .batch_execute(&format!("alter database {db} allow_connections false; select pg_terminate_backend(pid) from pg_stat_activity where datname = '{db}';"))
+        .await
+        .expect("cut database");
+
+    let rest = app.rest_req(reqwest::Method::GET, "/vehicles?select=id", None).send().await.expect("rest");
+    let auth = app
+        .http
+        .post(format!("{}/auth/v1/token?grant_type=password", app.address))
+        .header("apikey", &app.anon_key)
+        .json(&json!({"email": "someone@example.test", "password": "secret-123"}))
+        .send()
+        .await
+        .expect("auth");
+    let storage = app
+        .http
+        .get(format!("{}/storage/v1/bucket", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(&app.service_key)
+        .send()
+        .await
+        .expect("storage");
+    for (surface, res) in [("rest", &rest), ("auth", &auth), ("storage", &storage)] {
+        assert_eq!(res.status().as_u16(), 503, "{surface}");
+        assert_eq!(res.headers()["retry-after"], "5", "{surface}");
+    }
+    let rest: Value = rest.json().await.expect("json");
+    assert!(["PGRST000", "PGRST001"].contains(&rest["code"].as_str().unwrap_or_default()), "{rest}");
+    let auth: Value = auth.json().await.expect("json");
+    assert_eq!((auth["code"].as_u64(), auth["error_code"].as_str()), (Some(503), Some("unexpected_failure")), "{auth}");
+    let storage: Value = storage.json().await.expect("json");
+    assert_eq!((storage["statusCode"].as_str(), storage["code"].as_str()), (Some("503"), Some("DatabaseUnavailable")));
+
+    client.batch_execute(&format!("alter database {db} allow_connections true")).await.expect("restore");
+}
+
+#[tokio::test]
 async fn cors_preflight_allows_supabase_headers_from_any_origin() {
     let app = spawn_app().await;
     let res = app

@@ -588,6 +588,9 @@ impl RestError {
             RestError::AnonymousAccessDisabled => {
                 headers.push(("WWW-Authenticate".to_owned(), "Bearer".to_owned()));
             }
+            RestError::ConnectionFailed | RestError::ConnectionLost | RestError::PoolTimeout => {
+                headers.push(("Retry-After".to_owned(), crate::db::RETRY_AFTER_SECS.to_owned()));
+            }
             RestError::Db { .. } => match self.custom_raise() {
                 Some(Ok(raise)) => headers.extend(raise.headers),
                 Some(Err(_)) => {}
@@ -639,6 +642,12 @@ impl RestError {
     /// connection lost mid-request PGRST001 (503), and a driver-side
     /// conversion error an internal 500. The cause is logged, never sent.
     pub fn from_pg(err: &tokio_postgres::Error, anonymous: bool) -> RestError {
+        // The server ended the session (shutdown, a terminated backend) or has no slot left:
+        // the connection is lost, not the statement wrong.
+        if err.code().is_some_and(|c| matches!(c.code(), "57P01" | "57P02" | "57P03" | "53300")) {
+            tracing::error!(error = %err, "rest: the database ended the connection");
+            return RestError::ConnectionLost;
+        }
         if let Some(db) = err.as_db_error() {
             return RestError::Db {
                 sqlstate: db.code().code().to_owned(),
