@@ -317,18 +317,33 @@ async fn health_and_readiness_say_503_when_the_request_pool_is_exhausted() {
     assert_eq!(res.status().as_u16(), 200, "ready again once the pool is free");
 }
 
-#[tokio::test]
-async fn health_reports_503_when_the_database_is_gone() {
-    let app = spawn_app().await;
-    // Terminate the server's connections and forbid new ones to its database.
+/// Forbid new connections to the app's database and end its sessions, waiting until every
+/// backend has exited; returns the cluster connection and the database name (to restore it).
+async fn cut_database(app: &TestApp) -> (tokio_postgres::Client, String) {
     let db = app.db_url.rsplit("dbname=").next().expect("db name").to_string();
     let cluster = crate::helpers::cluster();
     let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
     tokio::spawn(conn);
-    client
-        .batch_execute(&format!("alter database {db} allow_connections false; select pg_terminate_backend(pid) from pg_stat_activity where datname = '{db}';"))
-        .await
-        .expect("cut database");
+    client.batch_execute(&format!("alter database {db} allow_connections false")).await.expect("cut database");
+    // A terminated backend exits on its own time: until none is left.
+    loop {
+        let left: i64 = client
+            .query_one("select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = $1", &[&db])
+            .await
+            .expect("end the sessions")
+            .get(0);
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    (client, db)
+}
+
+#[tokio::test]
+async fn health_reports_503_when_the_database_is_gone() {
+    let app = spawn_app().await;
+    let _cut = cut_database(&app).await;
     let res = app.http.get(format!("{}/health", app.address)).send().await.expect("request");
     assert_eq!(res.status().as_u16(), 503);
     let body: Value = res.json().await.expect("json");
@@ -338,14 +353,7 @@ async fn health_reports_503_when_the_database_is_gone() {
 #[tokio::test]
 async fn during_a_database_outage_every_surface_answers_503_with_retry_after_in_its_own_shape() {
     let app = spawn_app().await;
-    let db = app.db_url.rsplit("dbname=").next().expect("db name").to_string();
-    let cluster = crate::helpers::cluster();
-    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    client
-        .batch_execute(&format!("alter database {db} allow_connections false; select pg_terminate_backend(pid) from pg_stat_activity where datname = '{db}';"))
-        .await
-        .expect("cut database");
+    let (client, db) = cut_database(&app).await;
 
     let rest = app.rest_req(reqwest::Method::GET, "/vehicles?select=id", None).send().await.expect("rest");
     let auth = app
