@@ -43,6 +43,51 @@ export function toTableChange(payload: RealtimePostgresChangesPayload<Row>): Tab
   return { table: payload.table, eventType: payload.eventType, new: payload.new as Row, old: payload.old as Row, errors: payload.errors };
 }
 
+/** A listed row of one of the followed tables: which table it comes from, and its id. */
+export interface ListedRow<K extends string> {
+  kind: K;
+  id: string;
+}
+
+/**
+ * What row changes do to a cached list of rows of several tables: a deleted row leaves; an
+ * update of a listed row goes through `merge`, which returns the row to list, or `undefined`
+ * when only a refetch can tell; anything else (a new row, an update of a row not listed yet, a
+ * change Realtime could not send whole, no list yet) asks for a refetch (`refetch: true`).
+ */
+export function applyRowChanges<K extends string, T extends ListedRow<K>>(
+  list: T[] | undefined,
+  changes: TableChange[],
+  kindOfTable: ReadonlyMap<string, K>,
+  merge: (previous: T, change: TableChange, kind: K) => T | undefined,
+): { list: T[] | undefined; refetch: boolean } {
+  let refetch = false;
+  let next = list;
+  for (const change of changes) {
+    const kind = kindOfTable.get(change.table);
+    if (!kind) continue;
+    if (change.errors?.length || !next) {
+      refetch = true;
+      continue;
+    }
+    const id = (change.eventType === 'DELETE' ? change.old.id : change.new.id) as string | undefined;
+    const index = next.findIndex((row) => row.kind === kind && row.id === id);
+    if (change.eventType === 'DELETE') {
+      if (index >= 0) next = next.filter((_, i) => i !== index);
+    } else if (change.eventType === 'UPDATE' && index >= 0) {
+      const merged = merge(next[index] as T, change, kind);
+      if (!merged) {
+        refetch = true;
+        continue;
+      }
+      next = next.map((row, i) => (i === index ? merged : row));
+    } else {
+      refetch = true;
+    }
+  }
+  return { list: next, refetch };
+}
+
 let channelCount = 0;
 
 export interface TableChangesOptions {

@@ -5,7 +5,7 @@
  * that use these hooks are shown only once that is known.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { useTableChanges, type LiveStatus, type TableChange } from '@/lib/realtime';
+import { applyRowChanges, useTableChanges, type LiveStatus, type TableChange } from '@/lib/realtime';
 import type { AdminBooking, BookingKind, CustomerRef } from '../types';
 import { bookingTables, normalizeBooking } from './bookings';
 import { adminKeys } from './keys';
@@ -20,33 +20,13 @@ const bookingBindings = Object.values(bookingTables).map((table) => ({ table }))
  * not send whole asks for a refetch (`refetch: true`).
  */
 export function adminBookingsAfterChanges(list: AdminBooking[] | undefined, changes: TableChange[]): { list: AdminBooking[] | undefined; refetch: boolean } {
-  let refetch = false;
-  let next = list;
-  for (const change of changes) {
-    const kind = kindOfTable.get(change.table);
-    if (!kind) continue;
-    if (change.errors?.length || !next) {
-      refetch = true;
-      continue;
-    }
-    const id = (change.eventType === 'DELETE' ? change.old.id : change.new.id) as string | undefined;
-    const index = next.findIndex((b) => b.kind === kind && b.id === id);
-    if (change.eventType === 'DELETE') {
-      if (index >= 0) next = next.filter((_, i) => i !== index);
-    } else if (change.eventType === 'UPDATE' && index >= 0) {
-      const previous = next[index] as AdminBooking;
-      if (change.new.user_id !== previous.user_id) {
-        refetch = true; // another customer: their profile is not in the list
-        continue;
-      }
-      const profiles: Record<string, CustomerRef> = previous.user_id ? { [previous.user_id]: previous.customer } : {};
-      const updated = normalizeBooking(kind, { ...previous.raw, ...change.new }, profiles);
-      next = next.map((b, i) => (i === index ? { ...updated, created_at: previous.created_at } : b));
-    } else {
-      refetch = true;
-    }
-  }
-  return { list: next, refetch };
+  return applyRowChanges(list, changes, kindOfTable, (previous, change, kind) => {
+    // another customer: their profile is not in the list, so only a refetch can show it.
+    if (change.new.user_id !== previous.user_id) return undefined;
+    const profiles: Record<string, CustomerRef> = previous.user_id ? { [previous.user_id]: previous.customer } : {};
+    const updated = normalizeBooking(kind, { ...previous.raw, ...change.new }, profiles);
+    return { ...updated, created_at: previous.created_at };
+  });
 }
 
 /** « Gestion des réservations » live: every booking of the four kinds. */

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useTableChanges, type LiveStatus, type TableChange } from '@/lib/realtime';
+import { applyRowChanges, useTableChanges, type LiveStatus, type TableChange } from '@/lib/realtime';
 import type { AirportBooking, DiagnosticBooking, PremiumBooking, VehicleBooking } from '@/types/database';
 import { bookingTables, myBookingKeys, toMyBookings, type BookingKind, type MyBooking } from './bookings';
 
@@ -26,34 +26,11 @@ function fromRow(kind: BookingKind, row: Record<string, unknown>): MyBooking | u
  * a rental's title is its vehicle's name, which a change does not carry.
  */
 export function myBookingsAfterChanges(list: MyBooking[] | undefined, changes: TableChange[]): { list: MyBooking[] | undefined; refetch: boolean } {
-  let refetch = false;
-  let next = list;
-  for (const change of changes) {
-    const kind = kindOfTable.get(change.table);
-    if (!kind) continue;
-    if (change.errors?.length || !next) {
-      refetch = true;
-      continue;
-    }
-    const id = (change.eventType === 'DELETE' ? change.old.id : change.new.id) as string | undefined;
-    const index = next.findIndex((b) => b.kind === kind && b.id === id);
-    if (change.eventType === 'DELETE') {
-      if (index >= 0) next = next.filter((_, i) => i !== index);
-    } else if (change.eventType === 'UPDATE' && index >= 0) {
-      const previous = next[index] as MyBooking;
-      const updated = fromRow(kind, change.new);
-      if (!updated) {
-        refetch = true;
-        continue;
-      }
-      // the vehicle's name comes from a join; the place in the list from the first read.
-      const merged: MyBooking = { ...updated, title: kind === 'vehicle' ? previous.title : updated.title, createdAt: previous.createdAt };
-      next = next.map((b, i) => (i === index ? merged : b));
-    } else {
-      refetch = true;
-    }
-  }
-  return { list: next, refetch };
+  return applyRowChanges(list, changes, kindOfTable, (previous, change, kind) => {
+    const updated = fromRow(kind, change.new);
+    // the vehicle's name comes from a join; the place in the list from the first read.
+    return updated && { ...updated, title: kind === 'vehicle' ? previous.title : updated.title, createdAt: previous.createdAt };
+  });
 }
 
 /**
