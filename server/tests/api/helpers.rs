@@ -179,3 +179,25 @@ pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
     )
     .expect("sign")
 }
+
+/// The API URL and anon key a spawned server binary prints first (for tests that need the
+/// server as its own process).
+pub async fn started_binary(child: &mut tokio::process::Child) -> (String, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (mut url, mut anon) = (None, None);
+    while url.is_none() || anon.is_none() {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(120), lines.next_line())
+            .await
+            .expect("the server starts")
+            .expect("stdout")
+            .expect("a line");
+        if let Some(u) = line.strip_prefix("API URL: ") {
+            url = Some(u.to_string());
+        }
+        if let Some(k) = line.strip_prefix("anon key: ") {
+            anon = Some(k.to_string());
+        }
+    }
+    (url.unwrap_or_default(), anon.unwrap_or_default())
+}

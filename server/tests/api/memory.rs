@@ -3,10 +3,8 @@
 //! runs as its own process here, so its resident memory is its alone.
 
 use std::process::Stdio;
-use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::helpers::fresh_database;
 
@@ -36,22 +34,7 @@ async fn memory_comes_back_down_after_many_password_sign_ins() {
         .spawn()
         .expect("start the server binary");
     let pid = child.id().expect("pid");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let (mut url, mut anon) = (None, None);
-    while url.is_none() || anon.is_none() {
-        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-            .await
-            .expect("the server starts")
-            .expect("stdout")
-            .expect("a line");
-        if let Some(u) = line.strip_prefix("API URL: ") {
-            url = Some(u.to_string());
-        }
-        if let Some(k) = line.strip_prefix("anon key: ") {
-            anon = Some(k.to_string());
-        }
-    }
-    let (url, anon) = (url.unwrap_or_default(), anon.unwrap_or_default());
+    let (url, anon) = crate::helpers::started_binary(&mut child).await;
     let http = reqwest::Client::new();
     let credentials = json!({"email": "memory@example.test", "password": "secret-123"});
     let signup = http.post(format!("{url}/auth/v1/signup")).header("apikey", &anon).json(&credentials).send().await;

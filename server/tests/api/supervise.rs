@@ -5,28 +5,6 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
-
-/// The binary's URL and anon key, from its first lines.
-async fn started(child: &mut tokio::process::Child) -> (String, String) {
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let (mut url, mut anon) = (None, None);
-    while url.is_none() || anon.is_none() {
-        let line = tokio::time::timeout(Duration::from_secs(120), lines.next_line())
-            .await
-            .expect("the server starts")
-            .expect("stdout")
-            .expect("a line");
-        if let Some(u) = line.strip_prefix("API URL: ") {
-            url = Some(u.to_string());
-        }
-        if let Some(k) = line.strip_prefix("anon key: ") {
-            anon = Some(k.to_string());
-        }
-    }
-    (url.unwrap_or_default(), anon.unwrap_or_default())
-}
-
 #[tokio::test]
 async fn the_embedded_postgres_killed_with_sigkill_is_started_again_and_keeps_its_data() {
     let data_dir = std::env::temp_dir().join(format!("server-supervise-{}", std::process::id()));
@@ -42,7 +20,7 @@ async fn the_embedded_postgres_killed_with_sigkill_is_started_again_and_keeps_it
         .kill_on_drop(true)
         .spawn()
         .expect("start the server binary");
-    let (url, anon) = started(&mut child).await;
+    let (url, anon) = crate::helpers::started_binary(&mut child).await;
     let http = reqwest::Client::new();
     let ready = || async {
         let res = http.get(format!("{url}/health/ready")).send().await;
