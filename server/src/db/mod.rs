@@ -48,10 +48,15 @@ pub fn is_unavailable(err: &tokio_postgres::Error) -> bool {
         return true;
     }
     if let Some(code) = err.code() {
-        let code = code.code();
-        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300");
+        return code.code().starts_with("08") || ends_the_session(err);
     }
     std::error::Error::source(err).is_some_and(|cause| cause.downcast_ref::<std::io::Error>().is_some())
+}
+
+/// Whether PostgreSQL itself ended or refused the session: shutting down, starting up, a
+/// terminated backend, or no connection slot left.
+pub fn ends_the_session(err: &tokio_postgres::Error) -> bool {
+    err.code().is_some_and(|c| matches!(c.code(), "57P01" | "57P02" | "57P03" | "53300"))
 }
 
 /// Seconds a client is told to wait (`Retry-After`) when the database is unavailable.

@@ -66,10 +66,18 @@ pub async fn broadcast(
         let topic = topic.strip_prefix("realtime:").unwrap_or(topic);
         checked.push((TopicKey { private, name: topic.to_string() }, event, payload.clone()));
     }
+    // Each private topic is authorized once, however many messages name it.
+    let mut writable: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
     for (key, event, payload) in checked {
         // As Supabase does, a private message the caller may not send is skipped, not refused.
-        if key.private && !may_write(&rt, &token, &key.name).await? {
-            continue;
+        if key.private {
+            let allowed = match writable.get(&key.name) {
+                Some(allowed) => *allowed,
+                None => *writable.entry(key.name.clone()).or_insert(may_write(&rt, &token, &key.name).await?),
+            };
+            if !allowed {
+                continue;
+            }
         }
         send(&rt, &key, event, &BroadcastBody::Json(payload));
     }

@@ -180,10 +180,22 @@ pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
     .expect("sign")
 }
 
-/// The API URL and anon key a spawned server binary prints first (for tests that need the
-/// server as its own process).
-pub async fn started_binary(child: &mut tokio::process::Child) -> (String, String) {
+/// The server binary run as its own process (for tests about the process itself): port 0, no
+/// web app, no inherited `DATABASE_URL`, plus `env`. Returns it with the API URL and anon key it
+/// prints first; it is killed when dropped.
+pub async fn spawn_binary(env: &[(&str, &str)]) -> (tokio::process::Child, String, String) {
     use tokio::io::AsyncBufReadExt;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_server"));
+    command
+        .env_remove("DATABASE_URL")
+        .env("PORT", "0")
+        .env("WEB_DIR", "/nonexistent")
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("start the server binary");
     let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
     let (mut url, mut anon) = (None, None);
     while url.is_none() || anon.is_none() {
@@ -199,5 +211,5 @@ pub async fn started_binary(child: &mut tokio::process::Child) -> (String, Strin
             anon = Some(k.to_string());
         }
     }
-    (url.unwrap_or_default(), anon.unwrap_or_default())
+    (child, url.unwrap_or_default(), anon.unwrap_or_default())
 }

@@ -2,8 +2,6 @@
 //! and the allocator used to keep them (0.5 GB after 40 sign-ins, for good). The server binary
 //! runs as its own process here, so its resident memory is its alone.
 
-use std::process::Stdio;
-
 use serde_json::json;
 
 use crate::helpers::fresh_database;
@@ -18,23 +16,18 @@ fn resident_kib(pid: u32) -> u64 {
 async fn memory_comes_back_down_after_many_password_sign_ins() {
     let db_url = fresh_database().await;
     let data_dir = std::env::temp_dir().join(format!("server-memory-{}", std::process::id()));
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_server"))
-        .env("DATABASE_URL", &db_url)
-        .env("PORT", "0")
-        .env("JWT_SECRET", server::keys::random_secret())
-        .env("DATA_DIR", &data_dir)
-        .env("WEB_DIR", "/nonexistent")
-        .env("MAILER_AUTOCONFIRM", "true")
-        .env("RATE_LIMIT_TOKEN_REFRESH", "0")
-        .env("RATE_LIMIT_OTP", "0")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server binary");
+    let secret = server::keys::random_secret();
+    let dir = data_dir.to_string_lossy().to_string();
+    let (mut child, url, anon) = crate::helpers::spawn_binary(&[
+        ("DATABASE_URL", &db_url),
+        ("JWT_SECRET", &secret),
+        ("DATA_DIR", &dir),
+        ("MAILER_AUTOCONFIRM", "true"),
+        ("RATE_LIMIT_TOKEN_REFRESH", "0"),
+        ("RATE_LIMIT_OTP", "0"),
+    ])
+    .await;
     let pid = child.id().expect("pid");
-    let (url, anon) = crate::helpers::started_binary(&mut child).await;
     let http = reqwest::Client::new();
     let credentials = json!({"email": "memory@example.test", "password": "secret-123"});
     let signup = http.post(format!("{url}/auth/v1/signup")).header("apikey", &anon).json(&credentials).send().await;

@@ -2,25 +2,13 @@
 //! with its own cluster, the postmaster is killed with SIGKILL, and the server answers again
 //! by itself, its data intact.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 #[tokio::test]
 async fn the_embedded_postgres_killed_with_sigkill_is_started_again_and_keeps_its_data() {
     let data_dir = std::env::temp_dir().join(format!("server-supervise-{}", std::process::id()));
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_server"))
-        .env_remove("DATABASE_URL")
-        .env("DATA_DIR", &data_dir)
-        .env("DB_PORT", "0")
-        .env("PORT", "0")
-        .env("WEB_DIR", "/nonexistent")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server binary");
-    let (url, anon) = crate::helpers::started_binary(&mut child).await;
+    let dir = data_dir.to_string_lossy().to_string();
+    let (mut child, url, anon) = crate::helpers::spawn_binary(&[("DATA_DIR", &dir), ("DB_PORT", "0")]).await;
     let http = reqwest::Client::new();
     let ready = || async {
         let res = http.get(format!("{url}/health/ready")).send().await;

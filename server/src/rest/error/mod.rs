@@ -644,7 +644,7 @@ impl RestError {
     pub fn from_pg(err: &tokio_postgres::Error, anonymous: bool) -> RestError {
         // The server ended the session (shutdown, a terminated backend) or has no slot left:
         // the connection is lost, not the statement wrong.
-        if err.code().is_some_and(|c| matches!(c.code(), "57P01" | "57P02" | "57P03" | "53300")) {
+        if crate::db::ends_the_session(err) {
             tracing::error!(error = %err, "rest: the database ended the connection");
             return RestError::ConnectionLost;
         }
