@@ -90,8 +90,13 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// Prints where the server listens and its keys. A closed stdout (the reader went away) must not
+/// end a running server, so write errors are ignored here rather than panicking as `println!` does.
 fn print_keys(url: &str, keys: &Keys) {
-    println!("API URL: {url}");
-    println!("anon key: {}", keys.anon_key.expose_secret());
-    println!("service_role key: {}", keys.service_role_key.expose_secret());
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "API URL: {url}");
+    let _ = writeln!(out, "anon key: {}", keys.anon_key.expose_secret());
+    let _ = writeln!(out, "service_role key: {}", keys.service_role_key.expose_secret());
+    let _ = out.flush();
 }

@@ -211,5 +211,7 @@ pub async fn spawn_binary(env: &[(&str, &str)]) -> (tokio::process::Child, Strin
             anon = Some(k.to_string());
         }
     }
+    // Keep reading what the server still prints, so its stdout never becomes a closed pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url.unwrap_or_default(), anon.unwrap_or_default())
 }
