@@ -196,6 +196,7 @@ impl Application {
             admin: pools.admin.clone(),
             secret: keys.jwt_secret.clone(),
             config: config.storage.clone(),
+            roles: rest.cache.clone(),
         });
         crate::storage::sweep::spawn(
             storage.clone().into_inner(),

@@ -126,6 +126,11 @@ pub struct Unit<'a> {
 /// statement, `extra` (e.g. a pre-request call), the statement and `COMMIT`/`ROLLBACK` are
 /// pipelined on the connection. A failed statement aborts the transaction, so `COMMIT` then
 /// rolls back; the first error in statement order is returned.
+///
+/// A statement this connection has not prepared yet is parsed *inside* the transaction, after the
+/// context, so the caller role's `statement_timeout` bounds its parse analysis as well as its
+/// planning and execution; its execution and the `COMMIT` follow once it is parsed (a second
+/// round trip, which preparing before `BEGIN` took too).
 pub async fn run_pipelined(
     client: &Object,
     unit: &Unit<'_>,
@@ -134,7 +139,6 @@ pub async fn run_pipelined(
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     let Unit { caller, request, access, extra, end } = *unit;
     let context = client.prepare_cached(SET_CONTEXT).await?;
-    let main = client.prepare_cached(text).await?;
     let ctx = ContextValues::of(caller, request);
     let begin = if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" };
     let finish = match end {
@@ -143,22 +147,29 @@ pub async fn run_pipelined(
     };
     let ctx_params = ctx.params();
     let extra_sql = extra.unwrap_or("");
-    let (b, c, x, m, e) = tokio::join!(
+    // `tokio::join!` polls in order and each request is sent on its first poll, so the messages
+    // leave in this order. A cached statement is ready at once, and its execution and the end of
+    // the transaction go out in the same write as `BEGIN`.
+    let statement = async {
+        let main = client.prepare_cached(text).await?;
+        let (rows, end) = tokio::join!(client.query(&main, params), client.batch_execute(finish));
+        Ok::<_, tokio_postgres::Error>((rows, end))
+    };
+    let (b, c, x, m) = tokio::join!(
         client.batch_execute(begin),
         client.query(&context, &ctx_params),
         client.batch_execute(extra_sql),
-        client.query(&main, params),
-        client.batch_execute(finish),
+        statement,
     );
-    b?;
-    c?;
-    x?;
-    let rows = m;
-    if rows.is_err() {
-        // Make sure nothing stays open whatever happened to the COMMIT.
-        let _ = client.batch_execute("ROLLBACK").await;
-    }
-    let rows = rows?;
-    e?;
+    let outcome = b.and(c.map(drop)).and(x).and(m);
+    let (rows, end) = match outcome {
+        Ok((Ok(rows), end)) => (rows, end),
+        Ok((Err(err), _)) | Err(err) => {
+            // Make sure nothing stays open whatever happened before the end was sent.
+            let _ = client.batch_execute("ROLLBACK").await;
+            return Err(err);
+        }
+    };
+    end?;
     Ok(rows)
 }

@@ -45,7 +45,7 @@ pub fn verify(gate: &Gate, token: &str) -> Result<Token, TokenError> {
     }
     let now = now();
     if exp <= now {
-        return Err(TokenError::Expired(now - exp));
+        return Err(TokenError::Expired(now.saturating_sub(exp)));
     }
     Ok(Token { caller, exp })
 }
@@ -60,7 +60,8 @@ fn expired_for(token: &str) -> i64 {
         .and_then(|payload| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok())
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .and_then(|claims| claims.get("exp").and_then(Value::as_f64));
-    exp.map_or(0, |exp| (now() - exp as i64).max(0))
+    // `exp` is any JSON number here (-1e300 included): saturate rather than overflow.
+    exp.map_or(0, |exp| now().saturating_sub(exp as i64).max(0))
 }
 
 /// What a private channel allows its caller.

@@ -105,7 +105,7 @@ impl Connection {
     /// A text frame from the client.
     pub async fn on_text(&mut self, text: &str) {
         if text.len() > self.rt.config.max_payload_bytes() + 500 {
-            return self.too_large(protocol::decode_text(self.outbox.vsn, text).ok());
+            return self.too_large(protocol::decode_text(self.outbox.vsn, text));
         }
         match protocol::decode_text(self.outbox.vsn, text) {
             Ok(msg) => self.handle(msg).await,
@@ -120,7 +120,7 @@ impl Connection {
         }
         let decoded = protocol::decode_binary(&data);
         if data.len() > self.rt.config.max_payload_bytes() + 500 {
-            return self.too_large(decoded.ok());
+            return self.too_large(decoded);
         }
         match decoded {
             Ok(msg) => self.handle(msg).await,
@@ -141,9 +141,12 @@ impl Connection {
         );
     }
 
-    fn too_large(&self, msg: Option<Incoming>) {
-        if let Some(msg) = msg {
-            self.reply(&msg, "error", json!("payload_size_exceeded"));
+    /// A frame over the payload limit: its channel is told, or, when the frame cannot even be
+    /// read, the `phoenix` topic as for any unreadable frame.
+    fn too_large(&self, decoded: Result<Incoming, protocol::FrameError>) {
+        match decoded {
+            Ok(msg) => self.reply(&msg, "error", json!("payload_size_exceeded")),
+            Err(err) => self.malformed(&err),
         }
     }
 
@@ -232,7 +235,7 @@ impl Connection {
             Some(t) => authz::verify(&self.rt.gate, t).map_err(JoinError::Token)?,
             None => {
                 if self.token.exp <= authz::now() {
-                    return Err(JoinError::Token(TokenError::Expired(authz::now() - self.token.exp)));
+                    return Err(JoinError::Token(TokenError::Expired(authz::now().saturating_sub(self.token.exp))));
                 }
                 self.token.clone()
             }
@@ -400,7 +403,7 @@ impl Connection {
             .channels
             .iter()
             .filter(|(_, j)| j.token.exp <= now)
-            .map(|(topic, j)| (topic.clone(), now - j.token.exp))
+            .map(|(topic, j)| (topic.clone(), now.saturating_sub(j.token.exp)))
             .collect();
         for (topic, ago) in expired {
             self.close(&topic, Some(&TokenError::Expired(ago).to_string()));

@@ -75,6 +75,19 @@ impl Drop for Seat {
     }
 }
 
+/// The close code RFC 6455 gives a protocol error: 1009 for a message over the size limit,
+/// 1007 for a text message that is not UTF-8, 1002 for any other broken frame.
+fn close_code(err: &actix_ws::ProtocolError) -> CloseCode {
+    use actix_ws::ProtocolError;
+    match err {
+        ProtocolError::Overflow => CloseCode::Size,
+        ProtocolError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => CloseCode::Invalid,
+        // actix-ws words an aggregated message over the limit this way.
+        ProtocolError::Io(io) if io.to_string().contains("maximum continuation size") => CloseCode::Size,
+        _ => CloseCode::Protocol,
+    }
+}
+
 async fn serve(
     rt: Arc<Realtime>,
     mut session: actix_ws::Session,
@@ -106,7 +119,7 @@ async fn serve(
                     Some(Ok(AggregatedMessage::Close(_))) | None => break None,
                     Some(Err(err)) => {
                         tracing::debug!(error = %err, "realtime: websocket protocol error");
-                        break Some(CloseReason { code: CloseCode::Size, description: Some(err.to_string()) });
+                        break Some(CloseReason { code: close_code(&err), description: Some(err.to_string()) });
                     }
                 }
             }

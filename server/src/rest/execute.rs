@@ -12,6 +12,35 @@ use crate::rest::request::RestRequest;
 use crate::rest::sql::Sql;
 use crate::rest::RestState;
 
+/// How many more times a write whose transaction lost a deadlock (`40P01`) or a serialization
+/// conflict (`40001`) is run: the transaction was rolled back whole, so running it again is safe.
+const CONFLICT_RETRIES: u32 = 3;
+
+/// Run `attempt` (one whole transaction) again while it loses a deadlock or a serialization
+/// conflict, after a short growing pause. What still conflicts after the retries answers 409.
+pub async fn retrying<T, F, Fut>(mut attempt: F) -> Result<T, RestError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, RestError>>,
+{
+    let mut retries = 0;
+    loop {
+        match attempt().await {
+            Err(err) if err.is_concurrency_conflict() => {
+                if retries == CONFLICT_RETRIES {
+                    return Err(err.after_conflict_retries(CONFLICT_RETRIES));
+                }
+                retries += 1;
+                tracing::debug!(retry = retries, error = %err, "rest: transaction conflicted, running it again");
+                // Jitter keeps two transactions that deadlocked from meeting again in step.
+                let pause = 10 * u64::from(retries) + rand::random::<u64>() % 20;
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// A connection from the request pool.
 pub async fn connection(state: &RestState) -> Result<Object, RestError> {
     state.request.get().await.map_err(|err| match err {

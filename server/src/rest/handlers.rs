@@ -277,18 +277,43 @@ async fn write(
         }
     };
 
-    let mut client = execute::connection(state).await?;
-    let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
-    let (affected, body_text) = if representation {
+    let text = if representation {
         let select_only =
             QueryParams { select: query.select.clone(), order: query.order.clone(), ..Default::default() };
         let plan = plan_read(cache, Some(table), Source::Raw("pgrst_mut".into()), &select_only, plan_options(state))?;
         let shape = if rr.media == MediaType::SingleObject { BodyShape::First } else { BodyShape::Array };
-        let text = read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")));
-        let result = execute::read(&tx, &text, &sql, rr).await?;
+        read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")))
+    } else {
+        mutation
+    };
+    let (affected, body_text) = execute::retrying(|| write_once(rr, state, &text, &sql, representation)).await?;
+    let status = match method {
+        Method::POST => StatusCode::CREATED,
+        Method::PUT if !representation => StatusCode::NO_CONTENT,
+        Method::PUT => StatusCode::OK,
+        _ if representation => StatusCode::OK,
+        _ => StatusCode::NO_CONTENT,
+    };
+    let location = if method == Method::POST && return_pref != ReturnPref::Representation { location } else { None };
+    finish_write(rr, state, status, representation, affected, body_text, location)
+}
+
+/// One attempt at a write: the statement in the caller's transaction, the `Prefer` checks that
+/// may still roll it back, then commit or rollback as configured.
+async fn write_once(
+    rr: &RestRequest,
+    state: &RestState,
+    text: &str,
+    sql: &Sql,
+    representation: bool,
+) -> Result<(u64, String), RestError> {
+    let mut client = execute::connection(state).await?;
+    let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
+    let (affected, body_text) = if representation {
+        let result = execute::read(&tx, text, sql, rr).await?;
         (result.page.max(0) as u64, result.body)
     } else {
-        (execute::execute(&tx, &mutation, &sql, rr).await?, String::new())
+        (execute::execute(&tx, text, sql, rr).await?, String::new())
     };
     if rr.prefer.handling == Some(Handling::Strict) {
         if let Some(max) = rr.prefer.max_affected {
@@ -303,15 +328,7 @@ async fn write(
         return Err(RestError::singular(affected));
     }
     execute::finish(tx, rr, state).await?;
-    let status = match method {
-        Method::POST => StatusCode::CREATED,
-        Method::PUT if !representation => StatusCode::NO_CONTENT,
-        Method::PUT => StatusCode::OK,
-        _ if representation => StatusCode::OK,
-        _ => StatusCode::NO_CONTENT,
-    };
-    let location = if method == Method::POST && return_pref != ReturnPref::Representation { location } else { None };
-    finish_write(rr, state, status, representation, affected, body_text, location)
+    Ok((affected, body_text))
 }
 
 fn finish_write(

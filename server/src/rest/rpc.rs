@@ -138,10 +138,14 @@ pub async fn call(
         }
     };
 
-    let mut client = execute::connection(&state).await?;
-    let tx = execute::begin(&mut client, &rr, &state, access).await?;
-    let result = execute::read(&tx, &text, &sql, &rr).await?;
-    execute::finish(tx, &rr, &state).await?;
+    let result = execute::retrying(|| async {
+        let mut client = execute::connection(&state).await?;
+        let tx = execute::begin(&mut client, &rr, &state, access).await?;
+        let result = execute::read(&tx, &text, &sql, &rr).await?;
+        execute::finish(tx, &rr, &state).await?;
+        Ok(result)
+    })
+    .await?;
 
     if function.returns == ReturnShape::Void {
         return Ok(response::builder(StatusCode::NO_CONTENT, &rr, &applied(&rr, &state)).finish());

@@ -30,7 +30,8 @@ impl Ctx {
             .get::<Caller>()
             .cloned()
             .ok_or_else(|| StorageError::Internal("no caller on a gated route".into()))?;
-        Ok(Ctx { caller, info: request_info(req) })
+        let info = request_info(req, &caller.role);
+        Ok(Ctx { caller, info })
     }
 
     /// A caller acting with the service role on behalf of `owner` (signed upload URLs).
@@ -42,7 +43,7 @@ impl Ctx {
         }
         Ctx {
             caller: Caller { role: "service_role".into(), claims: Arc::new(Value::Object(claims)) },
-            info: request_info(req),
+            info: request_info(req, "service_role"),
         }
     }
 
@@ -53,7 +54,9 @@ impl Ctx {
     }
 }
 
-fn request_info(req: &HttpRequest) -> RequestInfo {
+/// The request facts, with the settings the database gives `role` (`statement_timeout`,
+/// `work_mem`, as REST applies them), so a storage request is bounded like a REST one.
+fn request_info(req: &HttpRequest, role: &str) -> RequestInfo {
     let mut headers = Map::new();
     for (name, value) in req.headers() {
         if name == "cookie" {
@@ -67,7 +70,10 @@ fn request_info(req: &HttpRequest) -> RequestInfo {
         method: req.method().to_string(),
         path: req.path().to_string(),
         headers: Value::Object(headers),
-        settings: Vec::new(),
+        settings: req
+            .app_data::<actix_web::web::Data<super::StorageState>>()
+            .and_then(|state| state.roles.get().role_settings.get(role).cloned())
+            .unwrap_or_default(),
     }
 }
 

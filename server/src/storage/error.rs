@@ -41,6 +41,9 @@ pub enum StorageError {
     /// A row-level-security refusal, with Postgres' message.
     #[error("new row violates row-level security policy")]
     AccessDenied,
+    /// No route for this method and path (`METHOD:/path`), as Fastify answers it.
+    #[error("Route {0} not found")]
+    RouteNotFound(String),
     #[error("Internal server error")]
     Internal(String),
     /// The database cannot be reached (503, with `Retry-After`).
@@ -55,7 +58,7 @@ impl StorageError {
     /// The status Supabase puts in `statusCode`.
     pub fn status(&self) -> u16 {
         match self {
-            StorageError::NoSuchKey | StorageError::NoSuchBucket => 404,
+            StorageError::NoSuchKey | StorageError::NoSuchBucket | StorageError::RouteNotFound(_) => 404,
             StorageError::Duplicate | StorageError::BucketAlreadyExists | StorageError::BucketNotEmpty => 409,
             StorageError::EntityTooLarge => 413,
             StorageError::InvalidMimeType(_) => 415,
@@ -88,6 +91,7 @@ impl StorageError {
             StorageError::InvalidSignature(_) => "InvalidSignature",
             StorageError::InvalidJwt(_) => "InvalidJWT",
             StorageError::AccessDenied => "AccessDenied",
+            StorageError::RouteNotFound(_) => "NotFound",
             StorageError::Internal(_) => "InternalError",
             StorageError::DatabaseUnavailable => "DatabaseUnavailable",
             StorageError::DatabaseTimeout => "DatabaseTimeout",
@@ -105,6 +109,7 @@ impl StorageError {
             StorageError::InvalidRange => "invalid_range",
             StorageError::InvalidBucketName => "Invalid Input",
             StorageError::AccessDenied => "Unauthorized",
+            StorageError::RouteNotFound(_) => "Not Found",
             other => other.code(),
         }
     }
@@ -144,7 +149,10 @@ impl StorageError {
 
 impl ResponseError for StorageError {
     fn status_code(&self) -> StatusCode {
-        if matches!(self, StorageError::DatabaseUnavailable | StorageError::DatabaseTimeout) {
+        if matches!(
+            self,
+            StorageError::DatabaseUnavailable | StorageError::DatabaseTimeout | StorageError::RouteNotFound(_)
+        ) {
             // An outage keeps its own status, so clients and proxies see it is worth a retry.
             StatusCode::from_u16(self.status()).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
         } else if self.status() >= 500 {

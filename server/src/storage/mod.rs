@@ -39,6 +39,8 @@ pub struct StorageState {
     /// Secret signing URL tokens (the JWT secret).
     pub secret: SecretString,
     pub config: StorageConfig,
+    /// REST's catalog snapshot, for the settings each role gets in its requests.
+    pub roles: crate::rest::schema::SchemaCacheHandle,
 }
 
 /// Mount `/storage/v1` (called by `routes::configure`).
@@ -58,32 +60,43 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// A method or path no route serves: storage-api's (Fastify's) 404 in the storage shape.
+async fn route_not_found(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse, error::StorageError> {
+    Err(error::StorageError::RouteNotFound(format!("{}:{}", req.method(), req.path())))
+}
+
+/// A resource whose other methods get [`route_not_found`] rather than an empty 405.
+fn resource(path: &str) -> actix_web::Resource {
+    web::resource(path).default_service(web::to(route_not_found))
+}
+
 fn gated(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/bucket").route(web::get().to(buckets::list)).route(web::post().to(buckets::create)))
-        .service(web::resource("/bucket/{id}/empty").route(web::post().to(buckets::empty)))
+    cfg.service(resource("/bucket").route(web::get().to(buckets::list)).route(web::post().to(buckets::create)))
+        .service(resource("/bucket/{id}/empty").route(web::post().to(buckets::empty)))
         .service(
-            web::resource("/bucket/{id}")
+            resource("/bucket/{id}")
                 .route(web::get().to(buckets::get))
                 .route(web::put().to(buckets::update))
                 .route(web::delete().to(buckets::delete)),
         )
-        .service(web::resource("/object/list/{bucket}").route(web::post().to(objects::list)))
-        .service(web::resource("/object/move").route(web::post().to(objects::move_object)))
-        .service(web::resource("/object/copy").route(web::post().to(objects::copy_object)))
-        .service(web::resource("/object/sign/{tail:.*}").route(web::post().to(objects::sign)))
-        .service(web::resource("/object/upload/sign/{tail:.*}").route(web::post().to(upload::sign)))
-        .service(web::resource("/object/info/{tail:.*}").route(web::get().to(download::info)))
+        .service(resource("/object/list/{bucket}").route(web::post().to(objects::list)))
+        .service(resource("/object/move").route(web::post().to(objects::move_object)))
+        .service(resource("/object/copy").route(web::post().to(objects::copy_object)))
+        .service(resource("/object/sign/{tail:.*}").route(web::post().to(objects::sign)))
+        .service(resource("/object/upload/sign/{tail:.*}").route(web::post().to(upload::sign)))
+        .service(resource("/object/info/{tail:.*}").route(web::get().to(download::info)))
         .service(
-            web::resource("/object/authenticated/{tail:.*}")
+            resource("/object/authenticated/{tail:.*}")
                 .route(web::get().to(download::authenticated))
                 .route(web::head().to(download::authenticated)),
         )
         .service(
-            web::resource("/object/{tail:.*}")
+            resource("/object/{tail:.*}")
                 .route(web::get().to(download::object))
                 .route(web::head().to(download::object))
                 .route(web::post().to(upload::create))
                 .route(web::put().to(upload::update))
                 .route(web::delete().to(objects::remove)),
-        );
+        )
+        .default_service(web::to(route_not_found));
 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod foundation;
+mod fuzz;
 mod helpers;
 mod memory;
 mod rest;

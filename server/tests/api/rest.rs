@@ -323,3 +323,70 @@ async fn complexity_bounds_are_configurable() {
         json_of(app.rest_req(Method::GET, "/vehicles?make=in.(a,b,c)&select=id", None).send().await.unwrap()).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn writes_that_lose_a_deadlock_are_run_again_and_both_succeed() {
+    let app = spawn_app().await;
+    // Two calls that take the same two row locks in opposite orders: Postgres ends one of them
+    // with 40P01. Its transaction rolled back whole, so the server runs it again.
+    app.ddl(
+        "create table public.pair (id int primary key, n int not null);
+         insert into public.pair values (1, 0), (2, 0);
+         grant select, update on public.pair to anon;
+         create function public.bump(first int, second int) returns void language plpgsql as $$
+         begin
+           update public.pair set n = n + 1 where id = first;
+           perform pg_sleep(0.3);
+           update public.pair set n = n + 1 where id = second;
+         end $$;
+         grant execute on function public.bump(int, int) to anon;",
+    )
+    .await;
+    let call = |first: i32, second: i32| {
+        app.rest_req(Method::POST, "/rpc/bump", None).json(&json!({"first": first, "second": second})).send()
+    };
+    let (a, b) = tokio::join!(call(1, 2), call(2, 1));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let statuses = (a.status().as_u16(), b.status().as_u16());
+    let bodies = (a.text().await.unwrap(), b.text().await.unwrap());
+    assert_eq!(statuses, (204, 204), "{bodies:?}");
+    let (_, rows) = json_of(app.rest_req(Method::GET, "/pair?order=id", None).send().await.unwrap()).await;
+    assert_eq!(rows, json!([{"id": 1, "n": 2}, {"id": 2, "n": 2}]));
+}
+
+#[tokio::test]
+async fn each_roles_work_mem_bounds_its_requests() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create function public.work_mem() returns text language sql stable as $$ select current_setting('work_mem') $$;
+         grant execute on function public.work_mem() to anon, authenticated;",
+    )
+    .await;
+    let (_, anon) = json_of(app.rest_req(Method::GET, "/rpc/work_mem", None).send().await.unwrap()).await;
+    assert_eq!(anon, json!("2MB"));
+    let token = app.user_token("00000000-0000-0000-0000-000000000001");
+    let (_, user) = json_of(app.rest_req(Method::GET, "/rpc/work_mem", Some(&token)).send().await.unwrap()).await;
+    assert_eq!(user, json!("4MB"));
+}
+
+#[tokio::test]
+async fn the_statement_timeout_bounds_parsing_and_planning_too() {
+    // With the complexity bounds lifted, the request of issue #12 (1,600 embeds) reaches
+    // Postgres: its parse analysis and planning must stop at the anon role's timeout.
+    let app = spawn_app_with(|c| {
+        c.rest.max_url_bytes = 1 << 20;
+        c.rest.max_embeds = 100_000;
+        c.rest.max_select_items = 100_000;
+    })
+    .await;
+    app.ddl(
+        "do $$ begin execute format('alter role anon in database %I set statement_timeout = ''100ms''', current_database()); end $$;",
+    )
+    .await;
+    let select: Vec<String> = (0..1600).map(|i| format!("b{i}:bookings(id)")).collect();
+    let url = format!("/vehicles?select={}", select.join(","));
+    let started = std::time::Instant::now();
+    let (status, body) = json_of(app.rest_req(Method::GET, &url, None).send().await.unwrap()).await;
+    eprintln!("took {:?}", started.elapsed());
+    assert_eq!(body["code"], "57014", "statement timeout expected, got {status} {body}");
+}

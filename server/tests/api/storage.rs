@@ -529,6 +529,7 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
         admin: pools.admin.clone(),
         secret: SecretString::from("unused".to_string()),
         config: config.storage.clone(),
+        roles: Default::default(),
     };
     let swept = sweep::sweep(&state, Some(&dir), sweep::GRACE).await.unwrap();
 

@@ -637,6 +637,30 @@ impl RestError {
         }
     }
 
+    /// A deadlock (`40P01`) or serialization failure (`40001`): the transaction lost to a
+    /// concurrent one and was rolled back whole, so it can run again.
+    pub fn is_concurrency_conflict(&self) -> bool {
+        matches!(self, RestError::Db { sqlstate, .. } if sqlstate == "40001" || sqlstate == "40P01")
+    }
+
+    /// The conflict answered once retries are spent: the same code (409), with details that say
+    /// what happened instead of Postgres's process and transaction numbers.
+    pub fn after_conflict_retries(self, retries: u32) -> RestError {
+        match self {
+            RestError::Db { sqlstate, message, anonymous, .. } => RestError::Db {
+                sqlstate,
+                message,
+                detail: Some(format!(
+                    "The request conflicted with concurrent requests {} times and changed nothing.",
+                    retries + 1
+                )),
+                hint: Some("Retry the request.".to_owned()),
+                anonymous,
+            },
+            other => other,
+        }
+    }
+
     /// Build from a `tokio_postgres::Error`. A server error becomes
     /// [`RestError::Db`]; a failure to connect becomes PGRST000 (503), a
     /// connection lost mid-request PGRST001 (503), and a driver-side

@@ -92,6 +92,8 @@ const STATUS_RULES: &[(&str, Rule)] = &[
     ("38*", Rule::Fixed(500)),    // external routine exception
     ("39*", Rule::Fixed(500)),    // external routine invocation
     ("3B*", Rule::Fixed(500)),    // savepoint exception
+    ("40001", Rule::Fixed(409)),  // serialization_failure, still there after retries (PostgREST: 500)
+    ("40P01", Rule::Fixed(409)),  // deadlock_detected, still there after retries (PostgREST: 500)
     ("40*", Rule::Fixed(500)),    // tx rollback
     ("53400", Rule::Fixed(500)),  // config limit exceeded
     ("53*", Rule::Fixed(503)),    // insufficient resources

@@ -766,8 +766,9 @@ fn sqlstate_status_table() {
     assert_eq!(st("38000"), 500); // 38*
     assert_eq!(st("39000"), 500); // 39*
     assert_eq!(st("3B000"), 500); // 3B*
-    assert_eq!(st("40001"), 500); // 40*
-    assert_eq!(st("40P01"), 500);
+    assert_eq!(st("40001"), 409); // what still conflicts after the retries
+    assert_eq!(st("40P01"), 409);
+    assert_eq!(st("40003"), 500); // 40*
     assert_eq!(st("53400"), 500); // configuration_limit_exceeded
     assert_eq!(st("53100"), 503); // 53*
     assert_eq!(st("53300"), 503);

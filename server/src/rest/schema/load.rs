@@ -73,7 +73,8 @@ where s.setdatabase in (0, (select oid from pg_database where datname = current_
 order by s.setdatabase";
 
 /// Settings of a role that requests of that role get (PostgREST's impersonated role settings).
-const ROLE_SETTINGS_APPLIED: &[&str] = &["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout"];
+const ROLE_SETTINGS_APPLIED: &[&str] =
+    &["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "work_mem", "hash_mem_multiplier"];
 
 /// Read the catalog and build the cache for `schemas`.
 pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, tokio_postgres::Error> {
