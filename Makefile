@@ -11,7 +11,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest bench-storage bench-realtime seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest bench-storage bench-realtime bench-soak seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -124,3 +124,8 @@ bench-storage: build
 ## per idle connection, beside pg_notify, a plain Node WebSocket server and Supabase's published figures (not a test).
 bench-realtime: build supabase-compat-tests/node_modules/.package-lock.json
 	python3 scripts/bench_realtime.py
+
+## bench-soak: a mixed REST/auth/storage workload at 80 % of capacity for 4 minutes, 5xx, latency and the memory
+## of the server and PostgreSQL over time, and the largest accepted anonymous REST request (not a test).
+bench-soak: build
+	python3 scripts/bench_soak.py
