@@ -86,6 +86,12 @@ impl Relay {
         self.publish(json!({"k": "h", "o": self.instance}));
     }
 
+    /// The hello sent once this instance listens: every peer answers it, even one that already
+    /// heard an earlier hello whose answer arrived before this instance was listening.
+    fn ready(&self) {
+        self.publish(json!({"k": "h", "o": self.instance, "ready": true}));
+    }
+
     /// Note that `peer` is alive; true when it is new.
     fn seen(&self, peer: &str) -> bool {
         self.peers.lock().unwrap_or_else(|e| e.into_inner()).insert(peer.to_string(), Instant::now()).is_none()
@@ -123,7 +129,8 @@ pub fn spawn(rt: Arc<Realtime>, url: SecretString, outgoing: mpsc::Receiver<Stri
         }
     });
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(HELLO_EVERY);
+        // The first hello is `listen`'s, once this instance can hear the answers.
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + HELLO_EVERY, HELLO_EVERY);
         let mut beats: u64 = 0;
         loop {
             tick.tick().await;
@@ -189,7 +196,7 @@ async fn send_loop(rt: Arc<Realtime>, mut rx: mpsc::Receiver<String>) {
 async fn listen(rt: &Arc<Realtime>, url: &SecretString) -> Result<(), tokio_postgres::Error> {
     let crate::db::listen::Listener { client, payloads: mut rx, driver } =
         crate::db::listen::listen(url, CHANNEL).await?;
-    rt.relay.hello();
+    rt.relay.ready();
     while let Some(payload) = rx.recv().await {
         let Ok(msg) = serde_json::from_str::<Value>(&payload) else { continue };
         if let Err(err) = receive(rt, &client, msg).await {
@@ -221,7 +228,8 @@ async fn receive(rt: &Arc<Realtime>, client: &tokio_postgres::Client, msg: Value
         if origin == rt.relay.instance {
             return Ok(());
         }
-        if rt.relay.seen(&origin) && kind != "x" {
+        let newcomer = rt.relay.seen(&origin) || msg["ready"] == true;
+        if newcomer && kind != "x" {
             // A newcomer: tell it who is present here.
             rt.send_presence_sync(&origin);
         }
