@@ -28,9 +28,15 @@ pub async fn table(
     payload: web::Payload,
     state: web::Data<RestState>,
 ) -> Result<HttpResponse, RestError> {
-    let rr = RestRequest::from_http(&req, &state)?;
     let cache = state.cache.get();
     let name = path.into_inner();
+    if req.method() == Method::OPTIONS {
+        // Answered without a caller (the gate lets OPTIONS through, as CORS preflights carry
+        // no credentials): only the schema cache is read.
+        let table = find_table(&cache, &options_schema(&req, &state)?, &name)?;
+        return Ok(HttpResponse::Ok().insert_header(("Allow", allowed_methods(table))).finish());
+    }
+    let rr = RestRequest::from_http(&req, &state)?;
     let table = find_table(&cache, &rr.schema, &name)?;
     match *req.method() {
         Method::GET | Method::HEAD => read(&rr, &state, &cache, table).await,
@@ -41,6 +47,34 @@ pub async fn table(
         Method::DELETE => write(&req, &rr, &state, &cache, table, None).await,
         ref other => Err(RestError::unsupported_method(other.as_str())),
     }
+}
+
+/// The schema an `OPTIONS` request names (`Accept-Profile` or `Content-Profile`), or the first.
+pub fn options_schema(req: &HttpRequest, state: &RestState) -> Result<String, RestError> {
+    let schemas = &state.config.schemas;
+    match header(req, "accept-profile").or_else(|| header(req, "content-profile")) {
+        Some(s) if schemas.iter().any(|x| x == s) => Ok(s.to_string()),
+        Some(s) => Err(RestError::schema_not_exposed(s, schemas)),
+        None => Ok(schemas.first().cloned().unwrap_or_else(|| "public".into())),
+    }
+}
+
+/// PostgREST's `Allow` for a table or view: what can be done to it, whatever the caller's grants.
+fn allowed_methods(table: &Table) -> String {
+    let mut allow = vec!["OPTIONS", "GET", "HEAD"];
+    if table.insertable {
+        allow.push("POST");
+    }
+    if table.insertable && table.updatable && !table.primary_key.is_empty() {
+        allow.push("PUT");
+    }
+    if table.updatable {
+        allow.push("PATCH");
+    }
+    if table.deletable {
+        allow.push("DELETE");
+    }
+    allow.join(",")
 }
 
 /// The table or view, or PGRST205 with a suggestion.
@@ -102,12 +136,14 @@ async fn read(
     } else {
         let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
         if rr.media == MediaType::Plan {
-            let plan_json = execute::explain(&tx, &text, &sql, rr).await?;
+            let mut isql = Sql::inlined();
+            let itext = read_statement(&plan, &mut isql, count == Some(CountPref::Exact), shape, None);
+            let plan_json = execute::explain(&tx, &itext, &isql, rr).await?;
             execute::finish(tx, rr, state).await?;
             return Ok(HttpResponse::Ok().content_type(MediaType::Plan.content_type()).body(plan_json));
         }
         let mut result = execute::read(&tx, &text, &sql, rr).await?;
-        let mut csql = Sql::default();
+        let mut csql = Sql::inlined();
         let ctext = count_query(&plan, &mut csql);
         let planned = execute::planned_count(&tx, &ctext, &csql, rr).await?;
         result.total = Some(match (count, state.config.max_rows) {

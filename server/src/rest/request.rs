@@ -106,7 +106,8 @@ impl RestRequest {
         settings.push(("search_path".into(), search_path.join(", ")));
         let info = RequestInfo {
             method: method.to_string(),
-            path: req.path().to_string(),
+            // PostgREST behind Supabase's gateway sees the path without `/rest/v1`.
+            path: req.path().strip_prefix("/rest/v1").unwrap_or(req.path()).to_string(),
             headers: Value::Object(headers),
             settings,
         };

@@ -26,10 +26,30 @@ pub async fn call(
     payload: web::Payload,
     state: web::Data<RestState>,
 ) -> Result<HttpResponse, RestError> {
-    let rr = RestRequest::from_http(&req, &state)?;
     let cache = state.cache.get();
     let name = path.into_inner();
     let method = req.method().clone();
+    if method == Method::OPTIONS {
+        let schema = crate::rest::handlers::options_schema(&req, &state)?;
+        let overloads = cache.functions.get(&crate::rest::schema::QualifiedName::new(&schema, &name));
+        // PostgREST: volatile functions are called with POST only, the others with GET too.
+        let Some(function) = overloads.and_then(|v| v.first()) else {
+            let schema_functions: Vec<&str> =
+                cache.functions.keys().filter(|q| q.schema == schema).map(|q| q.name.as_str()).collect();
+            return Err(RestError::function_not_found(
+                &schema,
+                &name,
+                &[],
+                RpcPayload::Json,
+                false,
+                &schema_functions,
+                &[],
+            ));
+        };
+        let allow = if function.volatility == Volatility::Volatile { "OPTIONS,POST" } else { "OPTIONS,GET,HEAD,POST" };
+        return Ok(HttpResponse::Ok().insert_header(("Allow", allow)).finish());
+    }
+    let rr = RestRequest::from_http(&req, &state)?;
     if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
         return Err(RestError::rpc_method_not_allowed(method.as_str()));
     }
@@ -38,6 +58,7 @@ pub async fn call(
         .get(&crate::rest::schema::QualifiedName::new(&rr.schema, &name))
         .map(|v| v.iter().collect())
         .unwrap_or_default();
+
     let post = method == Method::POST;
 
     // Arguments: from the query string (GET) or the JSON body (POST).

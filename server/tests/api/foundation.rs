@@ -435,3 +435,26 @@ async fn the_embedded_cluster_keeps_its_data_across_restarts() {
     running.await.expect("join").expect("clean stop");
     let _ = std::fs::remove_dir_all(data_dir);
 }
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_still_served_after_six_seconds() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = crate::helpers::spawn_app().await;
+    let addr = app.address.trim_start_matches("http://").to_string();
+    let mut socket = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+    let request = format!("GET /health HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let mut answers = Vec::new();
+    for round in 0..2 {
+        if round == 1 {
+            // Longer than actix's default keep-alive (5 s), which clients pooling sockets raced.
+            tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+        }
+        socket.write_all(request.as_bytes()).await.expect("send");
+        let mut buf = vec![0u8; 4096];
+        let n = socket.read(&mut buf).await.expect("read");
+        answers.push(String::from_utf8_lossy(&buf[..n]).to_string());
+    }
+    assert!(answers[0].starts_with("HTTP/1.1 200"), "{}", answers[0]);
+    assert!(answers[0].to_ascii_lowercase().contains("keep-alive: timeout=75"), "{}", answers[0]);
+    assert!(answers[1].starts_with("HTTP/1.1 200"), "the reused connection was closed: {:?}", answers[1]);
+}

@@ -390,3 +390,67 @@ async fn the_statement_timeout_bounds_parsing_and_planning_too() {
     eprintln!("took {:?}", started.elapsed());
     assert_eq!(body["code"], "57014", "statement timeout expected, got {status} {body}");
 }
+
+#[tokio::test]
+async fn planned_and_estimated_counts_and_plans_work_with_filters() {
+    let app = spawn_app_with(|c| c.rest.plan_enabled = true).await;
+    app.ddl(
+        "create table public.nums (n int, label text);
+         insert into public.nums select i, 'it''s \\ ' || i from generate_series(1, 100) i;
+         grant select on public.nums to anon; analyze public.nums;",
+    )
+    .await;
+    // The filter's value travels as a parameter everywhere but in EXPLAIN, which takes none.
+    let url = "/nums?n=gt.10&label=like.it's*&select=n&limit=2";
+    for pref in ["count=planned", "count=estimated"] {
+        for method in [Method::GET, Method::HEAD] {
+            let res = app.rest_req(method.clone(), url, None).header("Prefer", pref).send().await.unwrap();
+            assert_eq!(res.status(), 206, "{pref} {method}");
+            let range = res.headers()["content-range"].to_str().unwrap().to_string();
+            let total: i64 = range.strip_prefix("0-1/").and_then(|t| t.parse().ok()).unwrap_or(-1);
+            assert!(total > 0, "{pref} {method}: Content-Range {range}");
+        }
+    }
+    let res =
+        app.rest_req(Method::GET, url, None).header("Accept", "application/vnd.pgrst.plan+json").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let plan: Value = res.json().await.unwrap();
+    assert!(plan.to_string().contains("it''s"), "the filter's value is in the plan: {plan}");
+}
+
+#[tokio::test]
+async fn options_lists_what_can_be_done_to_a_table_a_view_or_a_function() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.items (id int primary key, name text);
+         create table public.logs (line text);
+         create view public.item_names as select distinct name from public.items;
+         create function public.pure(x int) returns int language sql immutable as 'select x';
+         create function public.bump() returns int language sql volatile as 'select 1';",
+    )
+    .await;
+    let allow = |path: &'static str| {
+        let req = app.rest_req(Method::OPTIONS, path, None);
+        async move {
+            let res = req.send().await.unwrap();
+            let status = res.status();
+            let allow = res.headers().get("allow").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+            assert_eq!(status, 200, "{path}: {}", res.text().await.unwrap());
+            allow
+        }
+    };
+    assert_eq!(allow("/items").await, "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE");
+    assert_eq!(allow("/logs").await, "OPTIONS,GET,HEAD,POST,PATCH,DELETE");
+    assert_eq!(allow("/item_names").await, "OPTIONS,GET,HEAD");
+    assert_eq!(allow("/rpc/pure").await, "OPTIONS,GET,HEAD,POST");
+    assert_eq!(allow("/rpc/bump").await, "OPTIONS,POST");
+}
+
+#[tokio::test]
+async fn request_path_is_the_path_postgrest_sees() {
+    let app = spawn_app().await;
+    app.ddl("create function public.path() returns text language sql stable as $$ select current_setting('request.path') $$;")
+        .await;
+    let (_, body) = json_of(app.rest_req(Method::GET, "/rpc/path", None).send().await.unwrap()).await;
+    assert_eq!(body, json!("/rpc/path"));
+}

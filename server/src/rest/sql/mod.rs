@@ -43,12 +43,25 @@ impl ToSql for TextParam {
 #[derive(Debug, Default, Clone)]
 pub struct Sql {
     pub params: Vec<TextParam>,
+    /// Values go into the text as literals instead of parameters.
+    inline: bool,
 }
 
 impl Sql {
-    /// Add a parameter and return its placeholder (`$n`).
+    /// A statement whose values are written into its text as escaped literals, for `EXPLAIN`:
+    /// Postgres reports no parameters for it, so nothing can be bound. An untyped literal takes
+    /// the type Postgres infers at its place, as a text parameter does.
+    pub fn inlined() -> Sql {
+        Sql { params: Vec::new(), inline: true }
+    }
+
+    /// Add a parameter and return its placeholder (`$n`), or the value as a literal when inlined.
     pub fn bind(&mut self, value: impl Into<String>) -> String {
-        self.params.push(TextParam(Some(value.into())));
+        let value = value.into();
+        if self.inline {
+            return escaped_literal(&value);
+        }
+        self.params.push(TextParam(Some(value)));
         format!("${}", self.params.len())
     }
 
@@ -56,6 +69,12 @@ impl Sql {
     pub fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
     }
+}
+
+/// `E'...'` with quotes and backslashes escaped: the same value whatever
+/// `standard_conforming_strings` says.
+fn escaped_literal(value: &str) -> String {
+    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// A string literal for places that cannot take parameters (JSON keys in select lists).
