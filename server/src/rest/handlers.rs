@@ -168,7 +168,7 @@ async fn read(
     if head {
         return Ok(res.content_type(rr.media.content_type()).finish());
     }
-    response::body(&mut res, rr.media, result.body)
+    response::body(&mut res, rr.media, result.body, rr.strip_nulls)
 }
 
 /// Merge the `Range` header and `max_rows` into a level's limit and offset.
@@ -388,7 +388,7 @@ fn finish_write(
         res.insert_header(("Location", location));
     }
     if representation {
-        response::body(&mut res, rr.media, body_text)
+        response::body(&mut res, rr.media, body_text, rr.strip_nulls)
     } else {
         Ok(res.finish())
     }

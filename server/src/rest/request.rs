@@ -38,6 +38,8 @@ pub struct RestRequest {
     pub schema_explicit: bool,
     pub prefer: Preferences,
     pub media: MediaType,
+    /// `nulls=stripped` on the JSON media types: keys whose value is null are left out.
+    pub strip_nulls: bool,
     pub pairs: Vec<(String, String)>,
     /// From the `Range` header: (offset, limit).
     pub range: Option<(u64, Option<u64>)>,
@@ -76,7 +78,7 @@ impl RestRequest {
         };
         let prefer_values: Vec<&str> = req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
         let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
-        let media = media_type(header(req, "accept").unwrap_or("*/*"), state.config.plan_enabled)?;
+        let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), state.config.plan_enabled)?;
         let pairs: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
             .filter(|(k, _)| k != "apikey")
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -111,7 +113,7 @@ impl RestRequest {
             headers: Value::Object(headers),
             settings,
         };
-        Ok(RestRequest { caller, schema, schema_explicit, prefer, media, pairs, range, info, method })
+        Ok(RestRequest { caller, schema, schema_explicit, prefer, media, strip_nulls, pairs, range, info, method })
     }
 }
 
@@ -119,9 +121,10 @@ pub fn header<'r>(req: &'r HttpRequest, name: &str) -> Option<&'r str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Pick the first acceptable media type of an `Accept` header (q-values honoured).
-fn media_type(accept: &str, plan_enabled: bool) -> Result<MediaType, RestError> {
-    let mut ranges: Vec<(f32, usize, String)> = accept
+/// Pick the first acceptable media type of an `Accept` header (q-values honoured), and whether
+/// it asks for `nulls=stripped` (PostgREST's array and object types only).
+fn media_type(accept: &str, plan_enabled: bool) -> Result<(MediaType, bool), RestError> {
+    let mut ranges: Vec<(f32, usize, String, bool)> = accept
         .split(',')
         .enumerate()
         .filter_map(|(i, part)| {
@@ -130,33 +133,35 @@ fn media_type(accept: &str, plan_enabled: bool) -> Result<MediaType, RestError> 
             if mime.is_empty() {
                 return None;
             }
-            let q = pieces
-                .filter_map(|p| p.trim().strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()))
-                .next()
-                .unwrap_or(1.0);
-            Some((q, i, mime))
+            let params: Vec<String> = pieces.map(|p| p.trim().to_ascii_lowercase()).collect();
+            let q = params.iter().filter_map(|p| p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok())).next();
+            let stripped = params.iter().any(|p| p == "nulls=stripped");
+            Some((q.unwrap_or(1.0), i, mime, stripped))
         })
         .collect();
     if ranges.is_empty() {
-        return Ok(MediaType::Json);
+        return Ok((MediaType::Json, false));
     }
     ranges.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
-    for (q, _, mime) in &ranges {
+    for (q, _, mime, stripped) in &ranges {
         if *q <= 0.0 {
             continue;
         }
         let found = match mime.as_str() {
-            "application/json" | "*/*" | "application/*" => Some(MediaType::Json),
-            "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => Some(MediaType::SingleObject),
-            "text/csv" | "text/*" => Some(MediaType::Csv),
-            m if m.starts_with("application/vnd.pgrst.plan") && plan_enabled => Some(MediaType::Plan),
+            "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" => Some((MediaType::Json, *stripped)),
+            "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
+                Some((MediaType::SingleObject, *stripped))
+            }
+            "application/json" | "*/*" | "application/*" => Some((MediaType::Json, false)),
+            "text/csv" | "text/*" => Some((MediaType::Csv, false)),
+            m if m.starts_with("application/vnd.pgrst.plan") && plan_enabled => Some((MediaType::Plan, false)),
             _ => None,
         };
         if let Some(found) = found {
             return Ok(found);
         }
     }
-    let names: Vec<String> = ranges.into_iter().map(|(_, _, m)| m).collect();
+    let names: Vec<String> = ranges.into_iter().map(|(_, _, m, _)| m).collect();
     Err(RestError::media_type_unavailable(&names))
 }
 
@@ -166,11 +171,19 @@ mod tests {
 
     #[test]
     fn accept_headers_pick_the_first_supported_type() {
-        assert_eq!(media_type("*/*", false).unwrap(), MediaType::Json);
-        assert_eq!(media_type("application/vnd.pgrst.object+json", false).unwrap(), MediaType::SingleObject);
-        assert_eq!(media_type("text/csv", false).unwrap(), MediaType::Csv);
-        assert_eq!(media_type("text/html;q=0.9, text/csv", false).unwrap(), MediaType::Csv);
-        assert_eq!(media_type("application/vnd.pgrst.plan+json", true).unwrap(), MediaType::Plan);
+        assert_eq!(media_type("*/*", false).unwrap(), (MediaType::Json, false));
+        assert_eq!(media_type("application/vnd.pgrst.object+json", false).unwrap(), (MediaType::SingleObject, false));
+        assert_eq!(media_type("text/csv", false).unwrap(), (MediaType::Csv, false));
+        assert_eq!(media_type("text/html;q=0.9, text/csv", false).unwrap(), (MediaType::Csv, false));
+        assert_eq!(media_type("application/vnd.pgrst.plan+json", true).unwrap(), (MediaType::Plan, false));
+        assert_eq!(
+            media_type("application/vnd.pgrst.array+json;nulls=stripped", false).unwrap(),
+            (MediaType::Json, true)
+        );
+        assert_eq!(
+            media_type("application/vnd.pgrst.object+json; nulls=stripped", false).unwrap(),
+            (MediaType::SingleObject, true)
+        );
         assert_eq!(media_type("image/png", false).unwrap_err().code(), "PGRST107");
     }
 }

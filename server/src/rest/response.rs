@@ -41,14 +41,38 @@ pub fn builder(status: StatusCode, req: &RestRequest, applied: &[String]) -> Htt
     res
 }
 
-/// The body in the requested media type (JSON as Postgres built it, or CSV converted from it).
-pub fn body(builder: &mut HttpResponseBuilder, media: MediaType, json: String) -> Result<HttpResponse, RestError> {
+/// The body in the requested media type (JSON as Postgres built it, without its null-valued
+/// keys when `strip_nulls`, or CSV converted from it).
+pub fn body(
+    builder: &mut HttpResponseBuilder,
+    media: MediaType,
+    json: String,
+    strip_nulls: bool,
+) -> Result<HttpResponse, RestError> {
     match media {
         MediaType::Csv => {
             let csv = json_to_csv(&json)?;
             Ok(builder.content_type(media.content_type()).body(csv))
         }
+        _ if strip_nulls => {
+            let mut value: Value =
+                serde_json::from_str(&json).map_err(|e| RestError::internal(format!("nulls=stripped: {e}")))?;
+            strip_null_keys(&mut value);
+            Ok(builder.content_type(media.content_type()).body(value.to_string()))
+        }
         _ => Ok(builder.content_type(media.content_type()).body(json)),
+    }
+}
+
+/// `json_strip_nulls`: object keys whose value is null go, at every depth; array items stay.
+fn strip_null_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(strip_null_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_null_keys),
+        _ => {}
     }
 }
 
@@ -66,6 +90,7 @@ pub fn json_to_csv(json: &str) -> Result<String, RestError> {
             .map(|k| match row.get(*k) {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(s)) => csv_field(s),
+                Some(nested @ (Value::Object(_) | Value::Array(_))) => csv_field(&jsonb_text(nested)),
                 Some(other) => csv_field(&other.to_string()),
             })
             .collect();
@@ -74,11 +99,28 @@ pub fn json_to_csv(json: &str) -> Result<String, RestError> {
     Ok(out)
 }
 
+/// A field quoted as Postgres quotes the fields of a record's text (PostgREST builds its CSV from
+/// that): empty, or holding a quote, a backslash, a parenthesis, a comma or white space.
 fn csv_field(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
+    let needs =
+        value.is_empty() || value.chars().any(|c| matches!(c, '"' | '\\' | '(' | ')' | ',') || c.is_whitespace());
+    if needs {
+        format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\"\""))
     } else {
         value.to_string()
+    }
+}
+
+/// A JSON value as `jsonb`'s text output writes it: `{"a": 1, "b": [1, 2]}`.
+fn jsonb_text(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let items: Vec<String> =
+                map.iter().map(|(k, v)| format!("{}: {}", Value::String(k.clone()), jsonb_text(v))).collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(jsonb_text).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
     }
 }
 
@@ -108,5 +150,11 @@ mod tests {
         let csv =
             json_to_csv(r#"[{"id":1,"name":"a,b","note":null},{"id":2,"name":"say \"hi\"","note":"x"}]"#).unwrap();
         assert_eq!(csv, "id,name,note\n1,\"a,b\",\n2,\"say \"\"hi\"\"\",x");
+        let csv =
+            json_to_csv(r#"[{"v":"'cat' 'fat'","j":{"a":{"b":1},"c":[1,2]},"r":"[1,2)","e":"","s":"a\\b"}]"#).unwrap();
+        assert_eq!(
+            csv,
+            "v,j,r,e,s\n\"'cat' 'fat'\",\"{\"\"a\"\": {\"\"b\"\": 1}, \"\"c\"\": [1, 2]}\",\"[1,2)\",\"\",\"a\\\\b\""
+        );
     }
 }

@@ -11,7 +11,7 @@ use crate::db::context::Access;
 use crate::rest::error::{FunctionSignature, RestError, RpcPayload};
 use crate::rest::execute;
 use crate::rest::handlers::{applied, apply_range, read_body};
-use crate::rest::parse::{self, CountPref};
+use crate::rest::parse::{self, CountPref, Handling};
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
@@ -56,7 +56,7 @@ pub async fn call(
     let overloads: Vec<&Function> = cache
         .functions
         .get(&crate::rest::schema::QualifiedName::new(&rr.schema, &name))
-        .map(|v| v.iter().collect())
+        .map(|v| v.iter().filter(|f| callable(f)).collect())
         .unwrap_or_default();
 
     let post = method == Method::POST;
@@ -96,8 +96,12 @@ pub async fn call(
 
     let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
         if candidates.is_empty() {
-            let schema_functions: Vec<&str> =
-                cache.functions.keys().filter(|q| q.schema == rr.schema).map(|q| q.name.as_str()).collect();
+            let schema_functions: Vec<&str> = cache
+                .functions
+                .iter()
+                .filter(|(q, fs)| q.schema == rr.schema && fs.iter().any(|f| callable(&f)))
+                .map(|(q, _)| q.name.as_str())
+                .collect();
             let overload_args: Vec<Vec<&str>> =
                 overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
             let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -115,16 +119,17 @@ pub async fn call(
                 &overload_args,
             )
         } else {
-            RestError::ambiguous_function(
-                candidates
-                    .iter()
-                    .map(|f| FunctionSignature {
-                        schema: f.name.schema.clone(),
-                        name: f.name.name.clone(),
-                        params: f.args.iter().map(|a| (a.name.clone(), a.data_type.clone())).collect(),
-                    })
-                    .collect(),
-            )
+            let mut signatures: Vec<FunctionSignature> = candidates
+                .iter()
+                .map(|f| FunctionSignature {
+                    schema: f.name.schema.clone(),
+                    name: f.name.name.clone(),
+                    params: f.args.iter().map(|a| (a.name.clone(), a.data_type.clone())).collect(),
+                })
+                .collect();
+            // PostgREST lists the fewest parameters first, then by parameter types.
+            signatures.sort_by_key(|f| (f.params.len(), f.render()));
+            RestError::ambiguous_function(signatures)
         }
     })?;
 
@@ -159,10 +164,22 @@ pub async fn call(
         }
     };
 
+    let strict_max = match (rr.prefer.handling, rr.prefer.max_affected) {
+        (Some(Handling::Strict), Some(max)) if function.returns_set => Some(max),
+        _ => None,
+    };
     let result = execute::retrying(|| async {
         let mut client = execute::connection(&state).await?;
         let tx = execute::begin(&mut client, &rr, &state, access).await?;
         let result = execute::read(&tx, &text, &sql, &rr).await?;
+        if let Some(max) = strict_max {
+            // The rows a set-returning function gave are the rows it affected: past the
+            // maximum, nothing it did is kept.
+            if result.page.max(0) as u64 > max {
+                drop(tx);
+                return Err(RestError::max_affected_exceeded(result.page.max(0) as u64));
+            }
+        }
         execute::finish(tx, &rr, &state).await?;
         Ok(result)
     })
@@ -178,6 +195,10 @@ pub async fn call(
     let mut res = response::builder(status, &rr, &applied(&rr, &state));
     if set_like {
         res.insert_header(("Content-Range", content_range(offset, result.page, result.total)));
+    } else {
+        // One value is one row, counted when asked.
+        let total = (rr.prefer.count == Some(CountPref::Exact)).then_some(1);
+        res.insert_header(("Content-Range", content_range(0, 1, total)));
     }
     if head {
         return Ok(res.content_type(rr.media.content_type()).finish());
@@ -189,7 +210,15 @@ pub async fn call(
     } else {
         MediaType::Json
     };
-    response::body(&mut res, media, result.body)
+    response::body(&mut res, media, result.body, rr.strip_nulls)
+}
+
+/// Whether `/rpc` can call this function: PostgREST leaves out functions with unnamed
+/// parameters, except one whose single parameter is an unnamed `json`, `jsonb`, `text`, `xml` or
+/// `bytea` (called with the body, or with the value of the key `""`).
+fn callable(f: &&Function) -> bool {
+    f.args.iter().all(|a| !a.name.is_empty())
+        || (f.args.len() == 1 && matches!(f.args[0].data_type.as_str(), "json" | "jsonb" | "text" | "xml" | "bytea"))
 }
 
 fn is_json(data_type: &str) -> bool {
@@ -214,18 +243,10 @@ fn choose<'f>(
                 && f.args.iter().all(|p| p.has_default || args.iter().any(|a| a == &p.name))
         })
         .collect();
+    // Several fitting overloads are ambiguous, as for PostgREST (Postgres too would refuse the
+    // call as "not unique" when defaults make more than one of them fit).
     match fits.as_slice() {
         [one] => Ok(one),
-        [] => Err(Vec::new()),
-        many => {
-            // Prefer the overload with the fewest parameters beyond those given (as Postgres would).
-            let min = many.iter().map(|f| f.args.len()).min().unwrap_or(0);
-            let best: Vec<&Function> = many.iter().copied().filter(|f| f.args.len() == min).collect();
-            if best.len() == 1 {
-                Ok(best[0])
-            } else {
-                Err(best)
-            }
-        }
+        many => Err(many.to_vec()),
     }
 }

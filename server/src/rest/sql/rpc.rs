@@ -20,6 +20,14 @@ pub fn call(
         let ty = function.args.first().map(|a| a.data_type.as_str()).unwrap_or("json");
         return (format!("{name}({param}::{ty})"), None);
     }
+    if let [only] = function.args.as_slice() {
+        if only.name.is_empty() && args.iter().any(String::is_empty) {
+            // The single unnamed parameter takes the value of the key `""`, positionally.
+            let param = sql.bind(body);
+            let op = if matches!(only.data_type.as_str(), "json" | "jsonb") { "->" } else { "->>" };
+            return (format!("{name}(({param}::json {op} '')::{})", only.data_type), None);
+        }
+    }
     let used: Vec<&crate::rest::schema::FunctionArg> =
         function.args.iter().filter(|a| args.iter().any(|n| n == &a.name)).collect();
     if used.is_empty() {
