@@ -28,11 +28,6 @@ impl Caller {
         Caller { role: role.to_string(), claims: Arc::new(Value::Object(Default::default())) }
     }
 
-    /// Whether the caller presented no user token (runs as the anonymous role).
-    pub fn is_anonymous(&self) -> bool {
-        self.role == "anon"
-    }
-
     /// The `sub` claim, when present.
     pub fn subject(&self) -> Option<&str> {
         self.claims.get("sub").and_then(Value::as_str)

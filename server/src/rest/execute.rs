@@ -56,7 +56,7 @@ pub async fn connection(state: &RestState) -> Result<Object, RestError> {
 
 /// Map a Postgres error for this request.
 pub fn pg(err: &tokio_postgres::Error, req: &RestRequest) -> RestError {
-    RestError::from_pg(err, req.caller.is_anonymous())
+    RestError::from_pg(err, req.anonymous)
 }
 
 /// Open the caller's transaction and run the pre-request function.
@@ -66,7 +66,7 @@ pub async fn begin<'a>(
     state: &RestState,
     access: Access,
 ) -> Result<Transaction<'a>, RestError> {
-    let anonymous = req.caller.is_anonymous();
+    let anonymous = req.anonymous;
     let tx =
         context::begin(client, &req.caller, &req.info, access).await.map_err(|e| RestError::from_pg(&e, anonymous))?;
     if let Some(pre) = pre_request_sql(state) {

@@ -405,13 +405,7 @@ fn root_logic(query: &QueryParams) -> Vec<parse::LogicTree> {
 /// Supabase runs pg-safeupdate: UPDATE and DELETE without a WHERE clause are refused.
 fn require_where(query: &QueryParams, verb: &str, rr: &RestRequest) -> Result<(), RestError> {
     if root_filters(query).is_empty() && root_logic(query).is_empty() {
-        return Err(RestError::db(
-            "21000",
-            format!("{verb} requires a WHERE clause"),
-            None,
-            None,
-            rr.caller.is_anonymous(),
-        ));
+        return Err(RestError::db("21000", format!("{verb} requires a WHERE clause"), None, None, rr.anonymous));
     }
     Ok(())
 }

@@ -38,6 +38,8 @@ pub struct RestRequest {
     pub schema_explicit: bool,
     pub prefer: Preferences,
     pub media: MediaType,
+    /// Whether the caller runs as the configured anonymous role (a refusal is then a 401).
+    pub anonymous: bool,
     /// `nulls=stripped` on the JSON media types: keys whose value is null are left out.
     pub strip_nulls: bool,
     pub pairs: Vec<(String, String)>,
@@ -113,7 +115,20 @@ impl RestRequest {
             headers: Value::Object(headers),
             settings,
         };
-        Ok(RestRequest { caller, schema, schema_explicit, prefer, media, strip_nulls, pairs, range, info, method })
+        let anonymous = caller.role == state.config.anon_role;
+        Ok(RestRequest {
+            caller,
+            schema,
+            schema_explicit,
+            prefer,
+            media,
+            anonymous,
+            strip_nulls,
+            pairs,
+            range,
+            info,
+            method,
+        })
     }
 }
 

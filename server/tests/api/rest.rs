@@ -558,3 +558,25 @@ async fn missing_default_fills_identity_columns_and_domain_defaults() {
     assert_eq!(status, 201, "{body}");
     assert_eq!(body, json!([{"id": 100, "name": "untitled", "slug": "a"}, {"id": 1, "name": "untitled", "slug": "b"}]));
 }
+
+#[tokio::test]
+async fn an_anonymous_role_with_another_name_is_refused_with_401() {
+    let app = spawn_app_with(|c| {
+        c.rest.anon_role = "web_anon".into();
+        c.rest.allow_no_apikey = true;
+    })
+    .await;
+    app.ddl(
+        "do $$ begin if not exists (select from pg_roles where rolname = 'web_anon') then create role web_anon nologin; end if; end $$;
+         grant web_anon to authenticator;
+         create table public.secrets (id int);",
+    )
+    .await;
+    // No key at all: the request runs as the configured anonymous role.
+    let res = app.http.get(format!("{}/rest/v1/secrets", app.address)).send().await.unwrap();
+    let challenge = res.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_string());
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["code"], "42501");
+    assert_eq!(challenge.as_deref(), Some("Bearer"));
+}
