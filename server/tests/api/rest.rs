@@ -580,3 +580,17 @@ async fn an_anonymous_role_with_another_name_is_refused_with_401() {
     assert_eq!(body["code"], "42501");
     assert_eq!(challenge.as_deref(), Some("Bearer"));
 }
+
+#[tokio::test]
+async fn a_negative_limit_is_416_and_a_negative_offset_is_none() {
+    let app = spawn_app().await;
+    app.ddl("create table public.nums2 (n int); insert into public.nums2 values (1), (2); grant select on public.nums2 to anon;")
+        .await;
+    let (status, body) = json_of(app.rest_req(Method::GET, "/nums2?limit=-1", None).send().await.unwrap()).await;
+    assert_eq!(status, 416, "{body}");
+    assert_eq!(body["code"], "PGRST103");
+    assert_eq!(body["details"], "Limit should be greater than or equal to zero.");
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/nums2?offset=-3&order=n", None).send().await.unwrap()).await;
+    assert_eq!((status, body), (200, json!([{"n": 1}, {"n": 2}])));
+}

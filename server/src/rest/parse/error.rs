@@ -57,6 +57,8 @@ pub enum RangeError {
     LowerGreaterThanUpper,
     /// A bound larger than `i64::MAX` (PostgREST has unbounded integers; we do not).
     TooLarge,
+    /// `limit=-1`
+    NegativeLimit,
 }
 
 /// A request the parsers reject. See [`ParseError::code`], [`ParseError::message`],
@@ -173,5 +175,6 @@ fn range_details(e: RangeError) -> &'static str {
             "The lower boundary must be lower than or equal to the upper boundary in the Range header."
         }
         RangeError::TooLarge => "Range boundaries must not exceed 9223372036854775807.",
+        RangeError::NegativeLimit => "Limit should be greater than or equal to zero.",
     }
 }

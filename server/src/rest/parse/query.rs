@@ -121,6 +121,16 @@ fn parse_columns(param: ParamKind, value: &str) -> Result<Vec<String>, ParseErro
 fn parse_count(param: ParamKind, value: &str) -> Result<u64, ParseError> {
     let lead = value.chars().take_while(|c| c.is_whitespace()).count();
     let body = value.trim();
+    // PostgREST reads a signed integer: a negative limit cannot be satisfied, a negative offset
+    // is no offset.
+    if let Some(digits) = body.strip_prefix('-').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+        if digits.parse::<u64>().is_ok_and(|n| i64::try_from(n).is_ok()) {
+            return match param {
+                ParamKind::Limit => Err(ParseError::InvalidRange(super::error::RangeError::NegativeLimit)),
+                _ => Ok(0),
+            };
+        }
+    }
     let expecting = "expecting a non-negative integer";
     let (column, details) = match body.chars().enumerate().find(|(_, c)| !c.is_ascii_digit()) {
         Some((pos, c)) => (lead.saturating_add(pos), format!("unexpected {:?} {expecting}", c.to_string())),

@@ -137,7 +137,6 @@ fn repeated_limit_last_wins() {
 fn bad_limits() {
     for (k, v, param) in [
         ("limit", "abc", ParamKind::Limit),
-        ("limit", "-1", ParamKind::Limit),
         ("limit", "", ParamKind::Limit),
         ("limit", "1.5", ParamKind::Limit),
         ("offset", "9223372036854775808", ParamKind::Offset),
@@ -150,6 +149,10 @@ fn bad_limits() {
     assert_eq!(e.message(), "\"failed to parse limit parameter (12x)\" (line 1, column 3)");
     assert_eq!(e.details().as_deref(), Some("unexpected \"x\" expecting a non-negative integer"));
     assert_eq!(parse(&[("limit", " 7 ")]).limits, vec![(vec![], Some(7), None)]);
+    // PostgREST: a negative limit cannot be satisfied (416), a negative offset is none.
+    assert_eq!(parse_err(&[("limit", "-1")]).code(), "PGRST103");
+    assert_eq!(parse_err(&[("limit", "-1")]).status(), 416);
+    assert_eq!(parse(&[("offset", "-5")]).limits, vec![(vec![], None, Some(0))]);
     assert_eq!(parse(&[("offset", "9223372036854775807")]).limits, vec![(vec![], None, Some(i64::MAX as u64))]);
 }
 
