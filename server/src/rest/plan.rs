@@ -205,12 +205,17 @@ pub fn resolve_relationship(
     let all = cache.relationships_from(&parent.name);
     let candidates: Vec<&Relationship> = all
         .iter()
-        .filter(|r| {
-            (r.target.name == relation && r.target.schema == parent.name.schema)
-                || r.constraint == relation
-                || (r.is_to_one() && r.fk_columns() == [relation])
+        .filter(|r| match r.function() {
+            // A computed relationship is named by its function only, whatever the hint says.
+            Some(function) => function.name == relation && function.schema == parent.name.schema,
+            None => {
+                (r.target.name == relation && r.target.schema == parent.name.schema)
+                    || r.constraint == relation
+                    || (r.is_to_one() && r.fk_columns() == [relation])
+            }
         })
         .filter(|r| match hint {
+            _ if r.function().is_some() => true,
             None => true,
             Some(h) => {
                 r.constraint == h
@@ -221,9 +226,15 @@ pub fn resolve_relationship(
             }
         })
         .collect();
+    // A function named like a foreign-key column or constraint wins over them (PostgREST
+    // reports such a clash as an ambiguity it cannot describe).
+    if let Some(computed) = candidates.iter().find(|r| r.function().is_some()) {
+        return Ok((*computed).clone());
+    }
     match candidates.as_slice() {
         [one] => Ok((*one).clone()),
         [] => {
+            // PostgREST suggests relation names, also for computed relationships.
             let targets: Vec<&str> = all.iter().map(|r| r.target.name.as_str()).collect();
             let schema = parent.name.schema.as_str();
             let parents: Vec<&str> =
@@ -251,6 +262,14 @@ pub fn resolve_relationship(
 /// The error module's description of a relationship (for PGRST201 details).
 fn error_relationship(r: &Relationship) -> err_schema::Relationship {
     let cardinality = match &r.cardinality {
+        // Never ambiguous (`resolve_relationship` takes a computed candidate first); described
+        // by its function if it ever were.
+        Cardinality::Computed { function, to_one: true } => {
+            err_schema::Cardinality::ManyToOne { constraint: function.name.clone(), columns: Vec::new() }
+        }
+        Cardinality::Computed { function, to_one: false } => {
+            err_schema::Cardinality::OneToMany { constraint: function.name.clone(), columns: Vec::new() }
+        }
         Cardinality::ManyToOne { columns } => {
             err_schema::Cardinality::ManyToOne { constraint: r.constraint.clone(), columns: columns.clone() }
         }

@@ -56,7 +56,7 @@ pub async fn call(
     let overloads: Vec<&Function> = cache
         .functions
         .get(&crate::rest::schema::QualifiedName::new(&rr.schema, &name))
-        .map(|v| v.iter().filter(|f| callable(f)).collect())
+        .map(|v| v.iter().filter(callable).collect())
         .unwrap_or_default();
 
     let post = method == Method::POST;

@@ -7,6 +7,7 @@ mod fuzz;
 mod helpers;
 mod memory;
 mod rest;
+mod rest_computed;
 mod rest_errors;
 mod seed;
 mod site;

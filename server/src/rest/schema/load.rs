@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use tokio_postgres::Client;
 
+use super::computed;
 use super::relationships::{self, ForeignKey};
 use super::views::{self, ViewColumnSource};
 use super::{Column, Function, FunctionArg, QualifiedName, ReturnShape, SchemaCache, Table, TableKind, Volatility};
@@ -18,7 +19,12 @@ where n.nspname = any($1) and c.relkind in ('r','v','m','f','p')";
 
 const COLUMNS: &str = "
 select a.attrelid, a.attname::text, format_type(a.atttypid, a.atttypmod), not a.attnotnull,
-       pg_get_expr(d.adbin, d.adrelid), t.typname::text,
+       coalesce(pg_get_expr(d.adbin, d.adrelid),
+                -- an identity column's default is its sequence; a domain's default is the domain's
+                case when a.attidentity = 'd' then format('nextval(%L::regclass)',
+                     pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname)) end,
+                case when t.typtype = 'd' then pg_get_expr(t.typdefaultbin, 0) end),
+       t.typname::text,
        array(select e.enumlabel::text from pg_enum e where e.enumtypid = coalesce(nullif(t.typbasetype, 0), t.oid) order by e.enumsortorder),
        col_description(a.attrelid, a.attnum), a.attgenerated <> ''
 from pg_attribute a
@@ -163,7 +169,8 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
     let view_map = views::resolve(&view_sources, &attnames);
     views::inherit_keys(&mut tables, &keys_by_oid, &view_map);
 
-    let relationships = relationships::build(&tables, &names, &foreign_keys, &view_map);
+    let mut relationships = relationships::build(&tables, &names, &foreign_keys, &view_map);
+    computed::add(&mut relationships, &tables, &computed::load(client, schemas).await?);
 
     let functions = load_functions(client, schemas).await?;
     let role_settings = load_role_settings(client).await?;

@@ -6,6 +6,7 @@
 //! 'reload schema'` arrives or after migrations, without blocking requests (they keep the
 //! `Arc` they took). Nothing here builds request SQL or knows HTTP.
 
+mod computed;
 mod load;
 mod relationships;
 mod views;

@@ -1,6 +1,7 @@
 //! Relationships between tables and views, derived from foreign keys: many-to-one,
 //! one-to-many, one-to-one and many-to-many through a junction table, carried over to views
-//! that show the key columns. Embedding resolves names against these.
+//! that show the key columns; plus computed relationships (functions, see `computed`).
+//! Embedding resolves names against these.
 
 use std::collections::HashMap;
 
@@ -33,6 +34,10 @@ pub enum Cardinality {
         target_columns: Vec<(String, String)>,
         target_constraint: String,
     },
+    /// A function `function(source_row) returns [setof] target`: embedded by the function's
+    /// name, its rows are what it returns for the parent row. `to_one` when it returns a
+    /// single row or is declared `rows 1`.
+    Computed { function: QualifiedName, to_one: bool },
 }
 
 /// One way to embed `target` under `source`.
@@ -48,7 +53,18 @@ pub struct Relationship {
 impl Relationship {
     /// Whether an embedding of this relationship yields one object (or null) rather than a list.
     pub fn is_to_one(&self) -> bool {
-        matches!(self.cardinality, Cardinality::ManyToOne { .. } | Cardinality::OneToOne { .. })
+        matches!(
+            self.cardinality,
+            Cardinality::ManyToOne { .. } | Cardinality::OneToOne { .. } | Cardinality::Computed { to_one: true, .. }
+        )
+    }
+
+    /// The function of a computed relationship.
+    pub fn function(&self) -> Option<&QualifiedName> {
+        match &self.cardinality {
+            Cardinality::Computed { function, .. } => Some(function),
+            _ => None,
+        }
     }
 
     /// Foreign key columns on the side that holds the key, for hint matching.
@@ -59,7 +75,7 @@ impl Relationship {
             Cardinality::OneToOne { columns, source_has_fk } => {
                 columns.iter().map(|(s, t)| if *source_has_fk { s.as_str() } else { t.as_str() }).collect()
             }
-            Cardinality::ManyToMany { .. } => Vec::new(),
+            Cardinality::ManyToMany { .. } | Cardinality::Computed { .. } => Vec::new(),
         }
     }
 
@@ -70,6 +86,8 @@ impl Relationship {
             Cardinality::OneToMany { .. } => "one-to-many",
             Cardinality::OneToOne { .. } => "one-to-one",
             Cardinality::ManyToMany { .. } => "many-to-many",
+            Cardinality::Computed { to_one: true, .. } => "computed to-one",
+            Cardinality::Computed { to_one: false, .. } => "computed to-many",
         }
     }
 }

@@ -119,16 +119,21 @@ fn aggregate_name(agg: Aggregate) -> &'static str {
     }
 }
 
-/// Build one level. `join` holds conditions tying it to its parent; `extra_from` a junction join.
-fn level(
-    plan: &ReadPlan,
-    alias: &str,
-    sql: &mut Sql,
-    aliases: &mut Aliases,
+/// How a level is tied to its parent: the conditions of a foreign key (`join`), a junction
+/// joined in (`extra_from`), or a function of the parent row read instead of the level's
+/// relation (`source`, for computed relationships).
+#[derive(Default)]
+struct Tie {
+    source: Option<String>,
     extra_from: Option<String>,
     join: Vec<String>,
-) -> Level {
-    let mut from = format!("{} AS {}", source_sql(&plan.source), ident(alias));
+}
+
+/// Build one level.
+fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie: Tie) -> Level {
+    let Tie { source, extra_from, join } = tie;
+    let source = source.unwrap_or_else(|| source_sql(&plan.source));
+    let mut from = format!("{source} AS {}", ident(alias));
     if let Some(extra) = extra_from {
         from.push(' ');
         from.push_str(&extra);
@@ -228,8 +233,8 @@ fn level(
 
 /// The LATERAL subquery of an embedding.
 fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, aliases: &mut Aliases) -> String {
-    let mut join = Vec::new();
-    let mut extra_from = None;
+    let mut tie = Tie::default();
+    let Tie { source, extra_from, join } = &mut tie;
     match &embed.relationship.cardinality {
         Cardinality::ManyToOne { columns }
         | Cardinality::OneToMany { columns }
@@ -244,13 +249,18 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
                 .iter()
                 .map(|(jcol, tcol)| format!("{}.{} = {}.{}", ident(&j_alias), ident(jcol), ident(alias), ident(tcol)))
                 .collect();
-            extra_from = Some(format!("JOIN {} AS {} ON {}", junction.sql(), ident(&j_alias), on.join(" AND ")));
+            *extra_from = Some(format!("JOIN {} AS {} ON {}", junction.sql(), ident(&j_alias), on.join(" AND ")));
             for (scol, jcol) in source_columns {
                 join.push(format!("{}.{} = {}.{}", ident(&j_alias), ident(jcol), ident(parent), ident(scol)));
             }
         }
+        Cardinality::Computed { function, .. } => {
+            // The parent row, cast to the parameter's type: a parent read from a CTE (a
+            // mutation's rows) is an anonymous record, and the cast also picks the overload.
+            *source = Some(format!("{}({}::{})", function.sql(), ident(parent), embed.relationship.source.sql()));
+        }
     }
-    let inner = level(&embed.plan, alias, sql, aliases, extra_from, join).render();
+    let inner = level(&embed.plan, alias, sql, aliases, tie).render();
     let row = format!("{alias}_row");
     if embed.spread {
         format!("SELECT {r}.* FROM ({inner}) AS {r}", r = ident(&row))
@@ -273,7 +283,7 @@ pub fn read_statement(
 ) -> String {
     let mut aliases = Aliases::default();
     let root_alias = aliases.next();
-    let root = level(plan, &root_alias, sql, &mut aliases, None, Vec::new());
+    let root = level(plan, &root_alias, sql, &mut aliases, Tie::default());
     let count = if exact_count {
         let mut q = format!("SELECT count(*) FROM {}", root.from);
         if !root.wheres.is_empty() {
@@ -307,7 +317,7 @@ pub fn read_statement(
 pub fn count_query(plan: &ReadPlan, sql: &mut Sql) -> String {
     let mut aliases = Aliases::default();
     let root_alias = aliases.next();
-    let root = level(plan, &root_alias, sql, &mut aliases, None, Vec::new());
+    let root = level(plan, &root_alias, sql, &mut aliases, Tie::default());
     let mut q = format!("SELECT 1 FROM {}", root.from);
     if !root.wheres.is_empty() {
         q.push_str(" WHERE ");
