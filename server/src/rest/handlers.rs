@@ -17,7 +17,7 @@ use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
 use crate::rest::schema::{SchemaCache, Table};
 use crate::rest::sql::mutate::{self, Conflict};
-use crate::rest::sql::read::{count_query, read_statement, BodyShape};
+use crate::rest::sql::read::{count_query, read_statement, read_statement_with_total, BodyShape};
 use crate::rest::sql::Sql;
 use crate::rest::RestState;
 
@@ -313,17 +313,33 @@ async fn write(
         }
     };
 
+    // An upsert that only updated answers 200, as PostgREST's does: the rows it returns tell
+    // inserted from updated (`xmax` is 0 only on a row this statement inserted).
+    let merge = method == Method::POST && rr.prefer.resolution == Some(Resolution::MergeDuplicates);
     let text = if representation {
         let select_only =
             QueryParams { select: query.select.clone(), order: query.order.clone(), ..Default::default() };
         let plan = plan_read(cache, Some(table), Source::Raw("pgrst_mut".into()), &select_only, plan_options(state))?;
         let shape = if rr.media == MediaType::SingleObject { BodyShape::First } else { BodyShape::Array };
-        read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")))
+        if merge {
+            let columns: Vec<String> = table.columns.iter().map(|c| crate::db::quote_ident(&c.name)).collect();
+            let ctes = format!(
+                "pgrst_ins AS ({mutation}, ({}.xmax = 0) AS pgrst_inserted), pgrst_mut AS (SELECT {} FROM pgrst_ins)",
+                table.name.sql(),
+                columns.join(", ")
+            );
+            let inserted = "(SELECT count(*) FROM pgrst_ins WHERE pgrst_inserted)";
+            read_statement_with_total(&plan, &mut sql, inserted, shape, Some(ctes))
+        } else {
+            read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")))
+        }
     } else {
         mutation
     };
-    let (affected, body_text) = execute::retrying(|| write_once(rr, state, &text, &sql, representation)).await?;
+    let (affected, body_text, total) = execute::retrying(|| write_once(rr, state, &text, &sql, representation)).await?;
+    let only_updated = merge && representation && affected > 0 && total == Some(0);
     let status = match method {
+        Method::POST if only_updated => StatusCode::OK,
         Method::POST => StatusCode::CREATED,
         Method::PUT if !representation => StatusCode::NO_CONTENT,
         Method::PUT => StatusCode::OK,
@@ -342,14 +358,14 @@ async fn write_once(
     text: &str,
     sql: &Sql,
     representation: bool,
-) -> Result<(u64, String), RestError> {
+) -> Result<(u64, String, Option<i64>), RestError> {
     let mut client = execute::connection(state).await?;
     let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
-    let (affected, body_text) = if representation {
+    let (affected, body_text, total) = if representation {
         let result = execute::read(&tx, text, sql, rr).await?;
-        (result.page.max(0) as u64, result.body)
+        (result.page.max(0) as u64, result.body, result.total)
     } else {
-        (execute::execute(&tx, text, sql, rr).await?, String::new())
+        (execute::execute(&tx, text, sql, rr).await?, String::new(), None)
     };
     if rr.prefer.handling == Some(Handling::Strict) {
         if let Some(max) = rr.prefer.max_affected {
@@ -364,7 +380,7 @@ async fn write_once(
         return Err(RestError::singular(affected));
     }
     execute::finish(tx, rr, state).await?;
-    Ok((affected, body_text))
+    Ok((affected, body_text, total))
 }
 
 fn finish_write(

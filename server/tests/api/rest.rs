@@ -594,3 +594,43 @@ async fn a_negative_limit_is_416_and_a_negative_offset_is_none() {
         json_of(app.rest_req(Method::GET, "/nums2?offset=-3&order=n", None).send().await.unwrap()).await;
     assert_eq!((status, body), (200, json!([{"n": 1}, {"n": 2}])));
 }
+
+#[tokio::test]
+async fn an_upsert_that_only_updates_answers_200_and_one_that_inserts_201() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.handles (name text primary key, bio text);
+         insert into public.handles values ('ada', 'first');
+         grant select, insert, update on public.handles to anon;",
+    )
+    .await;
+    let upsert = |body: Value| {
+        app.rest_req(Method::POST, "/handles?select=name,bio", None)
+            .header("Prefer", "resolution=merge-duplicates, return=representation")
+            .json(&body)
+            .send()
+    };
+    let (status, body) = json_of(upsert(json!({"name": "ada", "bio": "changed"})).await.unwrap()).await;
+    assert_eq!((status, body), (200, json!([{"name": "ada", "bio": "changed"}])));
+    let (status, body) =
+        json_of(upsert(json!([{"name": "ada", "bio": "again"}, {"name": "bob", "bio": "new"}])).await.unwrap()).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body, json!([{"name": "ada", "bio": "again"}, {"name": "bob", "bio": "new"}]));
+}
+
+#[tokio::test]
+async fn sql_errors_name_tables_as_postgrest_does() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.authors (id int primary key, name text);
+         create table public.books (id int primary key, author_id int references public.authors, title text);
+         grant select on public.authors, public.books to anon;",
+    )
+    .await;
+    let (_, body) = json_of(app.rest_req(Method::GET, "/authors?select=nope", None).send().await.unwrap()).await;
+    assert_eq!(body["code"], "42703", "{body}");
+    assert_eq!(body["message"], "column authors.nope does not exist");
+    let (_, body) =
+        json_of(app.rest_req(Method::GET, "/authors?select=id,books(nope)", None).send().await.unwrap()).await;
+    assert_eq!(body["message"], "column books_1.nope does not exist");
+}

@@ -58,15 +58,38 @@ impl Level {
     }
 }
 
-/// Generates aliases `pgrst_0`, `pgrst_1`, ... for one statement.
+/// Table aliases named as PostgREST names them, so Postgres's errors read as PostgREST's do
+/// (`column messages_1.sum does not exist`): the root by its relation's name, each embedded or
+/// junction relation by its name and a number, never twice in one statement.
 #[derive(Default)]
-struct Aliases(usize);
+struct Aliases(std::collections::HashSet<String>);
 
 impl Aliases {
-    fn next(&mut self) -> String {
-        let alias = format!("pgrst_{}", self.0);
-        self.0 += 1;
+    /// Longest name kept before the number, so an alias stays under Postgres's 63 bytes.
+    const MAX_NAME: usize = 48;
+
+    fn root(&mut self, source: &Source) -> String {
+        let name = match source {
+            Source::Relation(name) => Self::short(&name.name),
+            Source::Raw(_) => "pgrst_source".to_string(),
+        };
+        self.0.insert(name.clone());
+        name
+    }
+
+    fn next(&mut self, relation: &str) -> String {
+        let name = Self::short(relation);
+        let alias = (1..).map(|n| format!("{name}_{n}")).find(|a| !self.0.contains(a)).unwrap_or_default();
+        self.0.insert(alias.clone());
         alias
+    }
+
+    fn short(name: &str) -> String {
+        let mut end = name.len().min(Self::MAX_NAME);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        name[..end].to_string()
     }
 }
 
@@ -145,7 +168,7 @@ fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie
     let mut embed_aliases = Vec::new();
 
     for embed in &plan.embeds {
-        let e_alias = aliases.next();
+        let e_alias = aliases.next(&embed.relationship.target.name);
         let lateral = embed_lateral(embed, alias, &e_alias, sql, aliases);
         let join_kind = if embed.join == JoinType::Inner && embed.relationship.is_to_one() { "INNER" } else { "LEFT" };
         from.push_str(&format!(" {join_kind} JOIN LATERAL ({lateral}) AS {} ON TRUE", ident(&e_alias)));
@@ -244,7 +267,7 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
             }
         }
         Cardinality::ManyToMany { junction, source_columns, target_columns, .. } => {
-            let j_alias = aliases.next();
+            let j_alias = aliases.next(&junction.name);
             let on: Vec<String> = target_columns
                 .iter()
                 .map(|(jcol, tcol)| format!("{}.{} = {}.{}", ident(&j_alias), ident(jcol), ident(alias), ident(tcol)))
@@ -281,10 +304,34 @@ pub fn read_statement(
     body: BodyShape,
     ctes: Option<String>,
 ) -> String {
+    statement(plan, sql, exact_count, None, body, ctes)
+}
+
+/// [`read_statement`] whose `total` is `total_sql` (e.g. how many rows an upsert inserted).
+pub fn read_statement_with_total(
+    plan: &ReadPlan,
+    sql: &mut Sql,
+    total_sql: &str,
+    body: BodyShape,
+    ctes: Option<String>,
+) -> String {
+    statement(plan, sql, false, Some(total_sql), body, ctes)
+}
+
+fn statement(
+    plan: &ReadPlan,
+    sql: &mut Sql,
+    exact_count: bool,
+    total_sql: Option<&str>,
+    body: BodyShape,
+    ctes: Option<String>,
+) -> String {
     let mut aliases = Aliases::default();
-    let root_alias = aliases.next();
+    let root_alias = aliases.root(&plan.source);
     let root = level(plan, &root_alias, sql, &mut aliases, Tie::default());
-    let count = if exact_count {
+    let count = if let Some(total) = total_sql {
+        total.to_string()
+    } else if exact_count {
         let mut q = format!("SELECT count(*) FROM {}", root.from);
         if !root.wheres.is_empty() {
             q.push_str(" WHERE ");
@@ -316,7 +363,7 @@ pub fn read_statement(
 /// `EXPLAIN`-able count for `count=planned|estimated`: the root's FROM and WHERE only.
 pub fn count_query(plan: &ReadPlan, sql: &mut Sql) -> String {
     let mut aliases = Aliases::default();
-    let root_alias = aliases.next();
+    let root_alias = aliases.root(&plan.source);
     let root = level(plan, &root_alias, sql, &mut aliases, Tie::default());
     let mut q = format!("SELECT 1 FROM {}", root.from);
     if !root.wheres.is_empty() {
