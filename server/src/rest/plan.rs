@@ -6,7 +6,7 @@
 
 use crate::rest::error::{self as err_schema, RestError};
 use crate::rest::parse::{Filter, JoinType, LogicTree, OrderTerm, QueryParams, SelectItem};
-use crate::rest::schema::{Cardinality, QualifiedName, Relationship, SchemaCache, Table};
+use crate::rest::schema::{Cardinality, QualifiedName, Relationship, SchemaCache, Table, TableKind};
 
 /// What a level reads from.
 #[derive(Debug, Clone)]
@@ -230,6 +230,23 @@ pub fn resolve_relationship(
     // reports such a clash as an ambiguity it cannot describe).
     if let Some(computed) = candidates.iter().find(|r| r.function().is_some()) {
         return Ok((*computed).clone());
+    }
+    // A table embedded in itself by its own name is its children, the one-to-many side of a
+    // self-referencing foreign key, as in PostgREST; its parent is embedded by the key's column.
+    let is_self = |r: &&Relationship| r.target == parent.name;
+    let candidates: Vec<&Relationship> =
+        if relation == parent.name.name && candidates.iter().any(|r| is_self(r) && !r.is_to_one()) {
+            candidates.into_iter().filter(|r| !(is_self(r) && r.is_to_one())).collect()
+        } else {
+            candidates
+        };
+    // Among candidates reached through views of a table and the table itself, the table.
+    let on_tables: Vec<&&Relationship> = candidates
+        .iter()
+        .filter(|r| cache.tables.get(&r.target).is_some_and(|t| !matches!(t.kind, TableKind::View)))
+        .collect();
+    if candidates.len() > 1 && on_tables.len() == 1 {
+        return Ok((*on_tables[0]).clone());
     }
     match candidates.as_slice() {
         [one] => Ok((*one).clone()),

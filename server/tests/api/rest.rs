@@ -634,3 +634,31 @@ async fn sql_errors_name_tables_as_postgrest_does() {
         json_of(app.rest_req(Method::GET, "/authors?select=id,books(nope)", None).send().await.unwrap()).await;
     assert_eq!(body["message"], "column books_1.nope does not exist");
 }
+
+#[tokio::test]
+async fn a_self_embed_gives_children_and_a_key_column_embed_prefers_the_table_over_its_views() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.folders (id int primary key, parent_id int references public.folders, name text);
+         insert into public.folders values (1, null, 'root'), (2, 1, 'a'), (3, 1, 'b');
+         create table public.people (name text primary key, city text);
+         create view public.people_view as select * from public.people;
+         create table public.badges (id int primary key, name text references public.people);
+         insert into public.people values ('ada', 'Kinshasa'); insert into public.badges values (1, 'ada');
+         grant select on public.folders, public.people, public.people_view, public.badges to anon;",
+    )
+    .await;
+    let get = |path: &'static str| app.rest_req(Method::GET, path, None).send();
+    let (status, body) =
+        json_of(get("/folders?id=eq.1&select=name,folders(name)&folders.order=id").await.unwrap()).await;
+    assert_eq!((status, body), (200, json!([{"name": "root", "folders": [{"name": "a"}, {"name": "b"}]}])));
+    let (_, body) =
+        json_of(get("/folders?id=eq.1&select=name,folders!parent_id(name)&folders.order=id").await.unwrap()).await;
+    assert_eq!(body, json!([{"name": "root", "folders": [{"name": "a"}, {"name": "b"}]}]));
+    // The parent, by the key's column.
+    let (_, body) = json_of(get("/folders?id=eq.2&select=name,parent_id(name)").await.unwrap()).await;
+    assert_eq!(body, json!([{"name": "a", "parent_id": {"name": "root"}}]));
+    // `name` references people; people_view inherits that relationship; the table is meant.
+    let (status, body) = json_of(get("/badges?select=id,name(city)").await.unwrap()).await;
+    assert_eq!((status, body), (200, json!([{"id": 1, "name": {"city": "Kinshasa"}}])));
+}
