@@ -662,3 +662,26 @@ async fn a_self_embed_gives_children_and_a_key_column_embed_prefers_the_table_ov
     let (status, body) = json_of(get("/badges?select=id,name(city)").await.unwrap()).await;
     assert_eq!((status, body), (200, json!([{"id": 1, "name": {"city": "Kinshasa"}}])));
 }
+
+#[tokio::test]
+async fn aggregates_group_by_the_columns_of_a_to_one_spread() {
+    let app = spawn_app_with(|c| c.rest.aggregates_enabled = true).await;
+    app.ddl(
+        "create table public.kinds (id int primary key, label text);
+         create table public.cars (id int primary key, kind_id int references public.kinds, price int);
+         insert into public.kinds values (1, 'suv'), (2, 'van');
+         insert into public.cars values (1, 1, 10), (2, 1, 20), (3, 2, 5);
+         grant select on public.kinds, public.cars to anon;",
+    )
+    .await;
+    let url = "/cars?select=price.sum(),...kinds(label)&order=kinds(label)";
+    let (status, body) = json_of(app.rest_req(Method::GET, url, None).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let mut rows = body.as_array().cloned().unwrap_or_default();
+    rows.sort_by_key(|r| r["label"].as_str().unwrap_or_default().to_string());
+    assert_eq!(Value::Array(rows), json!([{"sum": 30, "label": "suv"}, {"sum": 5, "label": "van"}]));
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/cars?select=count(),...kinds(*)", None).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body.as_array().map(Vec::len), Some(2), "{body}");
+}

@@ -132,6 +132,37 @@ fn item_sql(item: &SelectItem, alias: &str) -> Option<(String, bool)> {
     }
 }
 
+/// The output columns (quoted) of a spread level, as its select list names them.
+fn spread_columns(plan: &ReadPlan) -> Vec<String> {
+    let mut columns = Vec::new();
+    for item in &plan.items {
+        match item {
+            PlanItem::Select(SelectItem::Star) => {
+                columns.extend(plan.table.iter().flat_map(|t| t.columns.iter().map(|c| ident(&c.name))));
+            }
+            PlanItem::Select(item) => {
+                if let Some((expr, _)) = item_sql(item, "x") {
+                    if let Some((_, name)) = expr.rsplit_once(" AS ") {
+                        columns.push(name.to_string());
+                    }
+                }
+            }
+            PlanItem::Embed(i) => {
+                let embed = &plan.embeds[*i];
+                if embed.hidden {
+                    continue;
+                }
+                if embed.spread {
+                    columns.extend(spread_columns(&embed.plan));
+                } else {
+                    columns.push(format!("{}::text", ident(&embed.key)));
+                }
+            }
+        }
+    }
+    columns
+}
+
 fn aggregate_name(agg: Aggregate) -> &'static str {
     match agg {
         Aggregate::Count => "count",
@@ -204,6 +235,12 @@ fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie
                 }
                 if aggregated && !embed.spread {
                     group_by.push(format!("{}.\"__j\"::text", ident(e_alias)));
+                }
+                if aggregated && embed.spread {
+                    // A to-one spread's columns are plain columns of this level: grouped too.
+                    for column in spread_columns(&embed.plan) {
+                        group_by.push(format!("{}.{}", ident(e_alias), column));
+                    }
                 }
             }
         }
