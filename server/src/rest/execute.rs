@@ -154,7 +154,22 @@ pub async fn read(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest
 
 /// `EXPLAIN (FORMAT JSON)` of a statement, as text.
 pub async fn explain(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<String, RestError> {
-    let rows = query(tx, &format!("EXPLAIN (FORMAT JSON) {text}"), sql, req).await?;
+    explain_with(tx, text, sql, req, "FORMAT JSON").await
+}
+
+/// `EXPLAIN (<options>)` of a statement: a JSON plan as its text, a text plan as its lines.
+pub async fn explain_with(
+    tx: &Transaction<'_>,
+    text: &str,
+    sql: &Sql,
+    req: &RestRequest,
+    options: &str,
+) -> Result<String, RestError> {
+    let rows = query(tx, &format!("EXPLAIN ({options}) {text}"), sql, req).await?;
+    if options.contains("FORMAT TEXT") {
+        let lines: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();
+        return Ok(lines.join("\n"));
+    }
     let row = rows.first().ok_or_else(|| RestError::internal("explain returned no row"))?;
     let plan: serde_json::Value = row.get(0);
     Ok(plan.to_string())

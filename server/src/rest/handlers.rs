@@ -138,9 +138,10 @@ async fn read(
         if rr.media == MediaType::Plan {
             let mut isql = Sql::inlined();
             let itext = read_statement(&plan, &mut isql, count == Some(CountPref::Exact), shape, None);
-            let plan_json = execute::explain(&tx, &itext, &isql, rr).await?;
-            execute::finish(tx, rr, state).await?;
-            return Ok(HttpResponse::Ok().content_type(MediaType::Plan.content_type()).body(plan_json));
+            let plan_body = execute::explain_with(&tx, &itext, &isql, rr, &rr.plan.explain_options()).await?;
+            // EXPLAIN ANALYZE ran the statement: whatever it did is not kept.
+            drop(tx);
+            return Ok(HttpResponse::Ok().content_type(rr.plan.content_type()).body(plan_body));
         }
         let mut result = execute::read(&tx, &text, &sql, rr).await?;
         let mut csql = Sql::inlined();

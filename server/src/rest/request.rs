@@ -42,6 +42,8 @@ pub struct RestRequest {
     pub anonymous: bool,
     /// `nulls=stripped` on the JSON media types: keys whose value is null are left out.
     pub strip_nulls: bool,
+    /// What `application/vnd.pgrst.plan` asks for (when `media` is the plan).
+    pub plan: PlanRequest,
     pub pairs: Vec<(String, String)>,
     /// From the `Range` header: (offset, limit).
     pub range: Option<(u64, Option<u64>)>,
@@ -124,6 +126,7 @@ impl RestRequest {
             media,
             anonymous,
             strip_nulls,
+            plan: plan_request(header(req, "accept").unwrap_or_default()),
             pairs,
             range,
             info,
@@ -134,6 +137,68 @@ impl RestRequest {
 
 pub fn header<'r>(req: &'r HttpRequest, name: &str) -> Option<&'r str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The plan media type's format and `EXPLAIN` options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanRequest {
+    /// `+text` (and the bare type): Postgres's text plan; `+json`: its JSON plan.
+    pub text: bool,
+    /// `for="..."`, echoed in the answer's content type.
+    pub for_media: Option<String>,
+    /// `options=analyze|verbose|settings|buffers|wal`, as `EXPLAIN` options.
+    pub options: Vec<&'static str>,
+}
+
+impl PlanRequest {
+    /// The `EXPLAIN` options list, e.g. `FORMAT JSON, VERBOSE`.
+    pub fn explain_options(&self) -> String {
+        let mut options = vec![if self.text { "FORMAT TEXT" } else { "FORMAT JSON" }];
+        options.extend(self.options.iter().copied());
+        options.join(", ")
+    }
+
+    /// The answer's content type.
+    pub fn content_type(&self) -> String {
+        let format = if self.text { "text" } else { "json" };
+        match &self.for_media {
+            Some(media) => format!("application/vnd.pgrst.plan+{format}; for=\"{media}\"; charset=utf-8"),
+            None => format!("application/vnd.pgrst.plan+{format}; charset=utf-8"),
+        }
+    }
+}
+
+/// Read the plan media type's parameters from an `Accept` header.
+fn plan_request(accept: &str) -> PlanRequest {
+    let Some(range) =
+        accept.split(',').find(|r| r.trim().to_ascii_lowercase().starts_with("application/vnd.pgrst.plan"))
+    else {
+        return PlanRequest::default();
+    };
+    let mut pieces = range.split(';');
+    let mime = pieces.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let mut plan = PlanRequest { text: !mime.ends_with("+json"), ..PlanRequest::default() };
+    for piece in pieces {
+        let Some((key, value)) = piece.trim().split_once('=') else { continue };
+        match key.trim().to_ascii_lowercase().as_str() {
+            "for" => plan.for_media = Some(value.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty()),
+            "options" => {
+                for option in value.split('|') {
+                    let known = match option.trim().to_ascii_lowercase().as_str() {
+                        "analyze" => "ANALYZE",
+                        "verbose" => "VERBOSE",
+                        "settings" => "SETTINGS",
+                        "buffers" => "BUFFERS",
+                        "wal" => "WAL",
+                        _ => continue,
+                    };
+                    plan.options.push(known);
+                }
+            }
+            _ => {}
+        }
+    }
+    plan
 }
 
 /// Pick the first acceptable media type of an `Accept` header (q-values honoured), and whether
@@ -200,5 +265,11 @@ mod tests {
             (MediaType::SingleObject, true)
         );
         assert_eq!(media_type("image/png", false).unwrap_err().code(), "PGRST107");
+        let plan =
+            plan_request(r#"application/vnd.pgrst.plan+text; for="application/json"; options=verbose|settings|bogus;"#);
+        assert!(plan.text);
+        assert_eq!(plan.explain_options(), "FORMAT TEXT, VERBOSE, SETTINGS");
+        assert_eq!(plan.content_type(), "application/vnd.pgrst.plan+text; for=\"application/json\"; charset=utf-8");
+        assert!(!plan_request("application/vnd.pgrst.plan+json").text);
     }
 }

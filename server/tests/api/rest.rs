@@ -685,3 +685,20 @@ async fn aggregates_group_by_the_columns_of_a_to_one_spread() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body.as_array().map(Vec::len), Some(2), "{body}");
 }
+
+#[tokio::test]
+async fn the_plan_comes_as_text_or_json_with_explain_options() {
+    let app = spawn_app_with(|c| c.rest.plan_enabled = true).await;
+    app.ddl("create table public.p (id int); grant select on public.p to anon;").await;
+    let plan = |accept: &'static str| app.rest_req(Method::GET, "/p", None).header("Accept", accept).send();
+    let res = plan(r#"application/vnd.pgrst.plan+text; for="application/json""#).await.unwrap();
+    assert_eq!(
+        res.headers()["content-type"],
+        r#"application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8"#
+    );
+    let text = res.text().await.unwrap();
+    assert!(text.starts_with("Aggregate  (cost="), "{text}");
+    let res = plan("application/vnd.pgrst.plan+json; options=verbose|settings").await.unwrap();
+    let body: Value = res.json().await.unwrap();
+    assert!(body[0]["Plan"]["Output"].is_array(), "VERBOSE lists each node's output: {body}");
+}
