@@ -122,6 +122,7 @@ async fn read(
     let shape = match (head, rr.media) {
         (true, _) => BodyShape::None,
         (_, MediaType::SingleObject) => BodyShape::First,
+        (_, MediaType::GeoJson) => BodyShape::GeoJson,
         _ => BodyShape::Array,
     };
     let count = rr.prefer.count;

@@ -17,6 +17,8 @@ pub enum MediaType {
     SingleObject,
     Csv,
     Plan,
+    /// `application/geo+json`: the rows as a GeoJSON feature collection (needs PostGIS).
+    GeoJson,
 }
 
 impl MediaType {
@@ -26,6 +28,7 @@ impl MediaType {
             MediaType::SingleObject => "application/vnd.pgrst.object+json; charset=utf-8",
             MediaType::Csv => "text/csv; charset=utf-8",
             MediaType::Plan => "application/vnd.pgrst.plan+json; charset=utf-8",
+            MediaType::GeoJson => "application/geo+json; charset=utf-8",
         }
     }
 }
@@ -234,6 +237,7 @@ fn media_type(accept: &str, plan_enabled: bool) -> Result<(MediaType, bool), Res
             }
             "application/json" | "*/*" | "application/*" => Some((MediaType::Json, false)),
             "text/csv" | "text/*" => Some((MediaType::Csv, false)),
+            "application/geo+json" => Some((MediaType::GeoJson, false)),
             m if m.starts_with("application/vnd.pgrst.plan") && plan_enabled => Some((MediaType::Plan, false)),
             _ => None,
         };

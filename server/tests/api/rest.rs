@@ -702,3 +702,32 @@ async fn the_plan_comes_as_text_or_json_with_explain_options() {
     let body: Value = res.json().await.unwrap();
     assert!(body[0]["Plan"]["Output"].is_array(), "VERBOSE lists each node's output: {body}");
 }
+
+#[tokio::test]
+async fn geo_json_answers_a_feature_collection_of_the_rows() {
+    let app = spawn_app().await;
+    // PostGIS is not installed here: a stand-in `ST_AsGeoJSON(row)` shows what the server asks
+    // of it (one feature per row) and how it wraps them.
+    app.ddl(
+        "create function public.st_asgeojson(anyelement) returns text language sql immutable as
+           $$ select json_build_object('type', 'Feature', 'properties', to_json($1))::text $$;
+         create table public.shops (id int primary key, address text);
+         insert into public.shops values (1, '1 Avenue du Commerce');
+         grant select on public.shops to anon;",
+    )
+    .await;
+    let res = app
+        .rest_req(Method::GET, "/shops?select=id,address", None)
+        .header("Accept", "application/geo+json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["content-type"], "application/geo+json; charset=utf-8");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"id": 1, "address": "1 Avenue du Commerce"}}
+        ]})
+    );
+}

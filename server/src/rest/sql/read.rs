@@ -18,6 +18,8 @@ pub enum BodyShape {
     First,
     /// Nothing (HEAD, `return=minimal`).
     None,
+    /// A GeoJSON `FeatureCollection` of the rows (PostGIS's `ST_AsGeoJSON` of each row).
+    GeoJson,
 }
 
 /// The parts of one level's SELECT.
@@ -385,6 +387,10 @@ fn statement(
         BodyShape::Array => "coalesce(json_agg(_pgrst_t), '[]')::text",
         BodyShape::First => "coalesce((json_agg(_pgrst_t)->0)::text, 'null')",
         BodyShape::None => "''",
+        BodyShape::GeoJson => {
+            "json_build_object('type', 'FeatureCollection', 'features', \
+             coalesce(json_agg(ST_AsGeoJSON(_pgrst_t)::json), '[]'))::text"
+        }
     };
     let mut with = Vec::new();
     if let Some(ctes) = ctes {
