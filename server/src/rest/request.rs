@@ -85,7 +85,8 @@ impl RestRequest {
         };
         let prefer_values: Vec<&str> = req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
         let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
-        let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), state.config.plan_enabled)?;
+        let offered = Offered { plan: state.config.plan_enabled, geojson: state.cache.get().geojson };
+        let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
         let pairs: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
             .filter(|(k, _)| k != "apikey")
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -206,7 +207,16 @@ fn plan_request(accept: &str) -> PlanRequest {
 
 /// Pick the first acceptable media type of an `Accept` header (q-values honoured), and whether
 /// it asks for `nulls=stripped` (PostgREST's array and object types only).
-fn media_type(accept: &str, plan_enabled: bool) -> Result<(MediaType, bool), RestError> {
+/// The media types offered besides JSON and CSV.
+#[derive(Debug, Clone, Copy, Default)]
+struct Offered {
+    /// `PGRST_DB_PLAN_ENABLED`
+    plan: bool,
+    /// PostGIS is there.
+    geojson: bool,
+}
+
+fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestError> {
     let mut ranges: Vec<(f32, usize, String, bool)> = accept
         .split(',')
         .enumerate()
@@ -237,8 +247,8 @@ fn media_type(accept: &str, plan_enabled: bool) -> Result<(MediaType, bool), Res
             }
             "application/json" | "*/*" | "application/*" => Some((MediaType::Json, false)),
             "text/csv" | "text/*" => Some((MediaType::Csv, false)),
-            "application/geo+json" => Some((MediaType::GeoJson, false)),
-            m if m.starts_with("application/vnd.pgrst.plan") && plan_enabled => Some((MediaType::Plan, false)),
+            "application/geo+json" if offered.geojson => Some((MediaType::GeoJson, false)),
+            m if m.starts_with("application/vnd.pgrst.plan") && offered.plan => Some((MediaType::Plan, false)),
             _ => None,
         };
         if let Some(found) = found {
@@ -255,20 +265,29 @@ mod tests {
 
     #[test]
     fn accept_headers_pick_the_first_supported_type() {
-        assert_eq!(media_type("*/*", false).unwrap(), (MediaType::Json, false));
-        assert_eq!(media_type("application/vnd.pgrst.object+json", false).unwrap(), (MediaType::SingleObject, false));
-        assert_eq!(media_type("text/csv", false).unwrap(), (MediaType::Csv, false));
-        assert_eq!(media_type("text/html;q=0.9, text/csv", false).unwrap(), (MediaType::Csv, false));
-        assert_eq!(media_type("application/vnd.pgrst.plan+json", true).unwrap(), (MediaType::Plan, false));
+        assert_eq!(media_type("*/*", Offered::default()).unwrap(), (MediaType::Json, false));
         assert_eq!(
-            media_type("application/vnd.pgrst.array+json;nulls=stripped", false).unwrap(),
+            media_type("application/vnd.pgrst.object+json", Offered::default()).unwrap(),
+            (MediaType::SingleObject, false)
+        );
+        assert_eq!(media_type("text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
+        assert_eq!(media_type("text/html;q=0.9, text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
+        assert_eq!(
+            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false }).unwrap(),
+            (MediaType::Plan, false)
+        );
+        assert_eq!(
+            media_type("application/vnd.pgrst.array+json;nulls=stripped", Offered::default()).unwrap(),
             (MediaType::Json, true)
         );
         assert_eq!(
-            media_type("application/vnd.pgrst.object+json; nulls=stripped", false).unwrap(),
+            media_type("application/vnd.pgrst.object+json; nulls=stripped", Offered::default()).unwrap(),
             (MediaType::SingleObject, true)
         );
-        assert_eq!(media_type("image/png", false).unwrap_err().code(), "PGRST107");
+        assert_eq!(media_type("image/png", Offered::default()).unwrap_err().code(), "PGRST107");
+        assert_eq!(media_type("application/geo+json", Offered::default()).unwrap_err().code(), "PGRST107");
+        let postgis = Offered { plan: false, geojson: true };
+        assert_eq!(media_type("application/geo+json", postgis).unwrap(), (MediaType::GeoJson, false));
         let plan =
             plan_request(r#"application/vnd.pgrst.plan+text; for="application/json"; options=verbose|settings|bogus;"#);
         assert!(plan.text);

@@ -706,6 +706,12 @@ async fn the_plan_comes_as_text_or_json_with_explain_options() {
 #[tokio::test]
 async fn geo_json_answers_a_feature_collection_of_the_rows() {
     let app = spawn_app().await;
+    // Without PostGIS the media type is not offered, as in PostgREST.
+    let (status, body) = json_of(
+        app.rest_req(Method::GET, "/shops", None).header("Accept", "application/geo+json").send().await.unwrap(),
+    )
+    .await;
+    assert_eq!((status, body["code"].clone()), (406, json!("PGRST107")));
     // PostGIS is not installed here: a stand-in `ST_AsGeoJSON(row)` shows what the server asks
     // of it (one feature per row) and how it wraps them.
     app.ddl(

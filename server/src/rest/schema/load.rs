@@ -174,6 +174,9 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
 
     let functions = load_functions(client, schemas).await?;
     let role_settings = load_role_settings(client).await?;
+    // PostgREST offers `application/geo+json` only where PostGIS's `ST_AsGeoJSON` exists.
+    let geojson: bool =
+        client.query_one("select exists(select 1 from pg_proc where proname = 'st_asgeojson')", &[]).await?.get(0);
 
     Ok(SchemaCache {
         schemas: schemas.to_vec(),
@@ -181,6 +184,7 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
         relationships,
         functions,
         role_settings,
+        geojson,
     })
 }
 

@@ -150,6 +150,8 @@ pub struct SchemaCache {
     pub functions: HashMap<QualifiedName, Vec<Function>>,
     /// Per-role settings (`statement_timeout`, ...) applied in each request of that role.
     pub role_settings: HashMap<String, Vec<(String, String)>>,
+    /// Whether the database has `ST_AsGeoJSON` (PostGIS), for `application/geo+json`.
+    pub geojson: bool,
 }
 
 impl SchemaCache {
