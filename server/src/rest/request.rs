@@ -114,6 +114,17 @@ impl RestRequest {
             .map(|s| crate::db::quote_ident(s.trim()))
             .collect();
         settings.push(("search_path".into(), search_path.join(", ")));
+        // PostgREST gives SQL the request's cookies as a JSON object too.
+        let cookies: Map<String, Value> = req
+            .headers()
+            .get_all("cookie")
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|line| line.split(';'))
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(name, value)| (name.trim().to_string(), Value::String(value.trim().to_string())))
+            .filter(|(name, _)| !name.is_empty())
+            .collect();
+        settings.push(("request.cookies".into(), Value::Object(cookies).to_string()));
         let info = RequestInfo {
             method: method.to_string(),
             // PostgREST behind Supabase's gateway sees the path without `/rest/v1`.

@@ -86,9 +86,19 @@ pub async fn call(
         let is_arg = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key));
         let query = parse::parse_query_with_args(&rr.pairs, &is_arg).map_err(parse_error)?;
         crate::rest::limits::check_query(&query, &state.limits())?;
+        // A VARIADIC parameter takes every value of its repeated key, as an array.
+        let variadic = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key && a.variadic));
         let mut map = Map::new();
         for (k, v) in &query.rpc_args {
-            map.insert(k.clone(), Value::String(v.clone()));
+            let value = Value::String(v.clone());
+            if variadic(k) {
+                match map.entry(k.clone()).or_insert_with(|| Value::Array(Vec::new())) {
+                    Value::Array(items) => items.push(value),
+                    other => *other = value,
+                }
+            } else {
+                map.insert(k.clone(), value);
+            }
         }
         let names: Vec<String> = map.keys().cloned().collect();
         (query.clone(), names, Value::Object(map).to_string(), false)

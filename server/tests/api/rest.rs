@@ -737,3 +737,44 @@ async fn geo_json_answers_a_feature_collection_of_the_rows() {
         ]})
     );
 }
+
+#[tokio::test]
+async fn a_variadic_parameter_takes_every_value_of_its_repeated_query_key() {
+    let app = spawn_app().await;
+    app.ddl("create function public.total(variadic n int[]) returns int language sql immutable as 'select sum(x)::int from unnest(n) x';")
+        .await;
+    let (status, body) = json_of(app.rest_req(Method::GET, "/rpc/total?n=1&n=2&n=3", None).send().await.unwrap()).await;
+    assert_eq!((status, body), (200, json!(6)));
+    let (_, body) = json_of(app.rest_req(Method::GET, "/rpc/total?n=4", None).send().await.unwrap()).await;
+    assert_eq!(body, json!(4));
+    let (_, body) =
+        json_of(app.rest_req(Method::POST, "/rpc/total", None).json(&json!({"n": [5, 6]})).send().await.unwrap()).await;
+    assert_eq!(body, json!(11));
+}
+
+#[tokio::test]
+async fn an_offset_past_the_end_is_416_with_the_row_count_in_content_range() {
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.few (n int); insert into public.few values (1), (2); grant select on public.few to anon;",
+    )
+    .await;
+    let res = app.rest_req(Method::GET, "/few?offset=5", None).header("Prefer", "count=exact").send().await.unwrap();
+    assert_eq!(res.status(), 416);
+    assert_eq!(res.headers()["content-range"], "*/2");
+}
+
+#[tokio::test]
+async fn request_cookies_are_given_to_sql_as_json() {
+    let app = spawn_app().await;
+    app.ddl("create function public.cookie_theme() returns text language sql stable as $$ select current_setting('request.cookies')::json->>'theme' $$;")
+        .await;
+    let res = app
+        .rest_req(Method::GET, "/rpc/cookie_theme", None)
+        .header("Cookie", "session=abc; theme=dark")
+        .send()
+        .await
+        .unwrap();
+    let (_, body) = json_of(res).await;
+    assert_eq!(body, json!("dark"));
+}

@@ -47,7 +47,7 @@ impl RestError {
 
     /// PGRST103 with explicit texts (from the parser module).
     pub fn invalid_range(message: impl Into<String>, details: impl Into<String>) -> Self {
-        RestError::InvalidRange { message: message.into(), details: details.into() }
+        RestError::InvalidRange { message: message.into(), details: details.into(), total: None }
     }
 
     /// PGRST103 for `limit=-1`.
@@ -66,10 +66,11 @@ impl RestError {
     /// PGRST103 for an offset past the end; `total` is the exact count if
     /// known (PostgREST prints 0 when it is not).
     pub fn range_out_of_bounds(offset: u64, total: Option<u64>) -> Self {
-        Self::invalid_range(
-            RANGE_NOT_SATISFIABLE,
-            format!("An offset of {offset} was requested, but there are only {} rows.", total.unwrap_or(0)),
-        )
+        RestError::InvalidRange {
+            message: RANGE_NOT_SATISFIABLE.into(),
+            details: format!("An offset of {offset} was requested, but there are only {} rows.", total.unwrap_or(0)),
+            total,
+        }
     }
 
     /// PGRST105.

@@ -92,6 +92,8 @@ pub enum RestError {
         message: String,
         /// The details.
         details: String,
+        /// The row count, when known: sent as `Content-Range: */N`.
+        total: Option<u64>,
     },
     /// PGRST105, 405: PUT filters must be `eq` on exactly the primary key columns.
     InvalidPutFilters,
@@ -590,6 +592,9 @@ impl RestError {
             }
             RestError::ConnectionFailed | RestError::ConnectionLost | RestError::PoolTimeout => {
                 headers.push(("Retry-After".to_owned(), crate::db::RETRY_AFTER_SECS.to_owned()));
+            }
+            RestError::InvalidRange { total: Some(total), .. } => {
+                headers.push(("Content-Range".to_owned(), format!("*/{total}")));
             }
             RestError::Db { .. } => match self.custom_raise() {
                 Some(Ok(raise)) => headers.extend(raise.headers),
