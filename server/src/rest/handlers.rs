@@ -13,7 +13,7 @@ use crate::rest::parse::{
     self, CompareOp, CountPref, Handling, Missing, Operation, QueryParams, Resolution, ReturnPref,
 };
 use crate::rest::plan::{plan_read, PlanOptions, Source};
-use crate::rest::request::{header, parse_error, MediaType, RestRequest};
+use crate::rest::request::{header, options_schema, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
 use crate::rest::schema::{SchemaCache, Table};
 use crate::rest::sql::mutate::{self, Conflict};
@@ -46,16 +46,6 @@ pub async fn table(
         }
         Method::DELETE => write(&req, &rr, &state, &cache, table, None).await,
         ref other => Err(RestError::unsupported_method(other.as_str())),
-    }
-}
-
-/// The schema an `OPTIONS` request names (`Accept-Profile` or `Content-Profile`), or the first.
-pub fn options_schema(req: &HttpRequest, state: &RestState) -> Result<String, RestError> {
-    let schemas = &state.config.schemas;
-    match header(req, "accept-profile").or_else(|| header(req, "content-profile")) {
-        Some(s) if schemas.iter().any(|x| x == s) => Ok(s.to_string()),
-        Some(s) => Err(RestError::schema_not_exposed(s, schemas)),
-        None => Ok(schemas.first().cloned().unwrap_or_else(|| "public".into())),
     }
 }
 

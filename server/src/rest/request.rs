@@ -73,20 +73,17 @@ impl RestRequest {
         crate::rest::limits::check_url(req.query_string(), &state.limits())?;
         let read = method == Method::GET || method == Method::HEAD;
         let profile_header = if read { "accept-profile" } else { "content-profile" };
-        let schemas = &state.config.schemas;
-        let (schema, schema_explicit) = match header(req, profile_header) {
-            Some(s) => {
-                if !schemas.iter().any(|x| x == s) {
-                    return Err(RestError::schema_not_exposed(s, schemas));
-                }
-                (s.to_string(), true)
-            }
-            None => (schemas.first().cloned().unwrap_or_else(|| "public".into()), false),
-        };
+        let schema_explicit = header(req, profile_header).is_some();
+        let schema = profile_schema(header(req, profile_header), state)?;
         let prefer_values: Vec<&str> = req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
         let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
         let offered = Offered { plan: state.config.plan_enabled, geojson: state.cache.get().geojson };
         let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
+        let plan = if media == MediaType::Plan {
+            plan_request(header(req, "accept").unwrap_or_default())
+        } else {
+            PlanRequest::default()
+        };
         let pairs: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
             .filter(|(k, _)| k != "apikey")
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -141,13 +138,28 @@ impl RestRequest {
             media,
             anonymous,
             strip_nulls,
-            plan: plan_request(header(req, "accept").unwrap_or_default()),
+            plan,
             pairs,
             range,
             info,
             method,
         })
     }
+}
+
+/// The schema a profile header names (it must be exposed), or the first exposed schema.
+fn profile_schema(named: Option<&str>, state: &RestState) -> Result<String, RestError> {
+    let schemas = &state.config.schemas;
+    match named {
+        Some(s) if schemas.iter().any(|x| x == s) => Ok(s.to_string()),
+        Some(s) => Err(RestError::schema_not_exposed(s, schemas)),
+        None => Ok(schemas.first().cloned().unwrap_or_else(|| "public".into())),
+    }
+}
+
+/// The schema an `OPTIONS` request names (`Accept-Profile` or `Content-Profile`), or the first.
+pub fn options_schema(req: &HttpRequest, state: &RestState) -> Result<String, RestError> {
+    profile_schema(header(req, "accept-profile").or_else(|| header(req, "content-profile")), state)
 }
 
 pub fn header<'r>(req: &'r HttpRequest, name: &str) -> Option<&'r str> {

@@ -15,7 +15,7 @@ use crate::rest::parse::{self, CountPref, Handling};
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
-use crate::rest::schema::{Function, ReturnShape, Volatility};
+use crate::rest::schema::{Function, ReturnShape, SchemaCache, Volatility};
 use crate::rest::sql::read::{read_statement, BodyShape};
 use crate::rest::sql::{rpc, Sql};
 use crate::rest::RestState;
@@ -30,21 +30,11 @@ pub async fn call(
     let name = path.into_inner();
     let method = req.method().clone();
     if method == Method::OPTIONS {
-        let schema = crate::rest::handlers::options_schema(&req, &state)?;
+        let schema = crate::rest::request::options_schema(&req, &state)?;
         let overloads = cache.functions.get(&crate::rest::schema::QualifiedName::new(&schema, &name));
         // PostgREST: volatile functions are called with POST only, the others with GET too.
         let Some(function) = overloads.and_then(|v| v.first()) else {
-            let schema_functions: Vec<&str> =
-                cache.functions.keys().filter(|q| q.schema == schema).map(|q| q.name.as_str()).collect();
-            return Err(RestError::function_not_found(
-                &schema,
-                &name,
-                &[],
-                RpcPayload::Json,
-                false,
-                &schema_functions,
-                &[],
-            ));
+            return Err(not_found(&cache, &schema, &name, &[], RpcPayload::Json, false, &[]));
         };
         let allow = if function.volatility == Volatility::Volatile { "OPTIONS,POST" } else { "OPTIONS,GET,HEAD,POST" };
         return Ok(HttpResponse::Ok().insert_header(("Allow", allow)).finish());
@@ -106,28 +96,12 @@ pub async fn call(
 
     let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
         if candidates.is_empty() {
-            let schema_functions: Vec<&str> = cache
-                .functions
-                .iter()
-                .filter(|(q, fs)| q.schema == rr.schema && fs.iter().any(|f| callable(&f)))
-                .map(|(q, _)| q.name.as_str())
-                .collect();
-            let overload_args: Vec<Vec<&str>> =
-                overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
             let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
             let payload_kind = match header(&req, "content-type") {
                 Some(ct) if !ct.starts_with("application/json") => RpcPayload::Other,
                 _ => RpcPayload::Json,
             };
-            RestError::function_not_found(
-                &rr.schema,
-                &name,
-                &arg_refs,
-                payload_kind,
-                post,
-                &schema_functions,
-                &overload_args,
-            )
+            not_found(&cache, &rr.schema, &name, &arg_refs, payload_kind, post, &overloads)
         } else {
             let mut signatures: Vec<FunctionSignature> = candidates
                 .iter()
@@ -221,6 +195,28 @@ pub async fn call(
         MediaType::Json
     };
     response::body(&mut res, media, result.body, rr.strip_nulls)
+}
+
+/// PGRST202 for `schema.name` called with `args`, its hint drawn from the callable functions of
+/// the schema and the parameters of `overloads`.
+fn not_found(
+    cache: &SchemaCache,
+    schema: &str,
+    name: &str,
+    args: &[&str],
+    payload: RpcPayload,
+    post: bool,
+    overloads: &[&Function],
+) -> RestError {
+    let schema_functions: Vec<&str> = cache
+        .functions
+        .iter()
+        .filter(|(q, fs)| q.schema == schema && fs.iter().any(|f| callable(&f)))
+        .map(|(q, _)| q.name.as_str())
+        .collect();
+    let overload_args: Vec<Vec<&str>> =
+        overloads.iter().map(|f| f.args.iter().map(|a| a.name.as_str()).collect()).collect();
+    RestError::function_not_found(schema, name, args, payload, post, &schema_functions, &overload_args)
 }
 
 /// Whether `/rpc` can call this function: PostgREST leaves out functions with unnamed
