@@ -103,6 +103,11 @@ pub struct Config {
     #[arg(long, env = "DB_POOL_SIZE", default_value_t = 32)]
     pub db_pool_size: usize,
 
+    /// Origins browsers may call the API from, comma-separated (`https://example.com`); unset,
+    /// any origin. PostgREST's `server-cors-allowed-origins`, for every surface.
+    #[arg(long, env = "CORS_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub cors_allowed_origins: Vec<String>,
+
     /// Number of HTTP worker threads (default: one per core).
     #[arg(long, env = "HTTP_WORKERS")]
     pub http_workers: Option<usize>,
@@ -315,6 +320,11 @@ pub struct RestConfig {
     /// Most items (columns, `*`, embeds) in one `select`, all levels together.
     #[arg(long = "rest-max-select-items", env = "REST_MAX_SELECT_ITEMS", default_value_t = 500)]
     pub max_select_items: usize,
+
+    /// Send `Server-Timing` (jwt, parse, plan, transaction and response, in milliseconds) on
+    /// every successful /rest/v1 answer.
+    #[arg(long = "server-timing-enabled", env = "PGRST_SERVER_TIMING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub server_timing: bool,
 
     /// Most values in one `in.(...)` filter.
     #[arg(long = "rest-max-in-values", env = "REST_MAX_IN_VALUES", default_value_t = 1000)]

@@ -182,8 +182,10 @@ pub async fn middleware(
     let require_apikey = !(surface == Surface::Rest && gate.config.rest_without_apikey);
     let apikey = apikey_of(req.request());
     let bearer = bearer_of(req.request());
+    let started = std::time::Instant::now();
     match gate.authenticate(apikey.as_deref(), bearer.as_deref(), require_apikey) {
         Ok(caller) => {
+            req.extensions_mut().insert(crate::rest::timing::GateTime(started.elapsed()));
             req.extensions_mut().insert(caller);
             Ok(next.call(req).await?.map_into_boxed_body())
         }

@@ -155,6 +155,7 @@ impl Application {
     /// Prepare the database, migrate, bind the listener.
     pub async fn build(config: Config) -> Result<Application, StartupError> {
         return_large_allocations();
+        check_origins(&config.cors_allowed_origins)?;
         let keys = Keys::load_or_generate(&config)?;
         let cfg = config.clone();
         let database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
@@ -227,6 +228,7 @@ impl Application {
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
         let web_dir = config.web_dir.clone();
+        let cors_origins = config.cors_allowed_origins.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
@@ -236,7 +238,7 @@ impl Application {
                 .app_data(storage.clone())
                 .app_data(realtime_data.clone())
                 .wrap(from_fn(crate::panic_guard::middleware))
-                .wrap(cors())
+                .wrap(cors(&cors_origins))
                 .wrap(from_fn(telemetry::middleware))
                 .wrap(actix_web::middleware::DefaultHeaders::new().add(("Keep-Alive", KEEP_ALIVE_HINT)))
                 .route("/health", web::get().to(health::health))
@@ -319,10 +321,31 @@ async fn shutdown_signal() {
     let _ = interrupt.await;
 }
 
-fn cors() -> Cors {
-    Cors::default()
-        .allow_any_origin()
-        .send_wildcard()
+/// Each listed CORS origin must be `scheme://host[:port]`, or the server would refuse to start
+/// its workers later.
+fn check_origins(origins: &[String]) -> Result<(), StartupError> {
+    for origin in origins.iter().map(|o| o.trim()).filter(|o| !o.is_empty()) {
+        let uri: Result<actix_web::http::Uri, _> = origin.parse();
+        if origin == "*" || !uri.is_ok_and(|u| u.scheme().is_some() && u.host().is_some()) {
+            return Err(StartupError::Setup(format!(
+                "CORS_ALLOWED_ORIGINS: {origin:?} is not an origin like https://example.com (leave the setting unset to allow any)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// CORS for every surface: any origin (answered `*`) unless `CORS_ALLOWED_ORIGINS` lists them;
+/// then a listed origin is echoed back and another gets no CORS headers (the browser refuses
+/// the response; clients outside a browser are not affected).
+fn cors(allowed_origins: &[String]) -> Cors {
+    let origins: Vec<&str> = allowed_origins.iter().map(|o| o.trim()).filter(|o| !o.is_empty()).collect();
+    let cors = if origins.is_empty() {
+        Cors::default().allow_any_origin().send_wildcard()
+    } else {
+        origins.into_iter().fold(Cors::default(), |cors, origin| cors.allowed_origin(origin))
+    };
+    cors.block_on_origin_mismatch(false)
         .allowed_methods(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
         .allowed_headers(CORS_ALLOW_HEADERS.iter().copied())
         .expose_headers(CORS_EXPOSE_HEADERS.iter().copied())

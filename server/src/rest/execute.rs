@@ -102,7 +102,7 @@ pub async fn read_pipelined(
     let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
     let rows = context::run_pipelined(client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
-    Ok(ReadResult { total: row.get(0), page: row.get(1), body: row.get(2) })
+    Ok(ReadResult::of(row))
 }
 
 /// Whether this request's transaction commits (and whether `tx=` was honoured).
@@ -132,24 +132,39 @@ pub async fn query(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestReques
     tx.query(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
 }
 
-/// Prepare (cached) and run a statement returning a row count.
-pub async fn execute(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<u64, RestError> {
-    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
-    let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
-    tx.execute(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
-}
-
-/// The `(total, page, body)` row of a read statement.
+/// The `(total, page, body, response_headers, response_status)` row of a statement.
 pub struct ReadResult {
     pub total: Option<i64>,
     pub page: i64,
     pub body: String,
+    /// What SQL set in `response.headers` and `response.status`.
+    pub settings: ResponseSettings,
+}
+
+/// The response GUCs as SQL left them (unparsed: [`crate::rest::response::apply_settings`]
+/// checks them).
+#[derive(Debug, Default, Clone)]
+pub struct ResponseSettings {
+    pub headers: Option<String>,
+    pub status: Option<String>,
+}
+
+impl ReadResult {
+    fn of(row: &Row) -> ReadResult {
+        let text = |i: usize| if row.len() > i { row.get::<_, Option<String>>(i) } else { None };
+        ReadResult {
+            total: row.get(0),
+            page: row.get(1),
+            body: row.get(2),
+            settings: ResponseSettings { headers: text(3), status: text(4) },
+        }
+    }
 }
 
 pub async fn read(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<ReadResult, RestError> {
     let rows = query(tx, text, sql, req).await?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
-    Ok(ReadResult { total: row.get(0), page: row.get(1), body: row.get(2) })
+    Ok(ReadResult::of(row))
 }
 
 /// `EXPLAIN (FORMAT JSON)` of a statement, as text.

@@ -15,10 +15,10 @@ use crate::rest::parse::{
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, options_schema, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
-use crate::rest::schema::{SchemaCache, Table};
+use crate::rest::schema::{SchemaCache, Table, TableKind};
 use crate::rest::sql::mutate::{self, Conflict};
 use crate::rest::sql::read::{count_query, read_statement, read_statement_with_total, BodyShape};
-use crate::rest::sql::Sql;
+use crate::rest::sql::{ident, Sql, RESPONSE_SETTINGS};
 use crate::rest::RestState;
 
 /// Dispatch by method.
@@ -106,6 +106,7 @@ async fn read(
 ) -> Result<HttpResponse, RestError> {
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
     crate::rest::limits::check_query(&query, &state.limits())?;
+    rr.timing.mark("parse");
     let mut plan = plan_read(cache, Some(table), Source::Relation(table.name.clone()), &query, plan_options(state))?;
     apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
     let head = rr.method == Method::HEAD;
@@ -118,6 +119,7 @@ async fn read(
     let count = rr.prefer.count;
     let mut sql = Sql::default();
     let text = read_statement(&plan, &mut sql, count == Some(CountPref::Exact), shape, None);
+    rr.timing.mark("plan");
 
     let mut client = execute::connection(state).await?;
     let simple = rr.media != MediaType::Plan && !matches!(count, Some(CountPref::Planned | CountPref::Estimated));
@@ -150,6 +152,7 @@ async fn read(
         result
     };
 
+    rr.timing.mark("transaction");
     if rr.media == MediaType::SingleObject && result.page != 1 {
         return Err(RestError::singular(result.page.max(0) as u64));
     }
@@ -157,10 +160,12 @@ async fn read(
     let status = read_status(offset, result.page, result.total)?;
     let mut res = response::builder(status, rr, &applied(rr, state));
     res.insert_header(("Content-Range", content_range(offset, result.page, result.total)));
-    if head {
-        return Ok(res.content_type(rr.media.content_type()).finish());
-    }
-    response::body(&mut res, rr.media, result.body, rr.strip_nulls)
+    let res = if head {
+        res.content_type(rr.media.content_type()).finish()
+    } else {
+        response::body(&mut res, rr.media, result.body, rr.strip_nulls)?
+    };
+    response::complete(res, rr, &result.settings)
 }
 
 /// Merge the `Range` header and `max_rows` into a level's limit and offset.
@@ -245,6 +250,7 @@ async fn write(
 ) -> Result<HttpResponse, RestError> {
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
     crate::rest::limits::check_query(&query, &state.limits())?;
+    rr.timing.mark("parse");
     if let Some(ct) = header(req, "content-type") {
         let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         if body.is_some() && !mime.is_empty() && mime != "application/json" {
@@ -255,7 +261,6 @@ async fn write(
     let return_pref = rr.prefer.return_.unwrap_or(ReturnPref::Minimal);
     let representation = return_pref == ReturnPref::Representation;
     let mut sql = Sql::default();
-    let mut location = None;
     let mutation = match method {
         Method::POST | Method::PUT => {
             let body = body.unwrap_or_default();
@@ -272,21 +277,9 @@ async fn write(
                     None => Conflict::None,
                 }
             };
-            if rows.len() == 1 && !table.primary_key.is_empty() {
-                let pk: Option<Vec<String>> = table
-                    .primary_key
-                    .iter()
-                    .map(|k| {
-                        rows[0].get(k).map(|v| {
-                            format!("{k}=eq.{}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
-                        })
-                    })
-                    .collect();
-                location = pk.map(|parts| format!("/{}?{}", table.name.name, parts.join("&")));
-            }
             let missing_default = rr.prefer.missing == Some(Missing::Default);
             let json = Value::Array(rows.into_iter().map(Value::Object).collect()).to_string();
-            mutate::insert(table, &columns, json, missing_default, &conflict, representation, &mut sql)
+            mutate::insert(table, &columns, json, missing_default, &conflict, &mut sql)
         }
         Method::PATCH => {
             let body = body.unwrap_or_default();
@@ -295,70 +288,94 @@ async fn write(
             let json = rows.into_iter().next().map(Value::Object).unwrap_or(Value::Null).to_string();
             if columns.is_empty() {
                 // Nothing to change: answer like an update of no rows.
-                return finish_write(rr, state, StatusCode::OK, representation, 0, "[]".into(), None);
+                let status = if representation { StatusCode::OK } else { StatusCode::NO_CONTENT };
+                let done = Written { affected: 0, inserted: None, body: "[]".into(), settings: Default::default() };
+                return finish_write(rr, state, table, status, representation, done);
             }
-            mutate::update(table, &columns, json, &root_filters(&query), &root_logic(&query), representation, &mut sql)
+            mutate::update(table, &columns, json, &root_filters(&query), &root_logic(&query), &mut sql)
         }
         _ => {
             require_where(&query, "DELETE", rr)?;
-            mutate::delete(table, &root_filters(&query), &root_logic(&query), representation, &mut sql)
+            mutate::delete(table, &root_filters(&query), &root_logic(&query), &mut sql)
         }
     };
 
-    // An upsert that only updated answers 200, as PostgREST's does: the rows it returns tell
-    // inserted from updated (`xmax` is 0 only on a row this statement inserted).
-    let merge = method == Method::POST && rr.prefer.resolution == Some(Resolution::MergeDuplicates);
+    // An upsert tells the rows it inserted from those it updated (`xmax` is 0 only on a row this
+    // statement inserted): one that only updated answers 200, as PostgREST's does.
+    let upsert = method == Method::PUT || (method == Method::POST && rr.prefer.resolution == Some(Resolution::MergeDuplicates));
+    let count_inserted = upsert && table.kind == TableKind::Table;
+    let target = if matches!(method, Method::POST | Method::PUT) { table.name.sql() } else { ident(mutate::TARGET) };
+    let inserted_flag = format!("({target}.xmax = 0) AS pgrst_inserted");
     let text = if representation {
         let select_only =
             QueryParams { select: query.select.clone(), order: query.order.clone(), ..Default::default() };
         let plan = plan_read(cache, Some(table), Source::Raw("pgrst_mut".into()), &select_only, plan_options(state))?;
         let shape = if rr.media == MediaType::SingleObject { BodyShape::First } else { BodyShape::Array };
-        if merge {
-            let columns: Vec<String> = table.columns.iter().map(|c| crate::db::quote_ident(&c.name)).collect();
+        if count_inserted {
+            let columns: Vec<String> = table.columns.iter().map(|c| ident(&c.name)).collect();
             let ctes = format!(
-                "pgrst_ins AS ({mutation}, ({}.xmax = 0) AS pgrst_inserted), pgrst_mut AS (SELECT {} FROM pgrst_ins)",
-                table.name.sql(),
+                "pgrst_ins AS ({mutation} RETURNING {target}.*, {inserted_flag}), pgrst_mut AS (SELECT {} FROM pgrst_ins)",
                 columns.join(", ")
             );
             let inserted = "(SELECT count(*) FROM pgrst_ins WHERE pgrst_inserted)";
             read_statement_with_total(&plan, &mut sql, inserted, shape, Some(ctes))
         } else {
-            read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation})")))
+            read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation} RETURNING {target}.*)")))
         }
     } else {
-        mutation
+        // `return=headers-only` returns the primary key of an inserted row for `Location`.
+        let headers_only = method == Method::POST && return_pref == ReturnPref::HeadersOnly;
+        let mut returning: Vec<String> = Vec::new();
+        if headers_only {
+            returning.extend(table.primary_key.iter().map(|k| format!("{target}.{}", ident(k))));
+        }
+        if count_inserted {
+            returning.push(inserted_flag);
+        }
+        if returning.is_empty() {
+            returning.push("1".into());
+        }
+        let total = if count_inserted { "count(*) FILTER (WHERE pgrst_inserted)" } else { "NULL" };
+        let body = if headers_only { "coalesce(json_agg(_pgrst_t), '[]')::text" } else { "''" };
+        format!(
+            "WITH pgrst_mut AS ({mutation} RETURNING {}) SELECT {total}::bigint, count(*)::bigint, {body}, {} \
+             FROM pgrst_mut AS _pgrst_t",
+            returning.join(", "),
+            RESPONSE_SETTINGS
+        )
     };
-    let (affected, body_text, total) = execute::retrying(|| write_once(rr, state, &text, &sql, representation)).await?;
-    let only_updated = merge && representation && affected > 0 && total == Some(0);
+    rr.timing.mark("plan");
+    let mut done = execute::retrying(|| write_once(rr, state, &text, &sql)).await?;
+    rr.timing.mark("transaction");
+    if !count_inserted {
+        done.inserted = None;
+    }
     let status = match method {
-        Method::POST if only_updated => StatusCode::OK,
+        Method::POST if done.inserted == Some(0) => StatusCode::OK,
         Method::POST => StatusCode::CREATED,
-        Method::PUT if !representation => StatusCode::NO_CONTENT,
-        Method::PUT => StatusCode::OK,
-        _ if representation => StatusCode::OK,
-        _ => StatusCode::NO_CONTENT,
+        _ if !representation => StatusCode::NO_CONTENT,
+        Method::PUT if done.inserted.is_some_and(|n| n > 0) => StatusCode::CREATED,
+        _ => StatusCode::OK,
     };
-    let location = if method == Method::POST && return_pref != ReturnPref::Representation { location } else { None };
-    finish_write(rr, state, status, representation, affected, body_text, location)
+    finish_write(rr, state, table, status, representation, done)
+}
+
+/// What a write did: rows affected and inserted (upserts into a table), its body, and the
+/// response settings SQL made.
+struct Written {
+    affected: u64,
+    inserted: Option<i64>,
+    body: String,
+    settings: execute::ResponseSettings,
 }
 
 /// One attempt at a write: the statement in the caller's transaction, the `Prefer` checks that
 /// may still roll it back, then commit or rollback as configured.
-async fn write_once(
-    rr: &RestRequest,
-    state: &RestState,
-    text: &str,
-    sql: &Sql,
-    representation: bool,
-) -> Result<(u64, String, Option<i64>), RestError> {
+async fn write_once(rr: &RestRequest, state: &RestState, text: &str, sql: &Sql) -> Result<Written, RestError> {
     let mut client = execute::connection(state).await?;
     let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
-    let (affected, body_text, total) = if representation {
-        let result = execute::read(&tx, text, sql, rr).await?;
-        (result.page.max(0) as u64, result.body, result.total)
-    } else {
-        (execute::execute(&tx, text, sql, rr).await?, String::new(), None)
-    };
+    let result = execute::read(&tx, text, sql, rr).await?;
+    let affected = result.page.max(0) as u64;
     if rr.prefer.handling == Some(Handling::Strict) {
         if let Some(max) = rr.prefer.max_affected {
             if affected > max {
@@ -367,39 +384,63 @@ async fn write_once(
             }
         }
     }
-    if representation && rr.media == MediaType::SingleObject && affected != 1 {
+    if rr.prefer.return_ == Some(ReturnPref::Representation) && rr.media == MediaType::SingleObject && affected != 1 {
         drop(tx);
         return Err(RestError::singular(affected));
     }
     execute::finish(tx, rr, state).await?;
-    Ok((affected, body_text, total))
+    Ok(Written { affected, inserted: result.total, body: result.body, settings: result.settings })
 }
 
+/// Status, PostgREST's `Content-Range` for each write (an insert or a delete gives no range,
+/// only the count when asked; an update the range of the rows it changed; PUT none),
+/// `Location` for `return=headers-only`, the body, then what SQL set in the response settings.
 fn finish_write(
     rr: &RestRequest,
     state: &RestState,
+    table: &Table,
     status: StatusCode,
     representation: bool,
-    affected: u64,
-    body_text: String,
-    location: Option<String>,
+    done: Written,
 ) -> Result<HttpResponse, RestError> {
     let mut res = response::builder(status, rr, &applied(rr, state));
-    let total = if rr.prefer.count == Some(CountPref::Exact) { Some(affected as i64) } else { None };
-    let range = if representation {
-        content_range(0, affected as i64, total)
-    } else {
-        format!("*/{}", total.map(|t| t.to_string()).unwrap_or_else(|| "*".into()))
-    };
-    res.insert_header(("Content-Range", range));
-    if let Some(location) = location {
-        res.insert_header(("Location", location));
+    let total = if rr.prefer.count == Some(CountPref::Exact) { Some(done.affected as i64) } else { None };
+    let unranged = format!("*/{}", total.map(|t| t.to_string()).unwrap_or_else(|| "*".into()));
+    match rr.method {
+        Method::PATCH => {
+            res.insert_header(("Content-Range", content_range(0, done.affected as i64, total)));
+        }
+        Method::PUT => {}
+        _ => {
+            res.insert_header(("Content-Range", unranged));
+        }
     }
-    if representation {
-        response::body(&mut res, rr.media, body_text, rr.strip_nulls)
-    } else {
-        Ok(res.finish())
+    if rr.method == Method::POST && rr.prefer.return_ == Some(ReturnPref::HeadersOnly) {
+        if let Some(location) = location(table, &done.body) {
+            res.insert_header(("Location", location));
+        }
     }
+    let res = if representation { response::body(&mut res, rr.media, done.body, rr.strip_nulls)? } else { res.finish() };
+    response::complete(res, rr, &done.settings)
+}
+
+/// `/table?pk=eq.value&...` for the one row an insert returned, as PostgREST builds `Location`.
+fn location(table: &Table, body: &str) -> Option<String> {
+    let rows: Vec<serde_json::Map<String, Value>> = serde_json::from_str(body).ok()?;
+    let [row] = rows.as_slice() else { return None };
+    if table.primary_key.is_empty() {
+        return None;
+    }
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    for key in &table.primary_key {
+        let value = match row.get(key) {
+            None | Some(Value::Null) => "is.null".to_string(),
+            Some(Value::String(s)) => format!("eq.{s}"),
+            Some(other) => format!("eq.{other}"),
+        };
+        query.append_pair(key, &value);
+    }
+    Some(format!("/{}?{}", table.name.name, query.finish()))
 }
 
 fn root_filters(query: &QueryParams) -> Vec<parse::Filter> {

@@ -18,6 +18,7 @@ mod response;
 mod rpc;
 pub mod schema;
 pub mod sql;
+pub mod timing;
 
 use std::sync::Arc;
 

@@ -10,7 +10,7 @@ use crate::rest::schema::{ReturnShape, Table};
 use crate::rest::RestState;
 
 pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpResponse, RestError> {
-    let rr = RestRequest::from_http(&req, &state)?;
+    let rr = RestRequest::for_root(&req, &state)?;
     let cache = state.cache.get();
     let mut tables: Vec<&Table> = cache.tables.values().filter(|t| t.name.schema == rr.schema).collect();
     tables.sort_by(|a, b| a.name.name.cmp(&b.name.name));

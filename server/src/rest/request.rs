@@ -52,6 +52,8 @@ pub struct RestRequest {
     pub range: Option<(u64, Option<u64>)>,
     pub info: RequestInfo,
     pub method: Method,
+    /// The phases measured for `Server-Timing`.
+    pub timing: crate::rest::timing::Timing,
 }
 
 pub fn parse_error(err: ParseError) -> RestError {
@@ -64,6 +66,17 @@ pub fn parse_error(err: ParseError) -> RestError {
 
 impl RestRequest {
     pub fn from_http(req: &HttpRequest, state: &RestState) -> Result<RestRequest, RestError> {
+        Self::build(req, state, false)
+    }
+
+    /// For the root, where `application/openapi+json` is also acceptable.
+    pub fn for_root(req: &HttpRequest, state: &RestState) -> Result<RestRequest, RestError> {
+        Self::build(req, state, true)
+    }
+
+    fn build(req: &HttpRequest, state: &RestState, openapi: bool) -> Result<RestRequest, RestError> {
+        let gate_time = req.extensions().get::<crate::rest::timing::GateTime>().copied();
+        let timing = crate::rest::timing::Timing::start(state.config.server_timing, gate_time);
         let caller = req
             .extensions()
             .get::<Caller>()
@@ -76,8 +89,11 @@ impl RestRequest {
         let schema_explicit = header(req, profile_header).is_some();
         let schema = profile_schema(header(req, profile_header), state)?;
         let prefer_values: Vec<&str> = req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).collect();
-        let prefer = parse::parse_prefer(prefer_values.iter().copied()).map_err(parse_error)?;
-        let offered = Offered { plan: state.config.plan_enabled, geojson: state.cache.get().geojson };
+        let cache = state.cache.get();
+        let known_timezone = |tz: &str| cache.timezones.contains(tz);
+        let prefer =
+            parse::parse_prefer_with_timezones(prefer_values.iter().copied(), &known_timezone).map_err(parse_error)?;
+        let offered = Offered { plan: state.config.plan_enabled, geojson: cache.geojson, openapi };
         let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
         let plan = if media == MediaType::Plan {
             plan_request(header(req, "accept").unwrap_or_default())
@@ -105,7 +121,10 @@ impl RestRequest {
                 headers.insert(name.as_str().to_ascii_lowercase(), Value::String(v.to_string()));
             }
         }
-        let mut settings = state.cache.get().role_settings.get(&caller.role).cloned().unwrap_or_default();
+        let mut settings = cache.role_settings.get(&caller.role).cloned().unwrap_or_default();
+        if let Some(tz) = &prefer.timezone {
+            settings.push(("timezone".into(), tz.clone()));
+        }
         let search_path: Vec<String> = std::iter::once(schema.clone())
             .chain(state.config.extra_search_path.iter().cloned())
             .map(|s| crate::db::quote_ident(s.trim()))
@@ -143,6 +162,7 @@ impl RestRequest {
             range,
             info,
             method,
+            timing,
         })
     }
 }
@@ -237,6 +257,8 @@ struct Offered {
     plan: bool,
     /// PostGIS is there.
     geojson: bool,
+    /// `application/openapi+json` (the root's description).
+    openapi: bool,
 }
 
 fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestError> {
@@ -271,6 +293,7 @@ fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestE
             "application/json" | "*/*" | "application/*" => Some((MediaType::Json, false)),
             "text/csv" | "text/*" => Some((MediaType::Csv, false)),
             "application/geo+json" if offered.geojson => Some((MediaType::GeoJson, false)),
+            "application/openapi+json" if offered.openapi => Some((MediaType::Json, false)),
             m if m.starts_with("application/vnd.pgrst.plan") && offered.plan => Some((MediaType::Plan, false)),
             _ => None,
         };
@@ -296,7 +319,7 @@ mod tests {
         assert_eq!(media_type("text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
         assert_eq!(media_type("text/html;q=0.9, text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
         assert_eq!(
-            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false }).unwrap(),
+            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false, openapi: false }).unwrap(),
             (MediaType::Plan, false)
         );
         assert_eq!(
@@ -309,7 +332,7 @@ mod tests {
         );
         assert_eq!(media_type("image/png", Offered::default()).unwrap_err().code(), "PGRST107");
         assert_eq!(media_type("application/geo+json", Offered::default()).unwrap_err().code(), "PGRST107");
-        let postgis = Offered { plan: false, geojson: true };
+        let postgis = Offered { plan: false, geojson: true, openapi: false };
         assert_eq!(media_type("application/geo+json", postgis).unwrap(), (MediaType::GeoJson, false));
         let plan =
             plan_request(r#"application/vnd.pgrst.plan+text; for="application/json"; options=verbose|settings|bogus;"#);

@@ -1,11 +1,13 @@
 //! Building REST responses as PostgREST does: status, `Content-Range`, `Preference-Applied`,
 //! `Content-Profile`, media type, and the body Postgres produced (CSV is converted from it).
 
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, HttpResponseBuilder};
 use serde_json::Value;
 
 use crate::rest::error::RestError;
+use crate::rest::execute::ResponseSettings;
 use crate::rest::request::{MediaType, RestRequest};
 
 /// `Content-Range` value for a page of `page` rows starting at `offset`, of `total` if known.
@@ -62,6 +64,49 @@ pub fn body(
         }
         _ => Ok(builder.content_type(media.content_type()).body(json)),
     }
+}
+
+/// The last step of every successful answer: the response settings SQL made, then
+/// `Server-Timing` when enabled.
+pub fn complete(res: HttpResponse, req: &RestRequest, settings: &ResponseSettings) -> Result<HttpResponse, RestError> {
+    let mut res = apply_settings(res, settings)?;
+    req.timing.mark("response");
+    if let Some(value) = req.timing.header().and_then(|v| HeaderValue::try_from(v).ok()) {
+        res.headers_mut().insert(HeaderName::from_static("server-timing"), value);
+    }
+    Ok(res)
+}
+
+/// The status and headers SQL asked for through `response.status` and `response.headers`
+/// (PostgREST's response GUCs): the status replaces ours; each header replaces ours of the same
+/// name, and several objects may give the same name (two `Set-Cookie`). Malformed values are
+/// PGRST111 / PGRST112.
+fn apply_settings(mut res: HttpResponse, settings: &ResponseSettings) -> Result<HttpResponse, RestError> {
+    if let Some(status) = &settings.status {
+        let code: u16 = status.trim().parse().map_err(|_| RestError::InvalidResponseStatusGuc)?;
+        *res.status_mut() = StatusCode::from_u16(code).map_err(|_| RestError::InvalidResponseStatusGuc)?;
+    }
+    if let Some(headers) = &settings.headers {
+        let items: Vec<serde_json::Map<String, Value>> =
+            serde_json::from_str(headers).map_err(|_| RestError::InvalidResponseHeadersGuc)?;
+        let mut pairs = Vec::with_capacity(items.len());
+        for item in items {
+            let mut entries = item.into_iter();
+            let (Some((name, Value::String(value))), None) = (entries.next(), entries.next()) else {
+                return Err(RestError::InvalidResponseHeadersGuc);
+            };
+            let name = HeaderName::try_from(name.as_str()).map_err(|_| RestError::InvalidResponseHeadersGuc)?;
+            let value = HeaderValue::try_from(value.as_str()).map_err(|_| RestError::InvalidResponseHeadersGuc)?;
+            pairs.push((name, value));
+        }
+        for (name, _) in &pairs {
+            res.headers_mut().remove(name);
+        }
+        for (name, value) in pairs {
+            res.headers_mut().append(name, value);
+        }
+    }
+    Ok(res)
 }
 
 /// `json_strip_nulls`: object keys whose value is null go, at every depth; array items stay.

@@ -17,7 +17,7 @@ use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
 use crate::rest::schema::{Function, ReturnShape, SchemaCache, Volatility};
 use crate::rest::sql::read::{read_statement, BodyShape};
-use crate::rest::sql::{rpc, Sql};
+use crate::rest::sql::{rpc, Sql, RESPONSE_SETTINGS};
 use crate::rest::RestState;
 
 pub async fn call(
@@ -73,8 +73,7 @@ pub async fn call(
             _ => return Err(RestError::invalid_json_body()),
         }
     } else {
-        let is_arg = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key));
-        let query = parse::parse_query_with_args(&rr.pairs, &is_arg).map_err(parse_error)?;
+        let query = parse::parse_rpc_query(&rr.pairs).map_err(parse_error)?;
         crate::rest::limits::check_query(&query, &state.limits())?;
         // A VARIADIC parameter takes every value of its repeated key, as an array.
         let variadic = |key: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == key && a.variadic));
@@ -96,7 +95,9 @@ pub async fn call(
 
     let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
         if candidates.is_empty() {
-            let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            // PostgREST names the arguments sorted, whatever order they came in.
+            let mut arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            arg_refs.sort_unstable();
             let payload_kind = match header(&req, "content-type") {
                 Some(ct) if !ct.starts_with("application/json") => RpcPayload::Other,
                 _ => RpcPayload::Json,
@@ -117,6 +118,7 @@ pub async fn call(
         }
     })?;
 
+    rr.timing.mark("parse");
     let mut sql = Sql::default();
     let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, &mut sql);
     let access =
@@ -124,11 +126,14 @@ pub async fn call(
     let head = method == Method::HEAD;
     let with = cte.as_ref().map(|c| format!("WITH {c} ")).unwrap_or_default();
 
+    // The call runs in a subquery kept apart (`OFFSET 0`), so the response settings it made are
+    // read after it.
+    let settings = RESPONSE_SETTINGS;
     let (text, offset, set_like) = match &function.returns {
-        ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text FROM (SELECT {call_sql}) AS pgrst_void"), 0, false),
-        ReturnShape::Scalar(_) if !function.returns_set => (format!("{with}SELECT NULL::bigint, 1::bigint, coalesce(to_json({call_sql})::text, 'null')"), 0, false),
+        ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text, {settings} FROM (SELECT {call_sql} OFFSET 0) AS pgrst_void"), 0, false),
+        ReturnShape::Scalar(_) if !function.returns_set => (format!("{with}SELECT NULL::bigint, 1::bigint, pgrst_v.b, {settings} FROM (SELECT coalesce(to_json({call_sql})::text, 'null') AS b OFFSET 0) AS pgrst_v"), 0, false),
         ReturnShape::Scalar(_) => (
-            format!("{with}SELECT NULL::bigint, count(*)::bigint, coalesce(json_agg(pgrst_r.v), '[]')::text FROM {call_sql} AS pgrst_r(v)"),
+            format!("{with}SELECT NULL::bigint, count(*)::bigint, coalesce(json_agg(pgrst_r.v), '[]')::text, {settings} FROM {call_sql} AS pgrst_r(v)"),
             0,
             true,
         ),
@@ -148,6 +153,7 @@ pub async fn call(
         }
     };
 
+    rr.timing.mark("plan");
     let strict_max = match (rr.prefer.handling, rr.prefer.max_affected) {
         (Some(Handling::Strict), Some(max)) if function.returns_set => Some(max),
         _ => None,
@@ -168,9 +174,11 @@ pub async fn call(
         Ok(result)
     })
     .await?;
+    rr.timing.mark("transaction");
 
     if function.returns == ReturnShape::Void {
-        return Ok(response::builder(StatusCode::NO_CONTENT, &rr, &applied(&rr, &state)).finish());
+        let res = response::builder(StatusCode::NO_CONTENT, &rr, &applied(&rr, &state)).finish();
+        return response::complete(res, &rr, &result.settings);
     }
     if rr.media == MediaType::SingleObject && set_like && result.page != 1 {
         return Err(RestError::singular(result.page.max(0) as u64));
@@ -185,7 +193,7 @@ pub async fn call(
         res.insert_header(("Content-Range", content_range(0, 1, total)));
     }
     if head {
-        return Ok(res.content_type(rr.media.content_type()).finish());
+        return response::complete(res.content_type(rr.media.content_type()).finish(), &rr, &result.settings);
     }
     let media = if rr.media == MediaType::Csv && set_like {
         MediaType::Csv
@@ -194,7 +202,8 @@ pub async fn call(
     } else {
         MediaType::Json
     };
-    response::body(&mut res, media, result.body, rr.strip_nulls)
+    let res = response::body(&mut res, media, result.body, rr.strip_nulls)?;
+    response::complete(res, &rr, &result.settings)
 }
 
 /// PGRST202 for `schema.name` called with `args`, its hint drawn from the callable functions of

@@ -9,6 +9,7 @@ mod memory;
 mod rest;
 mod rest_computed;
 mod rest_errors;
+mod rest_responses;
 mod seed;
 mod site;
 mod storage;

@@ -101,6 +101,18 @@ fn fts_kind(word: &str) -> Option<FtsKind> {
     })
 }
 
+/// Whether a query-string value starts like a filter (`[not.]op.` or `op(...)`): on a GET to
+/// `/rpc`, PostgREST takes such a value for a filter on the result and any other for an argument.
+pub(crate) fn starts_with_operator(value: &str) -> bool {
+    let rest = value.strip_prefix("not.").unwrap_or(value);
+    let word: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+    let known = matches!(word.as_str(), "in" | "is")
+        || quantifiable(&word).is_some()
+        || simple(&word).is_some()
+        || fts_kind(&word).is_some();
+    known && matches!(rest[word.len()..].chars().next(), Some('.' | '('))
+}
+
 /// `like`/`ilike` operands get PostgREST's `*` to `%` rewrite.
 fn operand(op: CompareOp, value: String) -> String {
     if matches!(op, CompareOp::Like | CompareOp::Ilike) {

@@ -56,17 +56,15 @@ pub const MAX_DEPTH: usize = 64;
 /// without `=` (`?id`); callers that can tell should drop such keys, since here `("id", "")`
 /// is the filter `id=` and fails like PostgREST's `?id=` does.
 pub fn parse_query(pairs: &[(String, String)]) -> Result<QueryParams, ParseError> {
-    query::parse_pairs(pairs, None)
+    query::parse_pairs(pairs, false)
 }
 
-/// Same, for an RPC: keys for which `is_arg(key)` is true are not parsed as filters but
+/// Same, for a GET to `/rpc`: as in PostgREST, a value that starts with an operator (`eq.1`,
+/// `not.is.null`, `fts(english).cat`) is a filter on the result, any other value an argument,
 /// returned in [`QueryParams::rpc_args`] (raw key, raw value) in order. Reserved keys
-/// (`select`, `order`, `limit`, `and`, ...) are never offered to `is_arg`.
-pub fn parse_query_with_args(
-    pairs: &[(String, String)],
-    is_arg: &dyn Fn(&str) -> bool,
-) -> Result<QueryParams, ParseError> {
-    query::parse_pairs(pairs, Some(is_arg))
+/// (`select`, `order`, `limit`, `and`, ...) are never arguments.
+pub fn parse_rpc_query(pairs: &[(String, String)]) -> Result<QueryParams, ParseError> {
+    query::parse_pairs(pairs, true)
 }
 
 /// Parse the values of every `Prefer` header of a request, in order. Unknown or invalid

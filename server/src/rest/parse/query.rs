@@ -45,10 +45,10 @@ fn classify(key: &str) -> Kind {
     }
 }
 
-/// Implementation of [`super::parse_query`] / [`super::parse_query_with_args`].
+/// Implementation of [`super::parse_query`] / [`super::parse_rpc_query`].
 pub(crate) fn parse_pairs(
     pairs: &[(String, String)],
-    is_arg: Option<&dyn Fn(&str) -> bool>,
+    rpc: bool,
 ) -> Result<QueryParams, ParseError> {
     let pairs: Vec<(Kind, &str, &str)> = pairs
         .iter()
@@ -70,7 +70,7 @@ pub(crate) fn parse_pairs(
         q.select = parse_select(v)?;
     }
     for (k, v) in of(Kind::Filter) {
-        if is_arg.is_some_and(|f| f(k)) {
+        if rpc && !super::filter::starts_with_operator(v) {
             q.rpc_args.push((k.to_string(), v.to_string()));
         } else {
             q.filters.push(parse_filter(k, v)?);

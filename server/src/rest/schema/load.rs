@@ -177,6 +177,13 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
     // PostgREST offers `application/geo+json` only where PostGIS's `ST_AsGeoJSON` exists.
     let geojson: bool =
         client.query_one("select exists(select 1 from pg_proc where proname = 'st_asgeojson')", &[]).await?.get(0);
+    // `Prefer: timezone=` is honoured only for a name Postgres knows, as in PostgREST.
+    let timezones = client
+        .query("select name from pg_catalog.pg_timezone_names", &[])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
 
     Ok(SchemaCache {
         schemas: schemas.to_vec(),
@@ -185,6 +192,7 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
         functions,
         role_settings,
         geojson,
+        timezones,
     })
 }
 

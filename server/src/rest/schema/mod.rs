@@ -152,6 +152,8 @@ pub struct SchemaCache {
     pub role_settings: HashMap<String, Vec<(String, String)>>,
     /// Whether the database has `ST_AsGeoJSON` (PostGIS), for `application/geo+json`.
     pub geojson: bool,
+    /// Time-zone names of `pg_timezone_names`, for `Prefer: timezone=`.
+    pub timezones: std::collections::HashSet<String>,
 }
 
 impl SchemaCache {

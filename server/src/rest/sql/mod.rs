@@ -13,6 +13,12 @@ use tokio_postgres::types::{to_sql_checked, Format, IsNull, ToSql, Type};
 
 pub use crate::db::quote_ident as ident;
 
+/// The two columns every statement ends with: what SQL asked of the response through the
+/// `response.headers` and `response.status` settings (PostgREST's "response GUCs"). They are
+/// read in the statement's last projection, after everything it called has run.
+pub const RESPONSE_SETTINGS: &str = "nullif(current_setting('response.headers', true), '') AS response_headers, \
+     nullif(current_setting('response.status', true), '') AS response_status";
+
 /// A parameter sent as text; the server parses it with the type it inferred for `$n`.
 #[derive(Debug, Clone)]
 pub struct TextParam(pub Option<String>);

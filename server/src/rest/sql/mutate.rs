@@ -1,6 +1,6 @@
 //! INSERT (and upsert), UPDATE and DELETE as SQL. The request body is bound once as JSON and
 //! expanded by Postgres (`json_populate_recordset`); column names come from the schema cache.
-//! With `returning`, the statement is a CTE named `pgrst_mut` for the read layer to select from.
+//! The caller adds the `RETURNING` list and makes the statement a CTE named `pgrst_mut`.
 
 use crate::rest::parse::{Filter, LogicTree};
 use crate::rest::schema::Table;
@@ -26,7 +26,6 @@ pub fn insert(
     body: String,
     missing_default: bool,
     conflict: &Conflict,
-    returning: bool,
     sql: &mut Sql,
 ) -> String {
     let t = table.name.sql();
@@ -74,9 +73,6 @@ pub fn insert(
             }
         }
     }
-    if returning {
-        out.push_str(&format!(" RETURNING {t}.*"));
-    }
     out
 }
 
@@ -87,7 +83,6 @@ pub fn update(
     body: String,
     filters: &[Filter],
     logic: &[LogicTree],
-    returning: bool,
     sql: &mut Sql,
 ) -> String {
     let t = table.name.sql();
@@ -99,19 +94,13 @@ pub fn update(
         a = ident(TARGET)
     );
     push_where(&mut out, table, filters, logic, sql);
-    if returning {
-        out.push_str(&format!(" RETURNING {}.*", ident(TARGET)));
-    }
     out
 }
 
 /// DELETE of rows matching the filters.
-pub fn delete(table: &Table, filters: &[Filter], logic: &[LogicTree], returning: bool, sql: &mut Sql) -> String {
+pub fn delete(table: &Table, filters: &[Filter], logic: &[LogicTree], sql: &mut Sql) -> String {
     let mut out = format!("DELETE FROM {} AS {}", table.name.sql(), ident(TARGET));
     push_where(&mut out, table, filters, logic, sql);
-    if returning {
-        out.push_str(&format!(" RETURNING {}.*", ident(TARGET)));
-    }
     out
 }
 

@@ -398,8 +398,10 @@ fn statement(
     }
     with.push(format!("pgrst_source AS ({})", root.render()));
     format!(
-        "WITH {} SELECT {count}::bigint AS total, count(_pgrst_t)::bigint AS page, {body_sql} AS body FROM pgrst_source AS _pgrst_t",
-        with.join(", ")
+        "WITH {} SELECT {count}::bigint AS total, count(_pgrst_t)::bigint AS page, {body_sql} AS body, {} \
+         FROM pgrst_source AS _pgrst_t",
+        with.join(", "),
+        super::RESPONSE_SETTINGS
     )
 }
 

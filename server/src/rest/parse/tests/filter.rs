@@ -209,13 +209,25 @@ fn filters_keep_query_order() {
 }
 
 #[test]
-fn rpc_args_are_not_parsed() {
-    let pairs = pairs(&[("name", "anything (at all"), ("id", "eq.1"), ("select", "x"), ("limit", "2")]);
-    let q = parse_query_with_args(&pairs, &|k| k == "name" || k == "limit").unwrap();
-    assert_eq!(q.rpc_args, vec![("name".to_string(), "anything (at all".to_string())]);
-    assert_eq!(q.filters.len(), 1);
+fn rpc_values_without_an_operator_are_arguments_and_the_others_filters() {
+    let pairs = pairs(&[
+        ("name", "anything (at all"),
+        ("id", "eq.1"),
+        ("tag", "not.is.null"),
+        ("doc", "fts(english).cat"),
+        ("word", "equal.ish"),
+        ("select", "x"),
+        ("limit", "2"),
+    ]);
+    let q = parse_rpc_query(&pairs).unwrap();
+    let args: Vec<(&str, &str)> = q.rpc_args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(args, vec![("name", "anything (at all"), ("word", "equal.ish")]);
+    let filtered: Vec<_> = q.filters.iter().map(|(_, f)| f.field.column.as_str()).collect();
+    assert_eq!(filtered, vec!["id", "tag", "doc"]);
     assert_eq!(q.select, vec![column("x")]);
     assert_eq!(q.limits, vec![(vec![], Some(2), None)]);
+    // A value that starts like a filter and is not one is a filter error, as in PostgREST.
+    assert!(parse_rpc_query(&[("id".into(), "in.(1,2".into())]).is_err());
 }
 
 #[test]

@@ -121,8 +121,8 @@ fn check(key: &str, value: &str) {
             }
         }
     }
-    let rpc = parse_query_with_args(&pairs, &|k| k.len() % 2 == 0);
-    assert!(rpc.is_ok() || rpc.is_err());
+    // Whatever it makes of them, the RPC reading does not panic either.
+    let _ = parse_rpc_query(&pairs);
 }
 
 #[test]
