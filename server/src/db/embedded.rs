@@ -190,11 +190,13 @@ impl EmbeddedPostgres {
     }
 
     /// Settings rewritten at each start, so a changed DB_PORT or data path takes effect.
+    /// `compute_query_id` is on as in Supabase's Postgres (where pg_stat_statements turns it on):
+    /// verbose plans then carry their "Query Identifier".
     fn write_settings(&self) -> Result<(), EmbeddedError> {
         let listen = if self.port == 0 { "" } else { "127.0.0.1" };
         let port = if self.port == 0 { 5432 } else { self.port };
         let text = format!(
-            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\n",
+            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n",
             self.run_dir.display().to_string().replace('\'', "''")
         );
         let path = self.pgdata.join("server.conf");

@@ -302,7 +302,8 @@ async fn write(
 
     // An upsert tells the rows it inserted from those it updated (`xmax` is 0 only on a row this
     // statement inserted): one that only updated answers 200, as PostgREST's does.
-    let upsert = method == Method::PUT || (method == Method::POST && rr.prefer.resolution == Some(Resolution::MergeDuplicates));
+    let upsert =
+        method == Method::PUT || (method == Method::POST && rr.prefer.resolution == Some(Resolution::MergeDuplicates));
     let count_inserted = upsert && table.kind == TableKind::Table;
     let target = if matches!(method, Method::POST | Method::PUT) { table.name.sql() } else { ident(mutate::TARGET) };
     let inserted_flag = format!("({target}.xmax = 0) AS pgrst_inserted");
@@ -320,7 +321,13 @@ async fn write(
             let inserted = "(SELECT count(*) FROM pgrst_ins WHERE pgrst_inserted)";
             read_statement_with_total(&plan, &mut sql, inserted, shape, Some(ctes))
         } else {
-            read_statement(&plan, &mut sql, false, shape, Some(format!("pgrst_mut AS ({mutation} RETURNING {target}.*)")))
+            read_statement(
+                &plan,
+                &mut sql,
+                false,
+                shape,
+                Some(format!("pgrst_mut AS ({mutation} RETURNING {target}.*)")),
+            )
         }
     } else {
         // `return=headers-only` returns the primary key of an inserted row for `Location`.
@@ -420,7 +427,8 @@ fn finish_write(
             res.insert_header(("Location", location));
         }
     }
-    let res = if representation { response::body(&mut res, rr.media, done.body, rr.strip_nulls)? } else { res.finish() };
+    let res =
+        if representation { response::body(&mut res, rr.media, done.body, rr.strip_nulls)? } else { res.finish() };
     response::complete(res, rr, &done.settings)
 }
 

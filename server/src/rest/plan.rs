@@ -97,7 +97,7 @@ pub fn plan_read<'c>(
     options: PlanOptions,
 ) -> Result<ReadPlan<'c>, RestError> {
     let select = if query.select.is_empty() { vec![SelectItem::Star] } else { query.select.clone() };
-    let mut root = plan_level(cache, table, source, &select, options)?;
+    let mut root = plan_level(cache, table, source, &select, options, 0)?;
     for (path, filter) in &query.filters {
         level_mut(&mut root, path)?.filters.push(filter.clone());
     }
@@ -125,8 +125,12 @@ fn plan_level<'c>(
     source: Source,
     select: &[SelectItem],
     options: PlanOptions,
+    depth: usize,
 ) -> Result<ReadPlan<'c>, RestError> {
     let mut plan = ReadPlan::new(source, table);
+    // PostgREST names each embed's subquery `<parent>_<alias or name>_<depth>`: the same name
+    // embedded twice at one level (`users!a(*), users!b(*)`) makes Postgres refuse the query.
+    let mut subqueries = std::collections::HashSet::new();
     for item in select {
         match item {
             SelectItem::Embed { relation, alias, hint, join, spread, select: child_select } => {
@@ -141,11 +145,7 @@ fn plan_level<'c>(
                     ));
                 };
                 let relationship = resolve_relationship(cache, parent, relation, hint.as_deref())?;
-                if *spread && !relationship.is_to_one() {
-                    return Err(RestError::not_implemented(format!(
-                        "A spread operation on '{relation}' is only possible on a to-one relationship"
-                    )));
-                }
+                let to_many_spread = *spread && !relationship.is_to_one();
                 let Some(target) = cache.tables.get(&relationship.target) else {
                     return Err(RestError::internal(format!(
                         "relationship target {} missing from cache",
@@ -153,8 +153,24 @@ fn plan_level<'c>(
                     )));
                 };
                 let child_items = if child_select.is_empty() { Vec::new() } else { child_select.clone() };
-                let child =
-                    plan_level(cache, Some(target), Source::Relation(target.name.clone()), &child_items, options)?;
+                let subquery = format!("{}_{}_{}", parent.name.name, alias.as_deref().unwrap_or(relation), depth + 1);
+                if !subqueries.insert(subquery.clone()) {
+                    let message = format!("table name \"{subquery}\" specified more than once");
+                    return Err(RestError::db("42712", message, None, None, false));
+                }
+                let child = plan_level(
+                    cache,
+                    Some(target),
+                    Source::Relation(target.name.clone()),
+                    &child_items,
+                    options,
+                    depth + 1,
+                )?;
+                if to_many_spread && child.has_aggregates() {
+                    return Err(RestError::not_implemented(
+                        "Aggregates are not implemented for one-to-many or many-to-many spreads.",
+                    ));
+                }
                 let index = plan.embeds.len();
                 plan.embeds.push(EmbedPlan {
                     key: alias.clone().unwrap_or_else(|| relation.clone()),

@@ -319,7 +319,8 @@ mod tests {
         assert_eq!(media_type("text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
         assert_eq!(media_type("text/html;q=0.9, text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
         assert_eq!(
-            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false, openapi: false }).unwrap(),
+            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false, openapi: false })
+                .unwrap(),
             (MediaType::Plan, false)
         );
         assert_eq!(

@@ -8,6 +8,7 @@ mod helpers;
 mod memory;
 mod rest;
 mod rest_computed;
+mod rest_embedding;
 mod rest_errors;
 mod rest_responses;
 mod seed;

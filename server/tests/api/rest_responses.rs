@@ -163,7 +163,10 @@ async fn an_upsert_that_only_updated_answers_200_with_any_return_preference() {
     let app = items_app().await;
     for prefer in ["resolution=merge-duplicates", "resolution=merge-duplicates, return=representation"] {
         let upsert = |id: i32| {
-            app.rest_req(Method::POST, "/items", None).header("Prefer", prefer).json(&json!({"id": id, "name": "u"})).send()
+            app.rest_req(Method::POST, "/items", None)
+                .header("Prefer", prefer)
+                .json(&json!({"id": id, "name": "u"}))
+                .send()
         };
         assert_eq!(upsert(1).await.unwrap().status(), 200, "{prefer}: row 1 existed");
         let id = if prefer.contains("representation") { 41 } else { 40 };
@@ -180,9 +183,8 @@ async fn prefer_timezone_sets_the_sessions_time_zone_when_postgres_knows_it() {
          grant select on public.events to anon;",
     )
     .await;
-    let get = |prefer: &'static str| {
-        app.rest_req(Method::GET, "/events?select=at", None).header("Prefer", prefer).send()
-    };
+    let get =
+        |prefer: &'static str| app.rest_req(Method::GET, "/events?select=at", None).header("Prefer", prefer).send();
     let res = get("timezone=Africa/Kinshasa").await.unwrap();
     assert_eq!(header(&res, "preference-applied").as_deref(), Some("timezone=Africa/Kinshasa"));
     assert_eq!(res.json::<Value>().await.unwrap(), json!([{"at": "2026-01-01T13:00:00+01:00"}]));

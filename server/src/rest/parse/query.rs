@@ -46,10 +46,7 @@ fn classify(key: &str) -> Kind {
 }
 
 /// Implementation of [`super::parse_query`] / [`super::parse_rpc_query`].
-pub(crate) fn parse_pairs(
-    pairs: &[(String, String)],
-    rpc: bool,
-) -> Result<QueryParams, ParseError> {
+pub(crate) fn parse_pairs(pairs: &[(String, String)], rpc: bool) -> Result<QueryParams, ParseError> {
     let pairs: Vec<(Kind, &str, &str)> = pairs
         .iter()
         .filter(|(k, v)| !(k.is_empty() && v.is_empty()))

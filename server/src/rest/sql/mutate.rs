@@ -32,18 +32,28 @@ pub fn insert(
     let body = sql.bind(body);
     let cols: Vec<String> = columns.iter().map(|c| ident(c)).collect();
     let source = if missing_default {
+        // Each column's default is evaluated once for every row, whether the row gives the
+        // column or not, as PostgREST does (so an identity or serial column draws a value per
+        // row): the inner query computes them, kept apart by `OFFSET 0`.
+        let mut defaults = Vec::new();
         let exprs: Vec<String> = columns
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 let default = table.column(c).and_then(|col| col.default.clone()).unwrap_or_else(|| "NULL".into());
+                defaults.push(format!("{default} AS pgrst_d{i}"));
                 format!(
-                    "CASE WHEN pgrst_body.j::jsonb ? {key} THEN (json_populate_record(NULL::{t}, pgrst_body.j)).{col} ELSE {default} END",
+                    "CASE WHEN pgrst_body.j::jsonb ? {key} THEN (json_populate_record(NULL::{t}, pgrst_body.j)).{col} ELSE pgrst_body.pgrst_d{i} END",
                     key = literal(c),
                     col = ident(c)
                 )
             })
             .collect();
-        format!("SELECT {} FROM json_array_elements({body}::json) AS pgrst_body(j)", exprs.join(", "))
+        format!(
+            "SELECT {} FROM (SELECT pgrst_elems.j, {} FROM json_array_elements({body}::json) AS pgrst_elems(j) OFFSET 0) AS pgrst_body",
+            exprs.join(", "),
+            defaults.join(", ")
+        )
     } else {
         format!("SELECT {} FROM json_populate_recordset(NULL::{t}, {body}::json) AS pgrst_body", cols.join(", "))
     };

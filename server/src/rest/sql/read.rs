@@ -134,18 +134,24 @@ fn item_sql(item: &SelectItem, alias: &str) -> Option<(String, bool)> {
     }
 }
 
-/// The output columns (quoted) of a spread level, as its select list names them.
+/// The output columns (quoted) of a spread level, as its select list names them, with `::text`
+/// after an embedded object (for GROUP BY: `json` has no equality).
 fn spread_columns(plan: &ReadPlan) -> Vec<String> {
+    spread_names(plan).into_iter().map(|(name, json)| if json { format!("{name}::text") } else { name }).collect()
+}
+
+/// The output names (quoted) of a spread level, each with whether it holds embedded JSON.
+fn spread_names(plan: &ReadPlan) -> Vec<(String, bool)> {
     let mut columns = Vec::new();
     for item in &plan.items {
         match item {
             PlanItem::Select(SelectItem::Star) => {
-                columns.extend(plan.table.iter().flat_map(|t| t.columns.iter().map(|c| ident(&c.name))));
+                columns.extend(plan.table.iter().flat_map(|t| t.columns.iter().map(|c| (ident(&c.name), false))));
             }
             PlanItem::Select(item) => {
                 if let Some((expr, _)) = item_sql(item, "x") {
                     if let Some((_, name)) = expr.rsplit_once(" AS ") {
-                        columns.push(name.to_string());
+                        columns.push((name.to_string(), false));
                     }
                 }
             }
@@ -155,9 +161,9 @@ fn spread_columns(plan: &ReadPlan) -> Vec<String> {
                     continue;
                 }
                 if embed.spread {
-                    columns.extend(spread_columns(&embed.plan));
+                    columns.extend(spread_names(&embed.plan));
                 } else {
-                    columns.push(format!("{}::text", ident(&embed.key)));
+                    columns.push((ident(&embed.key), true));
                 }
             }
         }
@@ -228,8 +234,12 @@ fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie
                 if embed.hidden {
                     continue;
                 }
-                if embed.spread {
+                if embed.spread && embed.relationship.is_to_one() {
                     select.push(format!("{}.*", ident(e_alias)));
+                } else if embed.spread {
+                    // A to-many spread: each of its columns is an array, of the child rows' values.
+                    let names = spread_names(&embed.plan).into_iter().map(|(n, _)| format!("{}.{n}", ident(e_alias)));
+                    select.extend(names);
                 } else if embed.relationship.is_to_one() {
                     select.push(format!("{}.\"__j\" AS {}", ident(e_alias), ident(&embed.key)));
                 } else {
@@ -239,9 +249,12 @@ fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie
                     group_by.push(format!("{}.\"__j\"::text", ident(e_alias)));
                 }
                 if aggregated && embed.spread {
-                    // A to-one spread's columns are plain columns of this level: grouped too.
+                    // A spread's columns are plain columns of this level: grouped too (a to-many
+                    // spread's are JSON arrays, grouped by their text).
+                    let to_many = !embed.relationship.is_to_one();
                     for column in spread_columns(&embed.plan) {
-                        group_by.push(format!("{}.{}", ident(e_alias), column));
+                        let text = if to_many && !column.ends_with("::text") { "::text" } else { "" };
+                        group_by.push(format!("{}.{}{text}", ident(e_alias), column));
                     }
                 }
             }
@@ -324,8 +337,16 @@ fn embed_lateral(embed: &EmbedPlan, parent: &str, alias: &str, sql: &mut Sql, al
     }
     let inner = level(&embed.plan, alias, sql, aliases, tie).render();
     let row = format!("{alias}_row");
-    if embed.spread {
+    if embed.spread && embed.relationship.is_to_one() {
         format!("SELECT {r}.* FROM ({inner}) AS {r}", r = ident(&row))
+    } else if embed.spread {
+        let arrays: Vec<String> = spread_names(&embed.plan)
+            .into_iter()
+            .map(|(name, _)| format!("coalesce(json_agg({r}.{name}), '[]') AS {name}", r = ident(&row)))
+            .collect();
+        let mut select = vec![format!("json_agg({}) AS \"__j\"", ident(&row))];
+        select.extend(arrays);
+        format!("SELECT {} FROM ({inner}) AS {r}", select.join(", "), r = ident(&row))
     } else if embed.relationship.is_to_one() {
         format!("SELECT row_to_json({r}) AS \"__j\", {r}.* FROM ({inner}) AS {r}", r = ident(&row))
     } else {
