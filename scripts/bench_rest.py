@@ -8,6 +8,10 @@ then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk
     pgbench with the same connection count, inside the same transaction and context
     statement the server uses, logged in as the same `authenticator` role.
 Prints requests/s, p50 and p99 for both, and the REST/pgbench throughput ratio.
+
+With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
+same scenarios run against that binary first, each on its own fresh cluster, and a last table
+gives each scenario's REST req/s after/before: a change's cost measured in one run.
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
@@ -87,14 +91,14 @@ def run_pgbench(sql_file, conninfo, env):
     return tps, percentile(latencies, 0.5), percentile(latencies, 0.99)
 
 
-def main():
-    ensure_wrk()
+def run_suite(server_bin):
+    """Start `server_bin` on a fresh cluster, run every scenario, return its rows."""
     data = tempfile.mkdtemp(prefix="bench-rest-")
     os.chmod(data, 0o755)
     env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
                RUST_LOG="warn,server::rest::sql=debug", DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
     log = open(os.path.join(data, "server.log"), "w")
-    server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    server = subprocess.Popen([server_bin], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     keys = {}
     while len(keys) < 2:
         line = server.stdout.readline()
@@ -160,14 +164,36 @@ def main():
             rest = run_wrk(base + path, headers, method, body)
             twin = run_pgbench(script, authenticator, dict(os.environ, PGPASSWORD=auth_pw))
             rows.append((name, rest, twin))
-        print(f"\n/rest/v1 vs the same SQL through pgbench ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
-        print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
-        for name, (rps, p50, p99), (tps, b50, b99) in rows:
-            print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}")
+        return rows
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
         shutil.rmtree(data, ignore_errors=True)
+
+
+def print_table(title, rows):
+    print(f"\n{title}: /rest/v1 vs the same SQL through pgbench ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
+    print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
+    for name, (rps, p50, p99), (tps, b50, b99) in rows:
+        print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}")
+
+
+def main():
+    ensure_wrk()
+    baseline = os.environ.get("BENCH_BASELINE_SERVER")
+    if baseline:
+        before = run_suite(baseline)
+        after = run_suite(SERVER)
+        print_table(f"before ({baseline})", before)
+        print_table(f"after ({SERVER})", after)
+        # Each REST rate is also divided by its own pgbench twin of that run, so a change in
+        # the machine's load between the two runs cancels out of the last column.
+        print("\nafter / before")
+        print(f"{'scenario':<16}{'before req/s':>14}{'after req/s':>13}{'after/before':>14}{'vs pgbench':>12}")
+        for (name, (b_rps, _, _), (b_tps, _, _)), (_, (a_rps, _, _), (a_tps, _, _)) in zip(before, after):
+            print(f"{name:<16}{b_rps:>14.0f}{a_rps:>13.0f}{a_rps / b_rps:>14.2f}{(a_rps / a_tps) / (b_rps / b_tps):>12.2f}")
+    else:
+        print_table("this build", run_suite(SERVER))
 
 
 if __name__ == "__main__":

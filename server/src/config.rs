@@ -289,6 +289,10 @@ pub struct RestConfig {
     #[arg(id = "rest_jwt_secret", long = "rest-jwt-secret", env = "PGRST_JWT_SECRET", hide_env_values = true, value_parser = secret)]
     pub jwt_secret: Option<SecretString>,
 
+    /// `PGRST_JWT_SECRET` is base64 (standard or URL-safe alphabet): its decoded bytes sign.
+    #[arg(long = "jwt-secret-is-base64", env = "PGRST_JWT_SECRET_IS_BASE64", default_value_t = false, action = clap::ArgAction::Set)]
+    pub jwt_secret_is_base64: bool,
+
     /// Audience JWTs must carry (unset: not checked).
     #[arg(long = "jwt-aud", env = "PGRST_JWT_AUD")]
     pub jwt_aud: Option<String>,
@@ -320,6 +324,16 @@ pub struct RestConfig {
     /// Most items (columns, `*`, embeds) in one `select`, all levels together.
     #[arg(long = "rest-max-select-items", env = "REST_MAX_SELECT_ITEMS", default_value_t = 500)]
     pub max_select_items: usize,
+
+    /// What `GET /rest/v1/` describes: `follow-privileges` (the tables and functions the caller's
+    /// role can use), `ignore-privileges` (all of the schema's) or `disabled` (PGRST126).
+    #[arg(long = "openapi-mode", env = "PGRST_OPENAPI_MODE", default_value = "follow-privileges",
+          value_parser = ["follow-privileges", "ignore-privileges", "disabled"])]
+    pub openapi_mode: String,
+
+    /// Describe the `Authorization: Bearer` JWT in the OpenAPI document.
+    #[arg(long = "openapi-security-active", env = "PGRST_OPENAPI_SECURITY_ACTIVE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub openapi_security_active: bool,
 
     /// Send `Server-Timing` (jwt, parse, plan, transaction and response, in milliseconds) on
     /// every successful /rest/v1 answer.

@@ -56,6 +56,11 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// A verifier for `secret`; `audience`, when set, must appear in the token's `aud`.
     pub fn new(secret: &SecretString, audience: Option<&str>) -> JwtVerifier {
+        Self::with_key(secret.expose_secret().as_bytes(), audience)
+    }
+
+    /// A verifier for the secret's raw bytes (a base64 secret once decoded).
+    pub fn with_key(secret: &[u8], audience: Option<&str>) -> JwtVerifier {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = LEEWAY_SECS;
         validation.required_spec_claims.clear();
@@ -67,7 +72,7 @@ impl JwtVerifier {
             None => validation.validate_aud = false,
         }
         JwtVerifier {
-            key: DecodingKey::from_secret(secret.expose_secret().as_bytes()),
+            key: DecodingKey::from_secret(secret),
             validation,
             cache: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(Duration::from_secs(300)).build(),
         }

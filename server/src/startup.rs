@@ -170,9 +170,15 @@ impl Application {
         let external_url = config.external_url(port);
 
         let rest_config = &config.rest;
-        let secret = rest_config.jwt_secret.clone().unwrap_or_else(|| keys.jwt_secret.clone());
+        let verifier = match &rest_config.jwt_secret {
+            Some(secret) if rest_config.jwt_secret_is_base64 => {
+                JwtVerifier::with_key(&decode_base64_secret(secret)?, rest_config.jwt_aud.as_deref())
+            }
+            Some(secret) => JwtVerifier::new(secret, rest_config.jwt_aud.as_deref()),
+            None => JwtVerifier::new(&keys.jwt_secret, rest_config.jwt_aud.as_deref()),
+        };
         let gate = Gate {
-            verifier: Arc::new(JwtVerifier::new(&secret, rest_config.jwt_aud.as_deref())),
+            verifier: Arc::new(verifier),
             config: GateConfig {
                 anon_role: rest_config.anon().map(str::to_string),
                 rest_without_apikey: rest_config.allow_no_apikey,
@@ -319,6 +325,21 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = interrupt.await;
+}
+
+/// `PGRST_JWT_SECRET` decoded from base64 (`PGRST_JWT_SECRET_IS_BASE64`), standard or URL-safe.
+fn decode_base64_secret(secret: &SecretString) -> Result<Vec<u8>, StartupError> {
+    use base64::Engine;
+    let text = secret.expose_secret().trim();
+    let engines = [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::URL_SAFE,
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    engines.iter().find_map(|engine| engine.decode(text).ok()).filter(|bytes| !bytes.is_empty()).ok_or_else(|| {
+        StartupError::Setup("PGRST_JWT_SECRET_IS_BASE64 is set but PGRST_JWT_SECRET is not base64".into())
+    })
 }
 
 /// Each listed CORS origin must be `scheme://host[:port]`, or the server would refuse to start

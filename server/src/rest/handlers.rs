@@ -12,6 +12,7 @@ use crate::rest::execute;
 use crate::rest::parse::{
     self, CompareOp, CountPref, Handling, Missing, Operation, QueryParams, Resolution, ReturnPref,
 };
+use crate::rest::payload::{self, BodyType, Payload};
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, options_schema, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
@@ -188,58 +189,6 @@ pub fn apply_range(
     }
 }
 
-/// The JSON payload of a write: its objects and the columns to write.
-struct Payload {
-    rows: Vec<serde_json::Map<String, Value>>,
-    columns: Vec<String>,
-}
-
-/// Parse and check the JSON payload of a write.
-fn payload_rows(
-    table: &Table,
-    body: &[u8],
-    columns_param: Option<&Vec<String>>,
-    single_only: bool,
-) -> Result<Payload, RestError> {
-    let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(RestError::invalid_json_body());
-    } else {
-        serde_json::from_slice(body).map_err(|_| RestError::invalid_json_body())?
-    };
-    let rows = match value {
-        Value::Object(map) => vec![map],
-        Value::Array(items) if !single_only => {
-            let mut rows = Vec::with_capacity(items.len());
-            for item in items {
-                match item {
-                    Value::Object(map) => rows.push(map),
-                    _ => return Err(RestError::invalid_json_body()),
-                }
-            }
-            rows
-        }
-        _ => return Err(RestError::invalid_json_body()),
-    };
-    let columns: Vec<String> = match columns_param {
-        Some(cols) => cols.clone(),
-        None => {
-            let first: Vec<String> = rows.first().map(|r| r.keys().cloned().collect()).unwrap_or_default();
-            for row in rows.iter().skip(1) {
-                if row.len() != first.len() || !first.iter().all(|k| row.contains_key(k)) {
-                    return Err(RestError::body_keys_mismatch());
-                }
-            }
-            first
-        }
-    };
-    for column in &columns {
-        if table.column(column).is_none() {
-            return Err(RestError::column_not_found(&table.name.name, column));
-        }
-    }
-    Ok(Payload { rows, columns })
-}
-
 async fn write(
     req: &HttpRequest,
     rr: &RestRequest,
@@ -251,27 +200,25 @@ async fn write(
     let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
     crate::rest::limits::check_query(&query, &state.limits())?;
     rr.timing.mark("parse");
-    if let Some(ct) = header(req, "content-type") {
-        let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        if body.is_some() && !mime.is_empty() && mime != "application/json" {
-            return Err(RestError::content_type_not_acceptable(&mime));
-        }
-    }
+    let body_type = if body.is_some() { BodyType::of(header(req, "content-type"))? } else { BodyType::Json };
+    let decoded = |body: Option<web::Bytes>| payload::decode(body_type, &body.unwrap_or_default(), None);
     let method = rr.method.clone();
     let return_pref = rr.prefer.return_.unwrap_or(ReturnPref::Minimal);
     let representation = return_pref == ReturnPref::Representation;
     let mut sql = Sql::default();
     let mutation = match method {
         Method::POST | Method::PUT => {
-            let body = body.unwrap_or_default();
             let put = method == Method::PUT;
-            let Payload { rows, columns } = payload_rows(table, &body, query.columns.as_ref(), put)?;
+            let Payload { rows, columns } = payload::rows(table, decoded(body)?, query.columns.as_ref())?;
             let conflict = if put {
                 check_put(table, &query, &rows)?;
                 Conflict::Merge(table.primary_key.clone())
             } else {
                 let keys = query.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
                 match rr.prefer.resolution {
+                    // Without a primary key or `on_conflict` there is nothing to merge on: a plain
+                    // insert, as PostgREST makes it.
+                    Some(Resolution::MergeDuplicates) if keys.is_empty() => Conflict::None,
                     Some(Resolution::MergeDuplicates) => Conflict::Merge(keys),
                     Some(Resolution::IgnoreDuplicates) => Conflict::Ignore(keys),
                     None => Conflict::None,
@@ -282,8 +229,9 @@ async fn write(
             mutate::insert(table, &columns, json, missing_default, &conflict, &mut sql)
         }
         Method::PATCH => {
-            let body = body.unwrap_or_default();
-            let Payload { rows, columns } = payload_rows(table, &body, query.columns.as_ref(), true)?;
+            // An array body updates the rows with its first object (PostgREST's takes one row of
+            // it, in practice the first).
+            let Payload { rows, columns } = payload::rows(table, decoded(body)?, query.columns.as_ref())?;
             require_where(&query, "UPDATE", rr)?;
             let json = rows.into_iter().next().map(Value::Object).unwrap_or(Value::Null).to_string();
             if columns.is_empty() {
@@ -490,7 +438,8 @@ fn check_put(table: &Table, query: &QueryParams, rows: &[serde_json::Map<String,
     {
         return Err(RestError::invalid_put_filters());
     }
-    let Some(row) = rows.first() else { return Err(RestError::invalid_json_body()) };
+    // One row, whose primary key is the URL's: an array body of one object too, as PostgREST.
+    let [row] = rows else { return Err(RestError::PutPrimaryKeyMismatch) };
     for (column, value) in &pk_values {
         let matches = match row.get(column) {
             Some(Value::String(s)) => s == value,

@@ -11,6 +11,7 @@ mod handlers;
 pub mod limits;
 pub mod openapi;
 pub mod parse;
+mod payload;
 pub mod plan;
 mod reload;
 mod request;

@@ -12,6 +12,7 @@ use crate::rest::error::{FunctionSignature, RestError, RpcPayload};
 use crate::rest::execute;
 use crate::rest::handlers::{applied, apply_range, read_body};
 use crate::rest::parse::{self, CountPref, Handling};
+use crate::rest::payload::{self, BodyType};
 use crate::rest::plan::{plan_read, PlanOptions, Source};
 use crate::rest::request::{header, parse_error, MediaType, RestRequest};
 use crate::rest::response::{self, content_range, read_status};
@@ -51,25 +52,32 @@ pub async fn call(
 
     let post = method == Method::POST;
 
-    // Arguments: from the query string (GET) or the JSON body (POST).
-    let (query, args, body_json, single_unnamed) = if post {
+    // Arguments: from the query string (GET) or the body (POST: a JSON object, CSV or a form;
+    // an array of objects calls the function once per object, as PostgREST does).
+    let (query, args, body_json, single_unnamed, bulk) = if post {
         let body = read_body(payload, state.config.max_body_bytes).await?;
         let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
         crate::rest::limits::check_query(&query, &state.limits())?;
-        let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
-            Value::Object(Map::new())
-        } else {
-            serde_json::from_slice(&body).map_err(|_| RestError::invalid_json_body())?
+        let body_type = match BodyType::of(header(&req, "content-type")) {
+            Ok(kind @ (BodyType::Csv | BodyType::Form)) => kind,
+            _ => BodyType::Json,
         };
+        let value = payload::decode(body_type, &body, Some(Value::Object(Map::new())))?;
         let single =
             overloads.iter().any(|f| f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type))
                 || rr.prefer.single_object;
         match value {
             Value::Object(map) if !single => {
                 let names: Vec<String> = map.keys().cloned().collect();
-                (query, names, Value::Object(map).to_string(), false)
+                (query, names, Value::Object(map).to_string(), false, false)
             }
-            other if single => (query, Vec::new(), other.to_string(), true),
+            Value::Array(items) if !single => {
+                let rows = payload::objects(Value::Array(items))?;
+                let names = payload::uniform_keys(&rows)?;
+                let json = Value::Array(rows.into_iter().map(Value::Object).collect()).to_string();
+                (query, names, json, false, true)
+            }
+            other if single => (query, Vec::new(), other.to_string(), true, false),
             _ => return Err(RestError::invalid_json_body()),
         }
     } else {
@@ -90,7 +98,7 @@ pub async fn call(
             }
         }
         let names: Vec<String> = map.keys().cloned().collect();
-        (query.clone(), names, Value::Object(map).to_string(), false)
+        (query.clone(), names, Value::Object(map).to_string(), false, false)
     };
 
     let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
@@ -120,7 +128,7 @@ pub async fn call(
 
     rr.timing.mark("parse");
     let mut sql = Sql::default();
-    let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, &mut sql);
+    let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, bulk, &mut sql);
     let access =
         if !post || function.volatility != Volatility::Volatile { Access::ReadOnly } else { Access::ReadWrite };
     let head = method == Method::HEAD;
@@ -129,17 +137,30 @@ pub async fn call(
     // The call runs in a subquery kept apart (`OFFSET 0`), so the response settings it made are
     // read after it.
     let settings = RESPONSE_SETTINGS;
+    // A bulk call runs once per row of `pgrst_args`; a single value answers the first result.
+    let per_row = if bulk { " FROM pgrst_args" } else { "" };
     let (text, offset, set_like) = match &function.returns {
-        ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text, {settings} FROM (SELECT {call_sql} OFFSET 0) AS pgrst_void"), 0, false),
-        ReturnShape::Scalar(_) if !function.returns_set => (format!("{with}SELECT NULL::bigint, 1::bigint, pgrst_v.b, {settings} FROM (SELECT coalesce(to_json({call_sql})::text, 'null') AS b OFFSET 0) AS pgrst_v"), 0, false),
-        ReturnShape::Scalar(_) => (
-            format!("{with}SELECT NULL::bigint, count(*)::bigint, coalesce(json_agg(pgrst_r.v), '[]')::text, {settings} FROM {call_sql} AS pgrst_r(v)"),
-            0,
-            true,
-        ),
+        ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text, {settings} FROM (SELECT count(*) FROM (SELECT {call_sql}{per_row} OFFSET 0) AS pgrst_calls) AS pgrst_void"), 0, false),
+        ReturnShape::Scalar(_) if !function.returns_set => {
+            let value = if bulk { format!("(json_agg(to_json({call_sql}))->0)") } else { format!("to_json({call_sql})") };
+            (format!("{with}SELECT NULL::bigint, 1::bigint, pgrst_v.b, {settings} FROM (SELECT coalesce({value}::text, 'null') AS b{per_row} OFFSET 0) AS pgrst_v"), 0, false)
+        }
+        ReturnShape::Scalar(_) => {
+            let from = if bulk { format!("pgrst_args CROSS JOIN LATERAL {call_sql}") } else { call_sql.clone() };
+            (
+                format!("{with}SELECT NULL::bigint, count(*)::bigint, coalesce(json_agg(pgrst_r.v), '[]')::text, {settings} FROM {from} AS pgrst_r(v)"),
+                0,
+                true,
+            )
+        }
         ReturnShape::Composite { relation, .. } => {
             let table = relation.as_ref().and_then(|r| cache.tables.get(r));
-            let mut plan = plan_read(&cache, table, Source::Raw(call_sql.clone()), &query, PlanOptions { aggregates_enabled: state.config.aggregates_enabled })?;
+            let source = if bulk {
+                format!("(SELECT pgrst_call.* FROM pgrst_args CROSS JOIN LATERAL {call_sql} AS pgrst_call)")
+            } else {
+                call_sql.clone()
+            };
+            let mut plan = plan_read(&cache, table, Source::Raw(source), &query, PlanOptions { aggregates_enabled: state.config.aggregates_enabled })?;
             apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
             let shape = if head {
                 BodyShape::None

@@ -781,3 +781,26 @@ async fn request_cookies_are_given_to_sql_as_json() {
     let (_, body) = json_of(res).await;
     assert_eq!(body, json!("dark"));
 }
+
+#[tokio::test]
+async fn a_base64_jwt_secret_signs_with_its_decoded_bytes() {
+    const RAW: &str = "a secret of at least thirty-two characters";
+    let encoded = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(RAW)
+    };
+    let app = spawn_app_with(|c| {
+        c.rest.jwt_secret = Some(secrecy::SecretString::from(encoded.clone()));
+        c.rest.jwt_secret_is_base64 = true;
+        c.rest.allow_no_apikey = true;
+    })
+    .await;
+    let claims = json!({"role": "authenticated", "sub": ALICE, "exp": 4_000_000_000u64});
+    let call = |token: String| app.http.get(format!("{}/rest/v1/rpc/whoami", app.address)).bearer_auth(token).send();
+    app.ddl("create function public.whoami() returns text language sql stable as 'select current_user::text';").await;
+    let res = call(crate::helpers::sign_with(RAW, claims.clone())).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), json!("authenticated"));
+    let res = call(crate::helpers::sign_with(&encoded, claims)).await.unwrap();
+    assert_eq!(res.status(), 401, "the base64 text itself is not the key");
+}

@@ -14,7 +14,7 @@ async fn json_of(res: reqwest::Response) -> (u16, Value) {
 }
 
 fn header(res: &reqwest::Response, name: &str) -> Option<String> {
-    res.headers().get(name).map(|v| v.to_str().unwrap().to_string())
+    res.headers().get(name).map(|v| v.to_str().expect("a text header").to_string())
 }
 
 async fn items_app() -> TestApp {

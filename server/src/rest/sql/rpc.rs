@@ -7,11 +7,15 @@ use super::{ident, Sql};
 
 /// The call expression `"s"."f"("a" := ..., ...)` for `args` (names present in the request),
 /// with the CTE that unpacks them; `None` CTE when the function takes no named arguments.
+///
+/// With `bulk`, `body` is a JSON array of argument objects: the CTE `pgrst_args` has one row
+/// per object and the call reads `pgrst_args`'s columns, for the caller to run once per row.
 pub fn call(
     function: &Function,
     args: &[String],
     body: String,
     single_unnamed: bool,
+    bulk: bool,
     sql: &mut Sql,
 ) -> (String, Option<String>) {
     let name = function.name.sql();
@@ -30,6 +34,23 @@ pub fn call(
     }
     let used: Vec<&crate::rest::schema::FunctionArg> =
         function.args.iter().filter(|a| args.iter().any(|n| n == &a.name)).collect();
+    if bulk {
+        let param = sql.bind(body);
+        if used.is_empty() {
+            let cte = format!("pgrst_args AS (SELECT FROM json_array_elements({param}::json))");
+            return (format!("{name}()"), Some(cte));
+        }
+        let defs: Vec<String> = used.iter().map(|a| format!("{} {}", ident(&a.name), a.data_type)).collect();
+        let cte = format!("pgrst_args AS (SELECT * FROM json_to_recordset({param}::json) AS _({}))", defs.join(", "));
+        let named: Vec<String> = used
+            .iter()
+            .map(|a| {
+                let variadic = if a.variadic { "VARIADIC " } else { "" };
+                format!("{variadic}{} := pgrst_args.{}", ident(&a.name), ident(&a.name))
+            })
+            .collect();
+        return (format!("{name}({})", named.join(", ")), Some(cte));
+    }
     if used.is_empty() {
         return (format!("{name}()"), None);
     }
