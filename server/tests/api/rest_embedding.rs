@@ -104,3 +104,48 @@ async fn the_same_name_embedded_twice_at_one_level_is_refused_as_postgres_refuse
     .await;
     assert_eq!((status, body), (200, json!([{"from": {"city": "Kinshasa"}, "to": {"city": "Lubumbashi"}}])));
 }
+
+#[tokio::test]
+async fn many_to_many_goes_through_a_view_of_the_junction_and_one_to_one_through_views() {
+    let app = spawn_app_with(|_| {}).await;
+    app.ddl(
+        "create schema private;
+         create table private.drivers (id int primary key, name text);
+         create table private.cars (id int primary key, model text);
+         create table private.assignments (driver_id int references private.drivers, car_id int references private.cars,
+           primary key (driver_id, car_id));
+         create table private.licences (driver_id int primary key references private.drivers, number text);
+         insert into private.drivers values (1, 'Mbala'), (2, 'Ilunga');
+         insert into private.cars values (10, 'Prado'), (11, 'Hilux');
+         insert into private.assignments values (1, 10), (1, 11), (2, 11);
+         insert into private.licences values (1, 'KIN-001');
+         create view public.drivers as select id, name from private.drivers;
+         create view public.cars as select id, model from private.cars;
+         create view public.assignments as select driver_id, car_id from private.assignments;
+         create view public.licences as select driver_id, number from private.licences;
+         grant usage on schema private to anon;
+         grant select on all tables in schema private to anon;
+         grant select on public.drivers, public.cars, public.assignments, public.licences to anon;
+         notify pgrst, 'reload schema';",
+    )
+    .await;
+    let app = &app;
+    let get = |path: &'static str| async move {
+        json_of(app.rest_req(Method::GET, path, None).send().await.expect("GET")).await
+    };
+    let (status, body) = get("/drivers?select=name,cars(model)&order=id&cars.order=id").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!([
+            {"name": "Mbala", "cars": [{"model": "Prado"}, {"model": "Hilux"}]},
+            {"name": "Ilunga", "cars": [{"model": "Hilux"}]}
+        ])
+    );
+    let (status, body) = get("/drivers?select=name,licences(number)&order=id").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!([{"name": "Mbala", "licences": {"number": "KIN-001"}}, {"name": "Ilunga", "licences": null}])
+    );
+}

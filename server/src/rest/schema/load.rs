@@ -50,10 +50,6 @@ select i.indrelid, array(select a.attname::text from unnest(i.indkey::int2[]) wi
                          join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.num order by k.ord)
 from pg_index i where i.indisunique and i.indpred is null and i.indexprs is null";
 
-const RELATION_NAMES: &str = "
-select c.oid, n.nspname::text, c.relname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace
-where c.relkind in ('r','v','m','f','p')";
-
 const VIEW_RULES: &str = "
 select c.oid, r.ev_action::text from pg_rewrite r join pg_class c on c.oid = r.ev_class
 where c.relkind in ('v','m') and r.rulename = '_RETURN'";
@@ -156,10 +152,6 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
     }
 
     // Views: map their columns to base table columns to give them keys and relationships.
-    let mut names: HashMap<u32, QualifiedName> = HashMap::new();
-    for row in client.query(RELATION_NAMES, &[]).await? {
-        names.insert(row.get(0), QualifiedName { schema: row.get(1), name: row.get(2) });
-    }
     let mut view_sources: HashMap<u32, Vec<ViewColumnSource>> = HashMap::new();
     for row in client.query(VIEW_RULES, &[]).await? {
         let text: String = row.get(1);
@@ -169,7 +161,7 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
     let view_map = views::resolve(&view_sources, &attnames);
     views::inherit_keys(&mut tables, &keys_by_oid, &view_map);
 
-    let mut relationships = relationships::build(&tables, &names, &foreign_keys, &view_map);
+    let mut relationships = relationships::build(&tables, &keys_by_oid, &foreign_keys, &view_map);
     computed::add(&mut relationships, &tables, &computed::load(client, schemas).await?);
 
     let functions = load_functions(client, schemas).await?;

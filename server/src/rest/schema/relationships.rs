@@ -113,24 +113,29 @@ fn projections(tables: &HashMap<u32, Table>, view_map: &ViewMap, base: u32, colu
     out
 }
 
-fn is_unique(tables: &HashMap<u32, Table>, table: u32, columns: &[String]) -> bool {
-    tables.get(&table).is_some_and(|t| {
-        t.unique_keys
+/// Whether `columns` are a unique key (or the primary key) of `table`, exposed or not: a table
+/// of a private schema shown through a view keeps its one-to-one relationships.
+fn is_unique(keys: &Keys, table: u32, columns: &[String]) -> bool {
+    keys.get(&table).is_some_and(|(_, uniques)| {
+        uniques
             .iter()
             .any(|key| !key.is_empty() && key.iter().all(|k| columns.contains(k)) && key.len() == columns.len())
     })
 }
 
+/// Primary key and unique keys of every table, by oid.
+pub type Keys = HashMap<u32, (Vec<String>, Vec<Vec<String>>)>;
+
 /// Every relationship between exposed relations.
 pub fn build(
     tables: &HashMap<u32, Table>,
-    _names: &HashMap<u32, QualifiedName>,
+    keys: &Keys,
     foreign_keys: &[ForeignKey],
     view_map: &ViewMap,
 ) -> HashMap<QualifiedName, Vec<Relationship>> {
     let mut out: HashMap<QualifiedName, Vec<Relationship>> = HashMap::new();
     for fk in foreign_keys {
-        let unique = is_unique(tables, fk.table, &fk.columns);
+        let unique = is_unique(keys, fk.table, &fk.columns);
         for source in projections(tables, view_map, fk.table, &fk.columns) {
             for target in projections(tables, view_map, fk.foreign_table, &fk.foreign_columns) {
                 let pairs: Vec<(String, String)> =
@@ -160,43 +165,45 @@ pub fn build(
         }
     }
 
-    // Many-to-many: a junction table with two foreign keys whose columns are part of its primary key.
-    let mut by_table: HashMap<u32, Vec<&ForeignKey>> = HashMap::new();
-    for fk in foreign_keys {
-        by_table.entry(fk.table).or_default().push(fk);
-    }
-    for (junction_oid, fks) in &by_table {
-        let Some(junction) = tables.get(junction_oid) else { continue };
-        if junction.kind != TableKind::Table && junction.kind != TableKind::Partitioned {
-            continue;
-        }
-        let pk = &junction.primary_key;
-        for a in fks {
-            for b in fks {
-                if std::ptr::eq(*a, *b) {
+    // Many-to-many, as PostgREST finds them: a junction (a table, or a view of one, which
+    // inherits its primary key) with many-to-one relationships to two relations through two
+    // different foreign keys, whose columns all belong to the junction's primary key.
+    let primary_keys: HashMap<&QualifiedName, &Vec<String>> =
+        tables.values().map(|t| (&t.name, &t.primary_key)).collect();
+    let mut many_to_many = Vec::new();
+    for (junction, rels) in &out {
+        let Some(pk) = primary_keys.get(junction).filter(|pk| !pk.is_empty()) else { continue };
+        let to_one: Vec<(&Relationship, &Vec<(String, String)>)> = rels
+            .iter()
+            .filter_map(|r| match &r.cardinality {
+                Cardinality::ManyToOne { columns } => Some((r, columns)),
+                _ => None,
+            })
+            .collect();
+        for (a, a_cols) in &to_one {
+            for (b, b_cols) in &to_one {
+                if a.constraint == b.constraint {
                     continue;
                 }
-                let in_pk = |fk: &ForeignKey| fk.columns.iter().all(|c| pk.contains(c));
-                if pk.is_empty() || !in_pk(a) || !in_pk(b) {
+                if !a_cols.iter().chain(b_cols.iter()).all(|(jcol, _)| pk.contains(jcol)) {
                     continue;
                 }
-                for source in projections(tables, view_map, a.foreign_table, &a.foreign_columns) {
-                    for target in projections(tables, view_map, b.foreign_table, &b.foreign_columns) {
-                        out.entry(source.name.clone()).or_default().push(Relationship {
-                            source: source.name.clone(),
-                            target: target.name.clone(),
-                            constraint: a.name.clone(),
-                            cardinality: Cardinality::ManyToMany {
-                                junction: junction.name.clone(),
-                                source_columns: source.columns.iter().cloned().zip(a.columns.iter().cloned()).collect(),
-                                target_columns: b.columns.iter().cloned().zip(target.columns.iter().cloned()).collect(),
-                                target_constraint: b.name.clone(),
-                            },
-                        });
-                    }
-                }
+                many_to_many.push(Relationship {
+                    source: a.target.clone(),
+                    target: b.target.clone(),
+                    constraint: a.constraint.clone(),
+                    cardinality: Cardinality::ManyToMany {
+                        junction: (*junction).clone(),
+                        source_columns: a_cols.iter().map(|(j, s)| (s.clone(), j.clone())).collect(),
+                        target_columns: b_cols.to_vec(),
+                        target_constraint: b.constraint.clone(),
+                    },
+                });
             }
         }
+    }
+    for rel in many_to_many {
+        out.entry(rel.source.clone()).or_default().push(rel);
     }
     out
 }
