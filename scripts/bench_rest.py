@@ -17,7 +17,7 @@ import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, t
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-SERVER = os.path.join(TARGET, "release", "server")
+SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 PORT, DB_PORT = 54391, 54392
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
@@ -73,6 +73,36 @@ def run_wrk(url, headers, method="GET", body=None):
     if errors:
         sys.exit(f"wrk saw {errors.group(1)} error responses for {method} {url}")
     return rps, ms("50"), ms("99")
+
+
+def cpu_seconds(pids):
+    """{pid: user plus system CPU seconds used so far} for those of `pids` still running."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def cpu_used(before, after):
+    """CPU seconds used between two `cpu_seconds` readings (a process started since counts whole)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
+
+
+def postgres_pids():
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if open(f"/proc/{entry}/comm").read().strip() == "postgres":
+                    pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
 
 
 def run_pgbench(sql_file, conninfo, env):
@@ -161,7 +191,14 @@ def run_suite(server_bin):
             script = os.path.join(data, f"{name}.sql")
             with open(script, "w") as f:
                 f.write(f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n")
+            # CPU per request (the server's and Postgres's) does not swing with the machine's
+            # load the way requests per second do.
+            server_before, pg_before = cpu_seconds([server.pid]), cpu_seconds(postgres_pids())
             rest = run_wrk(base + path, headers, method, body)
+            served = rest[0] * DURATION
+            server_ms = cpu_used(server_before, cpu_seconds([server.pid])) * 1000 / served
+            pg_ms = cpu_used(pg_before, cpu_seconds(postgres_pids())) * 1000 / served
+            rest = rest + (server_ms, pg_ms)
             twin = run_pgbench(script, authenticator, dict(os.environ, PGPASSWORD=auth_pw))
             rows.append((name, rest, twin))
         return rows
@@ -173,9 +210,11 @@ def run_suite(server_bin):
 
 def print_table(title, rows):
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
-    print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
-    for name, (rps, p50, p99), (tps, b50, b99) in rows:
-        print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}")
+    print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}"
+          f"{'server CPU ms/req':>19}{'pg CPU ms/req':>15}")
+    for name, (rps, p50, p99, server_ms, pg_ms), (tps, b50, b99) in rows:
+        print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}"
+              f"{server_ms:>19.3f}{pg_ms:>15.3f}")
 
 
 def main():
@@ -188,10 +227,14 @@ def main():
         print_table(f"after ({SERVER})", after)
         # Each REST rate is also divided by its own pgbench twin of that run, so a change in
         # the machine's load between the two runs cancels out of the last column.
+        # CPU per request (server and Postgres together) is the steady measure: requests per
+        # second swing with whatever else the machine does between the two runs.
         print("\nafter / before")
-        print(f"{'scenario':<16}{'before req/s':>14}{'after req/s':>13}{'after/before':>14}{'vs pgbench':>12}")
-        for (name, (b_rps, _, _), (b_tps, _, _)), (_, (a_rps, _, _), (a_tps, _, _)) in zip(before, after):
-            print(f"{name:<16}{b_rps:>14.0f}{a_rps:>13.0f}{a_rps / b_rps:>14.2f}{(a_rps / a_tps) / (b_rps / b_tps):>12.2f}")
+        print(f"{'scenario':<16}{'before req/s':>14}{'after req/s':>13}{'after/before':>14}"
+              f"{'before CPU ms/req':>19}{'after CPU ms/req':>18}{'CPU after/before':>18}")
+        for (name, b, _), (_, a, _) in zip(before, after):
+            b_cpu, a_cpu = b[3] + b[4], a[3] + a[4]
+            print(f"{name:<16}{b[0]:>14.0f}{a[0]:>13.0f}{a[0] / b[0]:>14.2f}{b_cpu:>19.3f}{a_cpu:>18.3f}{a_cpu / b_cpu:>18.2f}")
     else:
         print_table("this build", run_suite(SERVER))
 

@@ -148,6 +148,14 @@ impl Gate {
             Some(role) if !role.is_empty() => role.to_string(),
             _ => self.config.anon_role.clone().ok_or(GateError::NoRole)?,
         };
+        // SQL sees the role the request runs as under `role` in its claims, as PostgREST sets
+        // them (a token without a role claim, or with it elsewhere, runs as that role too).
+        if claims.get("role").and_then(Value::as_str) != Some(role.as_str()) {
+            if let Value::Object(mut map) = (*claims).clone() {
+                map.insert("role".into(), Value::String(role.clone()));
+                return Ok(Caller { role, claims: Arc::new(Value::Object(map)) });
+            }
+        }
         Ok(Caller { role, claims })
     }
 }

@@ -23,9 +23,10 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// A caller without any token.
+    /// A caller without any token: its claims are `{"role": role}`, as PostgREST gives SQL.
     pub fn anonymous(role: &str) -> Caller {
-        Caller { role: role.to_string(), claims: Arc::new(Value::Object(Default::default())) }
+        let claims = serde_json::json!({ "role": role });
+        Caller { role: role.to_string(), claims: Arc::new(claims) }
     }
 
     /// The `sub` claim, when present.

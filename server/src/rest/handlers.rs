@@ -161,12 +161,27 @@ async fn read(
     let status = read_status(offset, result.page, result.total)?;
     let mut res = response::builder(status, rr, &applied(rr, state));
     res.insert_header(("Content-Range", content_range(offset, result.page, result.total)));
+    res.insert_header(("Content-Location", content_location(&table.name.name, &rr.pairs)));
     let res = if head {
         res.content_type(rr.media.content_type()).finish()
     } else {
         response::body(&mut res, rr.media, result.body, rr.strip_nulls)?
     };
     response::complete(res, rr, &result.settings)
+}
+
+/// `/table?query` with the query's parameters sorted by name, as PostgREST's canonical form.
+fn content_location(table: &str, pairs: &[(String, String)]) -> String {
+    if pairs.is_empty() {
+        return format!("/{table}");
+    }
+    let mut sorted: Vec<&(String, String)> = pairs.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in sorted {
+        query.append_pair(k, v);
+    }
+    format!("/{table}?{}", query.finish().replace('+', "%20"))
 }
 
 /// Merge the `Range` header and `max_rows` into a level's limit and offset.

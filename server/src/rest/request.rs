@@ -19,6 +19,9 @@ pub enum MediaType {
     Plan,
     /// `application/geo+json`: the rows as a GeoJSON feature collection (needs PostGIS).
     GeoJson,
+    /// A media type the resource itself offers (`RestRequest::custom_media` names it): the
+    /// root's OpenAPI type, a function returning a media-type domain.
+    Custom,
 }
 
 impl MediaType {
@@ -29,6 +32,7 @@ impl MediaType {
             MediaType::Csv => "text/csv; charset=utf-8",
             MediaType::Plan => "application/vnd.pgrst.plan+json; charset=utf-8",
             MediaType::GeoJson => "application/geo+json; charset=utf-8",
+            MediaType::Custom => "application/octet-stream",
         }
     }
 }
@@ -54,6 +58,8 @@ pub struct RestRequest {
     pub method: Method,
     /// The phases measured for `Server-Timing`.
     pub timing: crate::rest::timing::Timing,
+    /// The media type chosen when `media` is [`MediaType::Custom`].
+    pub custom_media: Option<String>,
 }
 
 pub fn parse_error(err: ParseError) -> RestError {
@@ -66,15 +72,20 @@ pub fn parse_error(err: ParseError) -> RestError {
 
 impl RestRequest {
     pub fn from_http(req: &HttpRequest, state: &RestState) -> Result<RestRequest, RestError> {
-        Self::build(req, state, false)
+        Self::build(req, state, None)
     }
 
     /// For the root, where `application/openapi+json` is also acceptable.
     pub fn for_root(req: &HttpRequest, state: &RestState) -> Result<RestRequest, RestError> {
-        Self::build(req, state, true)
+        Self::build(req, state, Some("application/openapi+json"))
     }
 
-    fn build(req: &HttpRequest, state: &RestState, openapi: bool) -> Result<RestRequest, RestError> {
+    /// For a resource that also offers `media` (`*/*`: whatever the client accepts).
+    pub fn offering(req: &HttpRequest, state: &RestState, media: Option<&str>) -> Result<RestRequest, RestError> {
+        Self::build(req, state, media)
+    }
+
+    fn build(req: &HttpRequest, state: &RestState, extra: Option<&str>) -> Result<RestRequest, RestError> {
         let gate_time = req.extensions().get::<crate::rest::timing::GateTime>().copied();
         let timing = crate::rest::timing::Timing::start(state.config.server_timing, gate_time);
         let caller = req
@@ -93,8 +104,8 @@ impl RestRequest {
         let known_timezone = |tz: &str| cache.timezones.contains(tz);
         let prefer =
             parse::parse_prefer_with_timezones(prefer_values.iter().copied(), &known_timezone).map_err(parse_error)?;
-        let offered = Offered { plan: state.config.plan_enabled, geojson: cache.geojson, openapi };
-        let (media, strip_nulls) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
+        let offered = Offered { plan: state.config.plan_enabled, geojson: cache.geojson, extra };
+        let (media, strip_nulls, custom_media) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
         let plan = if media == MediaType::Plan {
             plan_request(header(req, "accept").unwrap_or_default())
         } else {
@@ -163,6 +174,7 @@ impl RestRequest {
             info,
             method,
             timing,
+            custom_media,
         })
     }
 }
@@ -252,16 +264,17 @@ fn plan_request(accept: &str) -> PlanRequest {
 /// it asks for `nulls=stripped` (PostgREST's array and object types only).
 /// The media types offered besides JSON and CSV.
 #[derive(Debug, Clone, Copy, Default)]
-struct Offered {
+struct Offered<'a> {
     /// `PGRST_DB_PLAN_ENABLED`
     plan: bool,
     /// PostGIS is there.
     geojson: bool,
-    /// `application/openapi+json` (the root's description).
-    openapi: bool,
+    /// What the resource itself offers besides (`*/*`: anything the client accepts).
+    extra: Option<&'a str>,
 }
 
-fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestError> {
+/// The media type to answer in, whether nulls are stripped, and the custom type when chosen.
+fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool, Option<String>), RestError> {
     let mut ranges: Vec<(f32, usize, String, bool)> = accept
         .split(',')
         .enumerate()
@@ -278,12 +291,24 @@ fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestE
         })
         .collect();
     if ranges.is_empty() {
-        return Ok((MediaType::Json, false));
+        return Ok(match offered.extra {
+            Some("*/*") => (MediaType::Custom, false, Some("application/octet-stream".into())),
+            _ => (MediaType::Json, false, None),
+        });
     }
     ranges.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
     for (q, _, mime, stripped) in &ranges {
         if *q <= 0.0 {
             continue;
+        }
+        // What the resource offers comes first; a `*/*` resource takes any accepted type.
+        match offered.extra {
+            Some("*/*") => {
+                let chosen = if mime == "*/*" { "application/octet-stream" } else { mime.as_str() };
+                return Ok((MediaType::Custom, false, Some(chosen.to_string())));
+            }
+            Some(extra) if extra == mime => return Ok((MediaType::Custom, false, Some(mime.clone()))),
+            _ => {}
         }
         let found = match mime.as_str() {
             "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" => Some((MediaType::Json, *stripped)),
@@ -293,12 +318,11 @@ fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestE
             "application/json" | "*/*" | "application/*" => Some((MediaType::Json, false)),
             "text/csv" | "text/*" => Some((MediaType::Csv, false)),
             "application/geo+json" if offered.geojson => Some((MediaType::GeoJson, false)),
-            "application/openapi+json" if offered.openapi => Some((MediaType::Json, false)),
             m if m.starts_with("application/vnd.pgrst.plan") && offered.plan => Some((MediaType::Plan, false)),
             _ => None,
         };
-        if let Some(found) = found {
-            return Ok(found);
+        if let Some((media, stripped)) = found {
+            return Ok((media, stripped, None));
         }
     }
     let names: Vec<String> = ranges.into_iter().map(|(_, _, m, _)| m).collect();
@@ -309,32 +333,45 @@ fn media_type(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestE
 mod tests {
     use super::*;
 
+    fn mt(accept: &str, offered: Offered) -> Result<(MediaType, bool), RestError> {
+        media_type(accept, offered).map(|(media, stripped, _)| (media, stripped))
+    }
+
+    #[test]
+    fn a_resource_offering_its_own_media_type_is_chosen_for_it() {
+        let html = Offered { extra: Some("text/html"), ..Offered::default() };
+        assert_eq!(media_type("text/html", html).unwrap(), (MediaType::Custom, false, Some("text/html".into())));
+        assert_eq!(media_type("*/*", html).unwrap().0, MediaType::Json, "*/* stays JSON, as in PostgREST");
+        let any = Offered { extra: Some("*/*"), ..Offered::default() };
+        assert_eq!(media_type("image/png", any).unwrap().2.as_deref(), Some("image/png"));
+        assert_eq!(media_type("*/*", any).unwrap().2.as_deref(), Some("application/octet-stream"));
+    }
+
     #[test]
     fn accept_headers_pick_the_first_supported_type() {
-        assert_eq!(media_type("*/*", Offered::default()).unwrap(), (MediaType::Json, false));
+        assert_eq!(mt("*/*", Offered::default()).unwrap(), (MediaType::Json, false));
         assert_eq!(
-            media_type("application/vnd.pgrst.object+json", Offered::default()).unwrap(),
+            mt("application/vnd.pgrst.object+json", Offered::default()).unwrap(),
             (MediaType::SingleObject, false)
         );
-        assert_eq!(media_type("text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
-        assert_eq!(media_type("text/html;q=0.9, text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
+        assert_eq!(mt("text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
+        assert_eq!(mt("text/html;q=0.9, text/csv", Offered::default()).unwrap(), (MediaType::Csv, false));
         assert_eq!(
-            media_type("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false, openapi: false })
-                .unwrap(),
+            mt("application/vnd.pgrst.plan+json", Offered { plan: true, geojson: false, extra: None }).unwrap(),
             (MediaType::Plan, false)
         );
         assert_eq!(
-            media_type("application/vnd.pgrst.array+json;nulls=stripped", Offered::default()).unwrap(),
+            mt("application/vnd.pgrst.array+json;nulls=stripped", Offered::default()).unwrap(),
             (MediaType::Json, true)
         );
         assert_eq!(
-            media_type("application/vnd.pgrst.object+json; nulls=stripped", Offered::default()).unwrap(),
+            mt("application/vnd.pgrst.object+json; nulls=stripped", Offered::default()).unwrap(),
             (MediaType::SingleObject, true)
         );
-        assert_eq!(media_type("image/png", Offered::default()).unwrap_err().code(), "PGRST107");
-        assert_eq!(media_type("application/geo+json", Offered::default()).unwrap_err().code(), "PGRST107");
-        let postgis = Offered { plan: false, geojson: true, openapi: false };
-        assert_eq!(media_type("application/geo+json", postgis).unwrap(), (MediaType::GeoJson, false));
+        assert_eq!(mt("image/png", Offered::default()).unwrap_err().code(), "PGRST107");
+        assert_eq!(mt("application/geo+json", Offered::default()).unwrap_err().code(), "PGRST107");
+        let postgis = Offered { plan: false, geojson: true, extra: None };
+        assert_eq!(mt("application/geo+json", postgis).unwrap(), (MediaType::GeoJson, false));
         let plan =
             plan_request(r#"application/vnd.pgrst.plan+text; for="application/json"; options=verbose|settings|bogus;"#);
         assert!(plan.text);

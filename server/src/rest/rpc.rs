@@ -40,7 +40,14 @@ pub async fn call(
         let allow = if function.volatility == Volatility::Volatile { "OPTIONS,POST" } else { "OPTIONS,GET,HEAD,POST" };
         return Ok(HttpResponse::Ok().insert_header(("Allow", allow)).finish());
     }
-    let rr = RestRequest::from_http(&req, &state)?;
+    // A function returning a media-type domain offers that media type besides JSON.
+    let offered = {
+        let schema = crate::rest::request::options_schema(&req, &state)?;
+        cache.functions.get(&crate::rest::schema::QualifiedName::new(&schema, &name)).and_then(|overloads| {
+            overloads.iter().filter(callable).find_map(|f| f.media.as_ref().map(|m| m.media_type.clone()))
+        })
+    };
+    let rr = RestRequest::offering(&req, &state, offered.as_deref())?;
     if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
         return Err(RestError::rpc_method_not_allowed(method.as_str()));
     }
@@ -54,31 +61,44 @@ pub async fn call(
 
     // Arguments: from the query string (GET) or the body (POST: a JSON object, CSV or a form;
     // an array of objects calls the function once per object, as PostgREST does).
-    let (query, args, body_json, single_unnamed, bulk) = if post {
+    // `unnamed`: the body goes whole to a single unnamed parameter of that type (`json` for
+    // `json` or `jsonb`).
+    let (query, args, body_json, unnamed, bulk) = if post {
         let body = read_body(payload, state.config.max_body_bytes).await?;
         let query = parse::parse_query(&rr.pairs).map_err(parse_error)?;
         crate::rest::limits::check_query(&query, &state.limits())?;
-        let body_type = match BodyType::of(header(&req, "content-type")) {
-            Ok(kind @ (BodyType::Csv | BodyType::Form)) => kind,
-            _ => BodyType::Json,
-        };
-        let value = payload::decode(body_type, &body, Some(Value::Object(Map::new())))?;
-        let single =
-            overloads.iter().any(|f| f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type))
-                || rr.prefer.single_object;
-        match value {
-            Value::Object(map) if !single => {
-                let names: Vec<String> = map.keys().cloned().collect();
-                (query, names, Value::Object(map).to_string(), false, false)
+        // A text, binary or XML body goes whole to a function whose one unnamed parameter is
+        // `text`, `bytea` or `xml`.
+        let raw_type =
+            raw_parameter_type(header(&req, "content-type")).filter(|ty| overloads.iter().any(|f| unnamed_of(f, ty)));
+        if let Some(ty) = raw_type {
+            let text = if ty == "bytea" {
+                format!("\\x{}", hex::encode(&body))
+            } else {
+                String::from_utf8(body.to_vec()).map_err(|_| RestError::invalid_body("The body is not UTF-8 text"))?
+            };
+            (query, Vec::new(), text, Some(ty), false)
+        } else {
+            let body_type = match BodyType::of(header(&req, "content-type")) {
+                Ok(kind @ (BodyType::Csv | BodyType::Form)) => kind,
+                _ => BodyType::Json,
+            };
+            let value = payload::decode(body_type, &body, Some(Value::Object(Map::new())))?;
+            let single = overloads.iter().any(|f| unnamed_of(f, "json")) || rr.prefer.single_object;
+            match value {
+                Value::Object(map) if !single => {
+                    let names: Vec<String> = map.keys().cloned().collect();
+                    (query, names, Value::Object(map).to_string(), None, false)
+                }
+                Value::Array(items) if !single => {
+                    let rows = payload::objects(Value::Array(items))?;
+                    let names = payload::uniform_keys(&rows)?;
+                    let json = Value::Array(rows.into_iter().map(Value::Object).collect()).to_string();
+                    (query, names, json, None, true)
+                }
+                other if single => (query, Vec::new(), other.to_string(), Some("json"), false),
+                _ => return Err(RestError::invalid_json_body()),
             }
-            Value::Array(items) if !single => {
-                let rows = payload::objects(Value::Array(items))?;
-                let names = payload::uniform_keys(&rows)?;
-                let json = Value::Array(rows.into_iter().map(Value::Object).collect()).to_string();
-                (query, names, json, false, true)
-            }
-            other if single => (query, Vec::new(), other.to_string(), true, false),
-            _ => return Err(RestError::invalid_json_body()),
         }
     } else {
         let query = parse::parse_rpc_query(&rr.pairs).map_err(parse_error)?;
@@ -98,10 +118,10 @@ pub async fn call(
             }
         }
         let names: Vec<String> = map.keys().cloned().collect();
-        (query.clone(), names, Value::Object(map).to_string(), false, false)
+        (query.clone(), names, Value::Object(map).to_string(), None, false)
     };
 
-    let function = choose(&overloads, &args, single_unnamed).map_err(|candidates| {
+    let function = choose(&overloads, &args, unnamed).map_err(|candidates| {
         if candidates.is_empty() {
             // PostgREST names the arguments sorted, whatever order they came in.
             let mut arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -128,7 +148,7 @@ pub async fn call(
 
     rr.timing.mark("parse");
     let mut sql = Sql::default();
-    let (call_sql, cte) = rpc::call(function, &args, body_json, single_unnamed, bulk, &mut sql);
+    let (call_sql, cte) = rpc::call(function, &args, body_json, unnamed.is_some(), bulk, &mut sql);
     let access =
         if !post || function.volatility != Volatility::Volatile { Access::ReadOnly } else { Access::ReadWrite };
     let head = method == Method::HEAD;
@@ -139,6 +159,43 @@ pub async fn call(
     let settings = RESPONSE_SETTINGS;
     // A bulk call runs once per row of `pgrst_args`; a single value answers the first result.
     let per_row = if bulk { " FROM pgrst_args" } else { "" };
+    if rr.media == MediaType::Custom {
+        let (Some(domain), Some(mime)) = (function.media.as_ref(), rr.custom_media.as_deref()) else {
+            return Err(RestError::media_type_unavailable(&[rr.custom_media.clone().unwrap_or_default()]));
+        };
+        // The value is the body: binary values travel as base64 to be decoded here.
+        let value = if domain.binary {
+            format!("encode(({call_sql})::bytea, 'base64')")
+        } else {
+            format!("({call_sql})::text")
+        };
+        let value = if bulk { format!("(array_agg({value}))[1]") } else { value };
+        let text = format!(
+            "{with}SELECT NULL::bigint, 1::bigint, coalesce(pgrst_v.b, ''), {settings} FROM (SELECT {value} AS b{per_row} OFFSET 0) AS pgrst_v"
+        );
+        rr.timing.mark("plan");
+        let result = execute::retrying(|| async {
+            let mut client = execute::connection(&state).await?;
+            let tx = execute::begin(&mut client, &rr, &state, access).await?;
+            let result = execute::read(&tx, &text, &sql, &rr).await?;
+            execute::finish(tx, &rr, &state).await?;
+            Ok(result)
+        })
+        .await?;
+        rr.timing.mark("transaction");
+        let body = if domain.binary {
+            use base64::Engine;
+            let packed: String = result.body.split_whitespace().collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(packed)
+                .map_err(|e| RestError::internal(format!("media handler output: {e}")))?
+        } else {
+            result.body.clone().into_bytes()
+        };
+        let mut res = response::builder(StatusCode::OK, &rr, &applied(&rr, &state));
+        let res = if head { res.content_type(mime).finish() } else { res.content_type(mime).body(body) };
+        return response::complete(res, &rr, &result.settings);
+    }
     let (text, offset, set_like) = match &function.returns {
         ReturnShape::Void => (format!("{with}SELECT NULL::bigint, 1::bigint, 'null'::text, {settings} FROM (SELECT count(*) FROM (SELECT {call_sql}{per_row} OFFSET 0) AS pgrst_calls) AS pgrst_void"), 0, false),
         ReturnShape::Scalar(_) if !function.returns_set => {
@@ -257,8 +314,26 @@ fn callable(f: &&Function) -> bool {
         || (f.args.len() == 1 && matches!(f.args[0].data_type.as_str(), "json" | "jsonb" | "text" | "xml" | "bytea"))
 }
 
-fn is_json(data_type: &str) -> bool {
-    matches!(data_type, "json" | "jsonb")
+/// Whether `f` takes one unnamed parameter of type `ty` (`json`: `json` or `jsonb`).
+fn unnamed_of(f: &Function, ty: &str) -> bool {
+    match f.args.as_slice() {
+        [only] if only.name.is_empty() => match ty {
+            "json" => matches!(only.data_type.as_str(), "json" | "jsonb"),
+            other => only.data_type == other,
+        },
+        _ => false,
+    }
+}
+
+/// The parameter type a raw body of this `Content-Type` goes to, as in PostgREST.
+fn raw_parameter_type(content_type: Option<&str>) -> Option<&'static str> {
+    let mime = content_type?.split(';').next()?.trim().to_ascii_lowercase();
+    match mime.as_str() {
+        "text/plain" => Some("text"),
+        "application/octet-stream" => Some("bytea"),
+        "text/xml" => Some("xml"),
+        _ => None,
+    }
 }
 
 /// The overload whose parameters fit the given argument names; Err(candidates) otherwise
@@ -266,14 +341,14 @@ fn is_json(data_type: &str) -> bool {
 fn choose<'f>(
     overloads: &[&'f Function],
     args: &[String],
-    single_unnamed: bool,
+    unnamed: Option<&str>,
 ) -> Result<&'f Function, Vec<&'f Function>> {
     let fits: Vec<&Function> = overloads
         .iter()
         .copied()
         .filter(|f| {
-            if single_unnamed {
-                return f.args.len() == 1 && f.args[0].name.is_empty() && is_json(&f.args[0].data_type);
+            if let Some(ty) = unnamed {
+                return unnamed_of(f, ty);
             }
             args.iter().all(|a| f.args.iter().any(|p| &p.name == a))
                 && f.args.iter().all(|p| p.has_default || args.iter().any(|a| a == &p.name))

@@ -804,3 +804,16 @@ async fn a_base64_jwt_secret_signs_with_its_decoded_bytes() {
     let res = call(crate::helpers::sign_with(&encoded, claims)).await.unwrap();
     assert_eq!(res.status(), 401, "the base64 text itself is not the key");
 }
+
+#[tokio::test]
+async fn sql_sees_the_role_in_the_claims_even_without_a_token_or_a_role_claim() {
+    let app = spawn_app_with(|c| c.rest.allow_no_apikey = true).await;
+    app.ddl("create function public.claims() returns json language sql stable as $$ select current_setting('request.jwt.claims')::json $$;")
+        .await;
+    let res = app.http.get(format!("{}/rest/v1/rpc/claims", app.address)).send().await.unwrap();
+    assert_eq!(res.json::<Value>().await.unwrap(), json!({"role": "anon"}), "no token at all");
+    let token = app.sign(json!({"sub": ALICE, "exp": 4_000_000_000u64}));
+    let res = app.http.get(format!("{}/rest/v1/rpc/claims", app.address)).bearer_auth(token).send().await.unwrap();
+    let claims: Value = res.json().await.unwrap();
+    assert_eq!((claims["role"].as_str(), claims["sub"].as_str()), (Some("anon"), Some(ALICE)), "{claims}");
+}

@@ -160,3 +160,67 @@ async fn an_array_of_argument_objects_calls_the_function_once_per_object() {
         .unwrap();
     assert_eq!(res.json::<Value>().await.unwrap(), json!(8));
 }
+
+#[tokio::test]
+async fn raw_bodies_reach_a_single_unnamed_parameter_and_media_type_domains_are_answered_raw() {
+    let app = spawn_app().await;
+    app.ddl(
+        r#"create domain "application/octet-stream" as bytea;
+           create domain "text/html" as text;
+           create domain "*/*" as bytea;
+           create function public.echo_bytes(bytea) returns "application/octet-stream" language sql immutable as 'select $1';
+           create function public.shout(text) returns text language sql immutable as 'select upper($1)';
+           create function public.root_of(xml) returns text language sql immutable as $$ select (xpath('name(/*)', $1))[1]::text $$;
+           create function public.page(title text) returns "text/html" language sql immutable
+             as $$ select '<h1>' || title || '</h1>' $$;
+           create function public.anything() returns "*/*" language sql immutable as $$ select '\x00ff'::bytea $$;"#,
+    )
+    .await;
+    // A binary round trip, bytes unchanged (a zero byte and invalid UTF-8 included).
+    let bytes: Vec<u8> = vec![0, 1, 2, 0xff, 0xfe, b'\n', 0x80];
+    let res = app
+        .rest_req(Method::POST, "/rpc/echo_bytes", None)
+        .header("Content-Type", "application/octet-stream")
+        .header("Accept", "application/octet-stream")
+        .body(bytes.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/octet-stream");
+    assert_eq!(res.bytes().await.unwrap().to_vec(), bytes);
+
+    // Text and XML bodies.
+    let res = app
+        .rest_req(Method::POST, "/rpc/shout", None)
+        .header("Content-Type", "text/plain")
+        .body("jambo")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.json::<Value>().await.unwrap(), json!("JAMBO"));
+    let res = app
+        .rest_req(Method::POST, "/rpc/root_of", None)
+        .header("Content-Type", "text/xml")
+        .body("<booking><id>1</id></booking>")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.json::<Value>().await.unwrap(), json!("booking"));
+
+    // A media-type domain answers in its media type when asked for it, JSON otherwise.
+    let page =
+        |accept: &'static str| app.rest_req(Method::GET, "/rpc/page?title=Fleet", None).header("Accept", accept).send();
+    let res = page("text/html").await.unwrap();
+    assert_eq!(res.headers()["content-type"], "text/html");
+    assert_eq!(res.text().await.unwrap(), "<h1>Fleet</h1>");
+    let res = page("application/json").await.unwrap();
+    assert_eq!(res.json::<Value>().await.unwrap(), json!("<h1>Fleet</h1>"));
+    let (status, body) = json_of(page("image/png").await.unwrap()).await;
+    assert_eq!((status, body["code"].as_str()), (406, Some("PGRST107")));
+
+    // A `*/*` domain answers whatever is accepted.
+    let res = app.rest_req(Method::GET, "/rpc/anything", None).header("Accept", "image/png").send().await.unwrap();
+    assert_eq!(res.headers()["content-type"], "image/png");
+    assert_eq!(res.bytes().await.unwrap().to_vec(), vec![0, 0xff]);
+}

@@ -149,3 +149,22 @@ async fn many_to_many_goes_through_a_view_of_the_junction_and_one_to_one_through
         json!([{"name": "Mbala", "licences": {"number": "KIN-001"}}, {"name": "Ilunga", "licences": null}])
     );
 }
+
+#[tokio::test]
+async fn an_aggregate_inside_a_to_one_spread_counts_within_the_embedded_row() {
+    // PostgREST 13 lifts it to the parent's grouping; here it is computed over the one row
+    // embedded for each parent (docs/rest.md lists the difference).
+    let app = fleet_app_with(|c| c.rest.aggregates_enabled = true).await;
+    let (status, body) = json_of(
+        app.rest_req(Method::GET, "/cars?select=model,...agencies(id.count())&order=id", None)
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!([{"model": "Prado", "count": 1}, {"model": "Hilux", "count": 1}, {"model": "Corolla", "count": 1}])
+    );
+}

@@ -264,3 +264,12 @@ async fn the_root_answers_an_openapi_json_accept() {
     let doc: Value = res.json().await.unwrap();
     assert_eq!(doc["swagger"], "2.0");
 }
+
+#[tokio::test]
+async fn reads_carry_their_canonical_content_location() {
+    let app = items_app().await;
+    let res = app.rest_req(Method::GET, "/items?select=id,name&id=gt.0&order=id", None).send().await.unwrap();
+    assert_eq!(header(&res, "content-location").as_deref(), Some("/items?id=gt.0&order=id&select=id%2Cname"));
+    let res = app.rest_req(Method::GET, "/items", None).send().await.unwrap();
+    assert_eq!(header(&res, "content-location").as_deref(), Some("/items"));
+}

@@ -7,7 +7,9 @@ use tokio_postgres::Client;
 use super::computed;
 use super::relationships::{self, ForeignKey};
 use super::views::{self, ViewColumnSource};
-use super::{Column, Function, FunctionArg, QualifiedName, ReturnShape, SchemaCache, Table, TableKind, Volatility};
+use super::{
+    Column, Function, FunctionArg, MediaDomain, QualifiedName, ReturnShape, SchemaCache, Table, TableKind, Volatility,
+};
 
 const TABLES: &str = "
 select c.oid, n.nspname::text, c.relname::text, c.relkind::text, obj_description(c.oid, 'pg_class'),
@@ -60,7 +62,8 @@ select n.nspname::text, p.proname::text, p.provolatile::text, p.proretset, forma
        coalesce(p.proargnames, '{}'::text[]),
        coalesce(p.proargmodes::text[], '{}'::text[]),
        array(select format_type(x, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality u(x, o) order by o),
-       p.pronargdefaults::int4, obj_description(p.oid, 'pg_proc')
+       p.pronargdefaults::int4, obj_description(p.oid, 'pg_proc'),
+       (select b.typname::text from pg_type b where b.oid = t.typbasetype)
 from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
 where n.nspname = any($1) and p.prokind = 'f'";
 
@@ -275,6 +278,12 @@ async fn load_functions(
         } else {
             ReturnShape::Scalar(return_type)
         };
+        // A domain named like a media type (`create domain "text/html" as text`) makes the
+        // function's value the body itself, in that media type (PostgREST's media handlers).
+        let base: Option<String> = row.get(13);
+        let media = base
+            .filter(|_| typtype == "d" && !returns_set && is_media_type(&typname))
+            .map(|base| MediaDomain { media_type: typname.to_ascii_lowercase(), binary: base == "bytea" });
         functions.entry(name.clone()).or_default().push(Function {
             name,
             args,
@@ -282,9 +291,19 @@ async fn load_functions(
             returns_set,
             volatility,
             comment: row.get(12),
+            media,
         });
     }
     Ok(functions)
+}
+
+/// `type/subtype` of letters, digits, `.`, `-` (and `+` in the subtype), or `*/*`.
+fn is_media_type(name: &str) -> bool {
+    let ok = |part: &str, plus: bool| {
+        !part.is_empty()
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || (plus && c == '+'))
+    };
+    name == "*/*" || name.split_once('/').is_some_and(|(kind, sub)| ok(kind, false) && ok(sub, true))
 }
 
 async fn load_role_settings(client: &Client) -> Result<HashMap<String, Vec<(String, String)>>, tokio_postgres::Error> {

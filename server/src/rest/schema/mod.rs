@@ -129,6 +129,15 @@ pub struct Function {
     pub returns_set: bool,
     pub volatility: Volatility,
     pub comment: Option<String>,
+    /// Set when it returns a domain named like a media type.
+    pub media: Option<MediaDomain>,
+}
+
+/// A function's media-type domain: its name (`image/png`), and whether it is over `bytea`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaDomain {
+    pub media_type: String,
+    pub binary: bool,
 }
 
 impl Function {
