@@ -108,6 +108,11 @@ lint:
 bench-rest: build
 	python3 scripts/bench_rest.py
 
+## bench-policies: an administrator's list with row-level security beside anon's, helpers once per statement vs row by row (not a test).
+.PHONY: bench-policies
+bench-policies: build
+	python3 scripts/bench_policies.py
+
 ## bench-web: JavaScript weight of / and Lighthouse scores of /, /fleet, /booking beside a static page (not a test).
 .PHONY: bench-web
 bench-web: build web web/bench/node_modules/.package-lock.json

@@ -1,5 +1,6 @@
 //! Function calls for `/rpc/<name>`: the arguments arrive as one JSON object bound once and
-//! unpacked by Postgres with `json_to_record` using the argument types from the catalog.
+//! unpacked by Postgres with `json_to_record` using the argument types from the catalog (an
+//! array of objects with `json_to_recordset`, for one call per object).
 
 use crate::rest::schema::Function;
 
@@ -34,34 +35,26 @@ pub fn call(
     }
     let used: Vec<&crate::rest::schema::FunctionArg> =
         function.args.iter().filter(|a| args.iter().any(|n| n == &a.name)).collect();
-    if bulk {
-        let param = sql.bind(body);
-        if used.is_empty() {
-            let cte = format!("pgrst_args AS (SELECT FROM json_array_elements({param}::json))");
-            return (format!("{name}()"), Some(cte));
-        }
-        let defs: Vec<String> = used.iter().map(|a| format!("{} {}", ident(&a.name), a.data_type)).collect();
-        let cte = format!("pgrst_args AS (SELECT * FROM json_to_recordset({param}::json) AS _({}))", defs.join(", "));
-        let named: Vec<String> = used
-            .iter()
-            .map(|a| {
-                let variadic = if a.variadic { "VARIADIC " } else { "" };
-                format!("{variadic}{} := pgrst_args.{}", ident(&a.name), ident(&a.name))
-            })
-            .collect();
-        return (format!("{name}({})", named.join(", ")), Some(cte));
-    }
-    if used.is_empty() {
+    if used.is_empty() && !bulk {
         return (format!("{name}()"), None);
     }
     let param = sql.bind(body);
+    if used.is_empty() {
+        // One call per object of `[{}, {}]`.
+        let cte = format!("pgrst_args AS (SELECT FROM json_array_elements({param}::json))");
+        return (format!("{name}()"), Some(cte));
+    }
     let defs: Vec<String> = used.iter().map(|a| format!("{} {}", ident(&a.name), a.data_type)).collect();
-    let cte = format!("pgrst_args AS (SELECT * FROM json_to_record({param}::json) AS _({}))", defs.join(", "));
+    let unpack = if bulk { "json_to_recordset" } else { "json_to_record" };
+    let cte = format!("pgrst_args AS (SELECT * FROM {unpack}({param}::json) AS _({}))", defs.join(", "));
     let named: Vec<String> = used
         .iter()
         .map(|a| {
             let variadic = if a.variadic { "VARIADIC " } else { "" };
-            format!("{variadic}{} := (SELECT {} FROM pgrst_args)", ident(&a.name), ident(&a.name))
+            let arg = ident(&a.name);
+            // A bulk call reads the row it runs for; a single call its one row.
+            let value = if bulk { format!("pgrst_args.{arg}") } else { format!("(SELECT {arg} FROM pgrst_args)") };
+            format!("{variadic}{arg} := {value}")
         })
         .collect();
     (format!("{name}({})", named.join(", ")), Some(cte))
