@@ -5,9 +5,14 @@ Starts the release server on a fresh private cluster, loads a small RLS-protecte
 then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk):
   * wrk drives /rest/v1 as an authenticated user (32 connections, 2 threads, fixed duration);
   * the statement the server generated for that request (taken from its debug log) is run by
-    pgbench with the same connection count, inside the same transaction and context
-    statement the server uses, logged in as the same `authenticator` role.
-Prints requests/s, p50 and p99 for both, and the REST/pgbench throughput ratio.
+    pgbench with the same connection count, inside the same transaction, after a context
+    statement setting what the server sets (role, claims, method, path, the request's headers,
+    search_path), every value a bind parameter as the server sends it, logged in as the same
+    `authenticator` role: once pipelined as the server sends them (BEGIN, context, statement and
+    COMMIT in one round trip, `\startpipeline`), the honest twin, and once one statement at a
+    time.
+Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
+twin's rate, and the server's and Postgres's CPU per request.
 
 With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
 same scenarios run against that binary first, each on its own fresh cluster, and a last table
@@ -105,10 +110,11 @@ def postgres_pids():
     return pids
 
 
-def run_pgbench(sql_file, conninfo, env):
+def run_pgbench(sql_file, conninfo, env, variables):
     logdir = tempfile.mkdtemp()
+    defines = [arg for k, v in variables.items() for arg in ("-D", f"{k}={v}")]
     cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
-           "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
+           *defines, "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"pgbench failed: {out.stderr}")
@@ -181,16 +187,25 @@ def run_suite(server_bin):
             sql = statements[-1]
             # The server binds an insert's body as a JSON array (a single object is wrapped).
             values = params if params is not None else [body if body.startswith("[") else f"[{body}]"]
-            for i, value in enumerate(values, start=1):
-                sql = sql.replace(f"${i}", "'" + value.replace("'", "''") + "'")
+            # pgbench sends `:name` variables as bind parameters in prepared mode, as the server does.
+            for i in range(len(values), 0, -1):
+                sql = sql.replace(f"${i}", f":p{i}")
+            request_headers = {"host": f"127.0.0.1:{PORT}", "apikey": headers["apikey"],
+                               "authorization": headers["Authorization"], "content-type": "application/json"}
+            variables = {f"p{i}": v for i, v in enumerate(values, start=1)}
+            variables.update(role="authenticated", claims=claims, method=method, path=path.split("?")[0],
+                             headers=json.dumps(request_headers), search_path='"public", "extensions"')
             read_only = "READ ONLY" if method == "GET" else "READ WRITE"
-            context = ("select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '" + claims +
-                       "', true), set_config('request.method', '" + method + "', true), set_config('request.path', '/rest/v1" +
-                       path.split("?")[0] + "', true), set_config('request.headers', '{}', true), "
-                       "set_config('search_path', '\"public\", \"extensions\"', true);")
-            script = os.path.join(data, f"{name}.sql")
-            with open(script, "w") as f:
-                f.write(f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n")
+            context = ("select set_config('role', :role, true), set_config('request.jwt.claims', :claims, true), "
+                       "set_config('request.method', :method, true), set_config('request.path', :path, true), "
+                       "set_config('request.headers', :headers, true), set_config('search_path', :search_path, true);")
+            body_sql = f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n"
+            sequential = os.path.join(data, f"{name}.sql")
+            with open(sequential, "w") as f:
+                f.write(body_sql)
+            pipelined = os.path.join(data, f"{name}-pipelined.sql")
+            with open(pipelined, "w") as f:
+                f.write(f"\\startpipeline\n{body_sql}\\endpipeline\n")
             # CPU per request (the server's and Postgres's) does not swing with the machine's
             # load the way requests per second do.
             server_before, pg_before = cpu_seconds([server.pid]), cpu_seconds(postgres_pids())
@@ -199,8 +214,10 @@ def run_suite(server_bin):
             server_ms = cpu_used(server_before, cpu_seconds([server.pid])) * 1000 / served
             pg_ms = cpu_used(pg_before, cpu_seconds(postgres_pids())) * 1000 / served
             rest = rest + (server_ms, pg_ms)
-            twin = run_pgbench(script, authenticator, dict(os.environ, PGPASSWORD=auth_pw))
-            rows.append((name, rest, twin))
+            twin_env = dict(os.environ, PGPASSWORD=auth_pw)
+            twin = run_pgbench(pipelined, authenticator, twin_env, variables)
+            one_by_one = run_pgbench(sequential, authenticator, twin_env, variables)
+            rows.append((name, rest, twin + one_by_one[:1]))
         return rows
     finally:
         server.send_signal(signal.SIGTERM)
@@ -209,12 +226,13 @@ def run_suite(server_bin):
 
 
 def print_table(title, rows):
-    print(f"\n{title}: /rest/v1 vs the same SQL through pgbench ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
-    print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pgbench tps':>13}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}"
-          f"{'server CPU ms/req':>19}{'pg CPU ms/req':>15}")
-    for name, (rps, p50, p99, server_ms, pg_ms), (tps, b50, b99) in rows:
-        print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>13.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}"
-              f"{server_ms:>19.3f}{pg_ms:>15.3f}")
+    print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
+          f" ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
+    print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'ratio':>8}{'sequential tps':>16}{'ratio':>8}{'server CPU ms/req':>19}{'pg CPU ms/req':>15}")
+    for name, (rps, p50, p99, server_ms, pg_ms), (tps, b50, b99, seq) in rows:
+        print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>15.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}"
+              f"{seq:>16.0f}{rps / seq:>8.2f}{server_ms:>19.3f}{pg_ms:>15.3f}")
 
 
 def main():
