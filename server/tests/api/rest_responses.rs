@@ -273,3 +273,29 @@ async fn reads_carry_their_canonical_content_location() {
     let res = app.rest_req(Method::GET, "/items", None).send().await.unwrap();
     assert_eq!(header(&res, "content-location").as_deref(), Some("/items"));
 }
+
+#[tokio::test]
+async fn a_role_that_may_only_insert_still_inserts_with_return_minimal() {
+    // The statement counts the rows it wrote with `RETURNING 1`, which needs no SELECT right or
+    // policy: a contact form's drop box stays write-only.
+    let app = spawn_app().await;
+    app.ddl(
+        "create table public.drop_box (id serial primary key, note text);
+         alter table public.drop_box enable row level security;
+         create policy drop_in on public.drop_box for insert to anon with check (true);
+         revoke all on public.drop_box from anon;
+         grant insert on public.drop_box to anon;
+         grant usage on sequence public.drop_box_id_seq to anon;",
+    )
+    .await;
+    let res = app.rest_req(Method::POST, "/drop_box", None).json(&json!({"note": "bonjour"})).send().await.unwrap();
+    assert_eq!(res.status(), 201, "{:?}", res.text().await);
+    let res = app
+        .rest_req(Method::POST, "/drop_box", None)
+        .header("Prefer", "return=representation")
+        .json(&json!({"note": "lu ?"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401, "reading the row back needs SELECT: {:?}", res.text().await);
+}
