@@ -14,7 +14,7 @@ import json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-SERVER = os.path.join(TARGET, "release", "server")
+SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 COST = os.path.join(TARGET, "release", "argon2_cost")
 PORT = int(os.environ.get("BENCH_PORT", 54381))
 DURATION = int(os.environ.get("BENCH_SECONDS", 8))

@@ -3,8 +3,9 @@
 //!
 //! Writing the log never fails a request: an error is logged and the request goes on.
 
+use crate::db::cached::CachedQueries;
+use deadpool_postgres::GenericClient;
 use serde_json::{json, Value};
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 /// Record `action` by `actor` (a user id or the admin role).
@@ -24,7 +25,7 @@ pub async fn log(db: &impl GenericClient, actor: Option<Uuid>, username: &str, a
         "traits": traits,
     });
     let result = db
-        .execute(
+        .cached_execute(
             "insert into auth.audit_log_entries (instance_id, id, payload, created_at, ip_address) \
              values ('00000000-0000-0000-0000-000000000000', $1, $2::jsonb::json, now(), $3)",
             &[&Uuid::new_v4(), &payload, &ip],

@@ -5,8 +5,9 @@
 //! Links are `API_EXTERNAL_URL/auth/v1/verify?token=<hash>&type=<type>&redirect_to=<url>`; a
 //! PKCE flow prefixes the hash with `pkce_`. Handlers decide which flow to start.
 
+use crate::db::cached::CachedQueries;
 use chrono::{Duration, Utc};
-use tokio_postgres::GenericClient;
+use deadpool_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -228,7 +229,7 @@ pub async fn verify(
         match link_type {
             LinkType::EmailChange | LinkType::EmailChangeCurrent => {
                 let status: i16 = db
-                    .query_one(
+                    .cached_query_one(
                         "select coalesce(email_change_confirm_status, 0)::int2 from auth.users where id = $1",
                         &[&user.id],
                     )
@@ -236,8 +237,11 @@ pub async fn verify(
                     .get(0);
                 let secure = state.config.secure_email_change && !state.config.mailer_autoconfirm;
                 if secure && status == 0 && !user.email_str().is_empty() {
-                    db.execute("update auth.users set email_change_confirm_status = 1 where id = $1", &[&user.id])
-                        .await?;
+                    db.cached_execute(
+                        "update auth.users set email_change_confirm_status = 1 where id = $1",
+                        &[&user.id],
+                    )
+                    .await?;
                     return Ok(Verified::OtherAddressPending);
                 }
                 let new_email = user.email_change.clone().unwrap_or_default();
@@ -248,8 +252,11 @@ pub async fn verify(
             _ => users::confirm_email(db, user.id).await?,
         }
         if link_type == LinkType::Invite {
-            db.execute("update auth.users set invited_at = coalesce(invited_at, now()) where id = $1", &[&user.id])
-                .await?;
+            db.cached_execute(
+                "update auth.users set invited_at = coalesce(invited_at, now()) where id = $1",
+                &[&user.id],
+            )
+            .await?;
         }
         let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
         return Ok(Verified::Done(Box::new(user), link_type));
@@ -287,7 +294,7 @@ pub async fn save_flow_state(
     link_type: LinkType,
     challenge: &Challenge,
 ) -> Result<(), AuthError> {
-    db.execute(
+    db.cached_execute(
         "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, \
              created_at, updated_at, authentication_method) \
          values ($1, $2, $3, $4::text::auth.code_challenge_method, $5, 'email', now(), now(), $6)",
@@ -311,7 +318,7 @@ pub async fn issue_auth_code(
     link_type: LinkType,
 ) -> Result<Option<String>, AuthError> {
     let row = db
-        .query_opt(
+        .cached_query_opt(
             "update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id = \
                  (select id from auth.flow_state where user_id = $1 and authentication_method = $2 \
                   order by created_at desc limit 1) returning auth_code",
@@ -328,7 +335,7 @@ pub async fn exchange_code(
     verifier: &str,
 ) -> Result<(Uuid, String), AuthError> {
     let row = db
-        .query_opt(
+        .cached_query_opt(
             "delete from auth.flow_state where auth_code = $1 \
              returning user_id, code_challenge_method::text, code_challenge, authentication_method, \
                  extract(epoch from now() - coalesce(auth_code_issued_at, created_at))::float8",

@@ -4,8 +4,9 @@
 //! Only storage lives here: making, mailing and checking tokens is `flows`' business. Column
 //! names come from [`TokenColumn`], never from input.
 
+use crate::db::cached::CachedQueries;
 use chrono::{DateTime, Utc};
-use tokio_postgres::GenericClient;
+use deadpool_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -62,8 +63,8 @@ pub async fn set_token(
         column.name(),
         column.sent_at()
     );
-    db.execute(&sql, &[&id, &hash]).await?;
-    db.execute(
+    db.cached_execute(&sql, &[&id, &hash]).await?;
+    db.cached_execute(
         "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to) \
          values ($1, $2, $3::text::auth.one_time_token_type, $4, $5) \
          on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, \
@@ -77,8 +78,8 @@ pub async fn set_token(
 /// Forget a used token.
 pub async fn clear_token(db: &impl GenericClient, id: Uuid, column: TokenColumn) -> Result<(), AuthError> {
     let sql = format!("update auth.users set {} = '' where id = $1", column.name());
-    db.execute(&sql, &[&id]).await?;
-    db.execute(
+    db.cached_execute(&sql, &[&id]).await?;
+    db.cached_execute(
         "delete from auth.one_time_tokens where user_id = $1 and token_type = $2::text::auth.one_time_token_type",
         &[&id, &column.one_time_type()],
     )
@@ -98,5 +99,5 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
 /// The user holding a token hash in `column` (one of the token columns), with when it was sent.
 pub async fn by_token(db: &impl GenericClient, column: TokenColumn, hash: &str) -> Result<Option<User>, AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u where u.{} = $1 and $1 <> ''", column.name());
-    Ok(db.query_opt(&sql, &[&hash]).await?.as_ref().map(User::from_row))
+    Ok(db.cached_query_opt(&sql, &[&hash]).await?.as_ref().map(User::from_row))
 }

@@ -5,6 +5,7 @@
 //! `verify:<ip>`, `otp:<ip>`, `email:all`). Old windows are deleted now and then. This module
 //! decides nothing about which requests are limited: handlers call [`hit`].
 
+use crate::db::cached::CachedQueries;
 use deadpool_postgres::Pool;
 
 use super::error::AuthError;
@@ -22,7 +23,7 @@ pub async fn hit(pool: &Pool, key: &str, limit: u64, window_secs: i64, error: Au
     }
     let client = pool.get().await?;
     let row = client
-        .query_one(
+        .cached_query_one(
             "insert into auth.rate_limits (key, window_start, count) \
              values ($1, to_timestamp(floor(extract(epoch from now())::float8 / $2::float8) * $2::float8), 1) \
              on conflict (key, window_start) do update set count = auth.rate_limits.count + 1 \
@@ -32,8 +33,9 @@ pub async fn hit(pool: &Pool, key: &str, limit: u64, window_secs: i64, error: Au
         .await?;
     let count: i32 = row.get(0);
     if row.get::<_, bool>(1) {
-        let _ =
-            client.execute("delete from auth.rate_limits where window_start < now() - interval '2 hours'", &[]).await;
+        let _ = client
+            .cached_execute("delete from auth.rate_limits where window_start < now() - interval '2 hours'", &[])
+            .await;
     }
     if count as u64 > limit {
         return Err(error);

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use actix_web::HttpRequest;
+use deadpool_postgres::GenericClient;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;

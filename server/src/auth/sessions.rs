@@ -6,9 +6,10 @@
 //! that lost a response can recover); outside it, every token of the session is revoked and the
 //! request fails with `refresh_token_already_used`. This module does not check passwords.
 
+use crate::db::cached::CachedQueries;
 use chrono::Utc;
+use deadpool_postgres::GenericClient;
 use serde_json::{json, Value};
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -41,13 +42,13 @@ pub async fn create(
     client: &ClientInfo,
 ) -> Result<Issued, AuthError> {
     let session_id = Uuid::new_v4();
-    db.execute(
+    db.cached_execute(
         "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip) \
          values ($1, $2, now(), now(), 'aal1', now() at time zone 'utc', $3, $4::text::inet)",
         &[&session_id, &user_id, &client.user_agent, &client.ip],
     )
     .await?;
-    db.execute(
+    db.cached_execute(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
          values ($1, now(), now(), $2, $3)",
         &[&session_id, &method, &Uuid::new_v4()],
@@ -64,7 +65,7 @@ async fn insert_refresh_token(
     parent: Option<&str>,
 ) -> Result<String, AuthError> {
     let token = tokens::random_token(REFRESH_TOKEN_LEN);
-    db.execute(
+    db.cached_execute(
         "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id) \
          values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)",
         &[&token, &user_id.to_string(), &parent, &session_id],
@@ -81,7 +82,7 @@ pub async fn response(
     issued: &Issued,
 ) -> Result<Value, AuthError> {
     let rows = db
-        .query(
+        .cached_query(
             "select s.aal::text, c.authentication_method, extract(epoch from c.updated_at)::bigint \
              from auth.sessions s left join auth.mfa_amr_claims c on c.session_id = s.id \
              where s.id = $1 order by c.updated_at desc",
@@ -132,7 +133,7 @@ pub async fn refresh(
     token: &str,
 ) -> Result<(User, Issued, &'static str), AuthError> {
     let row = db
-        .query_opt(
+        .cached_query_opt(
             "select t.id, t.user_id, t.revoked, t.session_id, extract(epoch from (now() - t.updated_at))::float8 \
              from auth.refresh_tokens t where t.token = $1 for update",
             &[&token],
@@ -146,7 +147,7 @@ pub async fn refresh(
     let age: f64 = row.get::<_, Option<f64>>(4).unwrap_or_default();
     let session_id = session_id.ok_or(AuthError::RefreshTokenNotFound)?;
     let session = db
-        .query_opt(
+        .cached_query_opt(
             "select 1 from auth.sessions where id = $1 and (not_after is null or not_after > now())",
             &[&session_id],
         )
@@ -163,7 +164,7 @@ pub async fn refresh(
         if age <= state.config.refresh_token_reuse_interval as f64 {
             // A retry shortly after rotation: hand out the session's current token again.
             let current = db
-                .query_opt(
+                .cached_query_opt(
                     "select token from auth.refresh_tokens where session_id = $1 and not revoked order by id desc limit 1",
                     &[&session_id],
                 )
@@ -172,16 +173,17 @@ pub async fn refresh(
                 return Ok((user, Issued { session_id, refresh_token: current.get(0) }, "token_refreshed"));
             }
         }
-        db.execute(
+        db.cached_execute(
             "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
             &[&session_id],
         )
         .await?;
         return Err(AuthError::RefreshTokenAlreadyUsed);
     }
-    db.execute("update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1", &[&token_id]).await?;
+    db.cached_execute("update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1", &[&token_id])
+        .await?;
     let refresh_token = insert_refresh_token(db, user.id, session_id, Some(token)).await?;
-    db.execute(
+    db.cached_execute(
         "update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1",
         &[&session_id],
     )
@@ -191,7 +193,7 @@ pub async fn refresh(
 
 /// Whether a session still exists.
 pub async fn exists(db: &impl GenericClient, session_id: Uuid) -> Result<bool, AuthError> {
-    Ok(db.query_opt("select 1 from auth.sessions where id = $1", &[&session_id]).await?.is_some())
+    Ok(db.cached_query_opt("select 1 from auth.sessions where id = $1", &[&session_id]).await?.is_some())
 }
 
 /// Which sessions a logout ends.
@@ -222,12 +224,12 @@ pub async fn logout(
     scope: Scope,
 ) -> Result<u64, AuthError> {
     let count = match (scope, session_id) {
-        (Scope::Local, Some(id)) => db.execute("delete from auth.sessions where id = $1", &[&id]).await?,
+        (Scope::Local, Some(id)) => db.cached_execute("delete from auth.sessions where id = $1", &[&id]).await?,
         (Scope::Others, Some(id)) => {
-            db.execute("delete from auth.sessions where user_id = $1 and id <> $2", &[&user_id, &id]).await?
+            db.cached_execute("delete from auth.sessions where user_id = $1 and id <> $2", &[&user_id, &id]).await?
         }
         (Scope::Others, None) => 0,
-        _ => db.execute("delete from auth.sessions where user_id = $1", &[&user_id]).await?,
+        _ => db.cached_execute("delete from auth.sessions where user_id = $1", &[&user_id]).await?,
     };
     Ok(count)
 }

@@ -5,9 +5,11 @@
 //! lower-case. `User::to_json` leaves out null fields exactly where GoTrue's `omitempty` does.
 //! This module makes no decision about who may do what: handlers decide.
 
+use crate::db::cached::CachedQueries;
 use chrono::{DateTime, SecondsFormat, Utc};
+use deadpool_postgres::GenericClient;
 use serde_json::{json, Map, Value};
-use tokio_postgres::{GenericClient, Row};
+use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -149,20 +151,20 @@ fn put_time(o: &mut Map<String, Value>, key: &str, t: Option<DateTime<Utc>>) {
 /// The user with this id.
 pub async fn by_id(db: &impl GenericClient, id: Uuid) -> Result<Option<User>, AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u where u.id = $1");
-    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(User::from_row))
+    Ok(db.cached_query_opt(&sql, &[&id]).await?.as_ref().map(User::from_row))
 }
 
 /// The (non-SSO) user with this address, compared lower-case.
 pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<User>, AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user");
-    Ok(db.query_opt(&sql, &[&email]).await?.as_ref().map(User::from_row))
+    Ok(db.cached_query_opt(&sql, &[&email]).await?.as_ref().map(User::from_row))
 }
 
 /// A page of users, newest first, with the total count.
 pub async fn page(db: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<User>, i64), AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u order by u.created_at desc, u.id limit $1 offset $2");
-    let rows = db.query(&sql, &[&per_page, &((page - 1) * per_page)]).await?;
-    let total: i64 = db.query_one("select count(*) from auth.users", &[]).await?.get(0);
+    let rows = db.cached_query(&sql, &[&per_page, &((page - 1) * per_page)]).await?;
+    let total: i64 = db.cached_query_one("select count(*) from auth.users", &[]).await?.get(0);
     Ok((rows.iter().map(User::from_row).collect(), total))
 }
 
@@ -193,7 +195,7 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
         _ => Map::new(),
     };
     let inserted = db
-        .query_opt(
+        .cached_query_opt(
             "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, \
                  invited_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous) \
              values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', $2, $3, $4, \
@@ -218,7 +220,7 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
     meta.insert("email".into(), json!(email));
     meta.insert("email_verified".into(), json!(new.confirmed));
     meta.insert("phone_verified".into(), json!(false));
-    db.execute(
+    db.cached_execute(
         "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
          values ($1, $2, $3, 'email', now(), now(), now())",
         &[&id.to_string(), &id, &Value::Object(meta)],
@@ -229,33 +231,37 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
 
 /// Mark the address confirmed (and `email_verified` in the metadata and identity).
 pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
-    db.execute(
+    db.cached_execute(
         "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', \
              raw_user_meta_data = coalesce(raw_user_meta_data, '{}') || '{\"email_verified\": true}', updated_at = now() \
          where id = $1",
         &[&id],
     )
     .await?;
-    db.execute(
+    db.cached_execute(
         "update auth.identities set identity_data = identity_data || '{\"email_verified\": true}', updated_at = now() \
          where user_id = $1 and provider = 'email'",
         &[&id],
     )
     .await?;
-    db.execute("delete from auth.one_time_tokens where user_id = $1 and token_type = 'confirmation_token'", &[&id])
-        .await?;
+    db.cached_execute(
+        "delete from auth.one_time_tokens where user_id = $1 and token_type = 'confirmation_token'",
+        &[&id],
+    )
+    .await?;
     Ok(())
 }
 
 /// Record a successful sign-in.
 pub async fn touch_sign_in(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
-    db.execute("update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1", &[&id]).await?;
+    db.cached_execute("update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1", &[&id])
+        .await?;
     Ok(())
 }
 
 /// Set a new password hash and forget outstanding tokens, as GoTrue does on a password change.
 pub async fn set_password(db: &impl GenericClient, id: Uuid, hash: &str) -> Result<(), AuthError> {
-    db.execute(
+    db.cached_execute(
         "update auth.users set encrypted_password = $2, recovery_token = '', confirmation_token = '', \
              updated_at = now() where id = $1",
         &[&id, &hash],
@@ -271,17 +277,18 @@ pub async fn merge_metadata(db: &impl GenericClient, id: Uuid, app: bool, update
         "update auth.users set {column} = jsonb_strip_nulls(coalesce({column}, '{{}}') || $2), updated_at = now() \
          where id = $1"
     );
-    db.execute(&sql, &[&id, updates]).await?;
+    db.cached_execute(&sql, &[&id, updates]).await?;
     Ok(())
 }
 
 /// Change the address (confirmed), keeping the identity's copy in step.
 pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result<bool, AuthError> {
-    let taken = db.query_opt("select 1 from auth.users where email = lower($1) and id <> $2", &[&email, &id]).await?;
+    let taken =
+        db.cached_query_opt("select 1 from auth.users where email = lower($1) and id <> $2", &[&email, &id]).await?;
     if taken.is_some() {
         return Ok(false);
     }
-    db.execute(
+    db.cached_execute(
         "update auth.users set email = lower($2), email_change = '', email_change_token_new = '', \
              email_change_token_current = '', email_change_confirm_status = 0, email_change_sent_at = null, \
              email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
@@ -289,7 +296,7 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
         &[&id, &email],
     )
     .await?;
-    db.execute(
+    db.cached_execute(
         "update auth.identities set identity_data = identity_data || jsonb_build_object('email', lower($2::text)), \
              updated_at = now() where user_id = $1 and provider = 'email'",
         &[&id, &email],

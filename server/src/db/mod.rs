@@ -6,6 +6,7 @@
 //! bookkeeping). The `request` pool connects as the `authenticator` role, which can only switch
 //! to the roles granted to it; every client request runs there under `context::begin`.
 
+pub mod cached;
 pub mod context;
 pub mod embedded;
 pub mod listen;

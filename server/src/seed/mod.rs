@@ -55,7 +55,7 @@ pub async fn run(admin: &Pool, config: &SeedConfig, storage: &images::ImageSink)
     ];
     let client = admin.get().await.map_err(|e| SeedError::Pool(e.to_string()))?;
     for (role, email, given, full_name) in accounts {
-        if users::by_email(&**client, email).await.map_err(|e| account_error(email, e))?.is_some() {
+        if users::by_email(&client, email).await.map_err(|e| account_error(email, e))?.is_some() {
             continue;
         }
         let password = given.map(str::to_string).unwrap_or_else(generate_password);
@@ -69,7 +69,7 @@ pub async fn run(admin: &Pool, config: &SeedConfig, storage: &images::ImageSink)
             role: "authenticated".into(),
             invited: false,
         };
-        users::insert(&**client, &new).await.map_err(|e| account_error(email, e))?;
+        users::insert(&client, &new).await.map_err(|e| account_error(email, e))?;
         if role == "admin" {
             client.execute("update public.profiles set role = 'admin' where email = lower($1)", &[email]).await?;
         }

@@ -2,6 +2,7 @@
 //! `Link`, create, read, update, delete), `/admin/generate_link` and `/invite`. Any other role
 //! gets 403 `not_admin`. Admin-created users may carry a bcrypt or argon2 `password_hash`.
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
 use serde::Deserialize;
@@ -85,7 +86,7 @@ pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Re
     let page = q.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(1);
     let per_page = q.get("per_page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(50).min(1000);
     let client = state.pool.get().await?;
-    let (list, total) = users::page(&**client, page, per_page).await?;
+    let (list, total) = users::page(&client, page, per_page).await?;
     let last = ((total + per_page - 1) / per_page).max(1);
     let mut links = Vec::new();
     if page < last {
@@ -116,7 +117,7 @@ pub async fn create(
     };
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let new = NewUser {
         email: email.clone(),
         encrypted_password: hash,
@@ -128,7 +129,7 @@ pub async fn create(
     };
     let user = users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?;
     if banned.is_some() {
-        db.execute("update auth.users set banned_until = $2 where id = $1", &[&user.id, &banned]).await?;
+        db.cached_execute("update auth.users set banned_until = $2 where id = $1", &[&user.id, &banned]).await?;
     }
     audit::log(
         db,
@@ -146,7 +147,7 @@ pub async fn create(
 
 pub async fn get(_: Admin, state: web::Data<AuthState>, path: web::Path<String>) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    let user = users::by_id(&**client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
+    let user = users::by_id(&client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
@@ -162,7 +163,7 @@ pub async fn update(
     let hash = password_hash(&state, &p).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
     if let Some(email) = p.email.as_deref().filter(|e| !e.trim().is_empty()) {
         let email = checked_email(Some(email))?;
@@ -183,11 +184,12 @@ pub async fn update(
         users::merge_metadata(db, id, true, meta).await?;
     }
     if let Some(role) = p.role.as_deref() {
-        db.execute("update auth.users set role = $2, updated_at = now() where id = $1", &[&id, &role]).await?;
+        db.cached_execute("update auth.users set role = $2, updated_at = now() where id = $1", &[&id, &role]).await?;
     }
     if let Some(duration) = p.ban_duration.as_deref() {
         let until = ban_until(duration)?;
-        db.execute("update auth.users set banned_until = $2, updated_at = now() where id = $1", &[&id, &until]).await?;
+        db.cached_execute("update auth.users set banned_until = $2, updated_at = now() where id = $1", &[&id, &until])
+            .await?;
         if until.is_some() {
             sessions::logout(db, id, None, sessions::Scope::Global).await?;
         }
@@ -210,19 +212,19 @@ pub async fn delete(
     let mut client = state.pool.get().await?;
     // A soft delete is three statements: all of them or none.
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
     if p.should_soft_delete.unwrap_or(false) {
-        db.execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
-        db.execute(
+        db.cached_execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
+        db.cached_execute(
             "update auth.users set deleted_at = now(), email = null, encrypted_password = '', \
                  raw_app_meta_data = '{}', raw_user_meta_data = '{}', updated_at = now() where id = $1",
             &[&id],
         )
         .await?;
-        db.execute("delete from auth.identities where user_id = $1", &[&id]).await?;
+        db.cached_execute("delete from auth.identities where user_id = $1", &[&id]).await?;
     } else {
-        db.execute("delete from auth.users where id = $1", &[&id]).await?;
+        db.cached_execute("delete from auth.users where id = $1", &[&id]).await?;
     }
     audit::log(
         db,
@@ -268,7 +270,7 @@ pub async fn generate_link(
     };
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let existing = users::by_email(db, &email).await?;
     let kind = p.kind.as_deref().unwrap_or_default();
     let (user, link_type, target) = match kind {
@@ -301,7 +303,7 @@ pub async fn generate_link(
             if users::by_email(db, &new_email).await?.is_some() {
                 return Err(AuthError::EmailExists);
             }
-            db.execute(
+            db.cached_execute(
                 "update auth.users set email_change = $2, email_change_confirm_status = 0 where id = $1",
                 &[&user.id, &new_email],
             )
@@ -346,7 +348,7 @@ pub async fn invite(
     let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let user = match users::by_email(db, &email).await? {
         Some(user) if user.is_confirmed() => return Err(AuthError::EmailExists),
         Some(user) => user,

@@ -2,6 +2,7 @@
 //! `POST /factors/{id}/verify` (the session becomes `aal2` and new tokens are issued) and
 //! `DELETE /factors/{id}` (a verified factor needs an `aal2` session to be removed).
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use serde::Deserialize;
@@ -29,12 +30,12 @@ fn factor_id(path: &str) -> Result<Uuid, AuthError> {
 
 /// The factor `id` of the caller: (status, secret).
 async fn own_factor(
-    db: &impl tokio_postgres::GenericClient,
+    db: &impl deadpool_postgres::GenericClient,
     authed: &Authed,
     id: Uuid,
 ) -> Result<(String, String), AuthError> {
     let row = db
-        .query_opt(
+        .cached_query_opt(
             "select status::text, coalesce(secret, '') from auth.mfa_factors where id = $1 and user_id = $2",
             &[&id, &authed.user.id],
         )
@@ -53,11 +54,11 @@ pub async fn enroll(
         return Err(AuthError::Validation("factor_type needs to be totp".into()));
     }
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
+    let authed = require_user(&state, &req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
     if !friendly.trim().is_empty() {
         let taken = client
-            .query_opt(
+            .cached_query_opt(
                 "select 1 from auth.mfa_factors where user_id = $1 and friendly_name = $2",
                 &[&authed.user.id, &friendly],
             )
@@ -72,14 +73,14 @@ pub async fn enroll(
     let secret = mfa::new_secret();
     let id = Uuid::new_v4();
     client
-        .execute(
+        .cached_execute(
             "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret) \
              values ($1, $2, $3, 'totp', 'unverified', now(), now(), $4)",
             &[&id, &authed.user.id, &friendly, &secret],
         )
         .await?;
     audit::log(
-        &**client,
+        &client,
         Some(authed.user.id),
         authed.user.email_str(),
         "factor_in_progress",
@@ -103,17 +104,19 @@ pub async fn challenge(
 ) -> Result<HttpResponse, AuthError> {
     let id = factor_id(&path)?;
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
-    own_factor(&**client, &authed, id).await?;
+    let authed = require_user(&state, &req, &client).await?;
+    own_factor(&client, &authed, id).await?;
     let challenge_id = Uuid::new_v4();
     let ip = client_info(&state, &req).ip.unwrap_or_else(|| "0.0.0.0".into());
     client
-        .execute(
+        .cached_execute(
             "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address) values ($1, $2, now(), $3::text::inet)",
             &[&challenge_id, &id, &ip],
         )
         .await?;
-    client.execute("update auth.mfa_factors set last_challenged_at = clock_timestamp() where id = $1", &[&id]).await?;
+    client
+        .cached_execute("update auth.mfa_factors set last_challenged_at = clock_timestamp() where id = $1", &[&id])
+        .await?;
     Ok(HttpResponse::Ok().json(json!({
         "id": challenge_id,
         "type": "totp",
@@ -138,14 +141,14 @@ pub async fn verify(
     let challenge_id =
         p.challenge_id.as_deref().and_then(|c| Uuid::parse_str(c).ok()).ok_or(AuthError::MfaChallengeNotFound)?;
     let mut client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
+    let authed = require_user(&state, &req, &client).await?;
     let session_id = authed.session_id.ok_or(AuthError::SessionNotFound)?;
-    let (_, secret) = own_factor(&**client, &authed, id).await?;
+    let (_, secret) = own_factor(&client, &authed, id).await?;
     let ip = client_ip(&state, &req);
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let row = db
-        .query_opt(
+        .cached_query_opt(
             "select extract(epoch from now() - created_at)::float8, verified_at is not null from auth.mfa_challenges \
              where id = $1 and factor_id = $2 for update",
             &[&challenge_id, &id],
@@ -160,7 +163,7 @@ pub async fn verify(
     }
     if !mfa::verify(&secret, p.code.as_deref().unwrap_or_default(), Utc::now().timestamp()) {
         audit::log(
-            &**client_log(&state).await?,
+            &client_log(&state).await?,
             Some(authed.user.id),
             authed.user.email_str(),
             "verification_attempted",
@@ -170,27 +173,28 @@ pub async fn verify(
         .await;
         return Err(AuthError::MfaVerificationFailed);
     }
-    db.execute("update auth.mfa_challenges set verified_at = now() where id = $1", &[&challenge_id]).await?;
-    db.execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = $1", &[&id]).await?;
-    db.execute(
+    db.cached_execute("update auth.mfa_challenges set verified_at = now() where id = $1", &[&challenge_id]).await?;
+    db.cached_execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = $1", &[&id])
+        .await?;
+    db.cached_execute(
         "update auth.sessions set aal = 'aal2', factor_id = $2, updated_at = now() where id = $1",
         &[&session_id, &id],
     )
     .await?;
-    db.execute(
+    db.cached_execute(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
          values ($1, now(), now(), 'totp', $2) \
          on conflict (session_id, authentication_method) do update set updated_at = now()",
         &[&session_id, &Uuid::new_v4()],
     )
     .await?;
-    db.execute(
+    db.cached_execute(
         "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
         &[&session_id],
     )
     .await?;
     let refresh_token = tokens::random_token(32);
-    db.execute(
+    db.cached_execute(
         "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
          values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)",
         &[&refresh_token, &authed.user.id.to_string(), &session_id],
@@ -224,21 +228,21 @@ pub async fn unenroll(
 ) -> Result<HttpResponse, AuthError> {
     let id = factor_id(&path)?;
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
-    let (status, _) = own_factor(&**client, &authed, id).await?;
+    let authed = require_user(&state, &req, &client).await?;
+    let (status, _) = own_factor(&client, &authed, id).await?;
     let aal = authed.claims.get("aal").and_then(Value::as_str).unwrap_or("aal1");
     if status == "verified" && aal != "aal2" {
         return Err(AuthError::InsufficientAal);
     }
-    client.execute("delete from auth.mfa_factors where id = $1", &[&id]).await?;
+    client.cached_execute("delete from auth.mfa_factors where id = $1", &[&id]).await?;
     client
-        .execute(
+        .cached_execute(
             "update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where user_id = $1 and factor_id = $2",
             &[&authed.user.id, &id],
         )
         .await?;
     audit::log(
-        &**client,
+        &client,
         Some(authed.user.id),
         authed.user.email_str(),
         "factor_unenrolled",

@@ -11,10 +11,9 @@ use crate::auth::{audit, AuthState};
 pub async fn logout(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
     let scope = Scope::parse(query(&req).get("scope").map(String::as_str))?;
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
-    let ended = sessions::logout(&**client, authed.user.id, authed.session_id, scope).await?;
+    let authed = require_user(&state, &req, &client).await?;
+    let ended = sessions::logout(&client, authed.user.id, authed.session_id, scope).await?;
     let ip = client_ip(&state, &req);
-    audit::log(&**client, Some(authed.user.id), authed.user.email_str(), "logout", json!({"sessions": ended}), &ip)
-        .await;
+    audit::log(&client, Some(authed.user.id), authed.user.email_str(), "logout", json!({"sessions": ended}), &ip).await;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -4,6 +4,7 @@
 //! They answer `{}` whether or not the address has an account, so they cannot be used to
 //! learn which addresses exist; the per-user spacing and the hourly mail limit still apply.
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -63,7 +64,7 @@ pub async fn recover(
     let p = prepare(&state, &req, &body).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
     if let Some(challenge) = &p.challenge {
         flows::save_flow_state(db, user.id, LinkType::Recovery, challenge).await?;
@@ -83,7 +84,7 @@ pub async fn resend(
     let kind = p.body.kind.as_deref().unwrap_or_default();
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     match kind {
         "signup" => {
             let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
@@ -98,7 +99,10 @@ pub async fn resend(
                 Some(user) => Some(user),
                 None => {
                     let row = db
-                        .query_opt("select id from auth.users where email_change = lower($1) limit 1", &[&p.email])
+                        .cached_query_opt(
+                            "select id from auth.users where email_change = lower($1) limit 1",
+                            &[&p.email],
+                        )
                         .await?;
                     match row {
                         Some(row) => users::by_id(db, row.get(0)).await?,
@@ -123,7 +127,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
     let p = prepare(&state, &req, &body).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let user = match users::by_email(db, &p.email).await? {
         Some(user) => user,
         None => {

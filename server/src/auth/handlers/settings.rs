@@ -1,5 +1,6 @@
 //! `GET /settings` (what this server allows), `GET /health` and `GET /.well-known/jwks.json`.
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpResponse};
 use serde_json::json;
 
@@ -51,7 +52,7 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
 
 pub async fn health(state: web::Data<AuthState>) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    client.query_one("select 1", &[]).await?;
+    client.cached_query_one("select 1", &[]).await?;
     Ok(HttpResponse::Ok().json(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "name": "GoTrue",

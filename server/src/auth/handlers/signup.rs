@@ -78,7 +78,7 @@ pub async fn signup(
 
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let autoconfirm = state.config.mailer_autoconfirm;
     let existing = users::by_email(db, &email).await?;
     let user = match existing {

@@ -52,11 +52,11 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
         return Err(AuthError::Validation("missing email or phone".into()));
     }
     let mut client = state.pool.get().await?;
-    let user = users::by_email(&**client, &email).await?;
+    let user = users::by_email(&client, &email).await?;
     let hash = user.as_ref().and_then(|u| u.encrypted_password.clone());
     let matches = password::verify(plain, hash).await;
     let Some(user) = user.filter(|_| matches) else {
-        audit::log(&**client, None, &email, "login_failed", json!({"provider": "email"}), ip).await;
+        audit::log(&client, None, &email, "login_failed", json!({"provider": "email"}), ip).await;
         return Err(AuthError::InvalidCredentials);
     };
     if user.is_banned() {
@@ -66,7 +66,7 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
         return Err(AuthError::EmailNotConfirmed);
     }
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let issued = sessions::create(db, user.id, "password", &client_info(state, req)).await?;
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::InvalidCredentials)?;
@@ -83,7 +83,7 @@ async fn refresh_grant(state: &AuthState, p: Body, ip: &str) -> Result<HttpRespo
     }
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     match sessions::refresh(state, db, &token).await {
         Ok((user, issued, action)) => {
             let session = sessions::response(state, db, &user, &issued).await?;
@@ -111,7 +111,7 @@ async fn pkce_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> 
     }
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let (user_id, method) = flows::exchange_code(db, &code, &verifier).await?;
     let user = users::by_id(db, user_id).await?.ok_or(AuthError::FlowStateNotFound)?;
     if user.is_banned() {

@@ -4,6 +4,7 @@
 //! mailed to it is verified, and with `MAILER_SECURE_EMAIL_CHANGE_ENABLED` (the default) the
 //! link mailed to the current address too (immediately with `MAILER_AUTOCONFIRM`).
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -16,7 +17,7 @@ use crate::auth::{audit, password, users, AuthState};
 
 pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
+    let authed = require_user(&state, &req, &client).await?;
     Ok(HttpResponse::Ok().json(authed.user.to_json()))
 }
 
@@ -49,7 +50,7 @@ pub async fn update(
     };
     let challenge = flows::challenge(p.code_challenge.as_deref(), p.code_challenge_method.as_deref())?;
     let mut client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &**client).await?;
+    let authed = require_user(&state, &req, &client).await?;
     let user = authed.user;
     let new_hash = match new_hash {
         Some(plain) => {
@@ -61,7 +62,7 @@ pub async fn update(
         None => None,
     };
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     if let Some(hash) = &new_hash {
         users::set_password(db, user.id, hash).await?;
         sessions::logout(db, user.id, authed.session_id, Scope::Others).await?;
@@ -83,7 +84,7 @@ pub async fn update(
             users::set_email(db, user.id, &email).await?;
         } else {
             flows::check_spacing(&state, &user, LinkType::EmailChange)?;
-            db.execute(
+            db.cached_execute(
                 "update auth.users set email_change = $2, email_change_confirm_status = 0, updated_at = now() \
                  where id = $1",
                 &[&user.id, &email],

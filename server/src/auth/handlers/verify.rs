@@ -52,7 +52,7 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
     };
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let db = &*tx;
+    let db = &tx;
     let (user, link_type) = match flows::verify(&state, db, &types, &hash).await? {
         Verified::Done(user, link_type) => (*user, link_type),
         Verified::OtherAddressPending => {
@@ -90,7 +90,7 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
         }
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
-        let db = &*tx;
+        let db = &tx;
         let (user, link_type) = match flows::verify(&state, db, &types, &token).await? {
             Verified::Done(user, link_type) => (*user, link_type),
             Verified::OtherAddressPending => {

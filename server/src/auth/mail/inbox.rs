@@ -8,6 +8,7 @@
 //! the loopback interface (no `Forwarded` / `X-Forwarded-For`), so a deployment that forgot
 //! SMTP does not publish recovery links to the world.
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use deadpool_postgres::Pool;
 use serde::Deserialize;
@@ -21,7 +22,7 @@ use crate::auth::AuthState;
 pub async fn store(pool: &Pool, to: &str, kind: Kind, rendered: &Rendered, link: &str) -> Result<(), AuthError> {
     let client = pool.get().await?;
     client
-        .execute(
+        .cached_execute(
             "insert into auth.dev_inbox (recipient, subject, kind, html, body_text, link) values ($1, $2, $3, $4, $5, $6)",
             &[&to, &rendered.subject, &kind.name(), &rendered.html, &rendered.text, &link],
         )
@@ -43,7 +44,7 @@ struct Filter {
 async fn rows(state: &AuthState, to: Option<&str>) -> Result<Vec<tokio_postgres::Row>, AuthError> {
     let client = state.pool.get().await?;
     Ok(client
-        .query(
+        .cached_query(
             "select id, recipient, subject, kind, html, body_text, link, created_at from auth.dev_inbox \
              where $1::text is null or lower(recipient) = lower($1) order by id desc limit 200",
             &[&to],
