@@ -15,7 +15,7 @@ import concurrent.futures, http.client, json, os, re, shutil, signal, subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-SERVER = os.path.join(TARGET, "release", "server")
+SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 PORT, DB_PORT = 54393, 54394
 SMALL_SECONDS = float(os.environ.get("BENCH_SECONDS", 5))
 SMALL_CONNS = int(os.environ.get("BENCH_CONNECTIONS", 8))

@@ -3,6 +3,7 @@
 //! Every statement runs as the caller, so `storage.buckets` policies decide (the service role
 //! bypasses them, as on Supabase). Emptying deletes the rows as the caller, then their bytes.
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -49,7 +50,7 @@ pub async fn list(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let row = tx
-        .query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
+        .cached_query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
         .await
         .map_err(|e| StorageError::from_db(&e, "list buckets"))?;
     db::commit(tx).await?;
@@ -66,7 +67,7 @@ pub async fn get(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let sql = format!("select row_to_json(b)::text from (select {COLUMNS} from storage.buckets where id = $1) b");
-    let row = tx.query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))?;
+    let row = tx.cached_query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))?;
     db::commit(tx).await?;
     let row = row.ok_or(StorageError::NoSuchBucket)?;
     Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
@@ -114,7 +115,7 @@ pub async fn create(
     let (owner, owner_id) = ctx.owner();
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
-    tx.execute(
+    tx.cached_execute(
         "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types, type) \
          values ($1, $2, $3, $4, $5, $6, $7, $8)",
         &[
@@ -150,7 +151,7 @@ pub async fn update(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
     let updated = tx
-        .query_opt(
+        .cached_query_opt(
             "update storage.buckets set public = coalesce($2, public), \
              file_size_limit = case when $3 then $4 else file_size_limit end, \
              allowed_mime_types = case when $5 then $6 else allowed_mime_types end, updated_at = now() \
@@ -184,7 +185,7 @@ pub async fn delete(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
     let deleted = tx
-        .query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
+        .cached_query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
         .await
         .map_err(|e| match e.code().map(|c| c.code()) {
             Some("23503") => StorageError::BucketNotEmpty,
@@ -208,7 +209,7 @@ pub async fn empty(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
     let rows = tx
-        .query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
+        .cached_query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
         .await
         .map_err(|e| StorageError::from_db(&e, "empty bucket"))?;
     db::commit(tx).await?;

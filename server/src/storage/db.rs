@@ -5,6 +5,7 @@
 //! public flag) are read on the admin pool, as storage-api reads them as superuser. Values are
 //! always bind parameters. Nothing here touches the object store.
 
+use crate::db::cached::CachedQueries;
 use std::sync::Arc;
 
 use actix_web::{HttpMessage, HttpRequest};
@@ -113,7 +114,10 @@ pub struct Bucket {
 pub async fn find_bucket(admin: &Pool, id: &str) -> Result<Bucket, StorageError> {
     let client = connection(admin).await?;
     let row = client
-        .query_opt("select id, public, file_size_limit, allowed_mime_types from storage.buckets where id = $1", &[&id])
+        .cached_query_opt(
+            "select id, public, file_size_limit, allowed_mime_types from storage.buckets where id = $1",
+            &[&id],
+        )
         .await
         .map_err(|e| StorageError::from_db(&e, "find bucket"))?
         .ok_or(StorageError::NoSuchBucket)?;
@@ -149,7 +153,7 @@ pub async fn find_object(
     name: &str,
 ) -> Result<Option<ObjectRow>, StorageError> {
     let row = client
-        .query_opt(
+        .cached_query_opt(
             "select id, name, version, coalesce(metadata, '{}'::jsonb), user_metadata, created_at, updated_at \
              from storage.objects where bucket_id = $1 and name = $2",
             &[&bucket, &name],
@@ -190,7 +194,7 @@ pub async fn write_object(
     let old = if !upsert {
         None
     } else {
-        tx.query_opt(
+        tx.cached_query_opt(
             "select version from storage.objects where bucket_id = $1 and name = $2",
             &[&row.bucket, &row.name],
         )
@@ -211,7 +215,7 @@ pub async fn write_object(
         "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
          values ($1, $2, $3, $4, $5, $6, $7){conflict} returning id"
     );
-    let inserted = tx.query_opt(&sql, &params).await.map_err(db)?;
+    let inserted = tx.cached_query_opt(&sql, &params).await.map_err(db)?;
     let id = inserted.ok_or(StorageError::NoSuchKey)?.get(0);
     Ok((id, old.flatten()))
 }

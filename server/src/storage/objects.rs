@@ -5,6 +5,7 @@
 //! Bytes are only touched after a commit (deleting removed versions) or before a row that
 //! would point at them (copying to a fresh version); a move never touches bytes.
 
+use crate::db::cached::CachedQueries;
 use std::collections::HashSet;
 
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -93,7 +94,7 @@ pub async fn list(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let row = tx
-        .query_one(&sql, &[&bucket, &pattern, &prefix, &search, &limit, &offset])
+        .cached_query_one(&sql, &[&bucket, &pattern, &prefix, &search, &limit, &offset])
         .await
         .map_err(|e| StorageError::from_db(&e, "list objects"))?;
     db::commit(tx).await?;
@@ -113,8 +114,10 @@ async fn delete_rows(
 ) -> Result<(String, usize), StorageError> {
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-    let row =
-        tx.query_one(DELETED, &[&bucket, &names]).await.map_err(|e| StorageError::from_db(&e, "delete objects"))?;
+    let row = tx
+        .cached_query_one(DELETED, &[&bucket, &names])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "delete objects"))?;
     db::commit(tx).await?;
     let versions: Vec<String> = row.get(1);
     let count = versions.len();
@@ -184,7 +187,7 @@ pub async fn move_object(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
     let moved = tx
-        .query_opt(
+        .cached_query_opt(
             "update storage.objects set bucket_id = $3, name = $4, last_accessed_at = now() \
              where bucket_id = $1 and name = $2 returning id",
             &[&body.bucket_id, &body.source_key, &body.target_bucket(), &body.destination_key],
@@ -274,7 +277,7 @@ pub async fn sign(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let rows = tx
-        .query("select name from storage.objects where bucket_id = $1 and name = any($2)", &[&bucket, &paths])
+        .cached_query("select name from storage.objects where bucket_id = $1 and name = any($2)", &[&bucket, &paths])
         .await
         .map_err(|e| StorageError::from_db(&e, "sign"))?;
     db::commit(tx).await?;

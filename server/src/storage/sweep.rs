@@ -8,6 +8,7 @@
 //! unfinished multipart uploads are left to the bucket's `AbortIncompleteMultipartUpload`
 //! lifecycle rule; orphaned whole versions are removed here as on disk.
 
+use crate::db::cached::CachedQueries;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -70,7 +71,7 @@ pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Dura
     for chunk in old.chunks(1000) {
         let versions: Vec<&str> = chunk.iter().map(|(_, v)| v.as_str()).collect();
         let referenced: Vec<String> = client
-            .query("select version from storage.objects where version = any($1)", &[&versions])
+            .cached_query("select version from storage.objects where version = any($1)", &[&versions])
             .await
             .map_err(|e| e.to_string())?
             .iter()
