@@ -10,6 +10,8 @@ with the policies as the migrations leave them (helpers called once per statemen
 """
 import os, shutil, subprocess, sys, tempfile
 
+from benchlib import pg_bin
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
@@ -53,14 +55,6 @@ begin
   end loop;
 end $$;
 """
-
-
-def pg_bin(name):
-    for version in sorted(os.listdir("/usr/lib/postgresql"), reverse=True):
-        path = f"/usr/lib/postgresql/{version}/bin/{name}"
-        if os.path.exists(path):
-            return path
-    return shutil.which(name) or name
 
 
 def psql(conn, sql):

@@ -29,6 +29,8 @@ SERVER_BIN runs another binary.
 """
 import json, os, re, resource, secrets, shutil, signal, subprocess, sys, tempfile, threading, time
 
+from benchlib import pg_bin
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("SERVER_BIN", os.path.join(TARGET, "release", "server"))
@@ -54,14 +56,6 @@ SUPABASE_CHANGES_P95 = 228
 SUPABASE_BROADCAST = (6, 28, 213)
 # The issue's targets.
 TARGET_CHANGES_P95, TARGET_BROADCAST_P95 = 100, 50
-
-
-def pg_bin(name):
-    for version in sorted(os.listdir("/usr/lib/postgresql"), reverse=True):
-        path = f"/usr/lib/postgresql/{version}/bin/{name}"
-        if os.path.exists(path):
-            return path
-    return shutil.which(name) or name
 
 
 def raise_open_files(wanted):

@@ -20,6 +20,8 @@ gives each scenario's REST req/s after/before: a change's cost measured in one r
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
+from benchlib import pg_bin
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
@@ -27,14 +29,6 @@ PORT, DB_PORT = 54391, 54392
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
-
-
-def pg_bin(name):
-    for version in sorted(os.listdir("/usr/lib/postgresql"), reverse=True):
-        path = f"/usr/lib/postgresql/{version}/bin/{name}"
-        if os.path.exists(path):
-            return path
-    return shutil.which(name) or name
 
 
 def ensure_wrk():
