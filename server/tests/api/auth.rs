@@ -282,3 +282,40 @@ async fn a_ban_duration_too_large_for_a_date_is_a_validation_error_and_the_serve
         .await;
     assert_eq!(res.expect("ban").status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn auth_statements_are_prepared_once_per_connection_and_reused() {
+    let app = spawn_app().await;
+    let session = confirmed(&app, "eve@example.test", "secret-1").await;
+    let mut refresh = session["refresh_token"].clone();
+    for _ in 0..3 {
+        let (status, rotated) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": refresh})).await;
+        assert_eq!(status, StatusCode::OK, "{rotated}");
+        refresh = rotated["refresh_token"].clone();
+    }
+    // Every connection of the pool /auth/v1 uses, held at once, tells what it has prepared: a
+    // statement run through the cache stays prepared there (a one-off query's statement is
+    // closed when it is done), and three refreshes on at most four connections prepared the look-up once
+    // on each connection that ran it, not once per refresh.
+    let pool = &app.rest.admin;
+    let mut connections = Vec::new();
+    for _ in 0..pool.status().max_size {
+        connections.push(pool.get().await.expect("a pool connection"));
+    }
+    let mut prepared = 0;
+    for client in &connections {
+        let row = client
+            .query_one(
+                "select count(*) from pg_prepared_statements \
+                 where statement like '%from auth.refresh_tokens t where t.token = $1 for update%' \
+                   and statement not like '%pg_prepared_statements%'",
+                &[],
+            )
+            .await
+            .expect("pg_prepared_statements");
+        let n: i64 = row.get(0);
+        assert!(n <= 1, "the look-up is prepared once per connection, not per call ({n})");
+        prepared += n;
+    }
+    assert!(prepared >= 1, "the refresh look-up stays prepared on the connection that ran it");
+}
