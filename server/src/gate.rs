@@ -28,6 +28,8 @@ pub struct GateConfig {
     pub rest_without_apikey: bool,
     /// Claim holding the role (PostgREST's `jwt-role-claim-key`, without the leading dot).
     pub role_claim: Vec<String>,
+    /// Measure the gate's time for `Server-Timing` (`PGRST_SERVER_TIMING_ENABLED`).
+    pub server_timing: bool,
 }
 
 /// Shared state of the gate.
@@ -193,7 +195,9 @@ pub async fn middleware(
     let started = std::time::Instant::now();
     match gate.authenticate(apikey.as_deref(), bearer.as_deref(), require_apikey) {
         Ok(caller) => {
-            req.extensions_mut().insert(crate::rest::timing::GateTime(started.elapsed()));
+            if gate.config.server_timing {
+                req.extensions_mut().insert(crate::rest::timing::GateTime(started.elapsed()));
+            }
             req.extensions_mut().insert(caller);
             Ok(next.call(req).await?.map_into_boxed_body())
         }

@@ -183,6 +183,7 @@ impl Application {
                 anon_role: rest_config.anon().map(str::to_string),
                 rest_without_apikey: rest_config.allow_no_apikey,
                 role_claim: rest_config.role_claim_path(),
+                server_timing: rest_config.server_timing,
             },
         };
         let database_name = std::str::FromStr::from_str(database.url.expose_secret())

@@ -16,11 +16,15 @@ pub enum BodyType {
     Form,
 }
 
+/// The media type of a `Content-Type` value, lower-cased, without its parameters.
+pub fn mime(content_type: Option<&str>) -> String {
+    content_type.and_then(|ct| ct.split(';').next()).unwrap_or("").trim().to_ascii_lowercase()
+}
+
 impl BodyType {
     /// The body type `content_type` names, or PGRST102 "Content-Type not acceptable".
     pub fn of(content_type: Option<&str>) -> Result<BodyType, RestError> {
-        let mime = content_type.and_then(|ct| ct.split(';').next()).unwrap_or("").trim().to_ascii_lowercase();
-        match mime.as_str() {
+        match mime(content_type).as_str() {
             "" | "application/json" => Ok(BodyType::Json),
             "text/csv" => Ok(BodyType::Csv),
             "application/x-www-form-urlencoded" => Ok(BodyType::Form),

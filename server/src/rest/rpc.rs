@@ -174,14 +174,7 @@ pub async fn call(
             "{with}SELECT NULL::bigint, 1::bigint, coalesce(pgrst_v.b, ''), {settings} FROM (SELECT {value} AS b{per_row} OFFSET 0) AS pgrst_v"
         );
         rr.timing.mark("plan");
-        let result = execute::retrying(|| async {
-            let mut client = execute::connection(&state).await?;
-            let tx = execute::begin(&mut client, &rr, &state, access).await?;
-            let result = execute::read(&tx, &text, &sql, &rr).await?;
-            execute::finish(tx, &rr, &state).await?;
-            Ok(result)
-        })
-        .await?;
+        let result = run_call(&rr, &state, access, &text, &sql, None).await?;
         rr.timing.mark("transaction");
         let body = if domain.binary {
             use base64::Engine;
@@ -236,22 +229,7 @@ pub async fn call(
         (Some(Handling::Strict), Some(max)) if function.returns_set => Some(max),
         _ => None,
     };
-    let result = execute::retrying(|| async {
-        let mut client = execute::connection(&state).await?;
-        let tx = execute::begin(&mut client, &rr, &state, access).await?;
-        let result = execute::read(&tx, &text, &sql, &rr).await?;
-        if let Some(max) = strict_max {
-            // The rows a set-returning function gave are the rows it affected: past the
-            // maximum, nothing it did is kept.
-            if result.page.max(0) as u64 > max {
-                drop(tx);
-                return Err(RestError::max_affected_exceeded(result.page.max(0) as u64));
-            }
-        }
-        execute::finish(tx, &rr, &state).await?;
-        Ok(result)
-    })
-    .await?;
+    let result = run_call(&rr, &state, access, &text, &sql, strict_max).await?;
     rr.timing.mark("transaction");
 
     if function.returns == ReturnShape::Void {
@@ -282,6 +260,32 @@ pub async fn call(
     };
     let res = response::body(&mut res, media, result.body, rr.strip_nulls)?;
     response::complete(res, &rr, &result.settings)
+}
+
+/// The call's statement in the caller's transaction, run again if it loses a deadlock. With
+/// `strict_max`, a call that returned more rows than that is refused and nothing it did is kept
+/// (the rows a set-returning function gives are the rows it affected).
+async fn run_call(
+    rr: &RestRequest,
+    state: &RestState,
+    access: Access,
+    text: &str,
+    sql: &Sql,
+    strict_max: Option<u64>,
+) -> Result<execute::ReadResult, RestError> {
+    execute::retrying(|| async {
+        let mut client = execute::connection(state).await?;
+        let tx = execute::begin(&mut client, rr, state, access).await?;
+        let result = execute::read(&tx, text, sql, rr).await?;
+        let rows = result.page.max(0) as u64;
+        if strict_max.is_some_and(|max| rows > max) {
+            drop(tx);
+            return Err(RestError::max_affected_exceeded(rows));
+        }
+        execute::finish(tx, rr, state).await?;
+        Ok(result)
+    })
+    .await
 }
 
 /// PGRST202 for `schema.name` called with `args`, its hint drawn from the callable functions of
@@ -327,8 +331,7 @@ fn unnamed_of(f: &Function, ty: &str) -> bool {
 
 /// The parameter type a raw body of this `Content-Type` goes to, as in PostgREST.
 fn raw_parameter_type(content_type: Option<&str>) -> Option<&'static str> {
-    let mime = content_type?.split(';').next()?.trim().to_ascii_lowercase();
-    match mime.as_str() {
+    match payload::mime(content_type).as_str() {
         "text/plain" => Some("text"),
         "application/octet-stream" => Some("bytea"),
         "text/xml" => Some("xml"),
