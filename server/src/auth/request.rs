@@ -15,7 +15,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::error::AuthError;
-use super::sessions::{self, ClientInfo};
+use super::sessions::ClientInfo;
 use super::users::{self, User};
 use super::AuthState;
 
@@ -84,21 +84,19 @@ pub async fn require_user(state: &AuthState, req: &HttpRequest, db: &impl Generi
         .filter(|s| !s.is_empty())
         .ok_or_else(|| AuthError::BadJwt("invalid claim: missing sub claim".into()))?;
     let id = Uuid::parse_str(sub).map_err(|_| AuthError::BadJwt("invalid claim: sub claim must be a UUID".into()))?;
-    let user = users::by_id(db, id).await?.ok_or(AuthError::UserFromJwtMissing)?;
     let session_id = match claims.get("session_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         Some(raw) => {
             let sid = Uuid::parse_str(raw)
                 .map_err(|_| AuthError::BadJwt("invalid claim: session_id claim must be a UUID".into()))?;
-            if sid.is_nil() {
-                None
-            } else if sessions::exists(db, sid).await? {
-                Some(sid)
-            } else {
-                return Err(AuthError::SessionNotFound);
-            }
+            Some(sid).filter(|sid| !sid.is_nil())
         }
         None => None,
     };
+    let (user, session_exists) =
+        users::by_id_with_session(db, id, session_id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+    if !session_exists {
+        return Err(AuthError::SessionNotFound);
+    }
     Ok(Authed { claims, user, session_id })
 }
 

@@ -7,7 +7,9 @@
 //! request fails with `refresh_token_already_used`. This module does not check passwords.
 
 use crate::db::cached::CachedQueries;
-use chrono::Utc;
+use std::sync::LazyLock;
+
+use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -42,36 +44,47 @@ pub async fn create(
     client: &ClientInfo,
 ) -> Result<Issued, AuthError> {
     let session_id = Uuid::new_v4();
+    let refresh_token = tokens::random_token(REFRESH_TOKEN_LEN);
     db.cached_execute(
-        "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip) \
-         values ($1, $2, now(), now(), 'aal1', now() at time zone 'utc', $3, $4::text::inet)",
-        &[&session_id, &user_id, &client.user_agent, &client.ip],
+        "select auth.start_session($1, $2, $3, $4, $5, $6)",
+        &[&user_id, &session_id, &method, &refresh_token, &client.user_agent, &client.ip],
     )
     .await?;
-    db.cached_execute(
-        "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
-         values ($1, now(), now(), $2, $3)",
-        &[&session_id, &method, &Uuid::new_v4()],
-    )
-    .await?;
-    let refresh_token = insert_refresh_token(db, user_id, session_id, None).await?;
     Ok(Issued { session_id, refresh_token })
 }
 
-async fn insert_refresh_token(
+/// A sign-in whose credentials were checked, in one round trip: the session, the user's sign-in
+/// time and the `login` audit row (with `traits`), then the `Session` object.
+pub async fn sign_in(
+    state: &AuthState,
     db: &impl GenericClient,
-    user_id: Uuid,
-    session_id: Uuid,
-    parent: Option<&str>,
-) -> Result<String, AuthError> {
-    let token = tokens::random_token(REFRESH_TOKEN_LEN);
-    db.cached_execute(
-        "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id) \
-         values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)",
-        &[&token, &user_id.to_string(), &parent, &session_id],
-    )
-    .await?;
-    Ok(token)
+    mut user: User,
+    method: &str,
+    client: &ClientInfo,
+    ip: &str,
+    traits: Value,
+) -> Result<Value, AuthError> {
+    let issued = Issued { session_id: Uuid::new_v4(), refresh_token: tokens::random_token(REFRESH_TOKEN_LEN) };
+    let row = db
+        .cached_query_one(
+            "select o_aal, o_amr, o_signed_in_at from auth.grant_session($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &user.id,
+                &issued.session_id,
+                &method,
+                &issued.refresh_token,
+                &client.user_agent,
+                &client.ip,
+                &ip,
+                &traits,
+            ],
+        )
+        .await?;
+    // What the grant wrote on the user, without reading the user again.
+    let signed_in_at: DateTime<Utc> = row.get(2);
+    user.last_sign_in_at = Some(signed_in_at);
+    user.updated_at = signed_in_at;
+    response_with(state, &user, &issued, row.get(0), amr_of(row.get(1)))
 }
 
 /// The `Session` object: access token, refresh token, expiry and user.
@@ -81,22 +94,23 @@ pub async fn response(
     user: &User,
     issued: &Issued,
 ) -> Result<Value, AuthError> {
-    let rows = db
-        .cached_query(
-            "select s.aal::text, c.authentication_method, extract(epoch from c.updated_at)::bigint \
-             from auth.sessions s left join auth.mfa_amr_claims c on c.session_id = s.id \
-             where s.id = $1 order by c.updated_at desc",
-            &[&issued.session_id],
-        )
-        .await?;
-    let aal = rows.first().and_then(|r| r.get::<_, Option<String>>(0)).unwrap_or_else(|| "aal1".into());
-    let amr = rows
-        .iter()
-        .filter_map(|r| {
-            let method: Option<String> = r.get(1);
-            method.map(|method| Amr { method, timestamp: r.get::<_, Option<i64>>(2).unwrap_or_default() })
-        })
-        .collect();
+    let row = db.cached_query_one("select o_aal, o_amr from auth.session_aal_amr($1)", &[&issued.session_id]).await?;
+    response_with(state, user, issued, row.get(0), amr_of(row.get(1)))
+}
+
+/// The methods of `auth.session_aal_amr`'s JSON.
+fn amr_of(json: Value) -> Vec<Amr> {
+    serde_json::from_value(json).unwrap_or_default()
+}
+
+/// The `Session` object for a session whose AAL and methods are known.
+fn response_with(
+    state: &AuthState,
+    user: &User,
+    issued: &Issued,
+    aal: String,
+    amr: Vec<Amr>,
+) -> Result<Value, AuthError> {
     let now = Utc::now().timestamp();
     let exp = now + state.config.jwt_exp as i64;
     let claims = AccessClaims {
@@ -126,74 +140,43 @@ pub async fn response(
     }))
 }
 
-/// Outcome of presenting a refresh token.
+/// The refresh-token grant as one statement (`auth.grant_refresh`, rate limit and audit row
+/// included) joined to the user it signs in.
+static REFRESH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "select g.o_outcome, g.o_session, g.o_token, g.o_aal, g.o_amr, {} \
+         from auth.grant_refresh($1, $2, $3, $4, $5, $6, $7) g left join auth.users u on u.id = g.o_user",
+        users::COLUMNS
+    )
+});
+
+/// Present a refresh token (rate-limited under `limit_key`) in one round trip: the `Session`
+/// object, or why not.
 pub async fn refresh(
     state: &AuthState,
     db: &impl GenericClient,
     token: &str,
-) -> Result<(User, Issued, &'static str), AuthError> {
+    ip: &str,
+    limit_key: &str,
+) -> Result<Value, AuthError> {
+    let new_token = tokens::random_token(REFRESH_TOKEN_LEN);
+    let reuse_interval = state.config.refresh_token_reuse_interval as f64;
+    let limit = i32::try_from(state.config.rate_limit_token_refresh).unwrap_or(i32::MAX);
+    let window = super::rate_limit::IP_WINDOW_SECS as f64;
     let row = db
-        .cached_query_opt(
-            "select t.id, t.user_id, t.revoked, t.session_id, extract(epoch from (now() - t.updated_at))::float8 \
-             from auth.refresh_tokens t where t.token = $1 for update",
-            &[&token],
-        )
-        .await?
-        .ok_or(AuthError::RefreshTokenNotFound)?;
-    let token_id: i64 = row.get(0);
-    let user_id: Option<String> = row.get(1);
-    let revoked: Option<bool> = row.get(2);
-    let session_id: Option<Uuid> = row.get(3);
-    let age: f64 = row.get::<_, Option<f64>>(4).unwrap_or_default();
-    let session_id = session_id.ok_or(AuthError::RefreshTokenNotFound)?;
-    let session = db
-        .cached_query_opt(
-            "select 1 from auth.sessions where id = $1 and (not_after is null or not_after > now())",
-            &[&session_id],
-        )
+        .cached_query_one(REFRESH.as_str(), &[&token, &new_token, &reuse_interval, &ip, &limit_key, &limit, &window])
         .await?;
-    if session.is_none() {
-        return Err(AuthError::RefreshTokenNotFound);
+    let outcome: String = row.get(0);
+    match outcome.as_str() {
+        "refreshed" | "reused" => {}
+        "rate_limited" => return Err(AuthError::OverRequestRateLimit),
+        "banned" => return Err(AuthError::UserBanned),
+        "already_used" => return Err(AuthError::RefreshTokenAlreadyUsed),
+        _ => return Err(AuthError::RefreshTokenNotFound),
     }
-    let user_id = user_id.and_then(|u| Uuid::parse_str(&u).ok()).ok_or(AuthError::RefreshTokenNotFound)?;
-    let user = users::by_id(db, user_id).await?.ok_or(AuthError::RefreshTokenNotFound)?;
-    if user.is_banned() {
-        return Err(AuthError::UserBanned);
-    }
-    if revoked.unwrap_or(false) {
-        if age <= state.config.refresh_token_reuse_interval as f64 {
-            // A retry shortly after rotation: hand out the session's current token again.
-            let current = db
-                .cached_query_opt(
-                    "select token from auth.refresh_tokens where session_id = $1 and not revoked order by id desc limit 1",
-                    &[&session_id],
-                )
-                .await?;
-            if let Some(current) = current {
-                return Ok((user, Issued { session_id, refresh_token: current.get(0) }, "token_refreshed"));
-            }
-        }
-        db.cached_execute(
-            "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
-            &[&session_id],
-        )
-        .await?;
-        return Err(AuthError::RefreshTokenAlreadyUsed);
-    }
-    db.cached_execute("update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1", &[&token_id])
-        .await?;
-    let refresh_token = insert_refresh_token(db, user.id, session_id, Some(token)).await?;
-    db.cached_execute(
-        "update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1",
-        &[&session_id],
-    )
-    .await?;
-    Ok((user, Issued { session_id, refresh_token }, "token_refreshed"))
-}
-
-/// Whether a session still exists.
-pub async fn exists(db: &impl GenericClient, session_id: Uuid) -> Result<bool, AuthError> {
-    Ok(db.cached_query_opt("select 1 from auth.sessions where id = $1", &[&session_id]).await?.is_some())
+    let user = User::from_row(&row);
+    let issued = Issued { session_id: row.get(1), refresh_token: row.get(2) };
+    response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)))
 }
 
 /// Which sessions a logout ends.

@@ -10,14 +10,14 @@ use base64::Engine;
 use jsonwebtoken::{encode, EncodingKey, Header};
 use rand::distributions::{Alphanumeric, Distribution, Uniform};
 use rand::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha224, Sha256};
 
 use super::error::AuthError;
 
 /// One authentication method of the session (`amr` claim).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Amr {
     pub method: String,
     pub timestamp: i64,

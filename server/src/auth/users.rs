@@ -6,6 +6,8 @@
 //! This module makes no decision about who may do what: handlers decide.
 
 use crate::db::cached::CachedQueries;
+use std::sync::LazyLock;
+
 use chrono::{DateTime, SecondsFormat, Utc};
 use deadpool_postgres::GenericClient;
 use serde_json::{json, Map, Value};
@@ -150,14 +152,32 @@ fn put_time(o: &mut Map<String, Value>, key: &str, t: Option<DateTime<Utc>>) {
 
 /// The user with this id.
 pub async fn by_id(db: &impl GenericClient, id: Uuid) -> Result<Option<User>, AuthError> {
-    let sql = format!("select {COLUMNS} from auth.users u where u.id = $1");
-    Ok(db.cached_query_opt(&sql, &[&id]).await?.as_ref().map(User::from_row))
+    static SQL: LazyLock<String> = LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.id = $1"));
+    Ok(db.cached_query_opt(SQL.as_str(), &[&id]).await?.as_ref().map(User::from_row))
+}
+
+/// The user with this id and whether the session `session` (when given) still exists, in one
+/// round trip.
+pub async fn by_id_with_session(
+    db: &impl GenericClient,
+    id: Uuid,
+    session: Option<Uuid>,
+) -> Result<Option<(User, bool)>, AuthError> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "select {COLUMNS}, $2::uuid is null or exists (select 1 from auth.sessions s where s.id = $2) as session_exists \
+             from auth.users u where u.id = $1"
+        )
+    });
+    let row = db.cached_query_opt(SQL.as_str(), &[&id, &session]).await?;
+    Ok(row.map(|row| (User::from_row(&row), row.get("session_exists"))))
 }
 
 /// The (non-SSO) user with this address, compared lower-case.
 pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<User>, AuthError> {
-    let sql = format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user");
-    Ok(db.cached_query_opt(&sql, &[&email]).await?.as_ref().map(User::from_row))
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user"));
+    Ok(db.cached_query_opt(SQL.as_str(), &[&email]).await?.as_ref().map(User::from_row))
 }
 
 /// A page of users, newest first, with the total count.

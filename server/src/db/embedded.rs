@@ -190,13 +190,17 @@ impl EmbeddedPostgres {
     }
 
     /// Settings rewritten at each start, so a changed DB_PORT or data path takes effect.
-    /// `compute_query_id` is on as in Supabase's Postgres (where pg_stat_statements turns it on):
-    /// verbose plans then carry their "Query Identifier".
+    /// pg_stat_statements is loaded and `compute_query_id` on, as in Supabase's Postgres: once
+    /// `create extension pg_stat_statements` has run in a database, it shows what each statement
+    /// costs, and verbose plans carry their "Query Identifier".
     fn write_settings(&self) -> Result<(), EmbeddedError> {
         let listen = if self.port == 0 { "" } else { "127.0.0.1" };
         let port = if self.port == 0 { 5432 } else { self.port };
+        // Only when this installation has it: a missing preload library stops Postgres starting.
+        let has_statements = self.bin_dir.parent().is_some_and(|d| d.join("lib/pg_stat_statements.so").exists());
+        let preload = if has_statements { "shared_preload_libraries = 'pg_stat_statements'\n" } else { "" };
         let text = format!(
-            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n",
+            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n{preload}",
             self.run_dir.display().to_string().replace('\'', "''")
         );
         let path = self.pgdata.join("server.conf");

@@ -307,7 +307,7 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
         let row = client
             .query_one(
                 "select count(*) from pg_prepared_statements \
-                 where statement like '%from auth.refresh_tokens t where t.token = $1 for update%' \
+                 where statement like '%from auth.grant_refresh($1, $2, $3, $4, $5, $6, $7)%' \
                    and statement not like '%pg_prepared_statements%'",
                 &[],
             )
@@ -318,4 +318,91 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
         prepared += n;
     }
     assert!(prepared >= 1, "the refresh look-up stays prepared on the connection that ran it");
+}
+
+/// The top-level statements Postgres ran in the app's database and how often, from
+/// pg_stat_statements (leaving out the statements that read it).
+async fn statements_run(db: &tokio_postgres::Client) -> std::collections::HashMap<String, i64> {
+    db.query(
+        "select s.query, s.calls from pg_stat_statements s join pg_database d on d.oid = s.dbid \
+         where d.datname = current_database() and s.toplevel and s.query not like '%pg_stat_statements%'",
+        &[],
+    )
+    .await
+    .expect("pg_stat_statements")
+    .iter()
+    .map(|r| (r.get(0), r.get(1)))
+    .collect()
+}
+
+/// What ran between two readings of [`statements_run`].
+fn ran_between(
+    before: &std::collections::HashMap<String, i64>,
+    after: &std::collections::HashMap<String, i64>,
+) -> Vec<(String, i64)> {
+    let mut ran: Vec<(String, i64)> = after
+        .iter()
+        .map(|(q, n)| (q.clone(), n - before.get(q).copied().unwrap_or(0)))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    ran.sort();
+    ran
+}
+
+#[tokio::test]
+async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement_each() {
+    let app = spawn_app().await;
+    let session = confirmed(&app, "rtt@example.test", "secret-1").await;
+    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+
+    // A refresh: one statement, rate limit, rotation and audit row included.
+    let before = statements_run(&db).await;
+    let (status, rotated) =
+        post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": session["refresh_token"]})).await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    let ran = ran_between(&before, &statements_run(&db).await);
+    assert_eq!(ran.len(), 1, "a refresh is one statement: {ran:?}");
+    assert!(ran[0].0.contains("auth.grant_refresh("), "{ran:?}");
+    assert_eq!(ran[0].1, 1, "{ran:?}");
+    // What the single statement did: the old token revoked, the new one its child, an audit row.
+    let row = db
+        .query_one(
+            "select (select revoked from auth.refresh_tokens where token = $1), \
+                    (select parent from auth.refresh_tokens where token = $2), \
+                    (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed')",
+            &[&session["refresh_token"].as_str(), &rotated["refresh_token"].as_str()],
+        )
+        .await
+        .expect("rotation");
+    assert_eq!(row.get::<_, Option<bool>>(0), Some(true));
+    assert_eq!(row.get::<_, Option<String>>(1).as_deref(), session["refresh_token"].as_str());
+    assert_eq!(row.get::<_, i64>(2), 1);
+
+    // `GET /user`: the user and its session in one statement.
+    let before = statements_run(&db).await;
+    let res = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(rotated["access_token"].as_str().expect("access token"))
+        .send()
+        .await
+        .expect("user");
+    assert_eq!(res.status(), StatusCode::OK);
+    let ran = ran_between(&before, &statements_run(&db).await);
+    assert_eq!(ran.len(), 1, "GET /user is one statement: {ran:?}");
+    assert!(ran[0].0.contains("session_exists"), "{ran:?}");
+
+    // A password sign-in: the rate limit, the look-up before the hash, then one grant.
+    let before = statements_run(&db).await;
+    let (status, signed_in) =
+        post(&app, "/token?grant_type=password", json!({"email": "rtt@example.test", "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{signed_in}");
+    let ran = ran_between(&before, &statements_run(&db).await);
+    assert_eq!(ran.len(), 3, "sign-in is three statements: {ran:?}");
+    assert!(ran.iter().any(|(q, n)| q.contains("auth.count_hit(") && *n == 1), "{ran:?}");
+    assert!(ran.iter().any(|(q, n)| q.contains("auth.grant_session(") && *n == 1), "{ran:?}");
+    assert!(signed_in["user"]["last_sign_in_at"].is_string(), "{signed_in}");
 }

@@ -24,18 +24,30 @@ struct Body {
 
 pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, AuthError> {
     let ip = client_ip(&state, &req);
+    let limit_key = format!("token:{ip}");
+    let grant = query(&req).get("grant_type").cloned();
+    let parsed: Result<Body, AuthError> = json_body(&body);
+    if grant.as_deref() == Some("refresh_token") {
+        if let Some(token) = parsed.as_ref().ok().and_then(|p| p.refresh_token.as_deref()).filter(|t| !t.is_empty()) {
+            // The grant counts the rate limit itself: the whole refresh is one round trip.
+            let client = state.pool.get().await?;
+            let session = sessions::refresh(&state, &client, token, &ip, &limit_key).await?;
+            return Ok(HttpResponse::Ok().json(session));
+        }
+    }
     rate_limit::hit(
         &state.pool,
-        &format!("token:{ip}"),
+        &limit_key,
         state.config.rate_limit_token_refresh,
         rate_limit::IP_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )
     .await?;
-    let p: Body = json_body(&body)?;
-    match query(&req).get("grant_type").map(String::as_str) {
+    let p = parsed?;
+    match grant.as_deref() {
         Some("password") => password_grant(&state, &req, p, &ip).await,
-        Some("refresh_token") => refresh_grant(&state, p, &ip).await,
+        // A refresh grant without a token.
+        Some("refresh_token") => Err(AuthError::RefreshTokenNotFound),
         Some("pkce") => pkce_grant(&state, &req, p, &ip).await,
         Some(other) => Err(AuthError::Validation(format!("unsupported_grant_type: {other}"))),
         None => Err(AuthError::Validation("unsupported_grant_type".into())),
@@ -51,7 +63,7 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
         }
         return Err(AuthError::Validation("missing email or phone".into()));
     }
-    let mut client = state.pool.get().await?;
+    let client = state.pool.get().await?;
     let user = users::by_email(&client, &email).await?;
     let hash = user.as_ref().and_then(|u| u.encrypted_password.clone());
     let matches = password::verify(plain, hash).await;
@@ -65,40 +77,9 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
     if !user.is_confirmed() && !state.config.mailer_autoconfirm {
         return Err(AuthError::EmailNotConfirmed);
     }
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let issued = sessions::create(db, user.id, "password", &client_info(state, req)).await?;
-    users::touch_sign_in(db, user.id).await?;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::InvalidCredentials)?;
-    let session = sessions::response(state, db, &user, &issued).await?;
-    audit::log(db, Some(user.id), &email, "login", json!({"provider": "email"}), ip).await;
-    tx.commit().await?;
+    let info = client_info(state, req);
+    let session = sessions::sign_in(state, &client, user, "password", &info, ip, json!({"provider": "email"})).await?;
     Ok(HttpResponse::Ok().json(session))
-}
-
-async fn refresh_grant(state: &AuthState, p: Body, ip: &str) -> Result<HttpResponse, AuthError> {
-    let token = p.refresh_token.unwrap_or_default();
-    if token.is_empty() {
-        return Err(AuthError::RefreshTokenNotFound);
-    }
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    let db = &tx;
-    match sessions::refresh(state, db, &token).await {
-        Ok((user, issued, action)) => {
-            let session = sessions::response(state, db, &user, &issued).await?;
-            audit::log(db, Some(user.id), user.email_str(), action, json!({}), ip).await;
-            tx.commit().await?;
-            Ok(HttpResponse::Ok().json(session))
-        }
-        Err(AuthError::RefreshTokenAlreadyUsed) => {
-            // The revocation of the session's tokens must stick even though the request fails.
-            audit::log(db, None, "", "token_revoked", json!({"reason": "refresh_token_already_used"}), ip).await;
-            tx.commit().await?;
-            Err(AuthError::RefreshTokenAlreadyUsed)
-        }
-        Err(other) => Err(other),
-    }
 }
 
 async fn pkce_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> Result<HttpResponse, AuthError> {
@@ -118,11 +99,9 @@ async fn pkce_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> 
         return Err(AuthError::UserBanned);
     }
     let amr = if method == "recovery" { "recovery" } else { "otp" };
-    let issued = sessions::create(db, user.id, amr, &client_info(state, req)).await?;
-    users::touch_sign_in(db, user.id).await?;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::FlowStateNotFound)?;
-    let session = sessions::response(state, db, &user, &issued).await?;
-    audit::log(db, Some(user.id), user.email_str(), "login", json!({"provider": "email", "grant": "pkce"}), ip).await;
+    let info = client_info(state, req);
+    let traits = json!({"provider": "email", "grant": "pkce"});
+    let session = sessions::sign_in(state, db, user, amr, &info, ip, traits).await?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }
