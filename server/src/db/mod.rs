@@ -11,6 +11,7 @@ pub mod context;
 pub mod embedded;
 pub mod listen;
 pub mod migrate;
+pub mod one_trip;
 pub mod supervise;
 
 use std::str::FromStr;
@@ -99,6 +100,12 @@ pub fn quote_ident(ident: &str) -> String {
 /// Quote an SQL string literal (only for statements that cannot take bind parameters).
 pub fn quote_literal(value: &str) -> String {
     format!("'{}'", value.replace('\'', "''"))
+}
+
+/// `E'...'` with quotes and backslashes escaped: the same value whatever
+/// `standard_conforming_strings` says.
+pub fn escaped_literal(value: &str) -> String {
+    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 #[cfg(test)]

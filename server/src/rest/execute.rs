@@ -6,6 +6,7 @@ use deadpool_postgres::{Object, PoolError, Transaction};
 use tokio_postgres::Row;
 
 use crate::db::context::{self, Access};
+use crate::db::one_trip::{self, Ending};
 use crate::rest::error::RestError;
 use crate::rest::parse::TxPref;
 use crate::rest::request::RestRequest;
@@ -87,7 +88,8 @@ pub fn pre_request_sql(state: &RestState) -> Option<String> {
     })
 }
 
-/// A read statement in one round trip (BEGIN, context, pre-request, statement, COMMIT pipelined).
+/// A read statement in one round trip and one answer ([`one_trip`]); with a value that cannot be
+/// written as a literal, BEGIN, context, pre-request, statement and COMMIT pipelined instead.
 pub async fn read_pipelined(
     client: &Object,
     req: &RestRequest,
@@ -96,13 +98,89 @@ pub async fn read_pipelined(
     text: &str,
     sql: &Sql,
 ) -> Result<ReadResult, RestError> {
-    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+    if let Some(result) = run_once(client, req, state, access, text, sql, Ending::InMessage).await? {
+        return Ok(result);
+    }
     let end = if commits(req, state).0 { context::End::Commit } else { context::End::Rollback };
     let pre = pre_request_sql(state);
     let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
     let rows = context::run_pipelined(client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
     Ok(ReadResult::of(row))
+}
+
+/// The statement as the caller in one message ([`one_trip::run`]), ending as `ending` says; `None`
+/// when a value cannot be written as a literal (the caller then takes the pipelined path).
+pub async fn run_once(
+    client: &Object,
+    req: &RestRequest,
+    state: &RestState,
+    access: Access,
+    text: &str,
+    sql: &Sql,
+    ending: Ending,
+) -> Result<Option<ReadResult>, RestError> {
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+    let params: Vec<Option<&str>> = sql.params.iter().map(|p| p.0.as_deref()).collect();
+    if !one_trip::inlinable(params.iter().copied()) {
+        return Ok(None);
+    }
+    let end = if commits(req, state).0 { context::End::Commit } else { context::End::Rollback };
+    let pre = pre_request_sql(state);
+    let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
+    let rows = one_trip::run(client, &unit, text, &params, ending).await.map_err(|e| pg(&e, req))?;
+    first_text_row(&rows).map(Some)
+}
+
+/// A check made on a statement's result before its transaction ends: an error it returns rolls
+/// everything back and is the answer.
+pub type Check<'a> = &'a (dyn Fn(&ReadResult) -> Option<RestError> + Sync);
+
+/// One statement as the caller's whole transaction (a write, a call). Without a check, it runs
+/// in one round trip; with one, the transaction's end waits for the check (two round trips).
+pub async fn run_statement(
+    req: &RestRequest,
+    state: &RestState,
+    access: Access,
+    text: &str,
+    sql: &Sql,
+    check: Option<Check<'_>>,
+) -> Result<ReadResult, RestError> {
+    let mut client = connection(state).await?;
+    let (commit, _) = commits(req, state);
+    let end = if commit { context::End::Commit } else { context::End::Rollback };
+    let params: Vec<Option<&str>> = sql.params.iter().map(|p| p.0.as_deref()).collect();
+    if one_trip::inlinable(params.iter().copied()) {
+        tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+        let pre = pre_request_sql(state);
+        let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
+        let Some(check) = check else {
+            let rows =
+                one_trip::run(&client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+            return first_text_row(&rows);
+        };
+        let (rows, open) = one_trip::run_open(client, &unit, text, &params).await.map_err(|e| pg(&e, req))?;
+        let result = first_text_row(&rows)?;
+        if let Some(refusal) = check(&result) {
+            open.end(context::End::Rollback).await.map_err(|e| pg(&e, req))?;
+            return Err(refusal);
+        }
+        open.end(end).await.map_err(|e| pg(&e, req))?;
+        return Ok(result);
+    }
+    let tx = begin(&mut client, req, state, access).await?;
+    let result = read(&tx, text, sql, req).await?;
+    if let Some(refusal) = check.and_then(|check| check(&result)) {
+        drop(tx);
+        return Err(refusal);
+    }
+    finish(tx, req, state).await?;
+    Ok(result)
+}
+
+fn first_text_row(rows: &[tokio_postgres::SimpleQueryRow]) -> Result<ReadResult, RestError> {
+    let row = rows.first().ok_or_else(|| RestError::internal("statement returned no row"))?;
+    ReadResult::of_text(row)
 }
 
 /// Whether this request's transaction commits (and whether `tx=` was honoured).
@@ -150,6 +228,22 @@ pub struct ResponseSettings {
 }
 
 impl ReadResult {
+    /// The same row answered as text by a simple query.
+    fn of_text(row: &tokio_postgres::SimpleQueryRow) -> Result<ReadResult, RestError> {
+        let text = |i: usize| if row.len() > i { row.get(i).map(str::to_string) } else { None };
+        let number = |i: usize| -> Result<Option<i64>, RestError> {
+            text(i)
+                .map(|t| t.parse::<i64>().map_err(|_| RestError::internal("statement answered a non-number count")))
+                .transpose()
+        };
+        Ok(ReadResult {
+            total: number(0)?,
+            page: number(1)?.unwrap_or_default(),
+            body: text(2).unwrap_or_default(),
+            settings: ResponseSettings { headers: text(3), status: text(4) },
+        })
+    }
+
     fn of(row: &Row) -> ReadResult {
         let text = |i: usize| if row.len() > i { row.get::<_, Option<String>>(i) } else { None };
         ReadResult {

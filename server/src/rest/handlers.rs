@@ -342,23 +342,18 @@ struct Written {
 /// One attempt at a write: the statement in the caller's transaction, the `Prefer` checks that
 /// may still roll it back, then commit or rollback as configured.
 async fn write_once(rr: &RestRequest, state: &RestState, text: &str, sql: &Sql) -> Result<Written, RestError> {
-    let mut client = execute::connection(state).await?;
-    let tx = execute::begin(&mut client, rr, state, Access::ReadWrite).await?;
-    let result = execute::read(&tx, text, sql, rr).await?;
-    let affected = result.page.max(0) as u64;
-    if rr.prefer.handling == Some(Handling::Strict) {
-        if let Some(max) = rr.prefer.max_affected {
-            if affected > max {
-                drop(tx);
-                return Err(RestError::max_affected_exceeded(affected));
-            }
+    let strict_max = rr.prefer.max_affected.filter(|_| rr.prefer.handling == Some(Handling::Strict));
+    let singular = rr.prefer.return_ == Some(ReturnPref::Representation) && rr.media == MediaType::SingleObject;
+    let check = move |result: &execute::ReadResult| {
+        let affected = result.page.max(0) as u64;
+        if strict_max.is_some_and(|max| affected > max) {
+            return Some(RestError::max_affected_exceeded(affected));
         }
-    }
-    if rr.prefer.return_ == Some(ReturnPref::Representation) && rr.media == MediaType::SingleObject && affected != 1 {
-        drop(tx);
-        return Err(RestError::singular(affected));
-    }
-    execute::finish(tx, rr, state).await?;
+        (singular && affected != 1).then(|| RestError::singular(affected))
+    };
+    let check: Option<execute::Check<'_>> = if strict_max.is_some() || singular { Some(&check) } else { None };
+    let result = execute::run_statement(rr, state, Access::ReadWrite, text, sql, check).await?;
+    let affected = result.page.max(0) as u64;
     Ok(Written { affected, inserted: result.total, body: result.body, settings: result.settings })
 }
 

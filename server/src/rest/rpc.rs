@@ -273,19 +273,12 @@ async fn run_call(
     sql: &Sql,
     strict_max: Option<u64>,
 ) -> Result<execute::ReadResult, RestError> {
-    execute::retrying(|| async {
-        let mut client = execute::connection(state).await?;
-        let tx = execute::begin(&mut client, rr, state, access).await?;
-        let result = execute::read(&tx, text, sql, rr).await?;
+    let check = move |result: &execute::ReadResult| {
         let rows = result.page.max(0) as u64;
-        if strict_max.is_some_and(|max| rows > max) {
-            drop(tx);
-            return Err(RestError::max_affected_exceeded(rows));
-        }
-        execute::finish(tx, rr, state).await?;
-        Ok(result)
-    })
-    .await
+        strict_max.filter(|&max| rows > max).map(|_| RestError::max_affected_exceeded(rows))
+    };
+    let check: Option<execute::Check<'_>> = if strict_max.is_some() { Some(&check) } else { None };
+    execute::retrying(|| execute::run_statement(rr, state, access, text, sql, check)).await
 }
 
 /// PGRST202 for `schema.name` called with `args`, its hint drawn from the callable functions of

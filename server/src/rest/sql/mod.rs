@@ -65,7 +65,7 @@ impl Sql {
     pub fn bind(&mut self, value: impl Into<String>) -> String {
         let value = value.into();
         if self.inline {
-            return escaped_literal(&value);
+            return crate::db::escaped_literal(&value);
         }
         self.params.push(TextParam(Some(value)));
         format!("${}", self.params.len())
@@ -75,12 +75,6 @@ impl Sql {
     pub fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
     }
-}
-
-/// `E'...'` with quotes and backslashes escaped: the same value whatever
-/// `standard_conforming_strings` says.
-fn escaped_literal(value: &str) -> String {
-    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// A string literal for places that cannot take parameters (JSON keys in select lists).
