@@ -26,7 +26,7 @@ use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
 use super::context::{Access, End, Unit};
-use super::escaped_literal;
+use super::{escaped_literal, quote_ident};
 
 /// Statement texts given a name before the names start over.
 const MAX_TEXTS: usize = 10_000;
@@ -63,8 +63,8 @@ pub async fn run(
     let mut prepare = !connection_has(client, name);
     let mut retried = false;
     loop {
-        let message = message(unit, text, name, params, prepare, ending);
-        match send(client, &message, unit.extra.is_some(), prepare).await {
+        let (message, before) = message(unit, text, name, params, prepare, ending);
+        match send(client, &message, before, prepare).await {
             Ok(rows) => {
                 if prepare {
                     remember(client, name).await;
@@ -144,40 +144,55 @@ impl Drop for OpenTransaction {
     }
 }
 
-/// The whole message.
-fn message(unit: &Unit<'_>, text: &str, name: u64, params: &[Option<&str>], prepare: bool, ending: Ending) -> String {
+/// The whole message, and how many statements come before the `EXECUTE`.
+fn message(
+    unit: &Unit<'_>,
+    text: &str,
+    name: u64,
+    params: &[Option<&str>],
+    prepare: bool,
+    ending: Ending,
+) -> (String, usize) {
     let Unit { caller, request, access, extra, end } = *unit;
-    let mut sql = String::with_capacity(256 + text.len() * usize::from(prepare));
+    let mut sql = String::with_capacity(512 + text.len() * usize::from(prepare));
     sql.push_str(if access == Access::ReadOnly { "BEGIN READ ONLY;" } else { "BEGIN;" });
-    // One statement sets everything; `num_nulls` answers one small number instead of echoing
-    // the values back.
-    sql.push_str("SELECT num_nulls(set_config('role',");
-    sql.push_str(&escaped_literal(&caller.role));
-    sql.push_str(",true),set_config('request.jwt.claims',");
-    sql.push_str(&escaped_literal(&caller.claims.to_string()));
-    sql.push_str(",true),set_config('request.method',");
-    sql.push_str(&escaped_literal(&request.method));
-    sql.push_str(",true),set_config('request.path',");
-    sql.push_str(&escaped_literal(&request.path));
-    sql.push_str(",true),set_config('request.headers',");
-    sql.push_str(&escaped_literal(&request.headers.to_string()));
-    sql.push_str(",true)");
+    let mut before = 1;
+    // `SET LOCAL` is a utility statement: parsed, never planned, which costs Postgres less than
+    // a `SELECT set_config(...)` parsed and planned on every request. A setting whose value may
+    // be a list goes through `set_config` (a quoted value would be one element for `SET`),
+    // unless it is a list of identifiers that `SET` can take as written.
+    set_local(&mut sql, "role", &caller.role);
+    set_local(&mut sql, "request.jwt.claims", &caller.claims.to_string());
+    set_local(&mut sql, "request.method", &request.method);
+    set_local(&mut sql, "request.path", &request.path);
+    set_local(&mut sql, "request.headers", &request.headers.to_string());
+    before += 5;
     for (key, value) in &request.settings {
-        sql.push_str(",set_config(");
-        sql.push_str(&escaped_literal(key));
-        sql.push(',');
-        sql.push_str(&escaped_literal(value));
-        sql.push_str(",true)");
+        if is_scalar(key) {
+            set_local(&mut sql, key, value);
+        } else if key.eq_ignore_ascii_case("search_path") && is_identifier_list(value) {
+            sql.push_str("SET LOCAL search_path = ");
+            sql.push_str(value);
+            sql.push(';');
+        } else {
+            sql.push_str("SELECT set_config(");
+            sql.push_str(&escaped_literal(key));
+            sql.push(',');
+            sql.push_str(&escaped_literal(value));
+            sql.push_str(",true) IS NULL;");
+        }
+        before += 1;
     }
-    sql.push_str(");");
     if let Some(extra) = extra {
         sql.push_str(extra);
         sql.push(';');
+        before += 1;
     }
     if prepare {
         sql.push_str(&format!("PREPARE r{name} AS "));
         sql.push_str(text);
         sql.push(';');
+        before += 1;
     }
     sql.push_str(&format!("EXECUTE r{name}"));
     if !params.is_empty() {
@@ -196,7 +211,71 @@ fn message(unit: &Unit<'_>, text: &str, name: u64, params: &[Option<&str>], prep
     if ending == Ending::InMessage {
         sql.push_str(if end == End::Commit { ";COMMIT" } else { ";ROLLBACK" });
     }
-    sql
+    (sql, before)
+}
+
+/// Whether `value` is a comma-separated list of identifiers, each plain (lower-case letters,
+/// digits, `_`, `$`) or double-quoted (`""` inside), so that it can be written after `SET`
+/// as it is.
+fn is_identifier_list(value: &str) -> bool {
+    let mut chars = value.trim().chars().peekable();
+    loop {
+        while chars.peek() == Some(&' ') {
+            chars.next();
+        }
+        match chars.next() {
+            Some('"') => loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                    }
+                    Some('"') => break,
+                    Some('\0') | None => return false,
+                    Some(_) => {}
+                }
+            },
+            Some(c) if c.is_ascii_lowercase() || c == '_' => {
+                while chars.peek().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == '$') {
+                    chars.next();
+                }
+            }
+            _ => return false,
+        }
+        while chars.peek() == Some(&' ') {
+            chars.next();
+        }
+        match chars.next() {
+            Some(',') => {}
+            None => return true,
+            Some(_) => return false,
+        }
+    }
+}
+
+/// `SET LOCAL "<key>" = E'<value>';`
+fn set_local(sql: &mut String, key: &str, value: &str) {
+    sql.push_str("SET LOCAL ");
+    sql.push_str(&quote_ident(key));
+    sql.push_str(" = ");
+    sql.push_str(&escaped_literal(value));
+    sql.push(';');
+}
+
+/// Whether `SET` reads a quoted value of this setting as `set_config` does: true for the
+/// request's own settings and for scalar ones a role commonly sets; false for `search_path`
+/// and any other setting that may take a list.
+fn is_scalar(key: &str) -> bool {
+    key.starts_with("request.")
+        || matches!(
+            key.to_ascii_lowercase().as_str(),
+            "statement_timeout"
+                | "lock_timeout"
+                | "idle_in_transaction_session_timeout"
+                | "work_mem"
+                | "timezone"
+                | "application_name"
+                | "default_transaction_isolation"
+        )
 }
 
 /// Send the message; the `EXECUTE`'s rows. On an error, also whether the `PREPARE` had
@@ -204,11 +283,10 @@ fn message(unit: &Unit<'_>, text: &str, name: u64, params: &[Option<&str>], prep
 async fn send(
     client: &Object,
     message: &str,
-    extra: bool,
+    execute_index: usize,
     prepare: bool,
 ) -> Result<Vec<SimpleQueryRow>, (tokio_postgres::Error, bool)> {
-    // Statements before the EXECUTE: BEGIN, the context, the pre-request call, the PREPARE.
-    let execute_index = 2 + usize::from(extra) + usize::from(prepare);
+    // The PREPARE, when there is one, comes just before the EXECUTE.
     let prepare_index = execute_index - 1;
     let mut completed = 0;
     let stream = client.simple_query_raw(message).await.map_err(|e| (e, false))?;
@@ -310,6 +388,18 @@ mod tests {
     fn values_with_nul_bytes_are_not_inlinable() {
         assert!(inlinable([Some("a'b\\c"), None].into_iter()));
         assert!(!inlinable([Some("a\0b")].into_iter()));
+    }
+
+    #[test]
+    fn only_lists_of_identifiers_are_written_as_they_are() {
+        assert!(is_identifier_list(r#""public", "extensions""#));
+        assert!(is_identifier_list(r#""$user", public, x_1"#));
+        assert!(is_identifier_list(r#""a ""quoted"", one""#));
+        assert!(!is_identifier_list("public; drop table x"));
+        assert!(!is_identifier_list(r#""unterminated"#));
+        assert!(!is_identifier_list("Public"));
+        assert!(!is_identifier_list(""));
+        assert!(!is_identifier_list("a,"));
     }
 
     #[test]

@@ -817,3 +817,67 @@ async fn sql_sees_the_role_in_the_claims_even_without_a_token_or_a_role_claim() 
     let claims: Value = res.json().await.unwrap();
     assert_eq!((claims["role"].as_str(), claims["sub"].as_str()), (Some("anon"), Some(ALICE)), "{claims}");
 }
+
+/// The names of the statements the request pool's connections prepared for `/rest/v1`
+/// (`PREPARE r<n>`) whose text mentions `table`, per connection: every connection is held at
+/// once, so each is asked.
+async fn rest_statements_prepared(app: &TestApp, table: &str) -> Vec<Vec<String>> {
+    let pool = &app.rest.request;
+    let mut connections = Vec::new();
+    for _ in 0..pool.status().max_size {
+        connections.push(pool.get().await.expect("a pool connection"));
+    }
+    let mut prepared = Vec::new();
+    for client in &connections {
+        let rows = client
+            .query(
+                "select name from pg_prepared_statements where from_sql and name ~ '^r[0-9]+$' and statement like $1",
+                &[&format!("%{table}%")],
+            )
+            .await
+            .expect("pg_prepared_statements");
+        prepared.push(rows.iter().map(|r| r.get(0)).collect());
+    }
+    prepared
+}
+
+#[tokio::test]
+async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost_it() {
+    let app = notes_app().await;
+    let alice = app.user_token(ALICE);
+    let read = || async {
+        json_of(app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&alice)).send().await.unwrap()).await
+    };
+    for _ in 0..5 {
+        assert_eq!(read().await, (200, json!([{"body": "alice"}])));
+    }
+    let prepared = rest_statements_prepared(&app, "notes").await;
+    assert!(prepared.iter().all(|names| names.len() <= 1), "prepared once per connection: {prepared:?}");
+    assert!(prepared.iter().any(|names| names.len() == 1), "the read stays prepared: {prepared:?}");
+
+    // Gone behind the server's back (a pooler moved the session, someone ran DEALLOCATE): the
+    // next reads on those connections prepare it again instead of failing.
+    {
+        let pool = &app.rest.request;
+        let mut connections = Vec::new();
+        for _ in 0..pool.status().max_size {
+            connections.push(pool.get().await.expect("a pool connection"));
+        }
+        for client in &connections {
+            let names = client
+                .query("select name from pg_prepared_statements where from_sql and name ~ '^r[0-9]+$'", &[])
+                .await
+                .expect("pg_prepared_statements");
+            for name in names {
+                client.batch_execute(&format!("DEALLOCATE {}", name.get::<_, String>(0))).await.expect("deallocate");
+            }
+        }
+    }
+    assert!(rest_statements_prepared(&app, "notes").await.iter().all(Vec::is_empty));
+    for _ in 0..5 {
+        assert_eq!(read().await, (200, json!([{"body": "alice"}])));
+    }
+    let again = rest_statements_prepared(&app, "notes").await;
+    assert!(again.iter().any(|names| names.len() == 1), "prepared again: {again:?}");
+    assert!(again.iter().all(|names| names.len() <= 1), "{again:?}");
+}
