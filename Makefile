@@ -67,9 +67,15 @@ migrate: build
 keys: build
 	$(SERVER_RELEASE) keys
 
+## bench-tools: wrk, which the HTTP benchmarks drive the server with (installed from Debian's packages when missing).
+.PHONY: bench-tools
+bench-tools:
+	@command -v wrk >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq wrk; }
+
 ## bench-auth: /auth/v1 sign-ins/s, refresh grants/s, GET /user p50/p99 with wrk (prints a table; not a test).
 .PHONY: bench-auth
-bench-auth: build
+bench-auth: build bench-tools
 	python3 scripts/bench_auth.py
 
 ## test: Rust unit and integration tests, then supabase-js compatibility tests, on a fresh test cluster.
@@ -105,7 +111,7 @@ lint:
 	cargo clippy --all-targets -- -D warnings
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
-bench-rest: build
+bench-rest: build bench-tools
 	python3 scripts/bench_rest.py
 
 ## bench-policies: an administrator's list with row-level security beside anon's, helpers once per statement vs row by row (not a test).
@@ -134,3 +140,9 @@ bench-realtime: build supabase-compat-tests/node_modules/.package-lock.json
 ## of the server and PostgreSQL over time, and the largest accepted anonymous REST request (not a test).
 bench-soak: build
 	python3 scripts/bench_soak.py
+
+## bench-peer: this server beside PocketBase (pip-installed into a temp dir) on the same seeded rows: getOne, list,
+## list+embed, sign-in, refresh, /user req/s, p50/p99, CPU per request and memory, as ratios (prints a table; not a test).
+.PHONY: bench-peer
+bench-peer: build bench-tools
+	python3 scripts/bench_peer.py

