@@ -53,7 +53,7 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(len(values) * p))] if values else 0.0
 
 
-def run_wrk(url, headers, method="GET", body=None):
+def run_wrk(url, headers, method="GET", body=None, seconds=None):
     script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
     script.write(f'wrk.method = "{method}"\n')
     for k, v in headers.items():
@@ -61,7 +61,7 @@ def run_wrk(url, headers, method="GET", body=None):
     if body is not None:
         script.write(f"wrk.body = {json.dumps(body)}\n")
     script.close()
-    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{DURATION}s", "--latency", "-s", script.name, url],
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{seconds or DURATION}s", "--latency", "-s", script.name, url],
                          capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
@@ -202,6 +202,9 @@ def run_suite(server_bin):
                 f.write(f"\\startpipeline\n{body_sql}\\endpipeline\n")
             # CPU per request (the server's and Postgres's) does not swing with the machine's
             # load the way requests per second do.
+            # A short unmeasured run first: the pool opens its connections and each prepares the
+            # statement, as pgbench's connections are open before it starts timing.
+            run_wrk(base + path, headers, method, body, seconds=2)
             server_before, pg_before = cpu_seconds([server.pid]), cpu_seconds(postgres_pids())
             rest = run_wrk(base + path, headers, method, body)
             served = rest[0] * DURATION

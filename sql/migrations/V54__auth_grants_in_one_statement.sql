@@ -7,7 +7,8 @@
 -- other flows call too.
 --
 -- These run on the server's owner connection, like every auth statement; no API role may call
--- them.
+-- them. They are PL/pgSQL, whose statement plans stay cached in the connection (a SQL-language
+-- function called from another function is planned again on every call).
 
 -- Count one event under a rate-limit key in its fixed window; the window's count so far.
 -- Now and then, windows older than two hours are deleted.
@@ -28,7 +29,8 @@ end $$;
 
 -- One audit row in GoTrue's payload shape; the log type follows from the action.
 create function auth.write_audit(p_actor uuid, p_username text, p_action text, p_traits jsonb, p_ip text)
-returns void language sql as $$
+returns void language plpgsql as $$
+begin
   insert into auth.audit_log_entries (instance_id, id, payload, created_at, ip_address)
   values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(),
     jsonb_build_object(
@@ -41,31 +43,34 @@ returns void language sql as $$
         when p_action in ('token_refreshed', 'token_revoked') then 'token'
         else 'user' end,
       'traits', coalesce(p_traits, '{}'))::json,
-    now(), coalesce(p_ip, ''))
-$$;
+    now(), coalesce(p_ip, ''));
+end $$;
 
 -- A session's assurance level and its authentication methods, newest first, as the access
 -- token carries them (`aal1` for a session without a level).
 create function auth.session_aal_amr(p_session uuid, out o_aal text, out o_amr json)
-language sql stable as $$
+language plpgsql stable as $$
+begin
   select coalesce((select s.aal::text from auth.sessions s where s.id = p_session), 'aal1'),
     coalesce((select json_agg(json_build_object('method', c.authentication_method,
                 'timestamp', coalesce(extract(epoch from c.updated_at)::bigint, 0)) order by c.updated_at desc)
               from auth.mfa_amr_claims c where c.session_id = p_session and c.authentication_method is not null),
              '[]')
-$$;
+    into o_aal, o_amr;
+end $$;
 
 -- Start a session signed in by `p_method`, with its first refresh token.
 create function auth.start_session(p_user uuid, p_session uuid, p_method text, p_token text,
   p_user_agent text, p_ip text) returns void
-language sql as $$
+language plpgsql as $$
+begin
   insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip)
   values (p_session, p_user, now(), now(), 'aal1', now() at time zone 'utc', p_user_agent, p_ip::inet);
   insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)
   values (p_session, now(), now(), p_method, gen_random_uuid());
   insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
   values ('00000000-0000-0000-0000-000000000000', p_token, p_user::text, false, now(), now(), null, p_session);
-$$;
+end $$;
 
 -- A sign-in whose credentials were checked: the session, the user's sign-in time, the `login`
 -- audit row. Gives what the access token needs and the sign-in time written on the user.

@@ -15,7 +15,7 @@
 //! which names it has prepared. When the database says otherwise (a pooler handed the
 //! transaction to another server connection, or the statement was deallocated) the message is
 //! sent again with or without the `PREPARE`. Both maps are bounded: past [`MAX_TEXTS`] statement
-//! texts the names start over at fresh numbers, and a connection holding [`MAX_PER_CONNECTION`]
+//! texts (or [`MAX_TEXT_BYTES`] of them) the names start over at fresh numbers, and a connection holding [`MAX_PER_CONNECTION`]
 //! statements deallocates them.
 
 use std::collections::{HashMap, HashSet};
@@ -28,10 +28,12 @@ use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 use super::context::{Access, End, Unit};
 use super::{escaped_literal, quote_ident};
 
-/// Statement texts given a name before the names start over.
+/// Statement texts (and their total size) given a name before the names start over.
 const MAX_TEXTS: usize = 10_000;
-/// Statements a connection keeps prepared before it deallocates them.
-const MAX_PER_CONNECTION: usize = 1_000;
+const MAX_TEXT_BYTES: usize = 16 << 20;
+/// Statements a connection keeps prepared before it deallocates them (each holds its plans in
+/// the connection's backend).
+const MAX_PER_CONNECTION: usize = 200;
 
 /// `duplicate_prepared_statement` and `invalid_sql_statement_name` (no such prepared statement).
 const ALREADY_PREPARED: &str = "42P05";
@@ -235,7 +237,10 @@ fn is_identifier_list(value: &str) -> bool {
                 }
             },
             Some(c) if c.is_ascii_lowercase() || c == '_' => {
-                while chars.peek().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == '$') {
+                while chars
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == '$')
+                {
                     chars.next();
                 }
             }
@@ -306,21 +311,25 @@ async fn send(
 /// Names given to statement texts, for the life of the process.
 struct Names {
     by_text: HashMap<String, u64>,
+    bytes: usize,
     next: u64,
 }
 
-static NAMES: LazyLock<Mutex<Names>> = LazyLock::new(|| Mutex::new(Names { by_text: HashMap::new(), next: 1 }));
+static NAMES: LazyLock<Mutex<Names>> =
+    LazyLock::new(|| Mutex::new(Names { by_text: HashMap::new(), bytes: 0, next: 1 }));
 
 fn name_of(text: &str) -> u64 {
     let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(&name) = names.by_text.get(text) {
         return name;
     }
-    if names.by_text.len() >= MAX_TEXTS {
+    if names.by_text.len() >= MAX_TEXTS || names.bytes + text.len() > MAX_TEXT_BYTES {
         names.by_text.clear();
+        names.bytes = 0;
     }
     let name = names.next;
     names.next += 1;
+    names.bytes += text.len();
     names.by_text.insert(text.to_string(), name);
     name
 }

@@ -10,7 +10,11 @@ const ALICE: &str = "11111111-1111-4111-8111-111111111111";
 const BOB: &str = "22222222-2222-4222-8222-222222222222";
 
 async fn notes_app() -> TestApp {
-    let app = spawn_app().await;
+    notes_app_with(|_| {}).await
+}
+
+async fn notes_app_with(customize: impl FnOnce(&mut server::config::Config)) -> TestApp {
+    let app = spawn_app_with(customize).await;
     app.ddl(&format!(
         "create table public.notes (id int primary key, owner uuid not null default auth.uid(), body text);
          alter table public.notes enable row level security;
@@ -880,4 +884,21 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
     let again = rest_statements_prepared(&app, "notes").await;
     assert!(again.iter().any(|names| names.len() == 1), "prepared again: {again:?}");
     assert!(again.iter().all(|names| names.len() <= 1), "{again:?}");
+}
+
+#[tokio::test]
+async fn a_connection_keeps_a_bounded_number_of_rest_statements_prepared() {
+    // One request connection, so that every statement lands on it.
+    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let alice = app.user_token(ALICE);
+    // Every alias makes another statement text.
+    for i in 0..260 {
+        let path = format!("/notes?select=a{i}:body&id=eq.1");
+        let (status, body) = json_of(app.rest_req(Method::GET, &path, Some(&alice)).send().await.unwrap()).await;
+        assert_eq!((status, body), (200, json!([{ format!("a{i}"): "alice" }])));
+    }
+    let prepared = rest_statements_prepared(&app, "notes").await;
+    let total: usize = prepared.iter().map(Vec::len).sum();
+    assert!(prepared.iter().all(|names| names.len() < 200), "{:?}", prepared.iter().map(Vec::len).collect::<Vec<_>>());
+    assert!(total > 0, "statements stay prepared below the bound");
 }
