@@ -9,11 +9,6 @@ use server::db::{Pools, AUTHENTICATOR};
 use server::keys::Keys;
 use server::startup::{self, Application};
 
-/// mimalloc instead of the system allocator: a request allocates and frees many small buffers
-/// across threads, where glibc's malloc took about an eighth of the server's CPU.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     server::telemetry::init(&cli.config.log_format);
