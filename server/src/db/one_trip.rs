@@ -1,7 +1,8 @@
-//! A caller's statement in one round trip and one answer: `BEGIN`, the context (role, claims,
-//! request facts, role settings), an optional pre-request call, the statement and the end of the
-//! transaction go to Postgres as one simple-query message, which Postgres answers once (the
-//! extended protocol answers every `Sync`, so even pipelined it answers once per statement).
+//! A caller's statement in one round trip and one answer: `BEGIN`, the context (role, claims and
+//! request facts as `SET LOCAL`, the role's settings), an optional pre-request call, the statement
+//! and the end of the transaction go to Postgres as one simple-query message, which Postgres
+//! answers once (the extended protocol answers every `Sync`, and tokio-postgres ends every
+//! statement with one, so even pipelined it answers once per statement).
 //!
 //! The statement stays prepared: it runs as `EXECUTE r<n>(<literals>)` where `r<n>` is a
 //! statement prepared with SQL `PREPARE`, in the same message and inside the same transaction the
@@ -14,9 +15,9 @@
 //! A statement text keeps its name for the life of the process, and each connection remembers
 //! which names it has prepared. When the database says otherwise (a pooler handed the
 //! transaction to another server connection, or the statement was deallocated) the message is
-//! sent again with or without the `PREPARE`. Both maps are bounded: past [`MAX_TEXTS`] statement
-//! texts (or [`MAX_TEXT_BYTES`] of them) the names start over at fresh numbers, and a connection holding [`MAX_PER_CONNECTION`]
-//! statements deallocates them.
+//! sent again with or without the `PREPARE`. Both are bounded: past `MAX_TEXTS` statement
+//! texts (or `MAX_TEXT_BYTES` of them) the names start over at fresh numbers, and a connection
+//! holding `MAX_PER_CONNECTION` statements deallocates them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -44,7 +45,7 @@ const NOT_PREPARED: &str = "26000";
 pub enum Ending {
     /// `COMMIT` or `ROLLBACK` as the unit says, in the same message.
     InMessage,
-    /// Left open: the caller decides on the statement's rows, then calls [`end`].
+    /// Left open: the caller decides on the statement's rows, then ends it ([`run_open`]).
     Open,
 }
 

@@ -90,7 +90,7 @@ pub fn pre_request_sql(state: &RestState) -> Option<String> {
 
 /// A read statement in one round trip and one answer ([`one_trip`]); with a value that cannot be
 /// written as a literal, BEGIN, context, pre-request, statement and COMMIT pipelined instead.
-pub async fn read_pipelined(
+pub async fn read_in_one_trip(
     client: &Object,
     req: &RestRequest,
     state: &RestState,
@@ -98,38 +98,17 @@ pub async fn read_pipelined(
     text: &str,
     sql: &Sql,
 ) -> Result<ReadResult, RestError> {
-    if let Some(result) = run_once(client, req, state, access, text, sql, Ending::InMessage).await? {
-        return Ok(result);
-    }
-    let end = if commits(req, state).0 { context::End::Commit } else { context::End::Rollback };
+    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+    let end = end_of(req, state);
     let pre = pre_request_sql(state);
     let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
+    if let Some(params) = literal_params(sql) {
+        let rows = one_trip::run(client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+        return first_text_row(&rows);
+    }
     let rows = context::run_pipelined(client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
     Ok(ReadResult::of(row))
-}
-
-/// The statement as the caller in one message ([`one_trip::run`]), ending as `ending` says; `None`
-/// when a value cannot be written as a literal (the caller then takes the pipelined path).
-pub async fn run_once(
-    client: &Object,
-    req: &RestRequest,
-    state: &RestState,
-    access: Access,
-    text: &str,
-    sql: &Sql,
-    ending: Ending,
-) -> Result<Option<ReadResult>, RestError> {
-    tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
-    let params: Vec<Option<&str>> = sql.params.iter().map(|p| p.0.as_deref()).collect();
-    if !one_trip::inlinable(params.iter().copied()) {
-        return Ok(None);
-    }
-    let end = if commits(req, state).0 { context::End::Commit } else { context::End::Rollback };
-    let pre = pre_request_sql(state);
-    let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
-    let rows = one_trip::run(client, &unit, text, &params, ending).await.map_err(|e| pg(&e, req))?;
-    first_text_row(&rows).map(Some)
 }
 
 /// A check made on a statement's result before its transaction ends: an error it returns rolls
@@ -147,11 +126,9 @@ pub async fn run_statement(
     check: Option<Check<'_>>,
 ) -> Result<ReadResult, RestError> {
     let mut client = connection(state).await?;
-    let (commit, _) = commits(req, state);
-    let end = if commit { context::End::Commit } else { context::End::Rollback };
-    let params: Vec<Option<&str>> = sql.params.iter().map(|p| p.0.as_deref()).collect();
-    if one_trip::inlinable(params.iter().copied()) {
+    if let Some(params) = literal_params(sql) {
         tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+        let end = end_of(req, state);
         let pre = pre_request_sql(state);
         let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
         let Some(check) = check else {
@@ -176,6 +153,21 @@ pub async fn run_statement(
     }
     finish(tx, req, state).await?;
     Ok(result)
+}
+
+/// The statement's values for [`one_trip`], unless one cannot be written as a literal.
+fn literal_params(sql: &Sql) -> Option<Vec<Option<&str>>> {
+    let params: Vec<Option<&str>> = sql.params.iter().map(|p| p.0.as_deref()).collect();
+    one_trip::inlinable(params.iter().copied()).then_some(params)
+}
+
+/// How this request's transaction ends.
+fn end_of(req: &RestRequest, state: &RestState) -> context::End {
+    if commits(req, state).0 {
+        context::End::Commit
+    } else {
+        context::End::Rollback
+    }
 }
 
 fn first_text_row(rows: &[tokio_postgres::SimpleQueryRow]) -> Result<ReadResult, RestError> {

@@ -126,7 +126,7 @@ async fn read(
     let simple = rr.media != MediaType::Plan && !matches!(count, Some(CountPref::Planned | CountPref::Estimated));
     let result = if simple {
         // The common case: one round trip to the database.
-        execute::read_pipelined(&client, rr, state, Access::ReadOnly, &text, &sql).await?
+        execute::read_in_one_trip(&client, rr, state, Access::ReadOnly, &text, &sql).await?
     } else {
         let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
         if rr.media == MediaType::Plan {
