@@ -12,6 +12,8 @@ machine (from the `argon2_cost` binary) for comparison. Not a test: numbers vary
 """
 import json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
 
+from benchlib import ensure_wrk, headers_lua
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
@@ -21,15 +23,6 @@ DURATION = int(os.environ.get("BENCH_SECONDS", 8))
 CONCURRENCIES = [int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,8,32").split(",")]
 URL = f"http://127.0.0.1:{PORT}"
 EMAIL, PASSWORD = "bench@example.test", "bench-password-1"
-
-
-def ensure_wrk():
-    if shutil.which("wrk"):
-        return
-    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
-    if not shutil.which("wrk"):
-        subprocess.run(["apt-get", "update", "-qq"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
 
 
 def request(method, path, body=None, headers=None):
@@ -55,10 +48,6 @@ def run_wrk(path, conns, lua):
 
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return rps, ms("50"), ms("99"), int(errors.group(1)) if errors else 0
-
-
-def headers_lua(headers):
-    return "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
 
 
 def main():

@@ -40,7 +40,7 @@ of the Postgres cluster). Not a test: numbers vary with the machine and whatever
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import pg_bin
+from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -67,15 +67,6 @@ notify pgrst, 'reload schema';
 MB = 1024.0
 
 
-def ensure_wrk():
-    if shutil.which("wrk"):
-        return
-    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
-    if not shutil.which("wrk"):
-        subprocess.run(["apt-get", "update", "-qq"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
-
-
 def request(method, url, body=None, headers=None):
     """(status, decoded JSON or None, body bytes); error statuses are returned, not raised."""
     data = (body if isinstance(body, str) else json.dumps(body)).encode() if body is not None else None
@@ -95,10 +86,6 @@ def expect(result, what, status=200):
     if result[0] != status:
         sys.exit(f"{what}: expected {status}, got {result[0]} {result[2][:400]!r}")
     return result[1]
-
-
-def headers_lua(headers):
-    return "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
 
 
 def run_wrk(url, conns, lua, scratch):
@@ -122,53 +109,9 @@ def run_wrk(url, conns, lua, scratch):
 
 # --- processes: CPU and memory -----------------------------------------------------------------
 
-def cpu_seconds(pids):
-    """{pid: user plus system CPU seconds used so far} for those of `pids` still running."""
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            out[pid] = (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, IndexError, ValueError):
-            pass
-    return out
-
-
-def cpu_used(before, after):
-    """CPU seconds used between two `cpu_seconds` readings (a process started since counts whole)."""
-    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
-
-
-def postgres_pids(data):
-    """The postmaster of the cluster under `data` (first line of postmaster.pid), then its children."""
-    with open(os.path.join(data, "postgres", "postmaster.pid")) as f:
-        master = int(f.readline())
-    children = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == master:
-                        children.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return [master] + children
-
-
-def field_kb(path, name):
-    try:
-        with open(path) as f:
-            m = re.search(rf"^{name}:\s+(\d+) kB", f.read(), re.M)
-        return int(m.group(1)) if m else 0
-    except OSError:  # the process ended
-        return 0
-
-
 def memory(server_pid, data, pb_pid):
     """Pss counts the cluster's shared memory (shared_buffers) once over its processes."""
-    pg = postgres_pids(data)
+    pg = cluster_pids(data)
     return {"ours server RSS": field_kb(f"/proc/{server_pid}/status", "VmRSS"),
             "ours Postgres Pss (all processes)": sum(field_kb(f"/proc/{p}/smaps_rollup", "Pss") for p in pg),
             "PocketBase RSS": field_kb(f"/proc/{pb_pid}/status", "VmRSS"), "Postgres processes": len(pg)}
@@ -451,7 +394,7 @@ def main():
         time.sleep(2)
         idle = memory(server.pid, data, pb.pid)
 
-        ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + postgres_pids(data)}
+        ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + cluster_pids(data)}
         pb_pids = {"pb": lambda: [pb.pid]}
         results, answers = [], []
         for name, ours, theirs in scenarios(anon, access, refresh, token_file, pb_user, pb_token):

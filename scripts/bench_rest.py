@@ -20,7 +20,7 @@ gives each scenario's REST req/s after/before: a change's cost measured in one r
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import pg_bin
+from benchlib import cpu_seconds, cpu_used, ensure_wrk, pg_bin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -29,15 +29,6 @@ PORT, DB_PORT = 54391, 54392
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
-
-
-def ensure_wrk():
-    if shutil.which("wrk"):
-        return
-    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
-    if not shutil.which("wrk"):
-        subprocess.run(["apt-get", "update", "-qq"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
 
 
 def jwt(claims, secret):
@@ -72,24 +63,6 @@ def run_wrk(url, headers, method="GET", body=None, seconds=None):
     if errors:
         sys.exit(f"wrk saw {errors.group(1)} error responses for {method} {url}")
     return rps, ms("50"), ms("99")
-
-
-def cpu_seconds(pids):
-    """{pid: user plus system CPU seconds used so far} for those of `pids` still running."""
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for pid in pids:
-        try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-            out[pid] = (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, IndexError, ValueError):
-            pass
-    return out
-
-
-def cpu_used(before, after):
-    """CPU seconds used between two `cpu_seconds` readings (a process started since counts whole)."""
-    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
 
 
 def postgres_pids():

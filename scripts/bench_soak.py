@@ -22,6 +22,8 @@ SERVER_BIN runs another binary; the load generator shares the machine's cores.
 """
 import collections, concurrent.futures, http.client, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
+from benchlib import cluster_pids, field_kb
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("SERVER_BIN", os.path.join(TARGET, "release", "server"))
@@ -62,34 +64,9 @@ CLIENT = Client()
 
 # --- memory ------------------------------------------------------------------------------------
 
-def field_kb(path, name):
-    try:
-        with open(path) as f:
-            m = re.search(rf"^{name}:\s+(\d+) kB", f.read(), re.M)
-        return int(m.group(1)) if m else 0
-    except OSError:  # the process ended
-        return 0
-
-
-def postgres_pids(data):
-    """The postmaster (first line of postmaster.pid) first, then its children."""
-    with open(os.path.join(data, "postgres", "postmaster.pid")) as f:
-        master = int(f.readline())
-    children = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == master:
-                        children.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return [master] + children
-
-
 def memory(server_pid, data):
     """Pss counts shared_buffers once; Pss_Anon counts pages a fork still shares with the postmaster once."""
-    rollups = [f"/proc/{pid}/smaps_rollup" for pid in postgres_pids(data)]
+    rollups = [f"/proc/{pid}/smaps_rollup" for pid in cluster_pids(data)]
     return {"server RSS": field_kb(f"/proc/{server_pid}/status", "VmRSS"),
             "postgres Pss (all)": sum(field_kb(r, "Pss") for r in rollups),
             "postgres Pss_Anon (all)": sum(field_kb(r, "Pss_Anon") for r in rollups),
@@ -315,11 +292,11 @@ def worst_query(embeds=50, items=500, in_values=1000, filters=200):
 
 def sample_peaks(server_pid, data, stop, peaks):
     """Every 5 ms: each backend's anonymous memory and the server's RSS, keeping the maxima."""
-    children = postgres_pids(data)[1:]
+    children = cluster_pids(data)[1:]
     last_list = time.perf_counter()
     while not stop.is_set():
         if time.perf_counter() - last_list > 0.2:
-            children, last_list = postgres_pids(data)[1:], time.perf_counter()
+            children, last_list = cluster_pids(data)[1:], time.perf_counter()
         for pid in children:
             peaks[pid] = max(peaks.get(pid, 0), field_kb(f"/proc/{pid}/smaps_rollup", "Anonymous"))
         peaks["server"] = max(peaks.get("server", 0), field_kb(f"/proc/{server_pid}/status", "VmRSS"))
@@ -330,7 +307,7 @@ def worst_request(work, server_pid, data):
     path, bigger = worst_query(), worst_query(embeds=51)
     first = CLIENT.call("GET", path, work.anon_h)
     refused = CLIENT.call("GET", bigger, work.anon_h)
-    base = {pid: field_kb(f"/proc/{pid}/smaps_rollup", "Anonymous") for pid in postgres_pids(data)[1:]}
+    base = {pid: field_kb(f"/proc/{pid}/smaps_rollup", "Anonymous") for pid in cluster_pids(data)[1:]}
     base["server"] = field_kb(f"/proc/{server_pid}/status", "VmRSS")
     peaks, stop = {}, threading.Event()
     sampler = threading.Thread(target=sample_peaks, args=(server_pid, data, stop, peaks))
@@ -404,7 +381,7 @@ def main():
         server, anon, service = start_server(data, env)
         work = Workload(anon, service)
         print(f"server {SERVER}, {os.cpu_count()} cores shared with this load generator")
-        cap, cap_time, (cpu_server_pg, cpu_self) = capacity(work, lambda: [server.pid] + postgres_pids(data))
+        cap, cap_time, (cpu_server_pg, cpu_self) = capacity(work, lambda: [server.pid] + cluster_pids(data))
         total = sum(sum(c.values()) for c in cap.status.values())
         failed = sum(v for c in cap.status.values() for s, v in c.items() if s == "conn" or s >= 300)
         rate = LOAD * total / cap_time

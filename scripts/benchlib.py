@@ -1,6 +1,8 @@
 """Helpers shared by the `make bench-*` scripts."""
 import os
+import re
 import shutil
+import subprocess
 
 
 def pg_bin(name):
@@ -10,3 +12,64 @@ def pg_bin(name):
         if os.path.exists(path):
             return path
     return shutil.which(name) or name
+
+
+def ensure_wrk():
+    """Install wrk from Debian's packages when it is missing (the HTTP benchmarks drive it)."""
+    if shutil.which("wrk"):
+        return
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+
+
+def headers_lua(headers):
+    """wrk Lua lines setting these request headers."""
+    return "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
+
+
+def cpu_seconds(pids):
+    """{pid: user plus system CPU seconds used so far} for those of `pids` still running."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def cpu_used(before, after):
+    """CPU seconds used between two `cpu_seconds` readings (a process started since counts whole)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
+
+
+def cluster_pids(data):
+    """The postmaster of the embedded cluster under `data` (first line of postmaster.pid), then its
+    children."""
+    with open(os.path.join(data, "postgres", "postmaster.pid")) as f:
+        master = int(f.readline())
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == master:
+                        children.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return [master] + children
+
+
+def field_kb(path, name):
+    """A `name: N kB` field of a /proc file (status, smaps_rollup); 0 once the process ended."""
+    try:
+        with open(path) as f:
+            m = re.search(rf"^{name}:\s+(\d+) kB", f.read(), re.M)
+        return int(m.group(1)) if m else 0
+    except OSError:
+        return 0
