@@ -128,7 +128,7 @@ web/bench/node_modules/.package-lock.json: web/bench/package-lock.json
 	cd web/bench && npm ci --no-audit --no-fund
 
 ## bench-storage: /storage/v1 upload/download MB/s beside a plain file copy, 10 KB ops/s, peak RSS (not a test).
-bench-storage: build
+bench-storage: build bench-tools
 	python3 scripts/bench_storage.py
 
 ## bench-realtime: /realtime/v1 postgres_changes with RLS (500 users), broadcast fan-out to 5,000 sockets and memory

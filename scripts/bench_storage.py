@@ -6,12 +6,16 @@ a bucket with the service key, then:
   * uploads and downloads 1 MB and 100 MB objects (raw body, streamed from and to disk) and prints
     MB/s next to `cp` of the same bytes on the same disk (written and read back with fsync-free
     copies, as the server's writes are);
-  * runs 10 KB object uploads and downloads for a fixed time with a few concurrent connections
-    and prints operations/s;
+  * runs 10 KB object uploads (each to a new name) and downloads for a fixed time with wrk
+    (keep-alive, a few connections) and prints operations/s;
+  * starts a second server with STORAGE_FILE_ETAG_ALGORITHM=mtime (no MD5 of the bytes) and
+    repeats the 1 MB and 100 MB transfers;
   * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM).
 Not a test: it prints numbers.
 """
-import concurrent.futures, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time
+import http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time
+
+from benchlib import ensure_wrk, headers_lua
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -23,7 +27,8 @@ MB = 1024 * 1024
 
 
 def request(method, path, key, body=None, headers=None, sink=None):
-    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=300)
+    # http.client sends a file body in `blocksize` steps (8 KiB by default, a client cost).
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=300, blocksize=MB)
     h = {"apikey": key, "Authorization": f"Bearer {key}"}
     h.update(headers or {})
     conn.request(method, "/storage/v1" + path, body=body, headers=h)
@@ -70,87 +75,130 @@ def timed(fn):
     return time.perf_counter() - start
 
 
-def main():
-    data = tempfile.mkdtemp(prefix="bench-storage-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
-    os.chmod(data, 0o755)
+def start_server(data, etag):
+    """The release server on its own cluster under `data`, with this ETag algorithm; its service key."""
     env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn",
-               WEB_DIR="/nonexistent", FILE_SIZE_LIMIT=str(200 * MB))
-    log = open(os.path.join(data, "server.log"), "w")
+               WEB_DIR="/nonexistent", FILE_SIZE_LIMIT=str(200 * MB), STORAGE_FILE_ETAG_ALGORITHM=etag)
+    log = open(os.path.join(data, f"server-{etag}.log"), "w")
     server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
-    keys = {}
-    while len(keys) < 1:
+    while True:
         line = server.stdout.readline()
         if not line:
             sys.exit("server exited; see " + log.name)
         m = re.match(r"service_role key: (\S+)", line)
         if m:
-            keys["service"] = m.group(1)
-    key = keys["service"]
-    try:
-        request("POST", "/bucket", key, json.dumps({"name": "bench"}), {"Content-Type": "application/json"})
-        work = os.path.join(data, "work")
-        os.mkdir(work)
-        rows = []
-        peak_mb = 0.0
-        for size_mb in (1, 100):
-            src = os.path.join(work, f"src-{size_mb}")
+            return server, m.group(1)
+
+
+def stop(server):
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
+
+
+def transfers(server, key, work, etag, rows):
+    """1 MB and 100 MB up and down beside cp; the peak RSS (MB) during the 100 MB ones."""
+    peak_mb = 0.0
+    for size_mb in (1, 100):
+        src = os.path.join(work, f"src-{size_mb}")
+        if not os.path.exists(src):
             with open(src, "wb") as f:
                 for _ in range(size_mb):
                     f.write(os.urandom(MB))
-            copy = os.path.join(work, f"copy-{size_mb}")
-            copy_up = timed(lambda: shutil.copyfile(src, copy))
-            back = os.path.join(work, f"back-{size_mb}")
-            copy_down = timed(lambda: shutil.copyfile(copy, back))
-            length = {"Content-Type": "application/octet-stream", "Content-Length": str(size_mb * MB)}
-            with RssWatch(server.pid) as watch:
-                def up():
-                    with open(src, "rb") as f:
-                        request("POST", f"/object/bench/obj-{size_mb}", key, f, length)
-                upload = timed(up)
-                out = os.path.join(work, f"down-{size_mb}")
-                def down():
-                    with open(out, "wb") as f:
-                        request("GET", f"/object/bench/obj-{size_mb}", key, sink=f)
-                download = timed(down)
-            if size_mb == 100:
-                peak_mb = max(watch.peak, rss_kb(server.pid, "VmHWM")) / 1024
-            if os.path.getsize(out) != size_mb * MB:
-                sys.exit("downloaded size differs")
-            rows.append((f"{size_mb} MB", size_mb / upload, size_mb / download, size_mb / copy_up, size_mb / copy_down))
+        copy = os.path.join(work, f"copy-{size_mb}")
+        copy_up = timed(lambda: shutil.copyfile(src, copy))
+        back = os.path.join(work, f"back-{size_mb}")
+        copy_down = timed(lambda: shutil.copyfile(copy, back))
+        length = {"Content-Type": "application/octet-stream", "Content-Length": str(size_mb * MB)}
+        with RssWatch(server.pid) as watch:
+            def up():
+                with open(src, "rb") as f:
+                    request("POST", f"/object/bench/obj-{size_mb}", key, f, length)
+            upload = timed(up)
+            out = os.path.join(work, f"down-{size_mb}")
+            def down():
+                with open(out, "wb") as f:
+                    request("GET", f"/object/bench/obj-{size_mb}", key, sink=f)
+            download = timed(down)
+        if size_mb == 100:
+            peak_mb = max(watch.peak, rss_kb(server.pid, "VmHWM")) / 1024
+        if os.path.getsize(out) != size_mb * MB:
+            sys.exit("downloaded size differs")
+        rows.append((f"{size_mb} MB ({etag})", size_mb / upload, size_mb / download, size_mb / copy_up, size_mb / copy_down))
+    return peak_mb
 
-        payload = os.urandom(10 * 1024)
-        counter = iter(range(10**9))
-        def small_ops(kind):
-            deadline = time.perf_counter() + SMALL_SECONDS
-            done = 0
-            while time.perf_counter() < deadline:
-                n = next(counter)
-                if kind == "up":
-                    request("POST", f"/object/bench/small/up-{n}", key, payload, {"Content-Type": "application/octet-stream"})
-                else:
-                    request("GET", f"/object/bench/small/seed-{n % 200}", key)
-                done += 1
-            return done
-        for n in range(200):
-            request("POST", f"/object/bench/small/seed-{n}", key, payload, {"Content-Type": "application/octet-stream"})
-        for kind in ("up", "down"):
-            with concurrent.futures.ThreadPoolExecutor(SMALL_CONNS) as pool:
-                start = time.perf_counter()
-                total = sum(pool.map(small_ops, [kind] * SMALL_CONNS))
-                rows.append((f"10 KB {kind} ops/s", total / (time.perf_counter() - start), None, None, None))
 
-        print("\n/storage/v1 (release server, file backend) beside a plain file copy on the same disk")
-        print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}")
-        for name, a, b, c, d in rows:
-            if b is None:
-                print(f"{name:<20}{a:>13.0f}")
-            else:
-                print(f"{name:<20}{a:>13.1f}{b:>15.1f}{c:>15.1f}{d:>14.1f}")
-        print(f"server peak RSS during the 100 MB transfers: {peak_mb:.1f} MB")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
-        shutil.rmtree(data, ignore_errors=True)
+WRK_SMALL = """
+local counter = 0
+local threads = {}
+function setup(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+function request()
+  counter = counter + 1
+  if KIND == "up" then
+    return wrk.format("POST", "/storage/v1/object/bench/small/up-" .. id .. "-" .. counter)
+  end
+  return wrk.format("GET", "/storage/v1/object/bench/small/seed-" .. (counter % 200))
+end
+function response(status, headers, body)
+  if status >= 300 then
+    io.stderr:write("status " .. status .. "\\n")
+    wrk.thread:stop()
+  end
+end
+"""
+
+
+def small_ops(key, work, kind):
+    """10 KB uploads (each to a new name) or downloads per second, driven by wrk (keep-alive)."""
+    script = os.path.join(work, f"small-{kind}.lua")
+    headers = {"apikey": key, "Authorization": f"Bearer {key}", "Content-Type": "application/octet-stream"}
+    body = "x" * (10 * 1024)
+    with open(script, "w") as f:
+        f.write(f'KIND = "{kind}"\n' + headers_lua(headers) + f'wrk.body = "{body}"\n' + WRK_SMALL)
+    out = subprocess.run(["wrk", "-t2", f"-c{SMALL_CONNS}", f"-d{SMALL_SECONDS}s", "-s", script,
+                          f"http://127.0.0.1:{PORT}"], capture_output=True, text=True, check=True)
+    if "status " in out.stderr:
+        sys.exit(f"10 KB {kind}: the server refused a request: {out.stderr[:300]}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out.stdout).group(1))
+
+
+def main():
+    ensure_wrk()
+    rows = []
+    peak_mb = 0.0
+    for etag in ("md5", "mtime"):
+        data = tempfile.mkdtemp(prefix="bench-storage-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
+        os.chmod(data, 0o755)
+        server, key = start_server(data, etag)
+        try:
+            request("POST", "/bucket", key, json.dumps({"name": "bench"}), {"Content-Type": "application/json"})
+            work = os.path.join(data, "work")
+            os.mkdir(work)
+            peak_mb = max(peak_mb, transfers(server, key, work, etag, rows))
+            if etag == "md5":
+                payload = os.urandom(10 * 1024)
+                for n in range(200):
+                    request("POST", f"/object/bench/small/seed-{n}", key, payload,
+                            {"Content-Type": "application/octet-stream"})
+                for kind in ("up", "down"):
+                    rows.append((f"10 KB {kind} ops/s", small_ops(key, work, kind), None, None, None))
+        finally:
+            stop(server)
+            shutil.rmtree(data, ignore_errors=True)
+
+    print("\n/storage/v1 (release server, file backend) beside a plain file copy on the same disk")
+    print("(md5 / mtime: STORAGE_FILE_ETAG_ALGORITHM; 10 KB ops: wrk, keep-alive, "
+          f"{SMALL_CONNS} connections, md5)")
+    print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}"
+          f"{'up/cp':>8}{'down/cp':>9}")
+    for name, a, b, c, d in rows:
+        if b is None:
+            print(f"{name:<20}{a:>13.0f}")
+        else:
+            print(f"{name:<20}{a:>13.1f}{b:>15.1f}{c:>15.1f}{d:>14.1f}{a / c:>8.2f}{b / d:>9.2f}")
+    print(f"server peak RSS during the 100 MB transfers: {peak_mb:.1f} MB")
 
 
 if __name__ == "__main__":

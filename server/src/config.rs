@@ -30,8 +30,12 @@ pub enum Command {
     Serve,
     /// Apply pending migrations and exit.
     Migrate,
-    /// Print the API URL and the anon and service_role keys.
-    Keys,
+    /// Print the API URL and the API keys (anon / service_role JWTs, publishable / secret keys),
+    /// or manage the keys that sign access tokens.
+    Keys {
+        #[command(subcommand)]
+        action: Option<KeysAction>,
+    },
     /// Load the demo data of the rental site (idempotent; prints created accounts once).
     Seed,
     /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
@@ -39,6 +43,25 @@ pub enum Command {
         #[command(subcommand)]
         action: DbAction,
     },
+}
+
+/// Actions on the signing keys of access tokens (`auth.signing_keys`, shared by every instance).
+#[derive(Debug, Clone, Subcommand)]
+pub enum KeysAction {
+    /// List the signing keys: id (the tokens' `kid`), algorithm, status, creation time.
+    Signing,
+    /// Add a standby key: published at /auth/v1/.well-known/jwks.json at once, signing only after
+    /// `rotate`. A new P-256 key (ES256) unless --pem gives a private key (P-256 PKCS#8, or RSA
+    /// for RS256, e.g. from `openssl genrsa 2048`).
+    New {
+        #[arg(long)]
+        pem: Option<PathBuf>,
+    },
+    /// The oldest standby key starts signing; the key in use becomes previously used (its tokens
+    /// still verify).
+    Rotate,
+    /// Revoke a standby or previously used key: tokens it signed stop verifying on every instance.
+    Revoke { id: uuid::Uuid },
 }
 
 /// Actions on the embedded cluster.
@@ -147,6 +170,12 @@ pub struct AuthConfig {
     #[arg(long = "jwt-exp", env = "JWT_EXP", default_value_t = 3600)]
     pub jwt_exp: u64,
 
+    /// Seconds between two reads of the signing keys (`auth.signing_keys`): how long a rotation
+    /// or revocation made elsewhere takes to reach this instance (a token naming an unknown key
+    /// makes it read them at once).
+    #[arg(long = "signing-keys-reload-seconds", env = "SIGNING_KEYS_RELOAD_SECONDS", default_value = "10", value_parser = seconds)]
+    pub signing_keys_reload: std::time::Duration,
+
     /// Seconds during which a just-rotated refresh token may be reused (answering with the current token).
     #[arg(long = "refresh-token-reuse-interval", env = "REFRESH_TOKEN_REUSE_INTERVAL", default_value_t = 10)]
     pub refresh_token_reuse_interval: u64,
@@ -222,6 +251,15 @@ pub struct AuthConfig {
     /// Sign-up, `/otp`, `/recover` and `/resend` requests per IP address per 5 minutes.
     #[arg(long = "rate-limit-otp", env = "RATE_LIMIT_OTP", default_value_t = 30)]
     pub rate_limit_otp: u64,
+
+    /// Anonymous sign-ins (`signInAnonymously`) per IP address per hour.
+    #[arg(long = "rate-limit-anonymous-users", env = "RATE_LIMIT_ANONYMOUS_USERS", default_value_t = 30)]
+    pub rate_limit_anonymous_users: u64,
+
+    /// Let visitors sign in anonymously (`signInAnonymously()`): a user with no address, the
+    /// `is_anonymous` claim, made permanent by adding an e-mail address (GoTrue's setting).
+    #[arg(long = "external-anonymous-users-enabled", env = "EXTERNAL_ANONYMOUS_USERS_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub anonymous_users_enabled: bool,
 
     /// Header holding the client IP (e.g. `X-Forwarded-For` behind a proxy); unset: the peer address.
     #[arg(long = "rate-limit-header", env = "RATE_LIMIT_HEADER")]
@@ -374,6 +412,14 @@ impl Config {
 /// Clap value parser for secrets: wraps the text at once so it never sits in a printable `String`.
 fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
     Ok(SecretString::from(value))
+}
+
+/// A whole number of seconds, at least one.
+fn seconds(value: &str) -> Result<std::time::Duration, String> {
+    match value.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(std::time::Duration::from_secs(n)),
+        _ => Err(format!("expected a whole number of seconds (1 or more), got {value:?}")),
+    }
 }
 
 #[cfg(test)]

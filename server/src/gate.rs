@@ -2,7 +2,8 @@
 //!
 //! A request needs an `apikey` header (or `apikey` query parameter, for websockets) holding a
 //! valid API key or user JWT; `Authorization: Bearer <jwt>` overrides whose role the request
-//! runs as. The verified caller is put in the request's extensions as a `db::context::Caller`.
+//! runs as; `sb_publishable_…` / `sb_secret_…` keys stand for the anon / service_role claims, and a
+//! secret key from a browser's User-Agent is refused. The verified caller is put in the request's extensions as a `db::context::Caller`.
 //! Refusals are 401 with the body shape of the surface asked. The gate verifies tokens only:
 //! it never touches the database.
 
@@ -48,6 +49,9 @@ pub enum GateError {
     Jwt(JwtError),
     #[error("JWT has no role claim and no anonymous role is configured")]
     NoRole,
+    /// An `sb_secret_…` key sent by a browser (Supabase refuses it whatever the key's validity).
+    #[error("Forbidden use of secret API key in browser")]
+    SecretKeyInBrowser,
 }
 
 /// The API surface a request is for, which decides the error body shape.
@@ -83,6 +87,14 @@ impl GateError {
             (_, GateError::MissingApiKey) => {
                 json!({"message": message, "hint": "No `apikey` request header or url param was found."})
             }
+            (_, GateError::SecretKeyInBrowser) => json!({
+                "message": message,
+                "hint": "Secret API keys belong on servers only; a browser must use the publishable key."
+            }),
+            (_, GateError::Jwt(JwtError::UnknownApiKey)) => json!({
+                "message": message,
+                "hint": "Double check the publishable or secret API key."
+            }),
             (Surface::Storage, _) => json!({"statusCode": "401", "error": "InvalidJWT", "message": message}),
             (_, _) => json!({"message": message}),
         };
@@ -93,7 +105,9 @@ impl GateError {
     /// gateway answers in Supabase, not PostgREST).
     fn rest_error(&self) -> Option<RestError> {
         Some(match self {
-            GateError::MissingApiKey => return None,
+            GateError::MissingApiKey | GateError::SecretKeyInBrowser | GateError::Jwt(JwtError::UnknownApiKey) => {
+                return None
+            }
             GateError::NoRole => RestError::AnonymousAccessDisabled,
             GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
             GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
@@ -192,6 +206,10 @@ pub async fn middleware(
     let require_apikey = !(surface == Surface::Rest && gate.config.rest_without_apikey);
     let apikey = apikey_of(req.request());
     let bearer = bearer_of(req.request());
+    let user_agent = req.headers().get("user-agent").and_then(|v| v.to_str().ok());
+    if crate::keys::secret_key_from_browser(apikey.as_deref(), bearer.as_deref(), user_agent) {
+        return Ok(req.into_response(GateError::SecretKeyInBrowser.response(surface)));
+    }
     let started = std::time::Instant::now();
     match gate.authenticate(apikey.as_deref(), bearer.as_deref(), require_apikey) {
         Ok(caller) => {

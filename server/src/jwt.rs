@@ -1,16 +1,23 @@
-//! Verification of JWTs (API keys and user access tokens) with a small cache.
+//! Verification of JWTs and API keys (user access tokens, the legacy anon / service_role JWTs,
+//! the `sb_publishable_…` / `sb_secret_…` keys) with a small cache.
 //!
-//! Only HS256 tokens signed with the configured secret are accepted; `alg: none` and every
-//! other algorithm are refused by construction. Verified claims are cached by token text
-//! (as PostgREST does) so that verification does not dominate a request's cost; a cached
-//! entry is re-checked against its `exp` on every hit. This module knows nothing of HTTP.
+//! HS256 tokens verify with the configured secret; ES256 and RS256 tokens with the signing key
+//! their `kid` names (`signing_keys`), when the verifier has the key set; `alg: none` and every
+//! other algorithm are refused by construction. An opaque API key stands for the claims of its
+//! role. Verified claims are cached by token text (as PostgREST does) so that verification does
+//! not dominate a request's cost; a cached entry is re-checked against its `exp` on every hit,
+//! and the whole cache is dropped when a signing key is revoked. This module knows nothing of HTTP.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use jsonwebtoken::{decode, errors::ErrorKind, Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{decode, decode_header, errors::ErrorKind, Algorithm, DecodingKey, Validation};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
+
+use crate::keys::ApiKeys;
+use crate::signing_keys::SigningKeys;
 
 /// Leeway, in seconds, for clock skew between issuer and verifier (PostgREST allows 30 s).
 const LEEWAY_SECS: u64 = 30;
@@ -26,6 +33,9 @@ pub enum JwtError {
     Audience,
     #[error("{0}")]
     Claims(ClaimError),
+    /// An `sb_publishable_…` / `sb_secret_…` key this server did not issue.
+    #[error("Invalid API key")]
+    UnknownApiKey,
 }
 
 /// A time claim that is not acceptable (checked as strictly as PostgREST does).
@@ -40,10 +50,15 @@ pub enum ClaimError {
     NotNumber(&'static str),
 }
 
-/// Verifies tokens against one HS256 secret.
+/// Verifies tokens against one HS256 secret, and optionally the signing keys and API keys.
 pub struct JwtVerifier {
     key: DecodingKey,
     validation: Validation,
+    /// The asymmetric keys, with the validations of ES256 and RS256.
+    signing: Option<(Arc<SigningKeys>, Validation, Validation)>,
+    api_keys: Option<Arc<ApiKeys>>,
+    /// `SigningKeys::revocations` when the cache was last emptied.
+    revocations_seen: AtomicU64,
     cache: moka::sync::Cache<String, Arc<Value>>,
 }
 
@@ -61,42 +76,100 @@ impl JwtVerifier {
 
     /// A verifier for the secret's raw bytes (a base64 secret once decoded).
     pub fn with_key(secret: &[u8], audience: Option<&str>) -> JwtVerifier {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = LEEWAY_SECS;
-        validation.required_spec_claims.clear();
-        validation.validate_exp = true;
-        // nbf and iat are checked by `check_times`, which names the claim as PostgREST does.
-        validation.validate_nbf = false;
-        match audience {
-            Some(aud) => validation.set_audience(&[aud]),
-            None => validation.validate_aud = false,
-        }
         JwtVerifier {
             key: DecodingKey::from_secret(secret),
-            validation,
+            validation: validation(Algorithm::HS256, audience),
+            signing: None,
+            api_keys: None,
+            revocations_seen: AtomicU64::new(0),
             cache: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(Duration::from_secs(300)).build(),
         }
     }
 
+    /// Also accept ES256 / RS256 tokens signed by `keys` (the audience rule stays the same).
+    pub fn with_signing_keys(mut self, keys: Arc<SigningKeys>) -> JwtVerifier {
+        let audience = self.validation.aud.as_ref().and_then(|set| set.iter().next().cloned());
+        let es = validation(Algorithm::ES256, audience.as_deref());
+        let rs = validation(Algorithm::RS256, audience.as_deref());
+        self.revocations_seen = AtomicU64::new(keys.revocations());
+        self.signing = Some((keys, es, rs));
+        self
+    }
+
+    /// Also accept the opaque API keys (`sb_publishable_…`, `sb_secret_…`).
+    pub fn with_api_keys(mut self, keys: Arc<ApiKeys>) -> JwtVerifier {
+        self.api_keys = Some(keys);
+        self
+    }
+
     /// The claims of a valid token.
     pub fn verify(&self, token: &str) -> Result<Arc<Value>, JwtError> {
+        if let Some((keys, _, _)) = &self.signing {
+            let revocations = keys.revocations();
+            if self.revocations_seen.swap(revocations, Ordering::AcqRel) != revocations {
+                self.cache.invalidate_all();
+            }
+        }
         if let Some(claims) = self.cache.get(token) {
             check_times(&claims)?;
             return Ok(claims);
         }
-        let data = decode::<Value>(token, &self.key, &self.validation).map_err(|err| match err.kind() {
-            ErrorKind::ExpiredSignature => JwtError::Expired,
-            ErrorKind::InvalidAudience => JwtError::Audience,
-            other => JwtError::Invalid(describe(other)),
-        })?;
-        if !data.claims.is_object() {
+        if ApiKeys::is_opaque(token) {
+            let claims =
+                self.api_keys.as_ref().and_then(|keys| keys.claims_of(token)).ok_or(JwtError::UnknownApiKey)?;
+            self.cache.insert(token.to_string(), claims.clone());
+            return Ok(claims);
+        }
+        let claims = self.decode(token)?;
+        if !claims.is_object() {
             return Err(JwtError::Invalid("claims are not a JSON object".into()));
         }
-        check_times(&data.claims)?;
-        let claims = Arc::new(data.claims);
+        check_times(&claims)?;
+        let claims = Arc::new(claims);
         self.cache.insert(token.to_string(), claims.clone());
         Ok(claims)
     }
+
+    /// Check the signature and `exp` / `aud` with the key the header asks for.
+    fn decode(&self, token: &str) -> Result<Value, JwtError> {
+        let fail = |err: jsonwebtoken::errors::Error| match err.kind() {
+            ErrorKind::ExpiredSignature => JwtError::Expired,
+            ErrorKind::InvalidAudience => JwtError::Audience,
+            other => JwtError::Invalid(describe(other)),
+        };
+        let header = decode_header(token).map_err(fail)?;
+        let data = match (header.alg, &self.signing) {
+            (Algorithm::HS256, _) => decode::<Value>(token, &self.key, &self.validation),
+            (alg @ (Algorithm::ES256 | Algorithm::RS256), Some((keys, es, rs))) => {
+                let set = keys.current();
+                let Some(key) = header.kid.as_deref().and_then(|kid| set.verifying(kid)) else {
+                    keys.unknown_kid();
+                    return Err(JwtError::Invalid("invalid kid".into()));
+                };
+                if key.algorithm != alg {
+                    return Err(JwtError::Invalid("signing method (alg) is unavailable".into()));
+                }
+                decode::<Value>(token, &key.key, if alg == Algorithm::ES256 { es } else { rs })
+            }
+            _ => return Err(JwtError::Invalid("signing method (alg) is unavailable".into())),
+        };
+        Ok(data.map_err(fail)?.claims)
+    }
+}
+
+/// The checks of one algorithm: `exp` with leeway, the audience when configured.
+fn validation(alg: Algorithm, audience: Option<&str>) -> Validation {
+    let mut validation = Validation::new(alg);
+    validation.leeway = LEEWAY_SECS;
+    validation.required_spec_claims.clear();
+    validation.validate_exp = true;
+    // nbf and iat are checked by `check_times`, which names the claim as PostgREST does.
+    validation.validate_nbf = false;
+    match audience {
+        Some(aud) => validation.set_audience(&[aud]),
+        None => validation.validate_aud = false,
+    }
+    validation
 }
 
 /// `exp`, `nbf` and `iat`, when present, must be numbers; the token must not be expired, not
@@ -203,5 +276,66 @@ mod tests {
         let verifier = JwtVerifier::new(&secret(), Some("authenticated"));
         let token = sign(json!({"role": "anon", "aud": "other"}), &"k".repeat(40));
         assert_eq!(verifier.verify(&token), Err(JwtError::Audience));
+    }
+
+    #[test]
+    fn es256_tokens_verify_by_kid_and_stop_verifying_once_revoked() {
+        use crate::signing_keys::{generate_es256, SigningKeys};
+        let old = generate_es256().unwrap();
+        let new = generate_es256().unwrap();
+        let keys = Arc::new(SigningKeys::of(&[(&old, "in_use"), (&new, "standby")]));
+        let verifier = JwtVerifier::new(&secret(), None).with_signing_keys(keys.clone());
+        let legacy = EncodingKey::from_secret(b"unused");
+        let claims = json!({"role": "authenticated", "sub": "u1", "exp": chrono::Utc::now().timestamp() + 60});
+        let by_old = keys.sign(&claims, &legacy).unwrap();
+        assert_eq!(verifier.verify(&by_old).unwrap()["sub"], "u1");
+        // HS256 tokens with the secret still verify beside the asymmetric ones.
+        assert!(verifier.verify(&sign(json!({"role": "anon"}), &"k".repeat(40))).is_ok());
+
+        keys.reload_with(&[(&old, "previously_used"), (&new, "in_use")]);
+        let by_new = keys.sign(&claims, &legacy).unwrap();
+        assert_ne!(
+            jsonwebtoken::decode_header(&by_new).unwrap().kid,
+            jsonwebtoken::decode_header(&by_old).unwrap().kid
+        );
+        assert!(verifier.verify(&by_new).is_ok());
+        assert!(verifier.verify(&by_old).is_ok(), "a previously used key still verifies");
+
+        keys.reload_with(&[(&old, "revoked"), (&new, "in_use")]);
+        assert_eq!(verifier.verify(&by_old), Err(JwtError::Invalid("invalid kid".into())), "even though it was cached");
+        assert!(verifier.verify(&by_new).is_ok());
+    }
+
+    #[test]
+    fn asymmetric_tokens_are_refused_without_keys_or_with_another_key_s_kid() {
+        use crate::signing_keys::{generate_es256, SigningKeys};
+        let key = generate_es256().unwrap();
+        let other = generate_es256().unwrap();
+        let keys = SigningKeys::of(&[(&key, "in_use")]);
+        let token = keys.sign(&json!({"role": "anon"}), &EncodingKey::from_secret(b"x")).unwrap();
+        let plain = JwtVerifier::new(&secret(), None);
+        assert_eq!(plain.verify(&token), Err(JwtError::Invalid("signing method (alg) is unavailable".into())));
+        let wrong =
+            JwtVerifier::new(&secret(), None).with_signing_keys(Arc::new(SigningKeys::of(&[(&other, "in_use")])));
+        assert_eq!(wrong.verify(&token), Err(JwtError::Invalid("invalid kid".into())));
+        // The right kid with a forged signature: the other key signs, the header claims ours.
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(key.id.to_string());
+        let forged =
+            encode(&header, &json!({"role": "service_role"}), &EncodingKey::from_ec_pem(other.pem.as_bytes()).unwrap())
+                .unwrap();
+        let right = JwtVerifier::new(&secret(), None).with_signing_keys(Arc::new(keys));
+        assert_eq!(right.verify(&forged), Err(JwtError::Invalid("invalid signature".into())));
+    }
+
+    #[test]
+    fn opaque_api_keys_stand_for_their_role_and_unknown_ones_are_refused() {
+        let api = Arc::new(ApiKeys::derive(&secret()));
+        let verifier = JwtVerifier::new(&secret(), None).with_api_keys(api.clone());
+        assert_eq!(verifier.verify(api.publishable.expose_secret()).unwrap()["role"], "anon");
+        assert_eq!(verifier.verify(api.secret.expose_secret()).unwrap()["role"], "service_role");
+        assert_eq!(verifier.verify("sb_secret_guess_123"), Err(JwtError::UnknownApiKey));
+        let without = JwtVerifier::new(&secret(), None);
+        assert_eq!(without.verify(api.publishable.expose_secret()), Err(JwtError::UnknownApiKey));
     }
 }

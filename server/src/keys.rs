@@ -3,19 +3,25 @@
 //! When no `JWT_SECRET` is configured, a random one is generated once and kept in
 //! `DATA_DIR/secrets/jwt_secret` (mode 0600). The `anon` and `service_role` keys are HS256 JWTs
 //! derived deterministically from the secret, so every server instance sharing the secret prints
-//! the same keys. Nothing here logs a secret; callers print keys only on explicit request.
+//! the same keys. The new opaque keys (`sb_publishable_…` for the anon role, `sb_secret_…` for
+//! service_role) are derived from the secret the same way. Nothing here logs a secret; callers
+//! print keys only on explicit request.
 
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use hmac::{Hmac, Mac};
 use jsonwebtoken::{encode, EncodingKey, Header};
 use rand::RngCore;
 use secrecy::{ExposeSecret, SecretString};
-use serde_json::json;
-use sha2::Sha256;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 
@@ -35,12 +41,79 @@ pub enum KeysError {
     WeakSecret,
 }
 
-/// The secret and the two API keys.
+/// The secret and the API keys.
 #[derive(Clone)]
 pub struct Keys {
     pub jwt_secret: SecretString,
     pub anon_key: SecretString,
     pub service_role_key: SecretString,
+    /// `sb_publishable_…` and `sb_secret_…`.
+    pub api_keys: Arc<ApiKeys>,
+}
+
+/// The opaque API keys, each standing for the claims of its role.
+pub struct ApiKeys {
+    pub publishable: SecretString,
+    pub secret: SecretString,
+    anon_claims: Arc<Value>,
+    service_claims: Arc<Value>,
+}
+
+impl std::fmt::Debug for ApiKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKeys([REDACTED])")
+    }
+}
+
+/// Prefix of a publishable key (the anon role; safe in a browser).
+pub const PUBLISHABLE_PREFIX: &str = "sb_publishable_";
+/// Prefix of a secret key (the service_role; refused from a browser).
+pub const SECRET_PREFIX: &str = "sb_secret_";
+
+impl ApiKeys {
+    /// The two keys derived from `secret`.
+    pub fn derive(secret: &SecretString) -> ApiKeys {
+        let claims = |role: &str| Arc::new(json!({ "iss": "supabase", "role": role, "iat": KEY_IAT, "exp": KEY_EXP }));
+        ApiKeys {
+            publishable: SecretString::from(derive_opaque_key(secret, PUBLISHABLE_PREFIX)),
+            secret: SecretString::from(derive_opaque_key(secret, SECRET_PREFIX)),
+            anon_claims: claims("anon"),
+            service_claims: claims("service_role"),
+        }
+    }
+
+    /// Whether `token` has the shape of an opaque key rather than a JWT.
+    pub fn is_opaque(token: &str) -> bool {
+        token.starts_with(PUBLISHABLE_PREFIX) || token.starts_with(SECRET_PREFIX)
+    }
+
+    /// The claims `key` stands for, if it is one of ours (compared by digest, in constant time
+    /// with respect to the key).
+    pub fn claims_of(&self, key: &str) -> Option<Arc<Value>> {
+        let digest = Sha256::digest(key.as_bytes());
+        if digest == Sha256::digest(self.publishable.expose_secret().as_bytes()) {
+            Some(self.anon_claims.clone())
+        } else if digest == Sha256::digest(self.secret.expose_secret().as_bytes()) {
+            Some(self.service_claims.clone())
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether a request uses a secret key from a browser, which Supabase refuses: the key is in
+/// `apikey` or the Bearer, and the User-Agent is a browser's.
+pub fn secret_key_from_browser(apikey: Option<&str>, bearer: Option<&str>, user_agent: Option<&str>) -> bool {
+    let secret = [apikey, bearer].into_iter().flatten().any(|k| k.trim().starts_with(SECRET_PREFIX));
+    secret && user_agent.is_some_and(|ua| ua.trim_start().starts_with("Mozilla/"))
+}
+
+/// `<prefix><22 characters>_<8-character checksum>`, the shape of Supabase's opaque keys; the
+/// random part is an HMAC of the prefix under the secret, so every instance derives the same key.
+pub fn derive_opaque_key(secret: &SecretString, prefix: &str) -> String {
+    let body = URL_SAFE_NO_PAD.encode(&hex::decode(derive_password(secret, prefix)).unwrap_or_default()[..16]);
+    let checksum = URL_SAFE_NO_PAD.encode(&Sha256::digest(format!("{prefix}{body}").as_bytes())[..6]);
+    format!("{prefix}{body}_{checksum}")
 }
 
 impl std::fmt::Debug for Keys {
@@ -69,7 +142,8 @@ impl Keys {
             Some(key) => key.clone(),
             None => SecretString::from(derive_api_key(&jwt_secret, "service_role")?),
         };
-        Ok(Keys { jwt_secret, anon_key, service_role_key })
+        let api_keys = Arc::new(ApiKeys::derive(&jwt_secret));
+        Ok(Keys { jwt_secret, anon_key, service_role_key, api_keys })
     }
 
     /// A password for an internal purpose (e.g. the `authenticator` role), derived from the
@@ -164,7 +238,34 @@ mod tests {
     #[test]
     fn debug_output_hides_secrets() {
         let secret = SecretString::from("s".repeat(40));
-        let keys = Keys { anon_key: secret.clone(), service_role_key: secret.clone(), jwt_secret: secret };
+        let api_keys = Arc::new(ApiKeys::derive(&secret));
+        let keys = Keys { anon_key: secret.clone(), service_role_key: secret.clone(), jwt_secret: secret, api_keys };
         assert!(!format!("{keys:?}").contains("sss"));
+        assert!(!format!("{:?}", keys.api_keys).contains("sb_"));
+    }
+
+    #[test]
+    fn opaque_keys_have_supabase_s_shape_and_stand_for_their_role() {
+        let keys = ApiKeys::derive(&SecretString::from("a".repeat(40)));
+        let publishable = keys.publishable.expose_secret().to_string();
+        let secret = keys.secret.expose_secret().to_string();
+        assert!(publishable.starts_with("sb_publishable_") && publishable.len() == 15 + 22 + 1 + 8, "{publishable}");
+        assert!(secret.starts_with("sb_secret_") && secret.len() == 10 + 22 + 1 + 8, "{secret}");
+        assert_eq!(ApiKeys::derive(&SecretString::from("a".repeat(40))).publishable.expose_secret(), publishable);
+        assert_ne!(ApiKeys::derive(&SecretString::from("b".repeat(40))).publishable.expose_secret(), publishable);
+        assert_eq!(keys.claims_of(&publishable).unwrap()["role"], "anon");
+        assert_eq!(keys.claims_of(&secret).unwrap()["role"], "service_role");
+        assert!(keys.claims_of("sb_secret_nope").is_none());
+        assert!(keys.claims_of(&publishable[..publishable.len() - 1]).is_none());
+    }
+
+    #[test]
+    fn a_secret_key_is_refused_only_from_a_browser() {
+        let browser = Some("Mozilla/5.0 (X11; Linux x86_64) Chrome/120");
+        assert!(secret_key_from_browser(Some("sb_secret_x"), None, browser));
+        assert!(secret_key_from_browser(None, Some("sb_secret_x"), browser));
+        assert!(!secret_key_from_browser(Some("sb_secret_x"), None, Some("node")));
+        assert!(!secret_key_from_browser(Some("sb_secret_x"), None, None));
+        assert!(!secret_key_from_browser(Some("sb_publishable_x"), None, browser));
     }
 }

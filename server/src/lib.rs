@@ -15,6 +15,7 @@ pub mod realtime;
 pub mod rest;
 pub mod routes;
 pub mod seed;
+pub mod signing_keys;
 pub mod site;
 pub mod startup;
 pub mod storage;

@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use secrecy::ExposeSecret;
-use server::config::{Cli, Command, DbAction};
+use server::config::{Cli, Command, Config, DbAction, KeysAction};
 use server::db::embedded::EmbeddedPostgres;
 use server::db::{Pools, AUTHENTICATOR};
 use server::keys::Keys;
@@ -70,10 +70,11 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
-        Command::Keys => {
+        Command::Keys { action: None } => {
             let keys = Keys::load_or_generate(&config)?;
             print_keys(&config.external_url(config.port), &keys);
         }
+        Command::Keys { action: Some(action) } => signing_keys(&config, action).await?,
         Command::Db { action } => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
             tokio::task::spawn_blocking(move || match action {
@@ -90,6 +91,43 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// `server keys signing|new|rotate|revoke`: on the database the server uses (the embedded cluster
+/// is started for the command when it is not running, and stopped again after).
+async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn std::error::Error>> {
+    use server::signing_keys as sk;
+    let keys = Keys::load_or_generate(config)?;
+    let cfg = config.clone();
+    let was_running = config.database_url.is_none()
+        && EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?.is_running();
+    let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+    let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
+    startup::migrate_and_prepare(&pools, &keys).await?;
+    let mut client = pools.admin.get().await?;
+    let outcome = match action {
+        KeysAction::Signing => sk::list(&client).await.map(|keys| {
+            println!("{:<38}{:<11}{:<17}created (UTC)", "id (kid)", "algorithm", "status");
+            for key in keys {
+                println!("{:<38}{:<11}{:<17}{}", key.id, key.algorithm, key.status, key.created_at);
+            }
+        }),
+        KeysAction::New { pem } => {
+            let key = match pem {
+                Some(path) => sk::new_key_from_pem(&std::fs::read_to_string(&path)?),
+                None => sk::generate_es256(),
+            }?;
+            sk::add_standby(&client, &key).await.map(|()| println!("standby {} key {}", key.algorithm, key.id))
+        }
+        KeysAction::Rotate => sk::rotate(&mut client).await.map(|id| println!("key {id} now signs access tokens")),
+        KeysAction::Revoke { id } => sk::revoke(&client, id).await.map(|()| println!("key {id} revoked")),
+    };
+    drop(client);
+    drop(pools);
+    if let (Some(cluster), false) = (database.embedded, was_running) {
+        tokio::task::spawn_blocking(move || cluster.stop()).await??;
+    }
+    Ok(outcome?)
+}
+
 /// Prints where the server listens and its keys. A closed stdout (the reader went away) must not
 /// end a running server, so write errors are ignored here rather than panicking as `println!` does.
 fn print_keys(url: &str, keys: &Keys) {
@@ -98,5 +136,7 @@ fn print_keys(url: &str, keys: &Keys) {
     let _ = writeln!(out, "API URL: {url}");
     let _ = writeln!(out, "anon key: {}", keys.anon_key.expose_secret());
     let _ = writeln!(out, "service_role key: {}", keys.service_role_key.expose_secret());
+    let _ = writeln!(out, "publishable key: {}", keys.api_keys.publishable.expose_secret());
+    let _ = writeln!(out, "secret key: {}", keys.api_keys.secret.expose_secret());
     let _ = out.flush();
 }

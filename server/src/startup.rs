@@ -120,6 +120,9 @@ pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
 pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<String>, StartupError> {
     let applied = migrate::run(&pools.admin).await?;
     let client = pools.admin.get().await.map_err(|e| StartupError::Setup(e.to_string()))?;
+    crate::signing_keys::ensure_initial(&client)
+        .await
+        .map_err(|e| StartupError::Setup(format!("cannot create the first signing key: {e}")))?;
     let password = keys.derived_password(AUTHENTICATOR);
     let sql = format!("alter role {AUTHENTICATOR} with login password {}", crate::db::quote_literal(&password));
     if let Err(err) = client.batch_execute(&sql).await {
@@ -163,6 +166,12 @@ impl Application {
             .map_err(|e| StartupError::Setup(e.to_string()))??;
         let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;
         migrate_and_prepare(&pools, &keys).await?;
+        let signing_keys = Arc::new(
+            crate::signing_keys::SigningKeys::load(&pools.admin)
+                .await
+                .map_err(|e| StartupError::Setup(format!("cannot read the signing keys: {e}")))?,
+        );
+        signing_keys.spawn_reloader(pools.admin.clone(), config.auth.signing_keys_reload);
 
         let addr = format!("{}:{}", config.host, config.port);
         let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
@@ -176,7 +185,9 @@ impl Application {
             }
             Some(secret) => JwtVerifier::new(secret, rest_config.jwt_aud.as_deref()),
             None => JwtVerifier::new(&keys.jwt_secret, rest_config.jwt_aud.as_deref()),
-        };
+        }
+        .with_signing_keys(signing_keys.clone())
+        .with_api_keys(keys.api_keys.clone());
         let gate = Gate {
             verifier: Arc::new(verifier),
             config: GateConfig {
@@ -218,8 +229,15 @@ impl Application {
             crate::storage::backend::local_dir(&config.storage, &config.data_dir),
         );
         let auth = web::Data::new(
-            AuthState::new(config.auth.clone(), pools.admin.clone(), &keys.jwt_secret, &external_url, &config.site_url)
-                .map_err(StartupError::Setup)?,
+            AuthState::new(
+                config.auth.clone(),
+                pools.admin.clone(),
+                &keys,
+                signing_keys.clone(),
+                &external_url,
+                &config.site_url,
+            )
+            .map_err(StartupError::Setup)?,
         );
         let state = web::Data::new(AppState {
             config: config.clone(),

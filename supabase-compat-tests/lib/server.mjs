@@ -66,7 +66,7 @@ export async function sql(dbUrl, text, params = []) {
 
 /**
  * Start a server on a fresh database. Resolves to
- * { url, anonKey, serviceKey, jwtSecret, dbUrl, pid, logs(), stop() }.
+ * { url, anonKey, serviceKey, publishableKey, secretKey, jwtSecret, dbUrl, pid, logs(), stop() }.
  *
  * With `dbUrl` (and the `jwtSecret` of the server already using it), start another instance on
  * that existing database instead: a second instance beside the first, or the first again after
@@ -112,9 +112,13 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
       const url = out.match(/^API URL: (\S+)$/m);
       const anon = out.match(/^anon key: (\S+)$/m);
       const service = out.match(/^service_role key: (\S+)$/m);
-      if (url && anon && service) {
+      const publishable = out.match(/^publishable key: (\S+)$/m);
+      const secret = out.match(/^secret key: (\S+)$/m);
+      if (url && anon && service && publishable && secret) {
         clearTimeout(timer);
-        resolve({ url: url[1], anonKey: anon[1], serviceKey: service[1] });
+        resolve({
+          url: url[1], anonKey: anon[1], serviceKey: service[1], publishableKey: publishable[1], secretKey: secret[1],
+        });
       }
     });
   });

@@ -65,6 +65,8 @@ pub enum AuthError {
     BadJwt(String),
     #[error("This endpoint requires a valid Bearer token")]
     NoAuthorization,
+    #[error("Forbidden use of secret API key in browser")]
+    SecretKeyInBrowser,
     #[error("User from sub claim in JWT does not exist")]
     UserFromJwtMissing,
     #[error("User not found")]
@@ -134,6 +136,7 @@ impl AuthError {
             NotAdmin => (StatusCode::FORBIDDEN, "not_admin"),
             BadJwt(_) => (StatusCode::FORBIDDEN, "bad_jwt"),
             NoAuthorization => (StatusCode::UNAUTHORIZED, "no_authorization"),
+            SecretKeyInBrowser => (StatusCode::UNAUTHORIZED, "no_authorization"),
             UserFromJwtMissing => (StatusCode::FORBIDDEN, "user_not_found"),
             NotFoundUser => (StatusCode::NOT_FOUND, "user_not_found"),
             MfaFactorNotFound => (StatusCode::NOT_FOUND, "mfa_factor_not_found"),

@@ -26,10 +26,12 @@ use std::sync::Arc;
 use actix_web::web;
 use deadpool_postgres::Pool;
 use jsonwebtoken::EncodingKey;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 
 use crate::config::AuthConfig;
 use crate::jwt::JwtVerifier;
+use crate::keys::Keys;
+use crate::signing_keys::SigningKeys;
 use mail::Mailer;
 
 /// Shared state of the auth surface.
@@ -37,7 +39,10 @@ pub struct AuthState {
     pub config: AuthConfig,
     /// Owner pool: auth tables are not the caller's to touch.
     pub pool: Pool,
+    /// The legacy HS256 secret: signs only when no asymmetric key is in use.
     pub encoding_key: EncodingKey,
+    /// The asymmetric signing keys (shared with every verifier of this instance).
+    pub signing_keys: Arc<SigningKeys>,
     pub verifier: Arc<JwtVerifier>,
     /// `iss` of access tokens: `API_EXTERNAL_URL/auth/v1`.
     pub issuer: String,
@@ -56,7 +61,8 @@ impl AuthState {
     pub fn new(
         config: AuthConfig,
         pool: Pool,
-        secret: &SecretString,
+        keys: &Keys,
+        signing_keys: Arc<SigningKeys>,
         external_url: &str,
         site_url: &str,
     ) -> Result<AuthState, String> {
@@ -69,8 +75,13 @@ impl AuthState {
         Ok(AuthState {
             config,
             pool,
-            encoding_key: EncodingKey::from_secret(secret.expose_secret().as_bytes()),
-            verifier: Arc::new(JwtVerifier::new(secret, None)),
+            encoding_key: EncodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
+            verifier: Arc::new(
+                JwtVerifier::new(&keys.jwt_secret, None)
+                    .with_signing_keys(signing_keys.clone())
+                    .with_api_keys(keys.api_keys.clone()),
+            ),
+            signing_keys,
             issuer: format!("{}/auth/v1", external_url.trim_end_matches('/')),
             site_url: site_url.trim_end_matches('/').to_string(),
             mailer,
@@ -130,10 +141,18 @@ mod tests {
         ))
         .build()
         .unwrap();
+        let secret = secrecy::SecretString::from("s".repeat(40));
+        let keys = Keys {
+            jwt_secret: secret.clone(),
+            anon_key: secret.clone(),
+            service_role_key: secret.clone(),
+            api_keys: Arc::new(crate::keys::ApiKeys::derive(&secret)),
+        };
         AuthState::new(
             cli.config.auth,
             pool,
-            &SecretString::from("s".repeat(40)),
+            &keys,
+            Arc::new(SigningKeys::default()),
             "http://api.test",
             "http://site.test",
         )

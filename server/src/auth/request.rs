@@ -62,6 +62,7 @@ fn verify(state: &AuthState, token: &str) -> Result<Arc<Value>, AuthError> {
             crate::jwt::JwtError::Invalid(why) => why,
             crate::jwt::JwtError::Audience => "token has invalid audience".to_string(),
             crate::jwt::JwtError::Claims(claim) => format!("token has invalid claims: {claim}"),
+            crate::jwt::JwtError::UnknownApiKey => "invalid API key".to_string(),
         };
         AuthError::BadJwt(format!("invalid JWT: unable to parse or verify signature, {why}"))
     })
@@ -119,7 +120,12 @@ impl actix_web::FromRequest for Admin {
 
 /// The claims of an admin token (`service_role` or `supabase_admin`), else 403 `not_admin`.
 fn require_admin(state: &AuthState, req: &HttpRequest) -> Result<Arc<Value>, AuthError> {
-    let claims = verify(state, &bearer(req)?)?;
+    let token = bearer(req)?;
+    let user_agent = req.headers().get("user-agent").and_then(|v| v.to_str().ok());
+    if crate::keys::secret_key_from_browser(None, Some(&token), user_agent) {
+        return Err(AuthError::SecretKeyInBrowser);
+    }
+    let claims = verify(state, &token)?;
     match claims.get("role").and_then(Value::as_str) {
         Some("service_role" | "supabase_admin") => Ok(claims),
         _ => Err(AuthError::NotAdmin),

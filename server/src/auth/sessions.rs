@@ -129,7 +129,7 @@ fn response_with(
         session_id: issued.session_id.to_string(),
         is_anonymous: user.is_anonymous,
     };
-    let access_token = tokens::sign(&claims, &state.encoding_key)?;
+    let access_token = state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?;
     Ok(json!({
         "access_token": access_token,
         "token_type": "bearer",

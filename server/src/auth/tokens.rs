@@ -1,20 +1,17 @@
 //! Token material: access-token claims and signing, refresh tokens, e-mail OTPs and their
 //! hashes, and PKCE challenge checks.
 //!
-//! Access tokens are HS256 JWTs with GoTrue's claims. E-mailed links carry the token hash
+//! Access tokens carry GoTrue's claims (`signing_keys` signs them). E-mailed links carry the token hash
 //! (`sha224(email + otp)` in hex, as GoTrue computes it), so a link and the six-digit code in
 //! the same mail verify the same stored value. Nothing here touches the database or HTTP.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use jsonwebtoken::{encode, EncodingKey, Header};
 use rand::distributions::{Alphanumeric, Distribution, Uniform};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha224, Sha256};
-
-use super::error::AuthError;
 
 /// One authentication method of the session (`amr` claim).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -40,11 +37,6 @@ pub struct AccessClaims {
     pub amr: Vec<Amr>,
     pub session_id: String,
     pub is_anonymous: bool,
-}
-
-/// Sign claims with the HS256 secret.
-pub fn sign(claims: &AccessClaims, key: &EncodingKey) -> Result<String, AuthError> {
-    encode(&Header::default(), claims, key).map_err(AuthError::internal)
 }
 
 /// A random alphanumeric string (refresh tokens, PKCE auth codes).
@@ -106,7 +98,8 @@ mod tests {
             session_id: "6f1b6c1e-0000-4000-8000-000000000002".into(),
             is_anonymous: false,
         };
-        let token = sign(&claims, &EncodingKey::from_secret(b"secret")).unwrap();
+        let legacy = jsonwebtoken::EncodingKey::from_secret(b"secret");
+        let token = crate::signing_keys::SigningKeys::default().sign(&claims, &legacy).unwrap();
         let mut validation = Validation::default();
         validation.set_audience(&["authenticated"]);
         let data = decode::<Value>(&token, &DecodingKey::from_secret(b"secret"), &validation).unwrap();

@@ -249,6 +249,20 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
     by_id(db, id).await
 }
 
+/// Insert an anonymous user: no address, no password, no identity, provider `anonymous`.
+pub async fn insert_anonymous(db: &impl GenericClient, user_metadata: &Value) -> Result<User, AuthError> {
+    let id = Uuid::new_v4();
+    db.cached_execute(
+        "insert into auth.users (instance_id, id, aud, role, encrypted_password, raw_app_meta_data, \
+             raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous) \
+         values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', '', \
+             '{\"provider\": \"anonymous\", \"providers\": [\"anonymous\"]}', $2, false, now(), now(), true)",
+        &[&id, user_metadata],
+    )
+    .await?;
+    by_id(db, id).await?.ok_or(AuthError::UserFromJwtMissing)
+}
+
 /// Mark the address confirmed (and `email_verified` in the metadata and identity).
 pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
     db.cached_execute(
@@ -301,7 +315,8 @@ pub async fn merge_metadata(db: &impl GenericClient, id: Uuid, app: bool, update
     Ok(())
 }
 
-/// Change the address (confirmed), keeping the identity's copy in step.
+/// Change the address (confirmed), keeping the identity's copy in step. An anonymous user who
+/// gets an address becomes permanent: `is_anonymous` false, provider `email`, an `email` identity.
 pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result<bool, AuthError> {
     let taken =
         db.cached_query_opt("select 1 from auth.users where email = lower($1) and id <> $2", &[&email, &id]).await?;
@@ -311,7 +326,11 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
     db.cached_execute(
         "update auth.users set email = lower($2), email_change = '', email_change_token_new = '', \
              email_change_token_current = '', email_change_confirm_status = 0, email_change_sent_at = null, \
-             email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() \
+             email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), \
+             raw_app_meta_data = case when is_anonymous \
+                 then coalesce(raw_app_meta_data, '{}') || '{\"provider\": \"email\", \"providers\": [\"email\"]}' \
+                 else raw_app_meta_data end, \
+             is_anonymous = false \
          where id = $1",
         &[&id, &email],
     )
@@ -319,6 +338,14 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
     db.cached_execute(
         "update auth.identities set identity_data = identity_data || jsonb_build_object('email', lower($2::text)), \
              updated_at = now() where user_id = $1 and provider = 'email'",
+        &[&id, &email],
+    )
+    .await?;
+    db.cached_execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         select $1::uuid::text, $1, jsonb_build_object('sub', $1::uuid::text, 'email', lower($2::text), \
+             'email_verified', true, 'phone_verified', false), 'email', now(), now(), now() \
+         where not exists (select 1 from auth.identities where user_id = $1 and provider = 'email')",
         &[&id, &email],
     )
     .await?;

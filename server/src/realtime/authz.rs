@@ -38,6 +38,7 @@ pub fn verify(gate: &Gate, token: &str) -> Result<Token, TokenError> {
         crate::gate::GateError::Jwt(jwt) => TokenError::from_jwt(&jwt),
         crate::gate::GateError::MissingApiKey => TokenError::Missing,
         crate::gate::GateError::NoRole => TokenError::MissingClaims,
+        crate::gate::GateError::SecretKeyInBrowser => TokenError::Signature,
     })?;
     let exp = caller.claims.get("exp").and_then(Value::as_f64).ok_or(TokenError::MissingClaims)? as i64;
     if caller.claims.get("role").and_then(Value::as_str).is_none() {

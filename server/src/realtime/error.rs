@@ -33,7 +33,7 @@ impl TokenError {
         match err {
             JwtError::Expired => TokenError::Expired(0),
             JwtError::Invalid(reason) if reason == "token is malformed" => TokenError::Malformed,
-            JwtError::Invalid(_) | JwtError::Audience => TokenError::Signature,
+            JwtError::Invalid(_) | JwtError::Audience | JwtError::UnknownApiKey => TokenError::Signature,
             JwtError::Claims(claim) => TokenError::Claims(claim.to_string()),
         }
     }

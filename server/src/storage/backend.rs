@@ -21,7 +21,7 @@ use object_store::path::Path;
 use object_store::{GetResult, GetResultPayload, ObjectStore, PutPayload, WriteMultipart};
 use secrecy::ExposeSecret;
 
-use super::config::StorageConfig;
+use super::config::{EtagAlgorithm, StorageConfig};
 use super::error::StorageError;
 
 /// Size of each part of a streamed upload (S3's minimum part size is 5 MiB).
@@ -74,8 +74,26 @@ pub fn key_of(version: &str) -> Path {
 #[derive(Debug, Clone)]
 pub struct Stored {
     pub size: u64,
-    /// `"<md5 hex>"`, quoted as S3 quotes ETags.
+    /// `"<md5 hex>"` or `"<mtime ms hex>-<size hex>"`, quoted as S3 quotes ETags.
     pub etag: String,
+}
+
+/// How `put_stream` makes the ETag: hashing every byte, or from the stored file's modification
+/// time and size (only where the store has files: `local_dir` is set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Etag {
+    Md5,
+    Mtime,
+}
+
+impl Etag {
+    /// The configured algorithm where it applies: the `s3` backend always hashes, as S3 does.
+    pub fn of(config: &StorageConfig) -> Etag {
+        match (config.backend.as_str(), config.etag_algorithm) {
+            ("file", EtagAlgorithm::Mtime) => Etag::Mtime,
+            _ => Etag::Md5,
+        }
+    }
 }
 
 /// Stream `body` to `key`, refusing more than `limit` bytes. On any failure nothing is left at `key`.
@@ -84,12 +102,13 @@ pub async fn put_stream<S, E>(
     key: &Path,
     mut body: S,
     limit: u64,
+    etag: Etag,
 ) -> Result<Stored, StorageError>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: Display,
 {
-    let mut md5 = Md5::new();
+    let mut md5 = (etag == Etag::Md5).then(Md5::new);
     let mut size: u64 = 0;
     let mut small = BytesMut::new();
     let mut writer: Option<WriteMultipart> = None;
@@ -107,7 +126,9 @@ where
             abort(writer).await;
             return Err(StorageError::EntityTooLarge);
         }
-        md5.update(&chunk);
+        if let Some(md5) = md5.as_mut() {
+            md5.update(&chunk);
+        }
         match writer.as_mut() {
             Some(w) => {
                 if let Err(err) = w.wait_for_capacity(PARTS_IN_FLIGHT).await {
@@ -136,7 +157,14 @@ where
             store.put(key, PutPayload::from(small.freeze())).await?;
         }
     }
-    Ok(Stored { size, etag: format!("\"{}\"", hex::encode(md5.finalize())) })
+    let etag = match md5 {
+        Some(md5) => format!("\"{}\"", hex::encode(md5.finalize())),
+        None => {
+            let meta = store.head(key).await?;
+            format!("\"{:x}-{:x}\"", meta.last_modified.timestamp_millis(), meta.size)
+        }
+    };
+    Ok(Stored { size, etag })
 }
 
 async fn abort(writer: Option<WriteMultipart>) {
@@ -205,10 +233,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
         let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
-        let small = put_stream(&store, &key_of("aa1"), chunks(3, 10), 100).await.unwrap();
+        let small = put_stream(&store, &key_of("aa1"), chunks(3, 10), 100, Etag::Md5).await.unwrap();
         assert_eq!(small.size, 30);
-        let large = put_stream(&store, &key_of("bb2"), chunks(12, 1024 * 1024), u64::MAX).await.unwrap();
+        let mut md5 = Md5::new();
+        (0..3u8).for_each(|i| md5.update([i; 10]));
+        assert_eq!(small.etag, format!("\"{}\"", hex::encode(md5.finalize())));
+        let large = put_stream(&store, &key_of("bb2"), chunks(12, 1024 * 1024), u64::MAX, Etag::Mtime).await.unwrap();
         assert_eq!(large.size, 12 * 1024 * 1024);
+        let meta = store.head(&key_of("bb2")).await.unwrap();
+        let mtime = format!("\"{:x}-{:x}\"", meta.last_modified.timestamp_millis(), 12 * 1024 * 1024);
+        assert_eq!(large.etag, mtime, "the mtime ETag is the file's modification time and size");
         let got = store.get(&key_of("bb2")).await.unwrap().bytes().await.unwrap();
         assert_eq!(got.len(), 12 * 1024 * 1024);
         assert_eq!(got[11 * 1024 * 1024], 11);
@@ -220,7 +254,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
         let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
-        let err = put_stream(&store, &key_of("cc3"), chunks(8, 1024 * 1024), 7 * 1024 * 1024).await.unwrap_err();
+        let err =
+            put_stream(&store, &key_of("cc3"), chunks(8, 1024 * 1024), 7 * 1024 * 1024, Etag::Md5).await.unwrap_err();
         assert!(matches!(err, StorageError::EntityTooLarge));
         assert!(store.head(&key_of("cc3")).await.is_err());
         let leftovers = walk(&dir);

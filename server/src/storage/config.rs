@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use secrecy::SecretString;
 
 /// Where bytes are kept and how large uploads may be.
@@ -42,9 +42,23 @@ pub struct StorageConfig {
     #[arg(long = "aws-secret-access-key", env = "AWS_SECRET_ACCESS_KEY", hide_env_values = true, value_parser = secret)]
     pub secret_access_key: Option<SecretString>,
 
+    /// How the `file` backend makes an object's ETag, as Supabase Storage's setting of the same
+    /// name: `md5` of the bytes (S3's ETag of a single-part upload; costs a hash of every byte
+    /// uploaded) or `mtime` (the file's modification time and size in hex, no hash). The `s3`
+    /// backend always sends MD5.
+    #[arg(long = "storage-file-etag-algorithm", env = "STORAGE_FILE_ETAG_ALGORITHM", value_enum, default_value_t = EtagAlgorithm::Md5)]
+    pub etag_algorithm: EtagAlgorithm,
+
     /// Largest upload accepted, in bytes, whatever the bucket says (Supabase's default: 50 MB).
     #[arg(long = "file-size-limit", env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
     pub file_size_limit: u64,
+}
+
+/// The two ETag algorithms of Supabase Storage's `file` backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EtagAlgorithm {
+    Md5,
+    Mtime,
 }
 
 fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {

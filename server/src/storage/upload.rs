@@ -168,7 +168,14 @@ async fn store(
     }
 
     let version = Uuid::new_v4().to_string();
-    let stored = backend::put_stream(state.store.as_ref(), &key_of(&version), incoming.body, limit).await?;
+    let stored = backend::put_stream(
+        state.store.as_ref(),
+        &key_of(&version),
+        incoming.body,
+        limit,
+        backend::Etag::of(&state.config),
+    )
+    .await?;
     let row = NewRow {
         metadata: db::object_metadata(stored.size, &stored.etag, &incoming.mimetype, &incoming.cache_control),
         version: &version,

@@ -410,3 +410,130 @@ async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement
     assert!(ran.iter().any(|(q, n)| q.contains("auth.grant_session(") && *n == 1), "{ran:?}");
     assert!(signed_in["user"]["last_sign_in_at"].is_string(), "{signed_in}");
 }
+
+async fn put_user(app: &TestApp, token: &str, body: Value) -> (StatusCode, Value) {
+    let res = app
+        .http
+        .put(format!("{}/auth/v1/user", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .expect("put user");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+fn claims_of(token: &str) -> Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).expect("payload");
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("base64"))
+        .expect("claims")
+}
+
+#[tokio::test]
+async fn anonymous_sign_ins_are_refused_unless_enabled() {
+    let app = spawn_app().await;
+    let (status, body) = post(&app, "/signup", json!({"data": {}})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["code"], "anonymous_provider_disabled");
+    let settings: Value = app
+        .http
+        .get(format!("{}/auth/v1/settings", app.address))
+        .send()
+        .await
+        .expect("settings")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(settings["external"]["anonymous_users"], false);
+}
+
+#[tokio::test]
+async fn an_anonymous_user_signs_in_then_becomes_permanent_by_confirming_an_address() {
+    let app = spawn_app_with(|c| c.auth.anonymous_users_enabled = true).await;
+    app.ddl(
+        "create table public.carts (id serial primary key, owner uuid default auth.uid(), guest boolean
+             default coalesce((auth.jwt()->>'is_anonymous')::boolean, false));
+         alter table public.carts enable row level security;
+         create policy own on public.carts for all using (owner = auth.uid()) with check (owner = auth.uid());
+         grant usage on sequence public.carts_id_seq to authenticated;",
+    )
+    .await;
+    let (status, session) = post(&app, "/signup", json!({"data": {"nickname": "visitor"}})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let token = session["access_token"].as_str().expect("token").to_string();
+    let claims = claims_of(&token);
+    assert_eq!(claims["is_anonymous"], true);
+    assert_eq!(claims["role"], "authenticated");
+    assert_eq!(claims["amr"][0]["method"], "anonymous");
+    let user = &session["user"];
+    assert_eq!(user["is_anonymous"], true);
+    assert_eq!(user["email"], "");
+    assert_eq!(user["app_metadata"]["provider"], "anonymous");
+    assert_eq!(user["user_metadata"]["nickname"], "visitor");
+    let id = user["id"].as_str().expect("id").to_string();
+
+    // RLS sees the claim: the row is the guest's own and marked as a guest's.
+    let made = app
+        .rest_req(reqwest::Method::POST, "/carts", Some(&token))
+        .header("prefer", "return=representation")
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("insert");
+    assert_eq!(made.status(), StatusCode::CREATED);
+    let made: Value = made.json().await.expect("json");
+    assert_eq!(made[0]["owner"], id.as_str());
+    assert_eq!(made[0]["guest"], true);
+
+    // A password alone cannot be set on an anonymous user.
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-9"})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["msg"], "Updating password of an anonymous user without an email or phone is not allowed");
+
+    // With an address in the same request, the password is set and the address waits for its link.
+    let (status, pending) =
+        put_user(&app, &token, json!({"email": "guest@example.test", "password": "secret-9"})).await;
+    assert_eq!(status, StatusCode::OK, "{pending}");
+    assert_eq!(pending["is_anonymous"], true);
+    assert_eq!(pending["new_email"], "guest@example.test");
+    let token_hash = inbox_token(&app, "guest@example.test").await;
+    let (status, _) = post(&app, "/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let (status, session) =
+        post(&app, "/token?grant_type=password", json!({"email": "guest@example.test", "password": "secret-9"})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let user = &session["user"];
+    assert_eq!(user["id"], id.as_str(), "the same user, now permanent");
+    assert_eq!(user["is_anonymous"], false);
+    assert_eq!(user["app_metadata"]["provider"], "email");
+    assert_eq!(user["identities"][0]["provider"], "email");
+    assert_eq!(claims_of(session["access_token"].as_str().expect("token"))["is_anonymous"], false);
+    let rows: Value = app
+        .rest_req(reqwest::Method::GET, "/carts", session["access_token"].as_str())
+        .send()
+        .await
+        .expect("read")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "the guest's rows are still theirs: {rows}");
+}
+
+#[tokio::test]
+async fn anonymous_sign_ins_are_rate_limited_per_address() {
+    let app = spawn_app_with(|c| {
+        c.auth.anonymous_users_enabled = true;
+        c.auth.rate_limit_anonymous_users = 2;
+    })
+    .await;
+    for _ in 0..2 {
+        assert_eq!(post(&app, "/signup", json!({})).await.0, StatusCode::OK);
+    }
+    let (status, body) = post(&app, "/signup", json!({})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(body["code"], "over_request_rate_limit");
+}

@@ -83,6 +83,9 @@ pub struct TestApp {
     pub address: String,
     pub anon_key: String,
     pub service_key: String,
+    /// `sb_publishable_…` and `sb_secret_…`.
+    pub publishable_key: String,
+    pub secret_key: String,
     pub jwt_secret: String,
     pub db_url: String,
     pub http: reqwest::Client,
@@ -127,6 +130,8 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
         address,
         anon_key: keys.anon_key.expose_secret().to_string(),
         service_key: keys.service_role_key.expose_secret().to_string(),
+        publishable_key: keys.api_keys.publishable.expose_secret().to_string(),
+        secret_key: keys.api_keys.secret.expose_secret().to_string(),
         jwt_secret,
         db_url,
         http: reqwest::Client::new(),

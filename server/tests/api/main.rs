@@ -5,6 +5,7 @@ mod auth;
 mod foundation;
 mod fuzz;
 mod helpers;
+mod keys;
 mod memory;
 mod rest;
 mod rest_bodies;

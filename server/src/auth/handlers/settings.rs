@@ -40,6 +40,7 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
         external.insert(p.into(), json!(false));
     }
     external.insert("email".into(), json!(true));
+    external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
     HttpResponse::Ok().json(json!({
         "external": external,
         "disable_signup": state.config.disable_signup,
@@ -60,7 +61,11 @@ pub async fn health(state: web::Data<AuthState>) -> Result<HttpResponse, AuthErr
     })))
 }
 
-/// Access tokens are HS256 (a shared secret): there is no public key to publish.
-pub async fn jwks() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "keys": [] }))
+/// The public keys that verify access tokens: the key in use, standby keys (published before
+/// they sign) and previously used ones; never a revoked key, never the HS256 secret. Clients
+/// (auth-js `getClaims`) cache it for ten minutes, and so may any HTTP cache.
+pub async fn jwks(state: web::Data<AuthState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "public, max-age=600"))
+        .json(state.signing_keys.jwks())
 }

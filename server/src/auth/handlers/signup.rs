@@ -1,7 +1,8 @@
 //! `POST /signup`: a new user with e-mail and password. With confirmations on, the answer is
 //! the user (no session) and a confirmation mail is sent; with `MAILER_AUTOCONFIRM`, a session.
 //! An address that already has a confirmed account answers like a new sign-up with a made-up
-//! user (no account enumeration), as GoTrue does.
+//! user (no account enumeration), as GoTrue does. A body with neither address nor password is
+//! an anonymous sign-in (`signInAnonymously`), when `EXTERNAL_ANONYMOUS_USERS_ENABLED` allows it.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
@@ -56,8 +57,7 @@ pub async fn signup(
     let p: Body = json_body(&body)?;
     let blank = |v: &Option<String>| v.as_deref().is_none_or(str::is_empty);
     if blank(&p.email) && blank(&p.phone) && blank(&p.password) {
-        // supabase-js signInAnonymously(): anonymous users are not offered.
-        return Err(AuthError::AnonymousDisabled);
+        return anonymous(&state, &req, p.data, &ip).await;
     }
     if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
         return Err(AuthError::Unprocessable("Phone signups are disabled".into()));
@@ -123,6 +123,43 @@ pub async fn signup(
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+/// `signInAnonymously()`: a user without address or password (`is_anonymous`, provider
+/// `anonymous`) and its session, whose `amr` method is `anonymous`.
+async fn anonymous(
+    state: &AuthState,
+    req: &HttpRequest,
+    data: Option<Value>,
+    ip: &str,
+) -> Result<HttpResponse, AuthError> {
+    if !state.config.anonymous_users_enabled {
+        return Err(AuthError::AnonymousDisabled);
+    }
+    rate_limit::hit(
+        &state.pool,
+        &format!("anonymous:{ip}"),
+        state.config.rate_limit_anonymous_users,
+        rate_limit::EMAIL_WINDOW_SECS,
+        AuthError::OverRequestRateLimit,
+    )
+    .await?;
+    let data = match data {
+        Some(Value::Object(map)) => Value::Object(map),
+        _ => json!({}),
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &tx;
+    let user = users::insert_anonymous(db, &data).await?;
+    audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "anonymous"}), ip).await;
+    let issued = sessions::create(db, user.id, "anonymous", &client_info(state, req)).await?;
+    users::touch_sign_in(db, user.id).await?;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+    let session = sessions::response(state, db, &user, &issued).await?;
+    audit::log(db, Some(user.id), "", "login", json!({"provider": "anonymous"}), ip).await;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(session))
 }
 
 /// What GoTrue answers for an address that already has a confirmed account: a user with a

@@ -52,6 +52,11 @@ pub async fn update(
     let mut client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
     let user = authed.user;
+    if user.is_anonymous && new_hash.is_some() && p.email.as_deref().is_none_or(|e| e.trim().is_empty()) {
+        return Err(AuthError::Unprocessable(
+            "Updating password of an anonymous user without an email or phone is not allowed".into(),
+        ));
+    }
     let new_hash = match new_hash {
         Some(plain) => {
             if password::verify(plain.clone(), user.encrypted_password.clone().filter(|h| !h.is_empty())).await {

@@ -1,0 +1,111 @@
+// Signing keys and the new API keys through supabase-js: sessions are ES256 tokens whose claims
+// auth-js getClaims() verifies locally against /.well-known/jwks.json (no /user request), the
+// same tokens open realtime channels, and clients made with the `sb_publishable_…` and
+// `sb_secret_…` keys act as the anon and service roles on every surface.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createClient } from '@supabase/supabase-js';
+import { startServer, sql } from '../lib/server.mjs';
+import { email } from '../lib/auth.mjs';
+
+let server;
+before(async () => {
+  server = await startServer();
+  await sql(server.dbUrl, `
+    create table public.secrets (id int primary key, body text);
+    alter table public.secrets enable row level security;
+    insert into public.secrets values (1, 'only the service role reads this');
+    notify pgrst, 'reload schema';`);
+});
+after(async () => { await server?.stop(); });
+
+/** A client with `key` that records the URLs it fetches. */
+function recordingClient(key) {
+  const urls = [];
+  const client = createClient(server.url, key, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { fetch: (input, init) => { urls.push(String(input)); return fetch(input, init); } },
+  });
+  return { client, urls };
+}
+
+async function signedIn() {
+  const admin = createClient(server.url, server.secretKey, { auth: { persistSession: false, autoRefreshToken: false } });
+  const address = email('keys');
+  const { error } = await admin.auth.admin.createUser({ email: address, password: 'secret-123', email_confirm: true });
+  assert.equal(error, null);
+  const { client, urls } = recordingClient(server.publishableKey);
+  const { data, error: signInError } = await client.auth.signInWithPassword({ email: address, password: 'secret-123' });
+  assert.equal(signInError, null);
+  return { client, urls, session: data.session, address };
+}
+
+test('getClaims() verifies the ES256 session against the published JWKS without asking /user', async () => {
+  const { client, urls, session, address } = await signedIn();
+  const header = JSON.parse(Buffer.from(session.access_token.split('.')[0], 'base64url'));
+  assert.equal(header.alg, 'ES256');
+  urls.length = 0;
+  const { data, error } = await client.auth.getClaims();
+  assert.equal(error, null);
+  assert.equal(data.claims.email, address);
+  assert.equal(data.header.kid, header.kid);
+  assert.ok(urls.some((u) => u.endsWith('/auth/v1/.well-known/jwks.json')), urls.join(' '));
+  assert.ok(!urls.some((u) => u.includes('/auth/v1/user')), `verified locally: ${urls.join(' ')}`);
+
+  // A token whose payload was changed after signing fails the local check.
+  const [h, p, s] = session.access_token.split('.');
+  const payload = JSON.parse(Buffer.from(p, 'base64url'));
+  payload.role = 'service_role';
+  const tampered = `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`;
+  const bad = await client.auth.getClaims(tampered);
+  assert.equal(bad.data, null);
+  assert.match(bad.error.message, /signature/i);
+});
+
+test('an ES256 session opens a realtime channel and reads through RLS as its user', async () => {
+  const { client } = await signedIn();
+  const { data, error } = await client.from('secrets').select();
+  assert.equal(error, null);
+  assert.deepEqual(data, [], 'RLS hides the row from the user');
+  const channel = client.channel('room-es256');
+  const status = await new Promise((resolve) => {
+    channel.subscribe((s, err) => { if (s !== 'CLOSED') resolve(err ? `${s}: ${err.message}` : s); });
+  });
+  assert.equal(status, 'SUBSCRIBED');
+  await client.removeAllChannels();
+});
+
+test('a client made with the publishable key is anon, with the secret key the service role', async () => {
+  const anon = recordingClient(server.publishableKey).client;
+  const anonRead = await anon.from('secrets').select();
+  assert.equal(anonRead.error, null);
+  assert.deepEqual(anonRead.data, []);
+  const denied = await anon.auth.admin.listUsers();
+  assert.equal(denied.error?.status, 403);
+
+  const service = recordingClient(server.secretKey).client;
+  const serviceRead = await service.from('secrets').select();
+  assert.deepEqual(serviceRead.data, [{ id: 1, body: 'only the service role reads this' }]);
+  const users = await service.auth.admin.listUsers();
+  assert.equal(users.error, null);
+  const bucket = await service.storage.createBucket('made-with-secret-key');
+  assert.equal(bucket.error, null);
+  const channel = anon.channel('room-publishable');
+  const status = await new Promise((resolve) => {
+    channel.subscribe((s, err) => { if (s !== 'CLOSED') resolve(err ? `${s}: ${err.message}` : s); });
+  });
+  assert.equal(status, 'SUBSCRIBED');
+  await anon.removeAllChannels();
+});
+
+test('the secret key is refused from a browser User-Agent', async () => {
+  const res = await fetch(`${server.url}/rest/v1/secrets`, {
+    headers: {
+      apikey: server.secretKey,
+      authorization: `Bearer ${server.secretKey}`,
+      'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36',
+    },
+  });
+  assert.equal(res.status, 401);
+  assert.equal((await res.json()).message, 'Forbidden use of secret API key in browser');
+});
