@@ -252,6 +252,50 @@ pub struct AuthConfig {
     #[arg(long = "rate-limit-otp", env = "RATE_LIMIT_OTP", default_value_t = 30)]
     pub rate_limit_otp: u64,
 
+    /// Sign-up and sign-in with a phone number (password or SMS code) and phone changes.
+    #[arg(long = "external-phone-enabled", env = "EXTERNAL_PHONE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub phone_enabled: bool,
+
+    /// Confirm phone numbers at sign-up without sending a code.
+    #[arg(long = "sms-autoconfirm", env = "SMS_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
+    pub sms_autoconfirm: bool,
+
+    /// Where text messages go: unset or `inbox` (the development inbox at /inbox) or `twilio`.
+    #[arg(long = "sms-provider", env = "SMS_PROVIDER")]
+    pub sms_provider: Option<String>,
+
+    /// Twilio account SID (`SMS_PROVIDER=twilio`).
+    #[arg(long = "sms-twilio-account-sid", env = "SMS_TWILIO_ACCOUNT_SID")]
+    pub sms_twilio_account_sid: Option<String>,
+
+    /// Twilio auth token.
+    #[arg(long = "sms-twilio-auth-token", env = "SMS_TWILIO_AUTH_TOKEN", hide_env_values = true, value_parser = secret)]
+    pub sms_twilio_auth_token: Option<SecretString>,
+
+    /// Twilio Messaging Service SID (`MG…`) or sender number.
+    #[arg(long = "sms-twilio-message-service-sid", env = "SMS_TWILIO_MESSAGE_SERVICE_SID")]
+    pub sms_twilio_message_service_sid: Option<String>,
+
+    /// Base URL of Twilio's REST API (a different one only for a regional edge or a test double).
+    #[arg(long = "sms-twilio-api-url", env = "SMS_TWILIO_API_URL", default_value = "https://api.twilio.com")]
+    pub sms_twilio_api_url: String,
+
+    /// The text of a code message; `{{ .Code }}` is replaced by the code.
+    #[arg(long = "sms-template", env = "SMS_TEMPLATE", default_value = "Your code is {{ .Code }}")]
+    pub sms_template: String,
+
+    /// Seconds an SMS code stays valid.
+    #[arg(long = "sms-otp-exp", env = "SMS_OTP_EXP", default_value_t = 60)]
+    pub sms_otp_exp: u64,
+
+    /// Seconds between two codes sent to the same user.
+    #[arg(long = "sms-max-frequency", env = "SMS_MAX_FREQUENCY", default_value_t = 60)]
+    pub sms_max_frequency: u64,
+
+    /// Text messages the whole server may send per hour.
+    #[arg(long = "rate-limit-sms-sent", env = "RATE_LIMIT_SMS_SENT", default_value_t = 30)]
+    pub rate_limit_sms_sent: u64,
+
     /// Anonymous sign-ins (`signInAnonymously`) per IP address per hour.
     #[arg(long = "rate-limit-anonymous-users", env = "RATE_LIMIT_ANONYMOUS_USERS", default_value_t = 30)]
     pub rate_limit_anonymous_users: u64,

@@ -3,7 +3,7 @@
 -- administrator without a verified factor keeps working at aal1; customers are unaffected.
 begin;
 \ir setup.psql
-select plan(34);
+select plan(38);
 
 -- run `stmt` as `who` ('a', 'admin') with the given jwt `aal` claim (null: no claim); rolled back.
 create function pg_temp.attempt_aal(who text, aal text, stmt text) returns text
@@ -87,6 +87,12 @@ select is(pg_temp.attempt_aal('a', 'aal1', 'select * from public.bookings'), 'ok
 -- removing the factor restores aal1 access.
 delete from auth.mfa_factors where id = 'fafafafa-0000-4000-8000-000000000001';
 select is(pg_temp.attempt_aal('admin', 'aal1', 'select * from public.admin_users()'), 'ok:3', 'after the factor is removed aal1 is enough again');
+
+-- the private halves of the signing keys (V55) are the server's alone.
+select is(pg_temp.attempt('anon', $$select 1 from auth.signing_keys$$), 'error:42501', 'a visitor cannot read the signing keys');
+select is(pg_temp.attempt('admin', $$select 1 from auth.signing_keys$$), 'error:42501', 'nor can an administrator of the site');
+select is(pg_temp.attempt('service_role', $$select 1 from auth.signing_keys$$), 'error:42501', 'nor the service role');
+select is(pg_temp.attempt('authenticated', $$update auth.signing_keys set status = 'revoked'$$), 'error:42501', 'no API role can revoke or rotate a key');
 
 select * from finish();
 rollback;

@@ -67,6 +67,9 @@ pub enum AuthError {
     NoAuthorization,
     #[error("Forbidden use of secret API key in browser")]
     SecretKeyInBrowser,
+    /// An answer with GoTrue's own status, code and message (a switched-off feature, a failed SMS).
+    #[error("{2}")]
+    Coded(StatusCode, &'static str, String),
     #[error("User from sub claim in JWT does not exist")]
     UserFromJwtMissing,
     #[error("User not found")]
@@ -137,6 +140,7 @@ impl AuthError {
             BadJwt(_) => (StatusCode::FORBIDDEN, "bad_jwt"),
             NoAuthorization => (StatusCode::UNAUTHORIZED, "no_authorization"),
             SecretKeyInBrowser => (StatusCode::UNAUTHORIZED, "no_authorization"),
+            Coded(status, code, _) => (*status, code),
             UserFromJwtMissing => (StatusCode::FORBIDDEN, "user_not_found"),
             NotFoundUser => (StatusCode::NOT_FOUND, "user_not_found"),
             MfaFactorNotFound => (StatusCode::NOT_FOUND, "mfa_factor_not_found"),

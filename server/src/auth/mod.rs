@@ -15,9 +15,11 @@ pub mod mail;
 pub mod mfa;
 pub mod one_time;
 pub mod password;
+pub mod phone;
 pub mod rate_limit;
 pub mod request;
 pub mod sessions;
+pub mod sms;
 pub mod tokens;
 pub mod users;
 
@@ -48,6 +50,7 @@ pub struct AuthState {
     pub issuer: String,
     pub site_url: String,
     pub mailer: Mailer,
+    pub sms: sms::Sms,
 }
 
 impl std::fmt::Debug for AuthState {
@@ -67,6 +70,7 @@ impl AuthState {
         site_url: &str,
     ) -> Result<AuthState, String> {
         let mailer = Mailer::new(&config, pool.clone())?;
+        let sms = sms::Sms::new(&config, pool.clone())?;
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -85,6 +89,7 @@ impl AuthState {
             issuer: format!("{}/auth/v1", external_url.trim_end_matches('/')),
             site_url: site_url.trim_end_matches('/').to_string(),
             mailer,
+            sms,
         })
     }
 

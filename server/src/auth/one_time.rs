@@ -1,4 +1,4 @@
-//! One-time tokens (confirmation, recovery / magic link, e-mail change): their hashes are kept
+//! One-time tokens (confirmation, recovery / magic link, e-mail change, phone change): their hashes are kept
 //! in `auth.users`' token columns and mirrored in `auth.one_time_tokens`, as GoTrue keeps them.
 //!
 //! Only storage lives here: making, mailing and checking tokens is `flows`' business. Column
@@ -19,6 +19,8 @@ pub enum TokenColumn {
     Recovery,
     EmailChangeNew,
     EmailChangeCurrent,
+    /// The code texted to the new number of a phone change.
+    PhoneChange,
 }
 
 impl TokenColumn {
@@ -29,6 +31,7 @@ impl TokenColumn {
             TokenColumn::Recovery => "recovery_token",
             TokenColumn::EmailChangeNew => "email_change_token_new",
             TokenColumn::EmailChangeCurrent => "email_change_token_current",
+            TokenColumn::PhoneChange => "phone_change_token",
         }
     }
 
@@ -37,6 +40,7 @@ impl TokenColumn {
             TokenColumn::Confirmation => "confirmation_sent_at",
             TokenColumn::Recovery => "recovery_sent_at",
             TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => "email_change_sent_at",
+            TokenColumn::PhoneChange => "phone_change_sent_at",
         }
     }
 
@@ -46,6 +50,7 @@ impl TokenColumn {
             TokenColumn::Recovery => "recovery_token",
             TokenColumn::EmailChangeNew => "email_change_token_new",
             TokenColumn::EmailChangeCurrent => "email_change_token_current",
+            TokenColumn::PhoneChange => "phone_change_token",
         }
     }
 }
@@ -93,6 +98,7 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
         TokenColumn::Confirmation => user.confirmation_sent_at,
         TokenColumn::Recovery => user.recovery_sent_at,
         TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => user.email_change_sent_at,
+        TokenColumn::PhoneChange => user.phone_change_sent_at,
     }
 }
 

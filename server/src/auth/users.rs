@@ -20,7 +20,7 @@ use super::error::AuthError;
 pub(crate) const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, \
     u.phone, u.phone_confirmed_at, u.confirmation_sent_at, u.confirmed_at, u.recovery_sent_at, u.email_change, \
     u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, \
-    u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, \
+    u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, u.phone_change, u.phone_change_sent_at, \
     (select coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, \
         'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', to_char(i.last_sign_in_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
         'created_at', to_char(i.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'updated_at', to_char(i.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'email', i.email) order by i.created_at), '[]') \
@@ -55,6 +55,8 @@ pub struct User {
     pub banned_until: Option<DateTime<Utc>>,
     pub deleted_at: Option<DateTime<Utc>>,
     pub is_anonymous: bool,
+    pub phone_change: Option<String>,
+    pub phone_change_sent_at: Option<DateTime<Utc>>,
     pub identities: Value,
     pub factors: Option<Value>,
 }
@@ -85,6 +87,8 @@ impl User {
             banned_until: row.get("banned_until"),
             deleted_at: row.get("deleted_at"),
             is_anonymous: row.get("is_anonymous"),
+            phone_change: row.get("phone_change"),
+            phone_change_sent_at: row.get("phone_change_sent_at"),
             identities: row.get::<_, Option<Value>>("identities").unwrap_or_else(|| json!([])),
             factors: row.get("factors"),
         }
@@ -123,6 +127,10 @@ impl User {
             o.insert("new_email".into(), json!(new_email));
         }
         put_time(&mut o, "email_change_sent_at", self.email_change_sent_at);
+        if let Some(new_phone) = self.phone_change.as_deref().filter(|p| !p.is_empty()) {
+            o.insert("new_phone".into(), json!(new_phone));
+            put_time(&mut o, "phone_change_sent_at", self.phone_change_sent_at);
+        }
         put_time(&mut o, "last_sign_in_at", self.last_sign_in_at);
         o.insert("app_metadata".into(), self.app_metadata.clone());
         o.insert("user_metadata".into(), self.user_metadata.clone());
@@ -178,6 +186,96 @@ pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<Use
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user"));
     Ok(db.cached_query_opt(SQL.as_str(), &[&email]).await?.as_ref().map(User::from_row))
+}
+
+/// The user with this phone number (E.164 digits, as stored).
+pub async fn by_phone(db: &impl GenericClient, phone: &str) -> Result<Option<User>, AuthError> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.phone = $1 and not u.is_sso_user"));
+    Ok(db.cached_query_opt(SQL.as_str(), &[&phone]).await?.as_ref().map(User::from_row))
+}
+
+/// Insert a user known by its phone number (provider `phone`) and its `phone` identity;
+/// `Ok(None)` when the number is taken.
+pub async fn insert_phone(
+    db: &impl GenericClient,
+    phone: &str,
+    encrypted_password: &str,
+    user_metadata: &Value,
+    confirmed: bool,
+) -> Result<Option<User>, AuthError> {
+    let id = Uuid::new_v4();
+    let inserted = db
+        .cached_query_opt(
+            "insert into auth.users (instance_id, id, aud, role, phone, encrypted_password, phone_confirmed_at, \
+                 raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous) \
+             values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', $2, $3, \
+                 case when $4 then now() end, '{\"provider\": \"phone\", \"providers\": [\"phone\"]}', $5, \
+                 false, now(), now(), false) \
+             on conflict do nothing returning id",
+            &[&id, &phone, &encrypted_password, &confirmed, user_metadata],
+        )
+        .await?;
+    if inserted.is_none() {
+        return Ok(None);
+    }
+    db.cached_execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         values ($1::uuid::text, $1, jsonb_build_object('sub', $1::uuid::text, 'phone', $2::text, \
+             'phone_verified', $3::boolean, 'email_verified', false), 'phone', now(), now(), now())",
+        &[&id, &phone, &confirmed],
+    )
+    .await?;
+    by_id(db, id).await
+}
+
+/// Mark the phone number confirmed (and `phone_verified` in the identity).
+pub async fn confirm_phone(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+    db.cached_execute(
+        "update auth.users set phone_confirmed_at = coalesce(phone_confirmed_at, now()), confirmation_token = '', \
+             updated_at = now() where id = $1",
+        &[&id],
+    )
+    .await?;
+    db.cached_execute(
+        "update auth.identities set identity_data = identity_data || '{\"phone_verified\": true}', updated_at = now() \
+         where user_id = $1 and provider = 'phone'",
+        &[&id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Apply a pending phone change (confirmed): the number, its identity, the user's providers.
+/// `false` when another user has taken the number meanwhile.
+pub async fn apply_phone_change(db: &impl GenericClient, id: Uuid, phone: &str) -> Result<bool, AuthError> {
+    let taken = db.cached_query_opt("select 1 from auth.users where phone = $1 and id <> $2", &[&phone, &id]).await?;
+    if taken.is_some() {
+        return Ok(false);
+    }
+    db.cached_execute(
+        "update auth.users set phone = $2, phone_change = '', phone_change_token = '', phone_change_sent_at = null, \
+             phone_confirmed_at = now(), updated_at = now(), \
+             raw_app_meta_data = jsonb_set(coalesce(raw_app_meta_data, '{}'), '{providers}', \
+                 (select coalesce(jsonb_agg(distinct p), '[]') from jsonb_array_elements_text( \
+                     coalesce(raw_app_meta_data->'providers', '[]') || '[\"phone\"]') p)) \
+                 || case when is_anonymous then '{\"provider\": \"phone\"}'::jsonb else '{}'::jsonb end, \
+             is_anonymous = false \
+         where id = $1",
+        &[&id, &phone],
+    )
+    .await?;
+    db.cached_execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         values ($1::uuid::text, $1, jsonb_build_object('sub', $1::uuid::text, 'phone', $2::text, \
+             'phone_verified', true, 'email_verified', false), 'phone', now(), now(), now()) \
+         on conflict (provider_id, provider) do update set \
+             identity_data = auth.identities.identity_data || jsonb_build_object('phone', $2::text, 'phone_verified', true), \
+             updated_at = now()",
+        &[&id, &phone],
+    )
+    .await?;
+    Ok(true)
 }
 
 /// A page of users, newest first, with the total count.
@@ -352,15 +450,22 @@ pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result
     Ok(true)
 }
 
-/// A basic shape check of an e-mail address (GoTrue refuses these with `validation_failed`).
+/// The shape check of an e-mail address GoTrue makes (the HTML specification's): the local
+/// part of letters, digits and ``.!#$%&'*+/=?^_`{|}~-``, the domain of dot-separated labels of
+/// letters, digits and inner hyphens (63 characters at most each); GoTrue refuses the rest with
+/// `validation_failed`.
 pub fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.rsplit_once('@') else { return false };
-    !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && email.len() <= 255
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+    let local_ok =
+        !local.is_empty() && local.chars().all(|c| c.is_ascii_alphanumeric() || ".!#$%&'*+/=?^_`{|}~-".contains(c));
+    let label_ok = |label: &str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    };
+    local_ok && domain.contains('.') && domain.split('.').all(label_ok) && email.len() <= 255
 }
 
 #[cfg(test)]
@@ -374,6 +479,10 @@ mod tests {
         assert!(!valid_email("@b.test"));
         assert!(!valid_email("a b@c.test"));
         assert!(!valid_email("plain"));
+        assert!(!valid_email("xx:;x@x.x"), "GoTrue refuses punctuation outside its set");
+        assert!(!valid_email("a@-b.test") && !valid_email("a@b..test"));
+        assert!(valid_email("first.last+tag@sub.example-domain.cd"));
+        assert!(valid_email("o'brien@example.test"));
     }
 
     #[test]
@@ -402,6 +511,8 @@ mod tests {
             banned_until: None,
             deleted_at: None,
             is_anonymous: false,
+            phone_change: None,
+            phone_change_sent_at: None,
             identities: json!([]),
             factors: Some(json!([])),
         };

@@ -537,3 +537,124 @@ async fn anonymous_sign_ins_are_rate_limited_per_address() {
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(body["code"], "over_request_rate_limit");
 }
+
+#[tokio::test]
+async fn switched_off_features_answer_with_gotrue_s_own_errors_not_a_bare_404() {
+    let app = spawn_app().await;
+    let call = |method: reqwest::Method, path: &str| {
+        app.http
+            .request(method, format!("{}/auth/v1{path}", app.address))
+            .header("apikey", &app.anon_key)
+            .header(V2024.0, V2024.1)
+            .bearer_auth(&app.service_key)
+            .json(&json!({}))
+    };
+    let cases = [
+        (reqwest::Method::POST, "/sso", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (reqwest::Method::GET, "/sso/saml/metadata", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (reqwest::Method::GET, "/admin/sso/providers", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (reqwest::Method::GET, "/admin/oauth/clients", 404, "feature_disabled", "OAuth server is disabled"),
+        (reqwest::Method::POST, "/passkeys/authentication/options", 404, "passkey_disabled", "Passkeys are disabled"),
+        (
+            reqwest::Method::GET,
+            "/user/identities/authorize",
+            404,
+            "manual_linking_disabled",
+            "Manual linking is disabled",
+        ),
+        (
+            reqwest::Method::GET,
+            "/authorize?provider=google",
+            400,
+            "validation_failed",
+            "Unsupported provider: provider is not enabled",
+        ),
+        (reqwest::Method::POST, "/token?grant_type=web3", 422, "web3_provider_disabled", "Web3 provider is disabled"),
+    ];
+    for (method, path, status, code, message) in cases {
+        let res = call(method, path).send().await.expect("request");
+        assert_eq!(res.status().as_u16(), status, "{path}");
+        let body: Value = res.json().await.expect("json");
+        assert_eq!((body["code"].as_str(), body["message"].as_str()), (Some(code), Some(message)), "{path}: {body}");
+    }
+    let res = call(reqwest::Method::POST, "/token?grant_type=id_token")
+        .json(&json!({"provider": "google", "id_token": "x.y.z"}))
+        .send()
+        .await
+        .expect("id_token");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["code"], "provider_disabled");
+    assert_eq!(body["message"], "Provider (issuer \"https://accounts.google.com\") is not enabled");
+    let (status, body) = post(&app, "/signup", json!({"email": "xx:;x@x.x", "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["message"], "Unable to validate email address: invalid format");
+    let bad_page = call(reqwest::Method::GET, "/admin/users?page=x").send().await.expect("page");
+    assert_eq!(bad_page.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(bad_page.json::<Value>().await.expect("json")["code"], "validation_failed");
+}
+
+#[tokio::test]
+async fn the_admin_api_lists_renames_and_deletes_a_user_s_factors() {
+    let app = spawn_app().await;
+    let session = confirmed(&app, "mfa-admin@example.test", "secret-1").await;
+    let token = session["access_token"].as_str().expect("token");
+    let user_id = session["user"]["id"].as_str().expect("id").to_string();
+    let enrolled: Value = app
+        .http
+        .post(format!("{}/auth/v1/factors", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(token)
+        .json(&json!({"factor_type": "totp", "friendly_name": "phone"}))
+        .send()
+        .await
+        .expect("enroll")
+        .json()
+        .await
+        .expect("json");
+    let factor = enrolled["id"].as_str().expect("factor id").to_string();
+    let admin = |method: reqwest::Method, path: String| {
+        app.http.request(method, format!("{}/auth/v1{path}", app.address)).bearer_auth(&app.service_key)
+    };
+    let listed: Value = admin(reqwest::Method::GET, format!("/admin/users/{user_id}/factors"))
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(listed[0]["id"], factor.as_str());
+    assert_eq!(listed[0]["friendly_name"], "phone");
+    let renamed: Value = admin(reqwest::Method::PUT, format!("/admin/users/{user_id}/factors/{factor}"))
+        .json(&json!({"friendly_name": "work phone"}))
+        .send()
+        .await
+        .expect("rename")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(renamed["friendly_name"], "work phone");
+    let anon = app
+        .http
+        .get(format!("{}/auth/v1/admin/users/{user_id}/factors", app.address))
+        .bearer_auth(&app.anon_key)
+        .send()
+        .await
+        .expect("anon");
+    assert_eq!(anon.status(), StatusCode::FORBIDDEN);
+    let deleted = admin(reqwest::Method::DELETE, format!("/admin/users/{user_id}/factors/{factor}"))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(deleted.status(), StatusCode::OK);
+    let again =
+        admin(reqwest::Method::DELETE, format!("/admin/users/{user_id}/factors/{factor}")).send().await.expect("again");
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    let listed: Value = admin(reqwest::Method::GET, format!("/admin/users/{user_id}/factors"))
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(listed, json!([]));
+}

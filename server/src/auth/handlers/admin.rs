@@ -30,6 +30,19 @@ struct UserBody {
     should_soft_delete: Option<bool>,
 }
 
+/// A `page` / `per_page` value: absent, or a whole number (GoTrue's wording for anything else).
+fn pagination(raw: Option<&String>) -> Result<Option<i64>, AuthError> {
+    match raw.map(String::as_str).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) => Ok(Some(n.min(i64::MAX as u64) as i64)),
+            Err(_) => Err(AuthError::Validation(format!(
+                "Bad Pagination Parameters: strconv.ParseUint: parsing {v:?}: invalid syntax"
+            ))),
+        },
+    }
+}
+
 fn user_id(path: &str) -> Result<Uuid, AuthError> {
     Uuid::parse_str(path).map_err(|_| AuthError::NotFoundUser)
 }
@@ -83,8 +96,8 @@ fn ban_until(value: &str) -> Result<Option<chrono::DateTime<Utc>>, AuthError> {
 
 pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
     let q = query(&req);
-    let page = q.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(1);
-    let per_page = q.get("per_page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p > 0).unwrap_or(50).min(1000);
+    let page = pagination(q.get("page"))?.filter(|p| *p > 0).unwrap_or(1);
+    let per_page = pagination(q.get("per_page"))?.filter(|p| *p > 0).unwrap_or(50).min(1000);
     let client = state.pool.get().await?;
     let (list, total) = users::page(&client, page, per_page).await?;
     let last = ((total + per_page - 1) / per_page).max(1);
@@ -401,4 +414,90 @@ mod tests {
             assert!(ban_until(value).is_err(), "{value}");
         }
     }
+}
+
+/// A factor as the admin factors API answers it (GoTrue's `Factor` JSON).
+const FACTOR_JSON: &str = "json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
+    'factor_type', f.factor_type, 'status', f.status, \
+    'created_at', to_char(f.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+    'updated_at', to_char(f.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))";
+
+fn factor_id(raw: &str) -> Result<Uuid, AuthError> {
+    Uuid::parse_str(raw).map_err(|_| AuthError::MfaFactorNotFound)
+}
+
+/// `GET /admin/users/{id}/factors`: the user's factors, oldest first.
+pub async fn factors(
+    _: Admin,
+    state: web::Data<AuthState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AuthError> {
+    let client = state.pool.get().await?;
+    let user = users::by_id(&client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
+    let sql = format!(
+        "select coalesce(json_agg({FACTOR_JSON} order by f.created_at), '[]') from auth.mfa_factors f where f.user_id = $1"
+    );
+    let list: Value = client.cached_query_one(&sql, &[&user.id]).await?.get(0);
+    Ok(HttpResponse::Ok().json(list))
+}
+
+/// `DELETE /admin/users/{id}/factors/{factor}`: remove a factor (the sessions it raised drop
+/// to aal1); answers the deleted factor.
+pub async fn delete_factor(
+    _: Admin,
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, AuthError> {
+    let (user, factor) = (user_id(&path.0)?, factor_id(&path.1)?);
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let user = users::by_id(&tx, user).await?.ok_or(AuthError::NotFoundUser)?;
+    let sql = format!("delete from auth.mfa_factors f where f.id = $1 and f.user_id = $2 returning {FACTOR_JSON}");
+    let deleted: Value =
+        tx.cached_query_opt(&sql, &[&factor, &user.id]).await?.ok_or(AuthError::MfaFactorNotFound)?.get(0);
+    tx.cached_execute(
+        "update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where user_id = $1 and factor_id = $2",
+        &[&user.id, &factor],
+    )
+    .await?;
+    audit::log(
+        &tx,
+        Some(user.id),
+        user.email_str(),
+        "factor_deleted",
+        json!({"factor_id": factor}),
+        &client_ip(&state, &req),
+    )
+    .await;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(deleted))
+}
+
+#[derive(Debug, Deserialize)]
+struct FactorBody {
+    friendly_name: Option<String>,
+}
+
+/// `PUT /admin/users/{id}/factors/{factor}`: rename a factor.
+pub async fn update_factor(
+    _: Admin,
+    state: web::Data<AuthState>,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, AuthError> {
+    let (user, factor) = (user_id(&path.0)?, factor_id(&path.1)?);
+    let p: FactorBody = json_body(&body)?;
+    let client = state.pool.get().await?;
+    let user = users::by_id(&client, user).await?.ok_or(AuthError::NotFoundUser)?;
+    let sql = format!(
+        "update auth.mfa_factors f set friendly_name = coalesce($3, f.friendly_name), updated_at = now() \
+         where f.id = $1 and f.user_id = $2 returning {FACTOR_JSON}"
+    );
+    let updated: Value = client
+        .cached_query_opt(&sql, &[&factor, &user.id, &p.friendly_name])
+        .await?
+        .ok_or(AuthError::MfaFactorNotFound)?
+        .get(0);
+    Ok(HttpResponse::Ok().json(updated))
 }

@@ -3,6 +3,7 @@
 //! calls into `users`, `sessions` and `flows`.
 
 mod admin;
+mod disabled;
 mod factors;
 mod logout;
 mod otp;
@@ -43,6 +44,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/users/{id}", web::put().to(admin::update))
         .route("/admin/users/{id}", web::delete().to(admin::delete))
         .route("/admin/generate_link", web::post().to(admin::generate_link))
+        .route("/admin/users/{id}/factors", web::get().to(admin::factors))
+        .route("/admin/users/{id}/factors/{factor}", web::delete().to(admin::delete_factor))
+        .route("/admin/users/{id}/factors/{factor}", web::put().to(admin::update_factor))
+        .route("/authorize", web::get().to(disabled::authorize))
+        .route("/callback", web::get().to(disabled::authorize))
+        .route("/callback", web::post().to(disabled::authorize))
+        .route("/user/identities/authorize", web::get().to(disabled::manual_linking))
+        .route("/sso", web::to(disabled::saml))
+        .route("/sso/{rest:.*}", web::to(disabled::saml))
+        .route("/admin/sso/{rest:.*}", web::to(disabled::saml))
+        .route("/oauth/{rest:.*}", web::to(disabled::oauth_server))
+        .route("/admin/oauth/{rest:.*}", web::to(disabled::oauth_server))
+        .route("/passkeys", web::to(disabled::passkeys))
+        .route("/passkeys/{rest:.*}", web::to(disabled::passkeys))
         .default_service(web::to(|| async {
             Err::<actix_web::HttpResponse, _>(AuthError::NotFound("Not Found".into()))
         }));

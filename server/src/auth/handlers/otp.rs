@@ -12,13 +12,15 @@ use serde_json::{json, Value};
 use super::signup::checked_email;
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, Challenge, LinkType};
+use crate::auth::phone::{self, PhoneOtp};
 use crate::auth::request::{client_ip, json_body, query};
 use crate::auth::users::{self, NewUser};
-use crate::auth::{audit, rate_limit, AuthState};
+use crate::auth::{audit, rate_limit, sms, AuthState};
 
 #[derive(Debug, Deserialize)]
 struct Body {
     email: Option<String>,
+    phone: Option<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
     create_user: Option<bool>,
@@ -30,6 +32,8 @@ struct Body {
 struct Prepared {
     ip: String,
     email: String,
+    /// The normalised number when the request names a phone instead of an address.
+    phone: Option<String>,
     redirect: String,
     challenge: Option<Challenge>,
     body: Body,
@@ -46,10 +50,19 @@ async fn prepare(state: &AuthState, req: &HttpRequest, body: &[u8]) -> Result<Pr
     )
     .await?;
     let body: Body = json_body(body)?;
-    let email = checked_email(body.email.as_deref())?;
+    let by_phone = body.email.as_deref().is_none_or(|e| e.trim().is_empty())
+        && body.phone.as_deref().is_some_and(|p| !p.trim().is_empty());
+    let (email, phone) = if by_phone {
+        if !state.config.phone_enabled {
+            return Err(phone::disabled());
+        }
+        (String::new(), Some(sms::normalize_phone(body.phone.as_deref().unwrap_or_default())?))
+    } else {
+        (checked_email(body.email.as_deref())?, None)
+    };
     let challenge = flows::challenge(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
     let redirect = state.redirect_target(query(req).get("redirect_to").map(String::as_str));
-    Ok(Prepared { ip, email, redirect, challenge, body })
+    Ok(Prepared { ip, email, phone, redirect, challenge, body })
 }
 
 fn ok() -> HttpResponse {
@@ -85,6 +98,28 @@ pub async fn resend(
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
+    if let Some(number) = &p.phone {
+        match PhoneOtp::parse(kind) {
+            Some(PhoneOtp::Sms) => {
+                if let Some(user) = users::by_phone(db, number).await?.filter(|u| u.phone_confirmed_at.is_none()) {
+                    phone::send_code(&state, db, &user, number, PhoneOtp::Sms).await?;
+                }
+            }
+            Some(PhoneOtp::PhoneChange) => {
+                let row =
+                    db.cached_query_opt("select id from auth.users where phone_change = $1 limit 1", &[number]).await?;
+                if let Some(user) = match row {
+                    Some(row) => users::by_id(db, row.get(0)).await?,
+                    None => None,
+                } {
+                    phone::send_code(&state, db, &user, number, PhoneOtp::PhoneChange).await?;
+                }
+            }
+            None => return Err(AuthError::Validation(format!("Unsupported resend type {kind:?}"))),
+        }
+        tx.commit().await?;
+        return Ok(ok());
+    }
     match kind {
         "signup" => {
             let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
@@ -128,6 +163,28 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
+    if let Some(number) = &p.phone {
+        // signInWithOtp({phone}): a code by SMS, the user made first unless `create_user` is false.
+        let user = match users::by_phone(db, number).await? {
+            Some(user) => user,
+            None => {
+                if !p.body.create_user.unwrap_or(true) {
+                    return Err(AuthError::OtpSignupDisabled);
+                }
+                if state.config.disable_signup {
+                    return Err(AuthError::SignupDisabled);
+                }
+                let data = p.body.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
+                let user =
+                    users::insert_phone(db, number, "", &data, false).await?.ok_or(AuthError::UserAlreadyExists)?;
+                audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "phone"}), &p.ip).await;
+                user
+            }
+        };
+        phone::send_code(&state, db, &user, number, PhoneOtp::Sms).await?;
+        tx.commit().await?;
+        return Ok(HttpResponse::Ok().json(json!({ "message_id": null })));
+    }
     let user = match users::by_email(db, &p.email).await? {
         Some(user) => user,
         None => {

@@ -41,12 +41,13 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     }
     external.insert("email".into(), json!(true));
     external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
+    external.insert("phone".into(), json!(state.config.phone_enabled));
     HttpResponse::Ok().json(json!({
         "external": external,
         "disable_signup": state.config.disable_signup,
         "mailer_autoconfirm": state.config.mailer_autoconfirm,
-        "phone_autoconfirm": false,
-        "sms_provider": "",
+        "phone_autoconfirm": state.config.sms_autoconfirm,
+        "sms_provider": if state.config.phone_enabled { state.config.sms_provider.as_deref().unwrap_or("inbox") } else { "" },
         "saml_enabled": false,
     }))
 }

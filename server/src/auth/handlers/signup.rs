@@ -11,9 +11,10 @@ use serde_json::{json, Value};
 
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType};
+use crate::auth::phone::{self, PhoneOtp};
 use crate::auth::request::{client_info, client_ip, json_body, query};
 use crate::auth::users::{self, time, NewUser};
-use crate::auth::{audit, password, rate_limit, sessions, AuthState};
+use crate::auth::{audit, password, rate_limit, sessions, sms, AuthState};
 
 #[derive(Debug, Deserialize)]
 struct Body {
@@ -60,7 +61,7 @@ pub async fn signup(
         return anonymous(&state, &req, p.data, &ip).await;
     }
     if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
-        return Err(AuthError::Unprocessable("Phone signups are disabled".into()));
+        return phone_signup(&state, &req, p, &ip).await;
     }
     let email = checked_email(p.email.as_deref())?;
     let plain = p.password.unwrap_or_default();
@@ -120,6 +121,56 @@ pub async fn signup(
     }
     flows::send_link(&state, db, &user, LinkType::Signup, None, &redirect, challenge.is_some()).await?;
     audit::log(db, Some(user.id), &email, "user_confirmation_requested", json!({"provider": "email"}), &ip).await;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(user.to_json()))
+}
+
+/// `signUp({phone, password})`: a user known by its number, confirmed by a texted code (or at
+/// once with `SMS_AUTOCONFIRM`, which answers a session).
+async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> Result<HttpResponse, AuthError> {
+    if !state.config.phone_enabled {
+        return Err(phone::disabled());
+    }
+    let number = sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
+    let plain = p.password.unwrap_or_default();
+    if plain.is_empty() {
+        return Err(AuthError::Unprocessable("Signup requires a valid password".into()));
+    }
+    password::check_strength(&plain, state.config.password_min_length)?;
+    let data = match p.data {
+        Some(Value::Object(map)) => Value::Object(map),
+        _ => json!({}),
+    };
+    let hash = password::hash(plain).await?;
+    let autoconfirm = state.config.sms_autoconfirm;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &tx;
+    let user = match users::by_phone(db, &number).await? {
+        Some(user) if user.phone_confirmed_at.is_some() => return Err(AuthError::UserAlreadyExists),
+        Some(user) => {
+            users::set_password(db, user.id, &hash).await?;
+            user
+        }
+        None => {
+            let user = users::insert_phone(db, &number, &hash, &data, autoconfirm)
+                .await?
+                .ok_or(AuthError::UserAlreadyExists)?;
+            audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "phone"}), ip).await;
+            user
+        }
+    };
+    if autoconfirm {
+        let issued = sessions::create(db, user.id, "password", &client_info(state, req)).await?;
+        users::touch_sign_in(db, user.id).await?;
+        let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
+        let session = sessions::response(state, db, &user, &issued).await?;
+        tx.commit().await?;
+        return Ok(HttpResponse::Ok().json(session));
+    }
+    phone::send_code(state, db, &user, &number, PhoneOtp::Sms).await?;
+    audit::log(db, Some(user.id), "", "user_confirmation_requested", json!({"provider": "phone"}), ip).await;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(user.to_json()))

@@ -49,6 +49,8 @@ pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Byt
         // A refresh grant without a token.
         Some("refresh_token") => Err(AuthError::RefreshTokenNotFound),
         Some("pkce") => pkce_grant(&state, &req, p, &ip).await,
+        Some("id_token") => super::disabled::id_token_grant(&serde_json::from_slice(&body).unwrap_or_default()),
+        Some("web3") => super::disabled::web3_grant(),
         Some(other) => Err(AuthError::Validation(format!("unsupported_grant_type: {other}"))),
         None => Err(AuthError::Validation("unsupported_grant_type".into())),
     }
@@ -59,7 +61,7 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
     let plain = p.password.unwrap_or_default();
     if email.is_empty() {
         if p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
-            return Err(AuthError::Validation("Phone logins are disabled".into()));
+            return phone_password_grant(state, req, p.phone.as_deref().unwrap_or_default(), plain, ip).await;
         }
         return Err(AuthError::Validation("missing email or phone".into()));
     }
@@ -79,6 +81,42 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
     }
     let info = client_info(state, req);
     let session = sessions::sign_in(state, &client, user, "password", &info, ip, json!({"provider": "email"})).await?;
+    Ok(HttpResponse::Ok().json(session))
+}
+
+/// `signInWithPassword({phone, password})`: as with an address; an unconfirmed number is
+/// `phone_not_confirmed` once the password matched.
+async fn phone_password_grant(
+    state: &AuthState,
+    req: &HttpRequest,
+    phone: &str,
+    plain: String,
+    ip: &str,
+) -> Result<HttpResponse, AuthError> {
+    if !state.config.phone_enabled {
+        return Err(AuthError::Validation("Phone logins are disabled".into()));
+    }
+    let number = crate::auth::sms::normalize_phone(phone)?;
+    let client = state.pool.get().await?;
+    let user = users::by_phone(&client, &number).await?;
+    let hash = user.as_ref().and_then(|u| u.encrypted_password.clone()).filter(|h| !h.is_empty());
+    let matches = password::verify(plain, hash).await;
+    let Some(user) = user.filter(|_| matches) else {
+        audit::log(&client, None, "", "login_failed", json!({"provider": "phone"}), ip).await;
+        return Err(AuthError::InvalidCredentials);
+    };
+    if user.is_banned() {
+        return Err(AuthError::UserBanned);
+    }
+    if user.phone_confirmed_at.is_none() && !state.config.sms_autoconfirm {
+        return Err(AuthError::Coded(
+            actix_web::http::StatusCode::BAD_REQUEST,
+            "phone_not_confirmed",
+            "Phone not confirmed".into(),
+        ));
+    }
+    let info = client_info(state, req);
+    let session = sessions::sign_in(state, &client, user, "password", &info, ip, json!({"provider": "phone"})).await?;
     Ok(HttpResponse::Ok().json(session))
 }
 

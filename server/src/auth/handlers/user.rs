@@ -38,9 +38,11 @@ pub async fn update(
 ) -> Result<HttpResponse, AuthError> {
     let p: Body = json_body(&body)?;
     let ip = client_ip(&state, &req);
-    if p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
-        return Err(AuthError::Unprocessable("Phone changes are not supported".into()));
-    }
+    let new_phone = match p.phone.as_deref().filter(|ph| !ph.trim().is_empty()) {
+        Some(_) if !state.config.phone_enabled => return Err(crate::auth::phone::disabled()),
+        Some(ph) => Some(crate::auth::sms::normalize_phone(ph)?),
+        None => None,
+    };
     let new_hash = match p.password.as_deref() {
         Some(plain) => {
             password::check_strength(plain, state.config.password_min_length)?;
@@ -52,7 +54,11 @@ pub async fn update(
     let mut client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
     let user = authed.user;
-    if user.is_anonymous && new_hash.is_some() && p.email.as_deref().is_none_or(|e| e.trim().is_empty()) {
+    if user.is_anonymous
+        && new_hash.is_some()
+        && p.email.as_deref().is_none_or(|e| e.trim().is_empty())
+        && new_phone.is_none()
+    {
         return Err(AuthError::Unprocessable(
             "Updating password of an anonymous user without an email or phone is not allowed".into(),
         ));
@@ -107,6 +113,10 @@ pub async fn update(
             }
         }
         audit::log(db, Some(user.id), user.email_str(), "user_modified", json!({"new_email": email}), &ip).await;
+    }
+    if let Some(number) = new_phone.filter(|n| Some(n) != user.phone.as_ref()) {
+        crate::auth::phone::change(&state, db, &user, &number).await?;
+        audit::log(db, Some(user.id), user.email_str(), "user_modified", json!({"new_phone": number}), &ip).await;
     }
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
     tx.commit().await?;

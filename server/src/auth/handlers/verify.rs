@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType, Verified, SINGLE_CONFIRMATION};
+use crate::auth::phone::PhoneOtp;
 use crate::auth::request::{client_info, client_ip, json_body, query};
 use crate::auth::{audit, rate_limit, sessions, tokens, users, AuthState};
 
@@ -20,6 +21,7 @@ struct Body {
     token: Option<String>,
     token_hash: Option<String>,
     email: Option<String>,
+    phone: Option<String>,
 }
 
 async fn limit(state: &AuthState, ip: &str) -> Result<(), AuthError> {
@@ -42,6 +44,9 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
     let ip = client_ip(&state, &req);
     limit(&state, &ip).await?;
     let p: Body = json_body(&body)?;
+    if let Some(otp) = p.kind.as_deref().and_then(PhoneOtp::parse) {
+        return phone_verify(&state, &req, otp, p, &ip).await;
+    }
     let types = types(p.kind.as_deref())?;
     let hash = match (p.token_hash.filter(|h| !h.is_empty()), p.token.filter(|t| !t.is_empty()), p.email) {
         (Some(hash), _, _) => hash,
@@ -73,6 +78,36 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
         &ip,
     )
     .await;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(session))
+}
+
+/// `verifyOtp({phone, token, type: 'sms' | 'phone_change'})`: the code texted to the number.
+async fn phone_verify(
+    state: &AuthState,
+    req: &HttpRequest,
+    otp: PhoneOtp,
+    p: Body,
+    ip: &str,
+) -> Result<HttpResponse, AuthError> {
+    if !state.config.phone_enabled {
+        return Err(crate::auth::phone::disabled());
+    }
+    let number = crate::auth::sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
+    let code = p
+        .token
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| AuthError::Validation("Verify requires a token and a phone number".into()))?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &tx;
+    let user = crate::auth::phone::verify(state, db, otp, &number, &code).await?;
+    let issued = sessions::create(db, user.id, "otp", &client_info(state, req)).await?;
+    users::touch_sign_in(db, user.id).await?;
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
+    let session = sessions::response(state, db, &user, &issued).await?;
+    let kind = if otp == PhoneOtp::Sms { "sms" } else { "phone_change" };
+    audit::log(db, Some(user.id), "", "login", json!({"provider": "phone", "type": kind}), ip).await;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }

@@ -1,5 +1,6 @@
-//! The development inbox: where auth mail lands when no SMTP server is configured, so a
-//! newcomer can confirm an account with no mail server.
+//! The development inbox: where auth mail lands when no SMTP server is configured, and text
+//! messages when no SMS provider is (`auth::sms`), so a newcomer can confirm an account with
+//! neither.
 //!
 //! Messages are rows of `auth.dev_inbox`. `GET /inbox` is a small HTML page listing them with
 //! their links; `GET /inbox/api/messages?to=<email>` returns them as JSON (newest first) for
@@ -54,8 +55,10 @@ async fn rows(state: &AuthState, to: Option<&str>) -> Result<Vec<tokio_postgres:
 
 /// The inbox is shown only while it is the transport, and only to local, unproxied requests.
 fn check_access(state: &AuthState, req: &HttpRequest) -> Result<(), AuthError> {
-    if !state.mailer.uses_inbox() {
-        return Err(AuthError::NotFound("The development inbox is off (SMTP is configured)".into()));
+    if !state.mailer.uses_inbox() && !state.sms.uses_inbox() {
+        return Err(AuthError::NotFound(
+            "The development inbox is off (SMTP and an SMS provider are configured)".into(),
+        ));
     }
     let proxied = ["forwarded", "x-forwarded-for", "x-real-ip"].iter().any(|h| req.headers().contains_key(*h));
     let local = req.peer_addr().is_some_and(|a| a.ip().is_loopback());

@@ -1,0 +1,150 @@
+//! The phone flows: a six-digit code texted for a sign-up confirmation or an SMS sign-in
+//! (`confirmation_token`, as GoTrue keeps both) or for a phone change (`phone_change_token`),
+//! stored as GoTrue's hash of number and code, spaced by `SMS_MAX_FREQUENCY` per user, capped by
+//! `RATE_LIMIT_SMS_SENT` per hour for the server, valid `SMS_OTP_EXP` seconds. Handlers decide
+//! which flow to start; `sms` delivers.
+
+use crate::db::cached::CachedQueries;
+use actix_web::http::StatusCode;
+use chrono::{Duration, Utc};
+use deadpool_postgres::GenericClient;
+
+use super::error::AuthError;
+use super::one_time::{self, TokenColumn};
+use super::rate_limit;
+use super::tokens;
+use super::users::{self, User};
+use super::AuthState;
+
+/// What a texted code is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhoneOtp {
+    /// Confirm the number of a sign-up, or sign in with a code (`type: 'sms'`).
+    Sms,
+    /// Confirm the new number of a phone change (`type: 'phone_change'`).
+    PhoneChange,
+}
+
+impl PhoneOtp {
+    /// Parse a `type` of `/verify` or `/resend`.
+    pub fn parse(value: &str) -> Option<PhoneOtp> {
+        match value {
+            "sms" => Some(PhoneOtp::Sms),
+            "phone_change" => Some(PhoneOtp::PhoneChange),
+            _ => None,
+        }
+    }
+
+    fn column(self) -> TokenColumn {
+        match self {
+            PhoneOtp::Sms => TokenColumn::Confirmation,
+            PhoneOtp::PhoneChange => TokenColumn::PhoneChange,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            PhoneOtp::Sms => "sms",
+            PhoneOtp::PhoneChange => "phone_change",
+        }
+    }
+}
+
+/// GoTrue's refusal when phone sign-in is off.
+pub fn disabled() -> AuthError {
+    AuthError::Coded(StatusCode::UNPROCESSABLE_ENTITY, "phone_provider_disabled", "Phone signups are disabled".into())
+}
+
+fn over_limit(message: String) -> AuthError {
+    AuthError::Coded(StatusCode::TOO_MANY_REQUESTS, "over_sms_send_rate_limit", message)
+}
+
+/// Text a fresh code of `otp` to `phone` for `user`, after the per-user spacing and the
+/// server-wide hourly cap.
+pub async fn send_code(
+    state: &AuthState,
+    db: &impl GenericClient,
+    user: &User,
+    phone: &str,
+    otp: PhoneOtp,
+) -> Result<(), AuthError> {
+    if let Some(sent) = one_time::sent_at(user, otp.column()) {
+        let wait = state.config.sms_max_frequency as i64 - (Utc::now() - sent).num_seconds();
+        if wait > 0 {
+            return Err(over_limit(format!("For security purposes, you can only request this after {wait} seconds.")));
+        }
+    }
+    rate_limit::hit(
+        &state.pool,
+        "sms:all",
+        state.config.rate_limit_sms_sent,
+        rate_limit::EMAIL_WINDOW_SECS,
+        over_limit("SMS rate limit exceeded".into()),
+    )
+    .await?;
+    let code = tokens::otp();
+    one_time::set_token(db, user.id, otp.column(), &tokens::token_hash(phone, &code), phone).await?;
+    state.sms.send(phone, otp.name(), &code).await
+}
+
+/// Check `code` texted to `phone` and apply it: confirm the number (`sms`) or move the user to
+/// the new number (`phone_change`). The user as it is now.
+pub async fn verify(
+    state: &AuthState,
+    db: &impl GenericClient,
+    otp: PhoneOtp,
+    phone: &str,
+    code: &str,
+) -> Result<User, AuthError> {
+    let hash = tokens::token_hash(phone, code.trim());
+    let user = one_time::by_token(db, otp.column(), &hash).await?.ok_or(AuthError::OtpExpired)?;
+    let number = match otp {
+        PhoneOtp::Sms => user.phone.clone(),
+        PhoneOtp::PhoneChange => user.phone_change.clone(),
+    };
+    if number.as_deref() != Some(phone) {
+        return Err(AuthError::OtpExpired);
+    }
+    let fresh = one_time::sent_at(&user, otp.column())
+        .is_some_and(|sent| sent + Duration::seconds(state.config.sms_otp_exp as i64) > Utc::now());
+    if !fresh {
+        return Err(AuthError::OtpExpired);
+    }
+    one_time::clear_token(db, user.id, otp.column()).await?;
+    match otp {
+        PhoneOtp::Sms => users::confirm_phone(db, user.id).await?,
+        PhoneOtp::PhoneChange => {
+            if !users::apply_phone_change(db, user.id, phone).await? {
+                return Err(phone_exists());
+            }
+        }
+    }
+    users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)
+}
+
+/// GoTrue's refusal of a number another user has.
+pub fn phone_exists() -> AuthError {
+    AuthError::Coded(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "phone_exists",
+        "A user with this phone number has already been registered".into(),
+    )
+}
+
+/// Start a phone change to `phone` (already normalised): applied at once with `SMS_AUTOCONFIRM`,
+/// else texted and pending until `verify`.
+pub async fn change(state: &AuthState, db: &impl GenericClient, user: &User, phone: &str) -> Result<(), AuthError> {
+    if users::by_phone(db, phone).await?.is_some_and(|other| other.id != user.id) {
+        return Err(phone_exists());
+    }
+    if state.config.sms_autoconfirm {
+        if !users::apply_phone_change(db, user.id, phone).await? {
+            return Err(phone_exists());
+        }
+        return Ok(());
+    }
+    db.cached_execute("update auth.users set phone_change = $2, updated_at = now() where id = $1", &[&user.id, &phone])
+        .await?;
+    let pending = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+    send_code(state, db, &pending, phone, PhoneOtp::PhoneChange).await
+}

@@ -1,0 +1,163 @@
+//! Text messages carrying the one-time codes of phone sign-up, sign-in and phone change.
+//!
+//! With no provider configured (`SMS_PROVIDER` unset or `inbox`) they land in the development
+//! inbox beside the mails (`/inbox`, `GET /inbox/api/messages?to=+243…`), so the phone flows
+//! work on a laptop. `SMS_PROVIDER=twilio` sends them with Twilio's Messages API under GoTrue's
+//! setting names (`SMS_TWILIO_ACCOUNT_SID`, `SMS_TWILIO_AUTH_TOKEN`,
+//! `SMS_TWILIO_MESSAGE_SERVICE_SID`: a Messaging Service `MG…` or a sender number). The text is
+//! `SMS_TEMPLATE` with `{{ .Code }}` replaced. Numbers are handled as GoTrue handles them: E.164
+//! digits without the `+` (stored so in `auth.users.phone`).
+
+use actix_web::http::StatusCode;
+use deadpool_postgres::Pool;
+use secrecy::ExposeSecret;
+
+use super::error::AuthError;
+use crate::config::AuthConfig;
+use crate::db::cached::CachedQueries;
+
+/// A phone number as GoTrue normalises it: spaces and a leading `+` removed, then E.164 digits
+/// (1 to 15, not starting with 0), else `validation_failed`.
+pub fn normalize_phone(raw: &str) -> Result<String, AuthError> {
+    let digits: String = raw.trim().trim_start_matches('+').chars().filter(|c| *c != ' ').collect();
+    let valid =
+        (2..=15).contains(&digits.len()) && !digits.starts_with('0') && digits.chars().all(|c| c.is_ascii_digit());
+    if valid {
+        Ok(digits)
+    } else {
+        Err(AuthError::Validation("Invalid phone number format (E.164 required)".into()))
+    }
+}
+
+enum Provider {
+    Inbox,
+    Twilio { account_sid: String, auth_token: secrecy::SecretString, sender: String, api_url: String },
+}
+
+/// The configured way out for text messages.
+pub struct Sms {
+    provider: Provider,
+    template: String,
+    pool: Pool,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for Sms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.provider {
+            Provider::Inbox => "inbox",
+            Provider::Twilio { .. } => "twilio",
+        };
+        f.debug_struct("Sms").field("provider", &kind).finish()
+    }
+}
+
+impl Sms {
+    /// Build the sender from the configuration.
+    pub fn new(config: &AuthConfig, pool: Pool) -> Result<Sms, String> {
+        let provider = match config.sms_provider.as_deref().unwrap_or("inbox") {
+            "" | "inbox" => Provider::Inbox,
+            "twilio" => Provider::Twilio {
+                account_sid: config
+                    .sms_twilio_account_sid
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_ACCOUNT_SID")?,
+                auth_token: config
+                    .sms_twilio_auth_token
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_AUTH_TOKEN")?,
+                sender: config
+                    .sms_twilio_message_service_sid
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_MESSAGE_SERVICE_SID")?,
+                api_url: config.sms_twilio_api_url.trim_end_matches('/').to_string(),
+            },
+            other => return Err(format!("SMS_PROVIDER {other:?} is not supported (inbox or twilio)")),
+        };
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("SMS HTTP client: {e}"))?;
+        Ok(Sms { provider, template: config.sms_template.clone(), pool, http })
+    }
+
+    /// Whether messages go to the development inbox.
+    pub fn uses_inbox(&self) -> bool {
+        matches!(self.provider, Provider::Inbox)
+    }
+
+    /// Send `code` to `phone` (E.164 digits); `kind` names the flow in the inbox (`sms`, `phone_change`).
+    pub async fn send(&self, phone: &str, kind: &str, code: &str) -> Result<(), AuthError> {
+        let body = self.template.replace("{{ .Code }}", code).replace("{{.Code}}", code);
+        let to = format!("+{phone}");
+        match &self.provider {
+            Provider::Inbox => {
+                let client = self.pool.get().await?;
+                client
+                    .cached_execute(
+                        "insert into auth.dev_inbox (recipient, subject, kind, html, body_text, link) \
+                         values ($1, 'SMS', $2, $3, $4, null)",
+                        &[&to, &kind, &super::mail::templates::html_escape(&body), &body],
+                    )
+                    .await?;
+                tracing::info!(to, kind, "text message stored in the development inbox (/inbox)");
+                Ok(())
+            }
+            Provider::Twilio { account_sid, auth_token, sender, api_url } => {
+                let sender_field = if sender.starts_with("MG") { "MessagingServiceSid" } else { "From" };
+                let form =
+                    [("To", to.as_str()), ("Body", body.as_str()), (sender_field, sender.as_str()), ("Channel", "sms")];
+                let url = format!("{api_url}/2010-04-01/Accounts/{account_sid}/Messages.json");
+                let sent = self
+                    .http
+                    .post(url)
+                    .basic_auth(account_sid, Some(auth_token.expose_secret()))
+                    .form(&form)
+                    .send()
+                    .await;
+                let failure = match sent {
+                    Ok(res) if res.status().is_success() => {
+                        let answer: serde_json::Value = res.json().await.unwrap_or_default();
+                        match answer.get("status").and_then(serde_json::Value::as_str) {
+                            Some("failed" | "undelivered" | "canceled") => {
+                                Some(format!("twilio error: message {}", answer["status"]))
+                            }
+                            _ => None,
+                        }
+                    }
+                    Ok(res) => {
+                        let status = res.status();
+                        let answer: serde_json::Value = res.json().await.unwrap_or_default();
+                        Some(format!("twilio error: {} {}", status.as_u16(), answer["message"].as_str().unwrap_or("")))
+                    }
+                    Err(err) => Some(format!("twilio unreachable: {err}")),
+                };
+                match failure {
+                    None => Ok(()),
+                    Some(why) => {
+                        tracing::warn!(error = %why, "could not send a text message");
+                        Err(AuthError::Coded(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            "sms_send_failed",
+                            format!("Error sending confirmation OTP to provider: {why}"),
+                        ))
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_e164_digits_without_the_plus() {
+        assert_eq!(normalize_phone("+243 812 345 678").unwrap(), "243812345678");
+        assert_eq!(normalize_phone("243812345678").unwrap(), "243812345678");
+        for bad in ["", "+", "0812345678", "+243-812", "12345678901234567", "phone"] {
+            assert!(normalize_phone(bad).is_err(), "{bad}");
+        }
+    }
+}

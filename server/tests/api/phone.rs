@@ -1,0 +1,237 @@
+//! Phone sign-in over HTTP: sign-up with a number and a password confirmed by a texted code,
+//! sign-in with a code (`signInWithOtp({phone})`), a phone change, the per-user spacing of
+//! codes, codes read from the development inbox, and the Twilio provider against a stand-in
+//! for Twilio's Messages API started by the test on 127.0.0.1.
+
+use std::sync::{Arc, Mutex};
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app_with, TestApp};
+
+/// A DRC mobile number, as customers type it.
+const ANNE: &str = "+243 812 345 678";
+const ANNE_DIGITS: &str = "243812345678";
+
+async fn phone_app() -> TestApp {
+    spawn_app_with(|c| c.auth.phone_enabled = true).await
+}
+
+async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
+    let res = app
+        .http
+        .post(format!("{}/auth/v1{path}", app.address))
+        .header("apikey", &app.anon_key)
+        .header("x-supabase-api-version", "2024-01-01")
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// The newest code texted to `digits` (E.164 without `+`), from the development inbox.
+async fn texted_code(app: &TestApp, digits: &str) -> (String, String) {
+    let res: Value = app
+        .http
+        .get(format!("{}/inbox/api/messages", app.address))
+        .query(&[("to", format!("+{digits}"))])
+        .send()
+        .await
+        .expect("inbox")
+        .json()
+        .await
+        .expect("inbox json");
+    let message = &res["messages"][0];
+    let text = message["text"].as_str().expect("a text message").to_string();
+    let code = text.rsplit(' ').next().expect("code").to_string();
+    assert_eq!(code.len(), 6, "{text}");
+    (code, message["kind"].as_str().unwrap_or_default().to_string())
+}
+
+#[tokio::test]
+async fn a_phone_sign_up_is_confirmed_by_a_texted_code_then_signs_in_with_its_password() {
+    let app = phone_app().await;
+    let (status, user) = post(&app, "/signup", json!({"phone": ANNE, "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{user}");
+    assert_eq!(user["phone"], ANNE_DIGITS);
+    assert!(user["phone_confirmed_at"].is_null());
+
+    let (status, body) = post(&app, "/token?grant_type=password", json!({"phone": ANNE, "password": "secret-1"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("phone_not_confirmed")));
+
+    let (code, kind) = texted_code(&app, ANNE_DIGITS).await;
+    assert_eq!(kind, "sms");
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    let (status, body) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": wrong})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("otp_expired")));
+    let (status, session) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert!(session["user"]["phone_confirmed_at"].is_string());
+    assert_eq!(session["user"]["app_metadata"]["provider"], "phone");
+    let (status, _) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": code})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a code is used once");
+
+    let (status, session) =
+        post(&app, "/token?grant_type=password", json!({"phone": ANNE_DIGITS, "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let (status, body) = post(&app, "/signup", json!({"phone": ANNE, "password": "secret-2"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("user_already_exists")));
+}
+
+#[tokio::test]
+async fn a_code_by_sms_signs_in_and_codes_are_spaced_per_user() {
+    let app = phone_app().await;
+    let (status, body) = post(&app, "/otp", json!({"phone": "+243 990 000 001"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = post(&app, "/otp", json!({"phone": "+243 990 000 001"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("over_sms_send_rate_limit")));
+    let (code, _) = texted_code(&app, "243990000001").await;
+    let (status, session) =
+        post(&app, "/verify", json!({"type": "sms", "phone": "+243990000001", "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let claims = {
+        use base64::Engine;
+        let payload = session["access_token"].as_str().expect("token").split('.').nth(1).expect("payload").to_string();
+        serde_json::from_slice::<Value>(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("b64"))
+            .expect("claims")
+    };
+    assert_eq!(claims["phone"], "243990000001");
+    assert_eq!(claims["amr"][0]["method"], "otp");
+
+    let (status, body) = post(&app, "/otp", json!({"phone": "+243 990 000 002", "create_user": false})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("otp_disabled")));
+    let (status, body) = post(&app, "/otp", json!({"phone": "0812"})).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Invalid phone number format (E.164 required)"))
+    );
+}
+
+#[tokio::test]
+async fn a_phone_change_is_applied_once_the_new_number_s_code_is_verified() {
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.mailer_autoconfirm = true;
+    })
+    .await;
+    let (_, session) = post(&app, "/signup", json!({"email": "pc@example.test", "password": "secret-1"})).await;
+    let token = session["access_token"].as_str().expect("token").to_string();
+    post(&app, "/signup", json!({"phone": "+243 970 000 009", "password": "secret-1"})).await;
+    let put = |body: Value| {
+        app.http
+            .put(format!("{}/auth/v1/user", app.address))
+            .header("apikey", &app.anon_key)
+            .bearer_auth(&token)
+            .json(&body)
+    };
+    let taken = put(json!({"phone": "+243970000009"})).send().await.expect("taken");
+    assert_eq!(taken.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(taken.json::<Value>().await.expect("json")["error_code"], "phone_exists");
+
+    let pending: Value =
+        put(json!({"phone": "+243 970 000 010"})).send().await.expect("put").json().await.expect("json");
+    assert_eq!(pending["new_phone"], "243970000010");
+    assert_eq!(pending["phone"], "");
+    let (code, kind) = texted_code(&app, "243970000010").await;
+    assert_eq!(kind, "phone_change");
+    let (status, session) =
+        post(&app, "/verify", json!({"type": "phone_change", "phone": "+243970000010", "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["user"]["phone"], "243970000010");
+    assert!(session["user"].get("new_phone").is_none());
+    assert!(session["user"]["identities"].as_array().expect("identities").iter().any(|i| i["provider"] == "phone"));
+}
+
+#[tokio::test]
+async fn phone_sign_in_is_refused_with_gotrue_s_error_when_off() {
+    let app = spawn_app_with(|_| {}).await;
+    for (path, body) in [
+        ("/signup", json!({"phone": ANNE, "password": "secret-1"})),
+        ("/otp", json!({"phone": ANNE})),
+        ("/verify", json!({"type": "sms", "phone": ANNE, "token": "123456"})),
+    ] {
+        let (status, body) = post(&app, path, body).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("phone_provider_disabled")),
+            "{path}"
+        );
+    }
+}
+
+/// What the stand-in for Twilio received: the path, the Authorization header and the form.
+type Received = Arc<Mutex<Vec<(String, String, Vec<(String, String)>)>>>;
+
+/// A stand-in for Twilio's Messages API on 127.0.0.1 answering `status`; its base URL.
+async fn twilio(status: u16, received: Received) -> String {
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    let server = HttpServer::new(move || {
+        let received = received.clone();
+        App::new().default_service(web::to(move |req: HttpRequest, body: web::Bytes| {
+            let received = received.clone();
+            async move {
+                let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+                let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
+                received.lock().expect("lock").push((req.path().to_string(), auth, form));
+                if status == 201 {
+                    HttpResponse::Created().json(json!({"sid": "SM123", "status": "queued"}))
+                } else {
+                    HttpResponse::BadRequest()
+                        .json(json!({"code": 21211, "message": "Invalid 'To' Phone Number", "status": 400}))
+                }
+            }
+        }))
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .expect("bind");
+    let port = server.addrs()[0].port();
+    tokio::spawn(server.run());
+    format!("http://127.0.0.1:{port}")
+}
+
+#[tokio::test]
+async fn codes_go_out_through_twilio_s_messages_api_with_gotrue_s_settings() {
+    let received: Received = Arc::default();
+    let url = twilio(201, received.clone()).await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("twilio".into());
+        c.auth.sms_twilio_account_sid = Some("AC0123".into());
+        c.auth.sms_twilio_auth_token = Some(secrecy::SecretString::from("tw-secret"));
+        c.auth.sms_twilio_message_service_sid = Some("MG0456".into());
+        c.auth.sms_twilio_api_url = url;
+        c.auth.sms_template = "Kinshasa Auto : votre code est {{ .Code }}".into();
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (path, auth, form) = received.lock().expect("lock")[0].clone();
+    assert_eq!(path, "/2010-04-01/Accounts/AC0123/Messages.json");
+    use base64::Engine;
+    assert_eq!(auth, format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("AC0123:tw-secret")));
+    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(field("To"), "+243812345678");
+    assert_eq!(field("MessagingServiceSid"), "MG0456");
+    let code = field("Body").rsplit(' ').next().expect("code").to_string();
+    assert!(field("Body").starts_with("Kinshasa Auto : votre code est "), "{}", field("Body"));
+    let (status, session) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+
+    let failing = twilio(400, Arc::default()).await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("twilio".into());
+        c.auth.sms_twilio_account_sid = Some("AC0123".into());
+        c.auth.sms_twilio_auth_token = Some(secrecy::SecretString::from("tw-secret"));
+        c.auth.sms_twilio_message_service_sid = Some("+15005550006".into());
+        c.auth.sms_twilio_api_url = failing;
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
+    assert!(!body.to_string().contains("tw-secret"));
+}
