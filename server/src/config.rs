@@ -252,6 +252,50 @@ pub struct AuthConfig {
     #[arg(long = "rate-limit-otp", env = "RATE_LIMIT_OTP", default_value_t = 30)]
     pub rate_limit_otp: u64,
 
+    /// A password change from a session older than 24 hours needs the nonce of `/reauthenticate`.
+    #[arg(long = "security-update-password-require-reauthentication", env = "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default_value_t = false, action = clap::ArgAction::Set)]
+    pub update_password_require_reauthentication: bool,
+
+    /// Google ID tokens (`signInWithIdToken({provider: 'google'})`).
+    #[arg(long = "external-google-enabled", env = "EXTERNAL_GOOGLE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub google_enabled: bool,
+
+    /// Google OAuth client ids whose ID tokens are accepted (comma-separated).
+    #[arg(long = "external-google-client-id", env = "EXTERNAL_GOOGLE_CLIENT_ID", value_delimiter = ',')]
+    pub google_client_id: Vec<String>,
+
+    /// Accept Google ID tokens without the nonce check.
+    #[arg(long = "external-google-skip-nonce-check", env = "EXTERNAL_GOOGLE_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
+    pub google_skip_nonce_check: bool,
+
+    /// Sign in with Apple ID tokens.
+    #[arg(long = "external-apple-enabled", env = "EXTERNAL_APPLE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub apple_enabled: bool,
+
+    /// Apple service / bundle ids whose ID tokens are accepted (comma-separated).
+    #[arg(long = "external-apple-client-id", env = "EXTERNAL_APPLE_CLIENT_ID", value_delimiter = ',')]
+    pub apple_client_id: Vec<String>,
+
+    /// Accept Apple ID tokens without the nonce check.
+    #[arg(long = "external-apple-skip-nonce-check", env = "EXTERNAL_APPLE_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
+    pub apple_skip_nonce_check: bool,
+
+    /// Keycloak (or any OpenID Connect provider) ID tokens.
+    #[arg(long = "external-keycloak-enabled", env = "EXTERNAL_KEYCLOAK_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub keycloak_enabled: bool,
+
+    /// The realm's issuer URL (`https://host/realms/<realm>`), whose discovery document is read.
+    #[arg(long = "external-keycloak-url", env = "EXTERNAL_KEYCLOAK_URL")]
+    pub keycloak_url: Option<String>,
+
+    /// Keycloak client ids whose ID tokens are accepted (comma-separated).
+    #[arg(long = "external-keycloak-client-id", env = "EXTERNAL_KEYCLOAK_CLIENT_ID", value_delimiter = ',')]
+    pub keycloak_client_id: Vec<String>,
+
+    /// Accept Keycloak ID tokens without the nonce check.
+    #[arg(long = "external-keycloak-skip-nonce-check", env = "EXTERNAL_KEYCLOAK_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
+    pub keycloak_skip_nonce_check: bool,
+
     /// Sign-up and sign-in with a phone number (password or SMS code) and phone changes.
     #[arg(long = "external-phone-enabled", env = "EXTERNAL_PHONE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub phone_enabled: bool,

@@ -5,12 +5,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@supabase/supabase-js';
-import { startServer, sql } from '../lib/server.mjs';
+import { execFileSync } from 'node:child_process';
+import { startServer, sql, serverBin } from '../lib/server.mjs';
 import { email } from '../lib/auth.mjs';
 
 let server;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ SIGNING_KEYS_RELOAD_SECONDS: '1' });
   await sql(server.dbUrl, `
     create table public.secrets (id int primary key, body text);
     alter table public.secrets enable row level security;
@@ -108,4 +109,47 @@ test('the secret key is refused from a browser User-Agent', async () => {
   });
   assert.equal(res.status, 401);
   assert.equal((await res.json()).message, 'Forbidden use of secret API key in browser');
+});
+
+/** `server keys <args>` on the test server's database; its output. */
+function keysCli(...args) {
+  return execFileSync(serverBin(), ['keys', ...args], {
+    env: { ...process.env, DATABASE_URL: server.dbUrl, JWT_SECRET: server.jwtSecret, RUST_LOG: 'error' },
+    encoding: 'utf8',
+  });
+}
+
+async function eventually(what, check) {
+  const deadline = Date.now() + 15000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('a token of a rotated-out, revoked key is refused by rest, storage, realtime and auth', async () => {
+  const { client: user, session } = await signedIn();
+  const oldKid = JSON.parse(Buffer.from(session.access_token.split('.')[0], 'base64url')).kid;
+  keysCli('new');
+  keysCli('rotate');
+  await eventually('new sessions are signed by the new key', async () => {
+    const { session: fresh } = await signedIn();
+    return JSON.parse(Buffer.from(fresh.access_token.split('.')[0], 'base64url')).kid !== oldKid;
+  });
+  assert.equal((await user.from('secrets').select()).error, null, 'a previously used key still verifies');
+  keysCli('revoke', oldKid);
+  await eventually('the revoked key is refused', async () => (await user.from('secrets').select()).status === 401);
+
+  const storage = await user.storage.listBuckets();
+  assert.ok(storage.error, 'storage refuses it');
+  const auth = await user.auth.getUser(session.access_token);
+  assert.equal(auth.error?.status, 403, 'auth refuses it');
+  const jwks = await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json();
+  assert.ok(!jwks.keys.some((k) => k.kid === oldKid), 'it is no longer published');
+  const channel = user.channel('room-revoked');
+  const status = await new Promise((resolve) => {
+    channel.subscribe((s) => { if (s !== 'SUBSCRIBED' && s !== 'CLOSED') resolve(s); else if (s === 'SUBSCRIBED') resolve(s); });
+  });
+  assert.notEqual(status, 'SUBSCRIBED', 'realtime refuses it');
+  await user.removeAllChannels();
 });

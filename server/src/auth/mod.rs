@@ -13,6 +13,7 @@ pub mod flows;
 mod handlers;
 pub mod mail;
 pub mod mfa;
+pub mod oidc;
 pub mod one_time;
 pub mod password;
 pub mod phone;
@@ -51,6 +52,7 @@ pub struct AuthState {
     pub site_url: String,
     pub mailer: Mailer,
     pub sms: sms::Sms,
+    pub oidc: oidc::Oidc,
 }
 
 impl std::fmt::Debug for AuthState {
@@ -71,6 +73,7 @@ impl AuthState {
     ) -> Result<AuthState, String> {
         let mailer = Mailer::new(&config, pool.clone())?;
         let sms = sms::Sms::new(&config, pool.clone())?;
+        let oidc = oidc::Oidc::new(&config)?;
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -90,6 +93,7 @@ impl AuthState {
             site_url: site_url.trim_end_matches('/').to_string(),
             mailer,
             sms,
+            oidc,
         })
     }
 

@@ -21,6 +21,8 @@ pub enum TokenColumn {
     EmailChangeCurrent,
     /// The code texted to the new number of a phone change.
     PhoneChange,
+    /// The nonce of `/reauthenticate`.
+    Reauthentication,
 }
 
 impl TokenColumn {
@@ -32,6 +34,7 @@ impl TokenColumn {
             TokenColumn::EmailChangeNew => "email_change_token_new",
             TokenColumn::EmailChangeCurrent => "email_change_token_current",
             TokenColumn::PhoneChange => "phone_change_token",
+            TokenColumn::Reauthentication => "reauthentication_token",
         }
     }
 
@@ -41,6 +44,7 @@ impl TokenColumn {
             TokenColumn::Recovery => "recovery_sent_at",
             TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => "email_change_sent_at",
             TokenColumn::PhoneChange => "phone_change_sent_at",
+            TokenColumn::Reauthentication => "reauthentication_sent_at",
         }
     }
 
@@ -51,6 +55,7 @@ impl TokenColumn {
             TokenColumn::EmailChangeNew => "email_change_token_new",
             TokenColumn::EmailChangeCurrent => "email_change_token_current",
             TokenColumn::PhoneChange => "phone_change_token",
+            TokenColumn::Reauthentication => "reauthentication_token",
         }
     }
 }
@@ -99,6 +104,7 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
         TokenColumn::Recovery => user.recovery_sent_at,
         TokenColumn::EmailChangeNew | TokenColumn::EmailChangeCurrent => user.email_change_sent_at,
         TokenColumn::PhoneChange => user.phone_change_sent_at,
+        TokenColumn::Reauthentication => user.reauthentication_sent_at,
     }
 }
 

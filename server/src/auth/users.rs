@@ -21,6 +21,7 @@ pub(crate) const COLUMNS: &str = "u.id, u.aud, u.role, u.email, u.encrypted_pass
     u.phone, u.phone_confirmed_at, u.confirmation_sent_at, u.confirmed_at, u.recovery_sent_at, u.email_change, \
     u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, \
     u.updated_at, u.banned_until, u.deleted_at, u.is_anonymous, u.phone_change, u.phone_change_sent_at, \
+    u.reauthentication_sent_at, \
     (select coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, \
         'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', to_char(i.last_sign_in_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
         'created_at', to_char(i.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'updated_at', to_char(i.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'email', i.email) order by i.created_at), '[]') \
@@ -57,6 +58,7 @@ pub struct User {
     pub is_anonymous: bool,
     pub phone_change: Option<String>,
     pub phone_change_sent_at: Option<DateTime<Utc>>,
+    pub reauthentication_sent_at: Option<DateTime<Utc>>,
     pub identities: Value,
     pub factors: Option<Value>,
 }
@@ -89,6 +91,7 @@ impl User {
             is_anonymous: row.get("is_anonymous"),
             phone_change: row.get("phone_change"),
             phone_change_sent_at: row.get("phone_change_sent_at"),
+            reauthentication_sent_at: row.get("reauthentication_sent_at"),
             identities: row.get::<_, Option<Value>>("identities").unwrap_or_else(|| json!([])),
             factors: row.get("factors"),
         }
@@ -226,6 +229,77 @@ pub async fn insert_phone(
         &[&id, &phone, &confirmed],
     )
     .await?;
+    by_id(db, id).await
+}
+
+/// The user of an external identity (`provider`, the provider's `sub`).
+pub async fn by_identity(db: &impl GenericClient, provider: &str, sub: &str) -> Result<Option<User>, AuthError> {
+    let row = db
+        .cached_query_opt(
+            "select user_id from auth.identities where provider = $1 and provider_id = $2",
+            &[&provider, &sub],
+        )
+        .await?;
+    match row {
+        Some(row) => by_id(db, row.get(0)).await,
+        None => Ok(None),
+    }
+}
+
+/// Record an external identity of `id` (or refresh its data), adding the provider to the user's
+/// `app_metadata.providers`.
+pub async fn link_identity(
+    db: &impl GenericClient,
+    id: Uuid,
+    provider: &str,
+    sub: &str,
+    data: &Value,
+) -> Result<(), AuthError> {
+    db.cached_execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         values ($1, $2, $3, $4, now(), now(), now()) \
+         on conflict (provider_id, provider) do update set identity_data = excluded.identity_data, \
+             last_sign_in_at = now(), updated_at = now()",
+        &[&sub, &id, data, &provider],
+    )
+    .await?;
+    db.cached_execute(
+        "update auth.users set raw_app_meta_data = jsonb_set(coalesce(raw_app_meta_data, '{}'), '{providers}', \
+             (select coalesce(jsonb_agg(distinct p), '[]') from jsonb_array_elements_text( \
+                 coalesce(raw_app_meta_data->'providers', '[]') || jsonb_build_array($2::text)) p)), \
+             updated_at = now() where id = $1",
+        &[&id, &provider],
+    )
+    .await?;
+    Ok(())
+}
+
+/// A user made from an external identity: its address (confirmed when the provider vouches for
+/// it), `provider` in `app_metadata`, the claims as metadata, the identity.
+pub async fn insert_external(
+    db: &impl GenericClient,
+    provider: &str,
+    sub: &str,
+    email: Option<&str>,
+    verified: bool,
+    data: &Value,
+) -> Result<Option<User>, AuthError> {
+    let id = Uuid::new_v4();
+    let app = json!({"provider": provider, "providers": [provider]});
+    let inserted = db
+        .cached_query_opt(
+            "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, \
+                 raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous) \
+             values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', lower($2), '', \
+                 case when $3 then now() end, $4, $5, false, now(), now(), false) \
+             on conflict do nothing returning id",
+            &[&id, &email, &verified, &app, data],
+        )
+        .await?;
+    if inserted.is_none() {
+        return Ok(None);
+    }
+    link_identity(db, id, provider, sub, data).await?;
     by_id(db, id).await
 }
 
@@ -513,6 +587,7 @@ mod tests {
             is_anonymous: false,
             phone_change: None,
             phone_change_sent_at: None,
+            reauthentication_sent_at: None,
             identities: json!([]),
             factors: Some(json!([])),
         };

@@ -658,3 +658,54 @@ async fn the_admin_api_lists_renames_and_deletes_a_user_s_factors() {
         .expect("json");
     assert_eq!(listed, json!([]));
 }
+
+#[tokio::test]
+async fn an_old_session_changes_its_password_only_with_the_mailed_reauthentication_nonce() {
+    let app = spawn_app_with(|c| c.auth.update_password_require_reauthentication = true).await;
+    let session = confirmed(&app, "reauth@example.test", "secret-1").await;
+    let token = session["access_token"].as_str().expect("token").to_string();
+    // A fresh session changes its password without a nonce.
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-2"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // A day later, it needs one.
+    app.admin_sql("update auth.sessions set created_at = now() - interval '2 days', refreshed_at = null").await;
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-3"})).await;
+    assert_eq!((status, body["error_code"].as_str()), (StatusCode::BAD_REQUEST, Some("reauthentication_needed")));
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-3", "nonce": "123456"})).await;
+    assert_eq!(
+        (status, body["error_code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("reauthentication_not_valid"))
+    );
+
+    let sent = app
+        .http
+        .get(format!("{}/auth/v1/reauthenticate", app.address))
+        .header("apikey", &app.anon_key)
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("reauthenticate");
+    assert_eq!(sent.status(), StatusCode::OK);
+    let inbox: Value = app
+        .http
+        .get(format!("{}/inbox/api/messages?to=reauth@example.test", app.address))
+        .send()
+        .await
+        .expect("inbox")
+        .json()
+        .await
+        .expect("json");
+    let mail =
+        inbox["messages"].as_array().expect("messages").iter().find(|m| m["kind"] == "reauthentication").expect("mail");
+    let nonce = mail["text"].as_str().expect("text").trim().rsplit(' ').next().expect("code").to_string();
+    let wrong = if nonce == "000000" { "111111" } else { "000000" };
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-3", "nonce": wrong})).await;
+    assert_eq!((status, body["error_code"].as_str()), (StatusCode::BAD_REQUEST, Some("reauthentication_not_valid")));
+    let (status, body) = put_user(&app, &token, json!({"password": "secret-3", "nonce": nonce})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = put_user(&app, &token, json!({"password": "secret-4", "nonce": nonce})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a nonce is used once");
+    let (status, _) =
+        post(&app, "/token?grant_type=password", json!({"email": "reauth@example.test", "password": "secret-3"})).await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -7,6 +7,7 @@ mod fuzz;
 mod helpers;
 mod keys;
 mod memory;
+mod oidc;
 mod phone;
 mod rest;
 mod rest_bodies;

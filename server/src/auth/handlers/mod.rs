@@ -7,6 +7,7 @@ mod disabled;
 mod factors;
 mod logout;
 mod otp;
+mod reauthenticate;
 mod settings;
 mod signup;
 mod token;
@@ -24,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/user", web::get().to(user::get))
         .route("/user", web::put().to(user::update))
         .route("/logout", web::post().to(logout::logout))
+        .route("/reauthenticate", web::get().to(reauthenticate::reauthenticate))
         .route("/recover", web::post().to(otp::recover))
         .route("/resend", web::post().to(otp::resend))
         .route("/otp", web::post().to(otp::otp))

@@ -42,6 +42,9 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     external.insert("email".into(), json!(true));
     external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
     external.insert("phone".into(), json!(state.config.phone_enabled));
+    for provider in ["google", "apple", "keycloak"] {
+        external.insert(provider.into(), json!(state.oidc.enabled(provider)));
+    }
     HttpResponse::Ok().json(json!({
         "external": external,
         "disable_signup": state.config.disable_signup,

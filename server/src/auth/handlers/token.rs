@@ -6,7 +6,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::auth::error::AuthError;
 use crate::auth::request::{client_info, client_ip, json_body, query};
@@ -49,7 +49,7 @@ pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Byt
         // A refresh grant without a token.
         Some("refresh_token") => Err(AuthError::RefreshTokenNotFound),
         Some("pkce") => pkce_grant(&state, &req, p, &ip).await,
-        Some("id_token") => super::disabled::id_token_grant(&serde_json::from_slice(&body).unwrap_or_default()),
+        Some("id_token") => id_token_grant(&state, &req, &serde_json::from_slice(&body).unwrap_or_default(), &ip).await,
         Some("web3") => super::disabled::web3_grant(),
         Some(other) => Err(AuthError::Validation(format!("unsupported_grant_type: {other}"))),
         None => Err(AuthError::Validation("unsupported_grant_type".into())),
@@ -117,6 +117,77 @@ async fn phone_password_grant(
     }
     let info = client_info(state, req);
     let session = sessions::sign_in(state, &client, user, "password", &info, ip, json!({"provider": "phone"})).await?;
+    Ok(HttpResponse::Ok().json(session))
+}
+
+/// `signInWithIdToken({provider, token, nonce})`: an ID token of an enabled OIDC provider, its
+/// user found by identity, else by a verified address (linked), else created.
+async fn id_token_grant(
+    state: &AuthState,
+    req: &HttpRequest,
+    body: &Value,
+    ip: &str,
+) -> Result<HttpResponse, AuthError> {
+    let text = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default();
+    let Some(provider) = state.oidc.provider(text("provider"), text("issuer")).cloned() else {
+        return super::disabled::id_token_grant(body);
+    };
+    let token = text("id_token");
+    if token.is_empty() {
+        return super::disabled::id_token_grant(body);
+    }
+    let nonce = body.get("nonce").and_then(Value::as_str);
+    let claims = state.oidc.verify(&provider, token, nonce).await?;
+    let sub = claims["sub"].as_str().unwrap_or_default().to_string();
+    let data = crate::auth::oidc::identity_data(&provider, &claims);
+    let email = claims["email"].as_str().map(str::to_lowercase).filter(|e| !e.is_empty());
+    let verified = crate::auth::oidc::email_verified(&claims);
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    let db = &tx;
+    let user = match users::by_identity(db, provider.name, &sub).await? {
+        Some(user) => {
+            users::link_identity(db, user.id, provider.name, &sub, &data).await?;
+            user
+        }
+        None => {
+            let existing = match &email {
+                Some(address) if verified => users::by_email(db, address).await?,
+                _ => None,
+            };
+            match existing {
+                Some(user) => {
+                    users::link_identity(db, user.id, provider.name, &sub, &data).await?;
+                    user
+                }
+                None => {
+                    if state.config.disable_signup {
+                        return Err(AuthError::SignupDisabled);
+                    }
+                    let user = users::insert_external(db, provider.name, &sub, email.as_deref(), verified, &data)
+                        .await?
+                        .ok_or(AuthError::EmailExists)?;
+                    audit::log(
+                        db,
+                        Some(user.id),
+                        user.email_str(),
+                        "user_signedup",
+                        json!({"provider": provider.name}),
+                        ip,
+                    )
+                    .await;
+                    user
+                }
+            }
+        }
+    };
+    if user.is_banned() {
+        return Err(AuthError::UserBanned);
+    }
+    let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+    let info = client_info(state, req);
+    let session = sessions::sign_in(state, db, user, "oauth", &info, ip, json!({"provider": provider.name})).await?;
+    tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }
 

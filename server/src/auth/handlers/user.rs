@@ -27,6 +27,7 @@ struct Body {
     password: Option<String>,
     data: Option<Value>,
     phone: Option<String>,
+    nonce: Option<String>,
     code_challenge: Option<String>,
     code_challenge_method: Option<String>,
 }
@@ -62,6 +63,9 @@ pub async fn update(
         return Err(AuthError::Unprocessable(
             "Updating password of an anonymous user without an email or phone is not allowed".into(),
         ));
+    }
+    if new_hash.is_some() {
+        super::reauthenticate::check_nonce(&state, &client, &user, authed.session_id, p.nonce.as_deref()).await?;
     }
     let new_hash = match new_hash {
         Some(plain) => {

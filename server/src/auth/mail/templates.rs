@@ -1,7 +1,7 @@
 //! E-mail templates: the built-in ones (compiled in) and a deployment's replacements.
 //!
 //! A template is an HTML and a text file per kind (`confirmation`, `recovery`, `magic_link`,
-//! `invite`, `email_change`) using GoTrue's placeholders: `{{ .ConfirmationURL }}`,
+//! `invite`, `email_change`, `reauthentication`) using GoTrue's placeholders: `{{ .ConfirmationURL }}`,
 //! `{{ .Token }}`, `{{ .TokenHash }}`, `{{ .SiteURL }}`, `{{ .RedirectTo }}`, `{{ .Email }}`,
 //! `{{ .NewEmail }}`. Files found in `MAILER_TEMPLATES_DIR` replace the built-in ones; they are
 //! read once at start. Values are HTML-escaped in the HTML part. Nothing here sends mail.
@@ -17,10 +17,12 @@ pub enum Kind {
     MagicLink,
     Invite,
     EmailChange,
+    Reauthentication,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [Kind::Confirmation, Kind::Recovery, Kind::MagicLink, Kind::Invite, Kind::EmailChange];
+    pub const ALL: [Kind; 6] =
+        [Kind::Confirmation, Kind::Recovery, Kind::MagicLink, Kind::Invite, Kind::EmailChange, Kind::Reauthentication];
 
     /// File stem and inbox label.
     pub fn name(self) -> &'static str {
@@ -30,6 +32,7 @@ impl Kind {
             Kind::MagicLink => "magic_link",
             Kind::Invite => "invite",
             Kind::EmailChange => "email_change",
+            Kind::Reauthentication => "reauthentication",
         }
     }
 
@@ -41,6 +44,7 @@ impl Kind {
             Kind::MagicLink => "Your Magic Link",
             Kind::Invite => "You have been invited",
             Kind::EmailChange => "Confirm Email Change",
+            Kind::Reauthentication => "Confirm reauthentication",
         }
     }
 
@@ -54,6 +58,9 @@ impl Kind {
             Kind::Invite => (include_str!("templates/invite.html"), include_str!("templates/invite.txt")),
             Kind::EmailChange => {
                 (include_str!("templates/email_change.html"), include_str!("templates/email_change.txt"))
+            }
+            Kind::Reauthentication => {
+                (include_str!("templates/reauthentication.html"), include_str!("templates/reauthentication.txt"))
             }
         }
     }

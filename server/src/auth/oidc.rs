@@ -1,0 +1,223 @@
+//! Sign-in with an OpenID Connect ID token (`signInWithIdToken`, the `id_token` grant) from the
+//! providers GoTrue verifies this way: Google, Apple and Keycloak (whose issuer is the realm URL,
+//! `EXTERNAL_KEYCLOAK_URL`), each enabled with GoTrue's setting names.
+//!
+//! The token is checked as GoTrue checks it: signature against the issuer's published keys
+//! (discovery document, then its `jwks_uri`; kept an hour, fetched again when a token names an
+//! unknown key), `iss`, `aud` among the provider's client ids, `exp`, and the nonce (the token
+//! carries the SHA-256 hex of the nonce the client passes; both or neither). The user is found
+//! by the provider's identity, else by a verified address (the identity is then linked), else
+//! created with the provider as its `app_metadata.provider`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use actix_web::http::StatusCode;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::error::AuthError;
+use crate::config::AuthConfig;
+
+/// How long an issuer's keys are trusted before they are fetched again.
+const KEYS_TTL: Duration = Duration::from_secs(3600);
+
+/// One enabled provider.
+#[derive(Debug, Clone)]
+pub struct Provider {
+    pub name: &'static str,
+    pub issuer: String,
+    pub client_ids: Vec<String>,
+    pub skip_nonce_check: bool,
+}
+
+/// The providers and the issuers' keys.
+pub struct Oidc {
+    providers: Vec<Provider>,
+    http: reqwest::Client,
+    keys: Mutex<HashMap<String, (Instant, JwkSet)>>,
+}
+
+impl std::fmt::Debug for Oidc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oidc").field("providers", &self.providers).finish()
+    }
+}
+
+fn bad(message: impl Into<String>) -> AuthError {
+    AuthError::Coded(StatusCode::BAD_REQUEST, "validation_failed", message.into())
+}
+
+fn ids(list: &[String]) -> Vec<String> {
+    list.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+impl Oidc {
+    /// The enabled providers of the configuration.
+    pub fn new(config: &AuthConfig) -> Result<Oidc, String> {
+        let mut providers = Vec::new();
+        if config.google_enabled {
+            providers.push(Provider {
+                name: "google",
+                issuer: "https://accounts.google.com".into(),
+                client_ids: ids(&config.google_client_id),
+                skip_nonce_check: config.google_skip_nonce_check,
+            });
+        }
+        if config.apple_enabled {
+            providers.push(Provider {
+                name: "apple",
+                issuer: "https://appleid.apple.com".into(),
+                client_ids: ids(&config.apple_client_id),
+                skip_nonce_check: config.apple_skip_nonce_check,
+            });
+        }
+        if config.keycloak_enabled {
+            let url = config.keycloak_url.clone().ok_or("EXTERNAL_KEYCLOAK_ENABLED needs EXTERNAL_KEYCLOAK_URL")?;
+            providers.push(Provider {
+                name: "keycloak",
+                issuer: url.trim_end_matches('/').to_string(),
+                client_ids: ids(&config.keycloak_client_id),
+                skip_nonce_check: config.keycloak_skip_nonce_check,
+            });
+        }
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("OIDC HTTP client: {e}"))?;
+        Ok(Oidc { providers, http, keys: Mutex::new(HashMap::new()) })
+    }
+
+    /// Whether `name` is enabled (for `/settings`).
+    pub fn enabled(&self, name: &str) -> bool {
+        self.providers.iter().any(|p| p.name == name)
+    }
+
+    /// The enabled provider a grant names, by `provider` or by `issuer`.
+    pub fn provider(&self, name: &str, issuer: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
+    }
+
+    async fn fetch_keys(&self, issuer: &str) -> Result<JwkSet, AuthError> {
+        let failed = |e: String| {
+            tracing::warn!(issuer, error = %e, "could not fetch the provider's keys");
+            bad("Bad ID token")
+        };
+        let discovery: Value = self
+            .http
+            .get(format!("{issuer}/.well-known/openid-configuration"))
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .json()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let jwks_uri = discovery["jwks_uri"].as_str().ok_or_else(|| failed("no jwks_uri".into()))?;
+        let set: JwkSet = self
+            .http
+            .get(jwks_uri)
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .json()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        if let Ok(mut keys) = self.keys.lock() {
+            keys.insert(issuer.to_string(), (Instant::now(), set.clone()));
+        }
+        Ok(set)
+    }
+
+    async fn key_for(&self, issuer: &str, kid: Option<&str>) -> Result<jsonwebtoken::jwk::Jwk, AuthError> {
+        let pick = |set: &JwkSet| match kid {
+            Some(kid) => set.find(kid).cloned(),
+            None if set.keys.len() == 1 => set.keys.first().cloned(),
+            None => None,
+        };
+        let cached =
+            self.keys.lock().ok().and_then(|keys| {
+                keys.get(issuer).filter(|(at, _)| at.elapsed() < KEYS_TTL).map(|(_, set)| set.clone())
+            });
+        if let Some(key) = cached.as_ref().and_then(pick) {
+            return Ok(key);
+        }
+        pick(&self.fetch_keys(issuer).await?).ok_or_else(|| bad("Bad ID token"))
+    }
+
+    /// Verify an ID token for `provider`; its claims.
+    pub async fn verify(&self, provider: &Provider, token: &str, nonce: Option<&str>) -> Result<Value, AuthError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| bad("Bad ID token"))?;
+        if !matches!(
+            header.alg,
+            Algorithm::RS256 | Algorithm::ES256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::ES384
+        ) {
+            return Err(bad("Bad ID token"));
+        }
+        let jwk = self.key_for(&provider.issuer, header.kid.as_deref()).await?;
+        let key = DecodingKey::from_jwk(&jwk).map_err(|_| bad("Bad ID token"))?;
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[provider.issuer.as_str()]);
+        validation.validate_aud = false;
+        validation.leeway = 30;
+        let claims = jsonwebtoken::decode::<Value>(token, &key, &validation).map_err(|_| bad("Bad ID token"))?.claims;
+        if claims["sub"].as_str().unwrap_or_default().is_empty() {
+            return Err(bad("Missing sub claim in id_token"));
+        }
+        let audience: Vec<&str> = match &claims["aud"] {
+            Value::String(one) => vec![one.as_str()],
+            Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        if !provider.client_ids.iter().any(|id| audience.contains(&id.as_str())) {
+            return Err(bad(format!("Unacceptable audience in id_token: {audience:?}")));
+        }
+        if !provider.skip_nonce_check {
+            let in_token = claims["nonce"].as_str().filter(|n| !n.is_empty());
+            let given = nonce.filter(|n| !n.is_empty());
+            match (in_token, given) {
+                (None, None) => {}
+                (Some(expected), Some(given)) => {
+                    if hex::encode(Sha256::digest(given.as_bytes())) != expected {
+                        return Err(bad("Nonces mismatch"));
+                    }
+                }
+                _ => return Err(bad("Passed nonce and nonce in id_token should either both exist or not.")),
+            }
+        }
+        Ok(claims)
+    }
+}
+
+/// The identity data GoTrue keeps for an OIDC user (`identity_data`, and the user's metadata).
+pub fn identity_data(provider: &Provider, claims: &Value) -> Value {
+    let mut data = Map::new();
+    data.insert("iss".into(), json!(provider.issuer));
+    data.insert("sub".into(), claims["sub"].clone());
+    data.insert("provider_id".into(), claims["sub"].clone());
+    for key in ["email", "name", "picture", "phone"] {
+        if let Some(value) = claims.get(key).filter(|v| v.is_string()) {
+            data.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(name) = claims.get("name").filter(|v| v.is_string()) {
+        data.insert("full_name".into(), name.clone());
+    }
+    if let Some(picture) = claims.get("picture").filter(|v| v.is_string()) {
+        data.insert("avatar_url".into(), picture.clone());
+    }
+    data.insert("email_verified".into(), json!(email_verified(claims)));
+    data.insert("phone_verified".into(), json!(false));
+    Value::Object(data)
+}
+
+/// Whether the provider vouches for the address (`email_verified`, a boolean or `"true"`).
+pub fn email_verified(claims: &Value) -> bool {
+    match &claims["email_verified"] {
+        Value::Bool(b) => *b,
+        Value::String(s) => s == "true",
+        _ => false,
+    }
+}

@@ -1,0 +1,199 @@
+//! `signInWithIdToken` over HTTP against a stand-in OpenID Connect provider started by the test
+//! on 127.0.0.1 (discovery document and keys): the token's signature, issuer, audience and
+//! nonce are checked, the user is made once and found again by its identity, and a verified
+//! address links the identity to the account that has it.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use sha2::Digest;
+
+use crate::helpers::{spawn_app_with, TestApp};
+
+/// The provider: its issuer URL and the key it signs with.
+struct Provider {
+    issuer: String,
+    key: server::signing_keys::NewKey,
+}
+
+async fn provider() -> Provider {
+    use actix_web::{web, App, HttpResponse, HttpServer};
+    let key = server::signing_keys::generate_es256().expect("key");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let issuer = format!("http://127.0.0.1:{}/realms/kinshasa", listener.local_addr().expect("addr").port());
+    let (jwk, base) = (key.public_jwk.clone(), issuer.clone());
+    let server = HttpServer::new(move || {
+        let (jwk, base) = (jwk.clone(), base.clone());
+        App::new()
+            .route(
+                "/realms/kinshasa/.well-known/openid-configuration",
+                web::get().to(move || {
+                    let base = base.clone();
+                    async move { HttpResponse::Ok().json(json!({"issuer": base, "jwks_uri": format!("{base}/certs")})) }
+                }),
+            )
+            .route(
+                "/realms/kinshasa/certs",
+                web::get().to(move || {
+                    let jwk = jwk.clone();
+                    async move { HttpResponse::Ok().json(json!({"keys": [jwk]})) }
+                }),
+            )
+    })
+    .workers(1)
+    .listen(listener)
+    .expect("listen");
+    tokio::spawn(server.run());
+    Provider { issuer, key }
+}
+
+impl Provider {
+    fn id_token(&self, claims: Value) -> String {
+        self.id_token_with(&self.key, claims)
+    }
+
+    fn id_token_with(&self, key: &server::signing_keys::NewKey, claims: Value) -> String {
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        header.kid = Some(self.key.id.to_string());
+        let mut all = json!({"iss": self.issuer, "aud": "site-client", "exp": chrono::Utc::now().timestamp() + 300,
+            "iat": chrono::Utc::now().timestamp()});
+        for (k, v) in claims.as_object().expect("object") {
+            all[k] = v.clone();
+        }
+        jsonwebtoken::encode(&header, &all, &jsonwebtoken::EncodingKey::from_ec_pem(key.pem.as_bytes()).expect("pem"))
+            .expect("sign")
+    }
+}
+
+fn hashed(nonce: &str) -> String {
+    hex::encode(sha2::Sha256::digest(nonce.as_bytes()))
+}
+
+async fn grant(app: &TestApp, body: Value) -> (StatusCode, Value) {
+    let res = app
+        .http
+        .post(format!("{}/auth/v1/token?grant_type=id_token", app.address))
+        .header("apikey", &app.anon_key)
+        .header("x-supabase-api-version", "2024-01-01")
+        .json(&body)
+        .send()
+        .await
+        .expect("grant");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn app_for(provider: &Provider) -> TestApp {
+    let issuer = provider.issuer.clone();
+    spawn_app_with(move |c| {
+        c.auth.keycloak_enabled = true;
+        c.auth.keycloak_url = Some(issuer);
+        c.auth.keycloak_client_id = vec!["site-client".into()];
+        c.auth.mailer_autoconfirm = true;
+    })
+    .await
+}
+
+#[tokio::test]
+async fn an_id_token_of_an_enabled_provider_signs_in_and_finds_the_same_user_again() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let claims = json!({"sub": "kc-1", "email": "Mbuyi@Example.test", "email_verified": true, "name": "Mbuyi",
+        "nonce": hashed("n-1")});
+    let (status, session) =
+        grant(&app, json!({"provider": "keycloak", "id_token": provider.id_token(claims.clone()), "nonce": "n-1"}))
+            .await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let user = &session["user"];
+    assert_eq!(user["email"], "mbuyi@example.test");
+    assert!(user["email_confirmed_at"].is_string(), "the provider vouched for the address");
+    assert_eq!(user["app_metadata"]["provider"], "keycloak");
+    assert_eq!(user["user_metadata"]["full_name"], "Mbuyi");
+    assert_eq!(user["identities"][0]["provider"], "keycloak");
+    assert_eq!(user["identities"][0]["id"], "kc-1");
+
+    let (status, again) =
+        grant(&app, json!({"provider": "keycloak", "id_token": provider.id_token(claims), "nonce": "n-1"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(again["user"]["id"], user["id"], "found by its identity");
+    let settings: Value = app
+        .http
+        .get(format!("{}/auth/v1/settings", app.address))
+        .send()
+        .await
+        .expect("settings")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(settings["external"]["keycloak"], true);
+}
+
+#[tokio::test]
+async fn a_bad_signature_issuer_audience_or_nonce_is_refused() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let base = json!({"sub": "kc-2", "email": "a2@example.test", "email_verified": true, "nonce": hashed("n-2")});
+    let with = |extra: Value| {
+        let mut claims = base.clone();
+        for (k, v) in extra.as_object().expect("object") {
+            claims[k] = v.clone();
+        }
+        claims
+    };
+    let stranger = server::signing_keys::generate_es256().expect("key");
+    let cases = [
+        (provider.id_token_with(&stranger, base.clone()), Some("n-2"), "Bad ID token"),
+        (provider.id_token(with(json!({"iss": "http://127.0.0.1:1/realms/other"}))), Some("n-2"), "Bad ID token"),
+        (provider.id_token(with(json!({"exp": 1000}))), Some("n-2"), "Bad ID token"),
+        (
+            provider.id_token(with(json!({"aud": "another-app"}))),
+            Some("n-2"),
+            "Unacceptable audience in id_token: [\"another-app\"]",
+        ),
+        (provider.id_token(base.clone()), Some("n-3"), "Nonces mismatch"),
+        (provider.id_token(base.clone()), None, "Passed nonce and nonce in id_token should either both exist or not."),
+    ];
+    for (token, nonce, message) in cases {
+        let (status, body) = grant(&app, json!({"provider": "keycloak", "id_token": token, "nonce": nonce})).await;
+        assert_eq!((status, body["message"].as_str()), (StatusCode::BAD_REQUEST, Some(message)));
+    }
+    let count: Value = app
+        .http
+        .get(format!("{}/auth/v1/admin/users", app.address))
+        .bearer_auth(&app.service_key)
+        .send()
+        .await
+        .expect("users")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(count["users"], json!([]), "no refused token made a user");
+}
+
+#[tokio::test]
+async fn a_verified_address_links_the_identity_to_the_account_that_has_it() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let signup: Value = app
+        .http
+        .post(format!("{}/auth/v1/signup", app.address))
+        .header("apikey", &app.anon_key)
+        .json(&json!({"email": "kabila@example.test", "password": "secret-1"}))
+        .send()
+        .await
+        .expect("signup")
+        .json()
+        .await
+        .expect("json");
+    let id = signup["user"]["id"].clone();
+    let token = provider.id_token(json!({"sub": "kc-3", "email": "kabila@example.test", "email_verified": true}));
+    let (status, session) = grant(&app, json!({"provider": "keycloak", "id_token": token})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["user"]["id"], id);
+    let providers = session["user"]["app_metadata"]["providers"].as_array().expect("providers").clone();
+    assert!(providers.contains(&json!("email")) && providers.contains(&json!("keycloak")), "{providers:?}");
+
+    // An unverified address is not linked: it cannot take over the account.
+    let token = provider.id_token(json!({"sub": "kc-4", "email": "kabila@example.test", "email_verified": false}));
+    let (status, body) = grant(&app, json!({"provider": "keycloak", "id_token": token})).await;
+    assert_ne!(status, StatusCode::OK, "{body}");
+}
