@@ -264,6 +264,10 @@ pub struct AuthConfig {
     #[arg(long = "external-google-client-id", env = "EXTERNAL_GOOGLE_CLIENT_ID", value_delimiter = ',')]
     pub google_client_id: Vec<String>,
 
+    /// Google OAuth client secret: enables the redirect flow (`signInWithOAuth`).
+    #[arg(long = "external-google-secret", env = "EXTERNAL_GOOGLE_SECRET", hide_env_values = true, value_parser = secret)]
+    pub google_secret: Option<SecretString>,
+
     /// Accept Google ID tokens without the nonce check.
     #[arg(long = "external-google-skip-nonce-check", env = "EXTERNAL_GOOGLE_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
     pub google_skip_nonce_check: bool,
@@ -291,6 +295,10 @@ pub struct AuthConfig {
     /// Keycloak client ids whose ID tokens are accepted (comma-separated).
     #[arg(long = "external-keycloak-client-id", env = "EXTERNAL_KEYCLOAK_CLIENT_ID", value_delimiter = ',')]
     pub keycloak_client_id: Vec<String>,
+
+    /// Keycloak client secret: enables the redirect flow (`signInWithOAuth`).
+    #[arg(long = "external-keycloak-secret", env = "EXTERNAL_KEYCLOAK_SECRET", hide_env_values = true, value_parser = secret)]
+    pub keycloak_secret: Option<SecretString>,
 
     /// Accept Keycloak ID tokens without the nonce check.
     #[arg(long = "external-keycloak-skip-nonce-check", env = "EXTERNAL_KEYCLOAK_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]

@@ -312,6 +312,42 @@ pub async fn save_flow_state(
 }
 
 /// The auth code of the newest flow state of `user` for `link_type`, marked issued now.
+/// A PKCE flow state of the OAuth redirect flow, before the user is known; its id (carried in
+/// the `state` sent to the provider).
+pub async fn save_oauth_flow_state(
+    db: &impl GenericClient,
+    provider: &str,
+    challenge: &Challenge,
+) -> Result<Uuid, AuthError> {
+    let id = Uuid::new_v4();
+    db.cached_execute(
+        "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, \
+             created_at, updated_at, authentication_method) \
+         values ($1, null, $2, $3::text::auth.code_challenge_method, $4, $5, now(), now(), 'oauth')",
+        &[&id, &Uuid::new_v4().to_string(), &challenge.method, &challenge.challenge, &provider],
+    )
+    .await?;
+    Ok(id)
+}
+
+/// The provider came back: bind the flow state to its user and issue its auth code.
+pub async fn bind_oauth_flow_state(
+    db: &impl GenericClient,
+    id: Uuid,
+    user_id: Uuid,
+    provider_token: &str,
+) -> Result<String, AuthError> {
+    let row = db
+        .cached_query_opt(
+            "update auth.flow_state set user_id = $2, provider_access_token = $3, auth_code_issued_at = now(), \
+                 updated_at = now() where id = $1 and user_id is null returning auth_code",
+            &[&id, &user_id, &provider_token],
+        )
+        .await?
+        .ok_or(AuthError::FlowStateNotFound)?;
+    Ok(row.get(0))
+}
+
 pub async fn issue_auth_code(
     db: &impl GenericClient,
     user_id: Uuid,

@@ -42,8 +42,10 @@ pub struct AuthState {
     pub config: AuthConfig,
     /// Owner pool: auth tables are not the caller's to touch.
     pub pool: Pool,
-    /// The legacy HS256 secret: signs only when no asymmetric key is in use.
+    /// The legacy HS256 secret: signs only when no asymmetric key is in use, and the `state` of
+    /// the OAuth redirect flow (with `decoding_key`).
     pub encoding_key: EncodingKey,
+    pub decoding_key: jsonwebtoken::DecodingKey,
     /// The asymmetric signing keys (shared with every verifier of this instance).
     pub signing_keys: Arc<SigningKeys>,
     pub verifier: Arc<JwtVerifier>,
@@ -83,6 +85,7 @@ impl AuthState {
             config,
             pool,
             encoding_key: EncodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
+            decoding_key: jsonwebtoken::DecodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
             verifier: Arc::new(
                 JwtVerifier::new(&keys.jwt_secret, None)
                     .with_signing_keys(signing_keys.clone())

@@ -1,6 +1,8 @@
-//! Sign-in with an OpenID Connect ID token (`signInWithIdToken`, the `id_token` grant) from the
-//! providers GoTrue verifies this way: Google, Apple and Keycloak (whose issuer is the realm URL,
-//! `EXTERNAL_KEYCLOAK_URL`), each enabled with GoTrue's setting names.
+//! OpenID Connect providers: sign-in with an ID token (`signInWithIdToken`, the `id_token` grant)
+//! from Google, Apple and Keycloak (whose issuer is the realm URL, `EXTERNAL_KEYCLOAK_URL`), and
+//! the redirect flow (`signInWithOAuth`: `/authorize` sends the browser to the provider, whose
+//! code `/callback` exchanges at its token endpoint) for Google and Keycloak, each enabled with
+//! GoTrue's setting names. Endpoints and keys come from the issuer's discovery document.
 //!
 //! The token is checked as GoTrue checks it: signature against the issuer's published keys
 //! (discovery document, then its `jwks_uri`; kept an hour, fetched again when a token names an
@@ -32,6 +34,8 @@ pub struct Provider {
     pub issuer: String,
     pub client_ids: Vec<String>,
     pub skip_nonce_check: bool,
+    /// The client secret of the redirect flow (`EXTERNAL_<NAME>_SECRET`); none: ID tokens only.
+    pub secret: Option<secrecy::SecretString>,
 }
 
 /// The providers and the issuers' keys.
@@ -65,6 +69,7 @@ impl Oidc {
                 issuer: "https://accounts.google.com".into(),
                 client_ids: ids(&config.google_client_id),
                 skip_nonce_check: config.google_skip_nonce_check,
+                secret: config.google_secret.clone(),
             });
         }
         if config.apple_enabled {
@@ -73,6 +78,7 @@ impl Oidc {
                 issuer: "https://appleid.apple.com".into(),
                 client_ids: ids(&config.apple_client_id),
                 skip_nonce_check: config.apple_skip_nonce_check,
+                secret: None,
             });
         }
         if config.keycloak_enabled {
@@ -82,6 +88,7 @@ impl Oidc {
                 issuer: url.trim_end_matches('/').to_string(),
                 client_ids: ids(&config.keycloak_client_id),
                 skip_nonce_check: config.keycloak_skip_nonce_check,
+                secret: config.keycloak_secret.clone(),
             });
         }
         let http = reqwest::Client::builder()
@@ -101,20 +108,76 @@ impl Oidc {
         self.providers.iter().find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
     }
 
-    async fn fetch_keys(&self, issuer: &str) -> Result<JwkSet, AuthError> {
+    /// The issuer's discovery document.
+    pub async fn discovery(&self, issuer: &str) -> Result<Value, AuthError> {
         let failed = |e: String| {
-            tracing::warn!(issuer, error = %e, "could not fetch the provider's keys");
+            tracing::warn!(issuer, error = %e, "could not read the provider's discovery document");
             bad("Bad ID token")
         };
-        let discovery: Value = self
-            .http
+        self.http
             .get(format!("{issuer}/.well-known/openid-configuration"))
             .send()
             .await
             .map_err(|e| failed(e.to_string()))?
             .json()
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| failed(e.to_string()))
+    }
+
+    /// The provider that signs users in with the redirect flow, by name.
+    pub fn redirect_provider(&self, name: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.name == name && p.secret.is_some())
+    }
+
+    /// Exchange an authorization code at the provider's token endpoint; its ID token's claims
+    /// and the provider's access token.
+    pub async fn exchange(
+        &self,
+        provider: &Provider,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<(Value, String), AuthError> {
+        use secrecy::ExposeSecret;
+        let discovery = self.discovery(&provider.issuer).await?;
+        let endpoint = discovery["token_endpoint"].as_str().ok_or_else(|| bad("Bad ID token"))?;
+        let secret = provider.secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
+        let client_id = provider.client_ids.first().cloned().unwrap_or_default();
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("client_id", client_id.as_str()),
+            ("client_secret", secret.as_str()),
+        ];
+        let failed = |why: String| {
+            tracing::warn!(provider = provider.name, error = %why, "code exchange failed");
+            AuthError::Coded(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "unexpected_failure",
+                "Unable to exchange external code".into(),
+            )
+        };
+        let res = self.http.post(endpoint).form(&form).send().await.map_err(|e| failed(e.to_string()))?;
+        if !res.status().is_success() {
+            return Err(failed(format!("token endpoint answered {}", res.status())));
+        }
+        let answer: Value = res.json().await.map_err(|e| failed(e.to_string()))?;
+        let id_token = answer["id_token"].as_str().ok_or_else(|| failed("no id_token".into()))?;
+        let claims = self.verify_without_nonce(provider, id_token).await?;
+        Ok((claims, answer["access_token"].as_str().unwrap_or_default().to_string()))
+    }
+
+    async fn verify_without_nonce(&self, provider: &Provider, token: &str) -> Result<Value, AuthError> {
+        let lenient = Provider { skip_nonce_check: true, ..provider.clone() };
+        self.verify(&lenient, token, None).await
+    }
+
+    async fn fetch_keys(&self, issuer: &str) -> Result<JwkSet, AuthError> {
+        let failed = |e: String| {
+            tracing::warn!(issuer, error = %e, "could not fetch the provider's keys");
+            bad("Bad ID token")
+        };
+        let discovery = self.discovery(issuer).await?;
         let jwks_uri = discovery["jwks_uri"].as_str().ok_or_else(|| failed("no jwks_uri".into()))?;
         let set: JwkSet = self
             .http
@@ -220,4 +283,41 @@ pub fn email_verified(claims: &Value) -> bool {
         Value::String(s) => s == "true",
         _ => false,
     }
+}
+
+/// The user of a verified identity: found by the identity, else by an address the provider
+/// vouches for (the identity is linked), else created (unless sign-ups are off).
+pub async fn user_for(
+    state: &super::AuthState,
+    db: &impl deadpool_postgres::GenericClient,
+    provider: &Provider,
+    claims: &Value,
+    ip: &str,
+) -> Result<super::users::User, AuthError> {
+    use super::users;
+    let sub = claims["sub"].as_str().unwrap_or_default().to_string();
+    let data = identity_data(provider, claims);
+    let email = claims["email"].as_str().map(str::to_lowercase).filter(|e| !e.is_empty());
+    let verified = email_verified(claims);
+    if let Some(user) = users::by_identity(db, provider.name, &sub).await? {
+        users::link_identity(db, user.id, provider.name, &sub, &data).await?;
+        return Ok(user);
+    }
+    let existing = match &email {
+        Some(address) if verified => users::by_email(db, address).await?,
+        _ => None,
+    };
+    if let Some(user) = existing {
+        users::link_identity(db, user.id, provider.name, &sub, &data).await?;
+        return Ok(user);
+    }
+    if state.config.disable_signup {
+        return Err(AuthError::SignupDisabled);
+    }
+    let user = users::insert_external(db, provider.name, &sub, email.as_deref(), verified, &data)
+        .await?
+        .ok_or(AuthError::EmailExists)?;
+    super::audit::log(db, Some(user.id), user.email_str(), "user_signedup", json!({"provider": provider.name}), ip)
+        .await;
+    Ok(user)
 }

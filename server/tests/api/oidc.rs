@@ -16,19 +16,40 @@ struct Provider {
 }
 
 async fn provider() -> Provider {
-    use actix_web::{web, App, HttpResponse, HttpServer};
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
     let key = server::signing_keys::generate_es256().expect("key");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let issuer = format!("http://127.0.0.1:{}/realms/kinshasa", listener.local_addr().expect("addr").port());
+    let token_for_code = {
+        let issuer = issuer.clone();
+        let pem = key.pem.clone();
+        let kid = key.id.to_string();
+        move |code: &str| {
+            let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+            header.kid = Some(kid.clone());
+            let claims = json!({"iss": issuer, "aud": "site-client", "sub": format!("kc-{code}"),
+                "email": format!("{code}@example.test"), "email_verified": true, "name": "Via Redirect",
+                "exp": chrono::Utc::now().timestamp() + 300});
+            jsonwebtoken::encode(
+                &header,
+                &claims,
+                &jsonwebtoken::EncodingKey::from_ec_pem(pem.as_bytes()).expect("pem"),
+            )
+            .expect("sign")
+        }
+    };
     let (jwk, base) = (key.public_jwk.clone(), issuer.clone());
     let server = HttpServer::new(move || {
-        let (jwk, base) = (jwk.clone(), base.clone());
+        let (jwk, base, token_for_code) = (jwk.clone(), base.clone(), token_for_code.clone());
         App::new()
             .route(
                 "/realms/kinshasa/.well-known/openid-configuration",
                 web::get().to(move || {
                     let base = base.clone();
-                    async move { HttpResponse::Ok().json(json!({"issuer": base, "jwks_uri": format!("{base}/certs")})) }
+                    async move {
+                        HttpResponse::Ok().json(json!({"issuer": base, "jwks_uri": format!("{base}/certs"),
+                            "authorization_endpoint": format!("{base}/auth"), "token_endpoint": format!("{base}/token")}))
+                    }
                 }),
             )
             .route(
@@ -36,6 +57,35 @@ async fn provider() -> Provider {
                 web::get().to(move || {
                     let jwk = jwk.clone();
                     async move { HttpResponse::Ok().json(json!({"keys": [jwk]})) }
+                }),
+            )
+            // The user consents at once: back to redirect_uri with a code named after `login_hint`.
+            .route(
+                "/realms/kinshasa/auth",
+                web::get().to(|req: HttpRequest| async move {
+                    let q: std::collections::HashMap<String, String> =
+                        url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect();
+                    let mut back = url::Url::parse(&q["redirect_uri"]).expect("redirect_uri");
+                    if q.get("client_id").map(String::as_str) != Some("site-client") || q["response_type"] != "code" {
+                        back.query_pairs_mut().append_pair("error", "invalid_request");
+                    } else {
+                        back.query_pairs_mut().append_pair("code", "mwamba").append_pair("state", &q["state"]);
+                    }
+                    HttpResponse::Found().insert_header(("location", back.to_string())).finish()
+                }),
+            )
+            .route(
+                "/realms/kinshasa/token",
+                web::post().to(move |form: web::Form<std::collections::HashMap<String, String>>| {
+                    let token_for_code = token_for_code.clone();
+                    async move {
+                        if form.get("client_secret").map(String::as_str) != Some("kc-secret") {
+                            return HttpResponse::Unauthorized().json(json!({"error": "unauthorized_client"}));
+                        }
+                        let code = form.get("code").cloned().unwrap_or_default();
+                        HttpResponse::Ok().json(json!({"access_token": "provider-at", "token_type": "Bearer",
+                            "id_token": token_for_code(&code)}))
+                    }
                 }),
             )
     })
@@ -88,6 +138,7 @@ async fn app_for(provider: &Provider) -> TestApp {
         c.auth.keycloak_enabled = true;
         c.auth.keycloak_url = Some(issuer);
         c.auth.keycloak_client_id = vec!["site-client".into()];
+        c.auth.keycloak_secret = Some(secrecy::SecretString::from("kc-secret"));
         c.auth.mailer_autoconfirm = true;
     })
     .await
@@ -196,4 +247,95 @@ async fn a_verified_address_links_the_identity_to_the_account_that_has_it() {
     let token = provider.id_token(json!({"sub": "kc-4", "email": "kabila@example.test", "email_verified": false}));
     let (status, body) = grant(&app, json!({"provider": "keycloak", "id_token": token})).await;
     assert_ne!(status, StatusCode::OK, "{body}");
+}
+
+/// Follow one redirect by hand; the `Location`.
+async fn location_of(http: &reqwest::Client, url: &str) -> String {
+    let res = http.get(url).send().await.expect("follow");
+    assert_eq!(res.status(), StatusCode::FOUND, "{url}");
+    res.headers()["location"].to_str().expect("location").to_string()
+}
+
+#[tokio::test]
+async fn sign_in_with_oauth_goes_through_the_provider_and_back_with_a_session_or_a_pkce_code() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let site = "http://127.0.0.1:54321/espace";
+
+    // Implicit flow: the session comes back in the fragment.
+    let authorize = format!("{}/auth/v1/authorize?provider=keycloak&redirect_to={}", app.address, urlencoding(site));
+    let at_provider = location_of(&http, &authorize).await;
+    assert!(at_provider.starts_with(&format!("{}/auth?", provider.issuer)), "{at_provider}");
+    assert!(at_provider.contains("scope=openid+email+profile"), "{at_provider}");
+    let callback = location_of(&http, &at_provider).await;
+    assert!(callback.starts_with(&format!("{}/auth/v1/callback?", app.address)), "{callback}");
+    let back = location_of(&http, &callback).await;
+    assert!(back.starts_with(&format!("{site}#access_token=")), "{back}");
+    let fragment: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
+    assert_eq!(fragment["provider_token"], "provider-at");
+    let user: Value = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .bearer_auth(&fragment["access_token"])
+        .send()
+        .await
+        .expect("user")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(user["email"], "mwamba@example.test");
+    assert_eq!(user["app_metadata"]["provider"], "keycloak");
+
+    // PKCE: a code comes back, which the verifier exchanges for a session of the same user.
+    let verifier = "a-verifier-of-at-least-forty-three-characters-long-0123456789";
+    let challenge = {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
+    };
+    let authorize = format!("{authorize}&code_challenge={challenge}&code_challenge_method=s256");
+    let at_provider = location_of(&http, &authorize).await;
+    let callback = location_of(&http, &at_provider).await;
+    let back = location_of(&http, &callback).await;
+    let code = back.strip_prefix(&format!("{site}?code=")).expect("a code").to_string();
+    let session: Value = app
+        .http
+        .post(format!("{}/auth/v1/token?grant_type=pkce", app.address))
+        .header("apikey", &app.anon_key)
+        .json(&json!({"auth_code": code, "code_verifier": verifier}))
+        .send()
+        .await
+        .expect("pkce")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(session["user"]["id"], user["id"]);
+
+    // A forged or missing state is refused.
+    let forged =
+        http.get(format!("{}/auth/v1/callback?code=x&state=not-a-state", app.address)).send().await.expect("x");
+    assert_eq!(forged.status(), StatusCode::BAD_REQUEST);
+    // The provider's own refusal goes back to the site.
+    let state = url::Url::parse(&callback)
+        .expect("url")
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .expect("state")
+        .1
+        .to_string();
+    let denied = location_of(
+        &http,
+        &format!(
+            "{}/auth/v1/callback?error=access_denied&error_description=No&state={}",
+            app.address,
+            urlencoding(&state)
+        ),
+    )
+    .await;
+    assert!(denied.starts_with(&format!("{site}#error=access_denied&error_code=access_denied")), "{denied}");
+}
+
+fn urlencoding(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }

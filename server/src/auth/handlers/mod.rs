@@ -4,6 +4,7 @@
 
 mod admin;
 mod disabled;
+mod external;
 mod factors;
 mod logout;
 mod otp;
@@ -49,9 +50,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/users/{id}/factors", web::get().to(admin::factors))
         .route("/admin/users/{id}/factors/{factor}", web::delete().to(admin::delete_factor))
         .route("/admin/users/{id}/factors/{factor}", web::put().to(admin::update_factor))
-        .route("/authorize", web::get().to(disabled::authorize))
-        .route("/callback", web::get().to(disabled::authorize))
-        .route("/callback", web::post().to(disabled::authorize))
+        .route("/authorize", web::get().to(external::authorize))
+        .route("/callback", web::get().to(external::callback))
+        .route("/callback", web::post().to(external::callback_post))
         .route("/user/identities/authorize", web::get().to(disabled::manual_linking))
         .route("/sso", web::to(disabled::saml))
         .route("/sso/{rest:.*}", web::to(disabled::saml))

@@ -138,49 +138,10 @@ async fn id_token_grant(
     }
     let nonce = body.get("nonce").and_then(Value::as_str);
     let claims = state.oidc.verify(&provider, token, nonce).await?;
-    let sub = claims["sub"].as_str().unwrap_or_default().to_string();
-    let data = crate::auth::oidc::identity_data(&provider, &claims);
-    let email = claims["email"].as_str().map(str::to_lowercase).filter(|e| !e.is_empty());
-    let verified = crate::auth::oidc::email_verified(&claims);
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
-    let user = match users::by_identity(db, provider.name, &sub).await? {
-        Some(user) => {
-            users::link_identity(db, user.id, provider.name, &sub, &data).await?;
-            user
-        }
-        None => {
-            let existing = match &email {
-                Some(address) if verified => users::by_email(db, address).await?,
-                _ => None,
-            };
-            match existing {
-                Some(user) => {
-                    users::link_identity(db, user.id, provider.name, &sub, &data).await?;
-                    user
-                }
-                None => {
-                    if state.config.disable_signup {
-                        return Err(AuthError::SignupDisabled);
-                    }
-                    let user = users::insert_external(db, provider.name, &sub, email.as_deref(), verified, &data)
-                        .await?
-                        .ok_or(AuthError::EmailExists)?;
-                    audit::log(
-                        db,
-                        Some(user.id),
-                        user.email_str(),
-                        "user_signedup",
-                        json!({"provider": provider.name}),
-                        ip,
-                    )
-                    .await;
-                    user
-                }
-            }
-        }
-    };
+    let user = crate::auth::oidc::user_for(state, db, &provider, &claims, ip).await?;
     if user.is_banned() {
         return Err(AuthError::UserBanned);
     }
@@ -207,7 +168,11 @@ async fn pkce_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> 
     if user.is_banned() {
         return Err(AuthError::UserBanned);
     }
-    let amr = if method == "recovery" { "recovery" } else { "otp" };
+    let amr = match method.as_str() {
+        "recovery" => "recovery",
+        "oauth" => "oauth",
+        _ => "otp",
+    };
     let info = client_info(state, req);
     let traits = json!({"provider": "email", "grant": "pkce"});
     let session = sessions::sign_in(state, db, user, amr, &info, ip, traits).await?;

@@ -1,0 +1,184 @@
+//! The OAuth / OIDC redirect flow of `signInWithOAuth` for the providers that have a client
+//! secret (`oidc`): `GET /authorize?provider=` sends the browser to the provider's authorization
+//! endpoint with a signed `state`; `GET|POST /callback` exchanges the provider's code, finds or
+//! makes the user, and sends the browser back to `redirect_to` with the session in the fragment
+//! (implicit flow) or `?code=` for `exchangeCodeForSession` (PKCE), as GoTrue does. Errors after
+//! the provider are sent back the same way (`#error=…&error_code=…&error_description=…`).
+
+use actix_web::http::header::LOCATION;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::auth::error::AuthError;
+use crate::auth::flows;
+use crate::auth::request::{client_info, client_ip, query};
+use crate::auth::{oidc, sessions, users, AuthState};
+
+/// Minutes the browser has to come back from the provider.
+const STATE_MINUTES: i64 = 5;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct OAuthState {
+    exp: i64,
+    provider: String,
+    referrer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    flow_state_id: Option<Uuid>,
+}
+
+fn redirect(location: &str) -> HttpResponse {
+    HttpResponse::Found().insert_header((LOCATION, location.to_string())).finish()
+}
+
+fn callback_url(state: &AuthState) -> String {
+    format!("{}/callback", state.issuer)
+}
+
+pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    let q = query(&req);
+    let name = q.get("provider").cloned().unwrap_or_default().to_ascii_lowercase();
+    let Some(provider) = state.oidc.redirect_provider(&name).cloned() else {
+        return super::disabled::authorize(req).await;
+    };
+    let referrer = state.redirect_target(q.get("redirect_to").map(String::as_str));
+    let challenge = flows::challenge(
+        q.get("code_challenge").map(String::as_str),
+        q.get("code_challenge_method").map(String::as_str),
+    )?;
+    let flow_state_id = match &challenge {
+        Some(challenge) => {
+            let client = state.pool.get().await?;
+            Some(flows::save_oauth_flow_state(&client, provider.name, challenge).await?)
+        }
+        None => None,
+    };
+    let claims = OAuthState {
+        exp: Utc::now().timestamp() + STATE_MINUTES * 60,
+        provider: provider.name.to_string(),
+        referrer,
+        flow_state_id,
+    };
+    let signed = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &state.encoding_key)
+        .map_err(AuthError::internal)?;
+    let discovery = state.oidc.discovery(&provider.issuer).await?;
+    let endpoint = discovery["authorization_endpoint"]
+        .as_str()
+        .ok_or_else(|| AuthError::internal("the provider's discovery document has no authorization_endpoint"))?;
+    let mut url = url::Url::parse(endpoint).map_err(AuthError::internal)?;
+    let mut scopes = vec!["openid".to_string(), "email".to_string(), "profile".to_string()];
+    for extra in
+        q.get("scopes").map(|s| s.split([' ', ',']).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default()
+    {
+        if !extra.is_empty() && !scopes.contains(&extra) {
+            scopes.push(extra);
+        }
+    }
+    url.query_pairs_mut()
+        .append_pair("client_id", provider.client_ids.first().map(String::as_str).unwrap_or_default())
+        .append_pair("redirect_uri", &callback_url(&state))
+        .append_pair("response_type", "code")
+        .append_pair("scope", &scopes.join(" "))
+        .append_pair("state", &signed);
+    Ok(redirect(url.as_str()))
+}
+
+#[derive(Debug, Deserialize, Default)]
+pub struct CallbackForm {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// `POST /callback` (`response_mode=form_post`, Apple's way) reads the same fields from the form.
+pub async fn callback_post(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    form: web::Form<CallbackForm>,
+) -> Result<HttpResponse, AuthError> {
+    callback_with(&state, &req, form.into_inner()).await
+}
+
+pub async fn callback(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    let q = query(&req);
+    let form = CallbackForm {
+        code: q.get("code").cloned(),
+        state: q.get("state").cloned(),
+        error: q.get("error").cloned(),
+        error_description: q.get("error_description").cloned(),
+    };
+    callback_with(&state, &req, form).await
+}
+
+async fn callback_with(state: &AuthState, req: &HttpRequest, form: CallbackForm) -> Result<HttpResponse, AuthError> {
+    let invalid =
+        || AuthError::Coded(StatusCode::BAD_REQUEST, "bad_oauth_state", "OAuth state parameter is invalid".into());
+    let raw_state = form.state.filter(|s| !s.is_empty()).ok_or_else(|| {
+        AuthError::Coded(StatusCode::BAD_REQUEST, "bad_oauth_state", "OAuth state parameter missing".into())
+    })?;
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
+    validation.required_spec_claims.clear();
+    let flow: OAuthState =
+        jsonwebtoken::decode(&raw_state, &state.decoding_key, &validation).map_err(|_| invalid())?.claims;
+    let back = |code: &str, description: &str| {
+        let fragment = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("error", if code == "access_denied" { "access_denied" } else { "server_error" })
+            .append_pair("error_code", code)
+            .append_pair("error_description", description)
+            .finish();
+        redirect(&format!("{}#{fragment}", flow.referrer.split('#').next().unwrap_or_default()))
+    };
+    if let Some(error) = form.error.filter(|e| !e.is_empty()) {
+        return Ok(back(&error, form.error_description.as_deref().unwrap_or_default()));
+    }
+    let Some(provider) = state.oidc.redirect_provider(&flow.provider).cloned() else { return Err(invalid()) };
+    let Some(code) = form.code.filter(|c| !c.is_empty()) else {
+        return Ok(back("bad_oauth_callback", "OAuth callback with missing authorization code missing"));
+    };
+    let ip = client_ip(state, req);
+    let outcome = async {
+        let (claims, provider_token) = state.oidc.exchange(&provider, &code, &callback_url(state)).await?;
+        let mut client = state.pool.get().await?;
+        let tx = client.transaction().await?;
+        let db = &tx;
+        let user = oidc::user_for(state, db, &provider, &claims, &ip).await?;
+        if user.is_banned() {
+            return Err(AuthError::UserBanned);
+        }
+        let location = match flow.flow_state_id {
+            Some(id) => {
+                let code = flows::bind_oauth_flow_state(db, id, user.id, &provider_token).await?;
+                let sep = if flow.referrer.contains('?') { '&' } else { '?' };
+                let code = url::form_urlencoded::byte_serialize(code.as_bytes()).collect::<String>();
+                format!("{}{sep}code={code}", flow.referrer)
+            }
+            None => {
+                let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+                let info = client_info(state, req);
+                let session =
+                    sessions::sign_in(state, db, user, "oauth", &info, &ip, json!({"provider": provider.name})).await?;
+                let fragment = url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())
+                    .append_pair("expires_at", &session["expires_at"].to_string())
+                    .append_pair("expires_in", &session["expires_in"].to_string())
+                    .append_pair("provider_token", &provider_token)
+                    .append_pair("refresh_token", session["refresh_token"].as_str().unwrap_or_default())
+                    .append_pair("token_type", "bearer")
+                    .finish();
+                format!("{}#{fragment}", flow.referrer.split('#').next().unwrap_or_default())
+            }
+        };
+        tx.commit().await?;
+        Ok::<_, AuthError>(location)
+    }
+    .await;
+    match outcome {
+        Ok(location) => Ok(redirect(&location)),
+        Err(AuthError::Internal(cause)) => Err(AuthError::Internal(cause)),
+        Err(err) => Ok(back(err.parts().1, &err.to_string())),
+    }
+}
