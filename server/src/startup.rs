@@ -270,6 +270,13 @@ impl Application {
                 .route("/health/ready", web::get().to(health::ready))
                 .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
+        // Nagle's algorithm would hold a streamed body's first write until the client acknowledges
+        // the headers, which it delays (40 ms on Linux): small downloads stalled on keep-alive.
+        .on_connect(|conn, _| {
+            if let Some(tcp) = conn.downcast_ref::<actix_web::rt::net::TcpStream>() {
+                let _ = tcp.set_nodelay(true);
+            }
+        })
         .shutdown_timeout(shutdown_timeout)
         .keep_alive(std::time::Duration::from_secs(KEEP_ALIVE_SECS))
         .disable_signals()
