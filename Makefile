@@ -55,7 +55,7 @@ build:
 ## (seeded with the demo data on first start; created accounts are printed once).
 run: setup build web
 	$(SERVER_RELEASE) seed
-	$(SERVER_RELEASE)
+	EXTERNAL_PHONE_ENABLED=$${EXTERNAL_PHONE_ENABLED:-true} $(SERVER_RELEASE)
 
 ## seed: load the demo data (idempotent).
 seed: build

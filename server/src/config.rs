@@ -256,6 +256,10 @@ pub struct AuthConfig {
     #[arg(long = "security-update-password-require-reauthentication", env = "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default_value_t = false, action = clap::ArgAction::Set)]
     pub update_password_require_reauthentication: bool,
 
+    /// Let signed-in users link (`linkIdentity`) and unlink (`unlinkIdentity`) OAuth identities.
+    #[arg(long = "security-manual-linking-enabled", env = "SECURITY_MANUAL_LINKING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub manual_linking_enabled: bool,
+
     /// Google ID tokens (`signInWithIdToken({provider: 'google'})`).
     #[arg(long = "external-google-enabled", env = "EXTERNAL_GOOGLE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub google_enabled: bool,

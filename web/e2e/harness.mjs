@@ -98,6 +98,8 @@ export async function startStack({ webDir }) {
     URI_ALLOW_LIST: `http://127.0.0.1:${sitePort}/*`,
     SEED_ADMIN_PASSWORD: SEED.adminPassword,
     SEED_DEMO_PASSWORD: SEED.demoPassword,
+    // Sign-in by SMS code, the codes kept in the development inbox.
+    EXTERNAL_PHONE_ENABLED: 'true',
     RUST_LOG: 'warn',
   };
   await run(bin, ['seed'], { env });

@@ -502,3 +502,32 @@ test('expired confirmation links and the administrator redirect', async () => {
   await page.waitForURL(/\/admin\/dashboard$/);
   await page.context().close();
 });
+
+test('a customer signs in with an SMS code and the profile keeps the number', async () => {
+  const page = await newPage();
+  const national = `08${String(stamp).slice(-8)}`;
+  const e164 = `+2438${String(stamp).slice(-8)}`;
+  await page.goto(`${stack.baseUrl}/login`);
+  await page.getByRole('heading', { name: 'Ou connectez-vous par SMS' }).waitFor();
+  await page.getByLabel('Numéro de téléphone').fill('12');
+  await page.getByRole('button', { name: 'Recevoir un code par SMS' }).click();
+  await page.getByText('Numéro invalide', { exact: false }).waitFor();
+  await page.getByLabel('Numéro de téléphone').fill(national);
+  await page.getByRole('button', { name: 'Recevoir un code par SMS' }).click();
+  await page.getByText(`Un code a été envoyé au ${e164}`).waitFor();
+  const text = await inbox(e164, 'sms');
+  const code = text.text.match(/(\d{6})$/)[1];
+  const wrong = code === '000000' ? '111111' : '000000';
+  await page.getByLabel('Code reçu par SMS').fill(wrong);
+  await page.getByRole('button', { name: 'Valider le code' }).click();
+  await page.getByText('Code invalide ou expiré', { exact: false }).waitFor();
+  await page.getByLabel('Code reçu par SMS').fill(code);
+  await page.getByRole('button', { name: 'Valider le code' }).click();
+  await page.waitForURL(/\/profile/);
+  await shot(page, 'sms-sign-in-profile');
+  await page.getByRole('tab', { name: 'Profil', exact: true }).click();
+  const phoneField = page.getByLabel('Téléphone', { exact: true });
+  await phoneField.waitFor();
+  assert.equal(await phoneField.inputValue(), e164, 'the profile keeps the number');
+  await page.context().close();
+});

@@ -321,3 +321,24 @@ pub async fn user_for(
         .await;
     Ok(user)
 }
+
+/// Link a verified identity to `user` (`linkIdentity`, or `signInWithIdToken` with
+/// `link_identity`): refused when another user has it.
+pub async fn link_to(
+    db: &impl deadpool_postgres::GenericClient,
+    user: &super::users::User,
+    provider: &Provider,
+    claims: &Value,
+) -> Result<(), AuthError> {
+    let sub = claims["sub"].as_str().unwrap_or_default();
+    if let Some(owner) = super::users::by_identity(db, provider.name, sub).await? {
+        if owner.id != user.id {
+            return Err(AuthError::Coded(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "identity_already_exists",
+                "Identity is already linked to another user".into(),
+            ));
+        }
+    }
+    super::users::link_identity(db, user.id, provider.name, sub, &identity_data(provider, claims)).await
+}

@@ -274,6 +274,41 @@ pub async fn link_identity(
     Ok(())
 }
 
+/// What `unlink_identity` did.
+pub enum Unlinked {
+    Done,
+    NotFound,
+    LastOne,
+}
+
+/// Remove identity `identity` (its `identity_id`) of user `id`, unless it is the user's last one;
+/// the provider leaves `app_metadata.providers` when no identity of it remains.
+pub async fn unlink_identity(db: &impl GenericClient, id: Uuid, identity: Uuid) -> Result<Unlinked, AuthError> {
+    let count: i64 =
+        db.cached_query_one("select count(*) from auth.identities where user_id = $1", &[&id]).await?.get(0);
+    let row = db
+        .cached_query_opt("select provider from auth.identities where id = $1 and user_id = $2", &[&identity, &id])
+        .await?;
+    let Some(row) = row else { return Ok(Unlinked::NotFound) };
+    if count <= 1 {
+        return Ok(Unlinked::LastOne);
+    }
+    let provider: String = row.get(0);
+    db.cached_execute("delete from auth.identities where id = $1", &[&identity]).await?;
+    db.cached_execute(
+        "update auth.users set raw_app_meta_data = jsonb_set(coalesce(raw_app_meta_data, '{}'), '{providers}', \
+             coalesce((select jsonb_agg(distinct i.provider) from auth.identities i where i.user_id = $1), '[]')) \
+             || case when raw_app_meta_data->>'provider' = $2 and not exists \
+                 (select 1 from auth.identities i where i.user_id = $1 and i.provider = $2) \
+                 then jsonb_build_object('provider', (select i.provider from auth.identities i where i.user_id = $1 \
+                     order by i.created_at limit 1)) else '{}'::jsonb end, \
+             updated_at = now() where id = $1",
+        &[&id, &provider],
+    )
+    .await?;
+    Ok(Unlinked::Done)
+}
+
 /// A user made from an external identity: its address (confirmed when the provider vouches for
 /// it), `provider` in `app_metadata`, the claims as metadata, the identity.
 pub async fn insert_external(

@@ -135,6 +135,7 @@ async fn grant(app: &TestApp, body: Value) -> (StatusCode, Value) {
 async fn app_for(provider: &Provider) -> TestApp {
     let issuer = provider.issuer.clone();
     spawn_app_with(move |c| {
+        c.auth.manual_linking_enabled = true;
         c.auth.keycloak_enabled = true;
         c.auth.keycloak_url = Some(issuer);
         c.auth.keycloak_client_id = vec!["site-client".into()];
@@ -338,4 +339,103 @@ async fn sign_in_with_oauth_goes_through_the_provider_and_back_with_a_session_or
 
 fn urlencoding(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+#[tokio::test]
+async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_again() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let signup: Value = app
+        .http
+        .post(format!("{}/auth/v1/signup", app.address))
+        .header("apikey", &app.anon_key)
+        .json(&json!({"email": "lukaku@example.test", "password": "secret-1"}))
+        .send()
+        .await
+        .expect("signup")
+        .json()
+        .await
+        .expect("json");
+    let token = signup["access_token"].as_str().expect("token").to_string();
+    let link: Value = app
+        .http
+        .get(format!("{}/auth/v1/user/identities/authorize?provider=keycloak&skip_http_redirect=true", app.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("link")
+        .json()
+        .await
+        .expect("json");
+    let at_provider = link["url"].as_str().expect("a url").to_string();
+    let callback = location_of(&http, &at_provider).await;
+    let back = location_of(&http, &callback).await;
+    assert!(back.contains("#access_token="), "{back}");
+    let user = |token: String| {
+        let app = &app;
+        async move {
+            app.http
+                .get(format!("{}/auth/v1/user", app.address))
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("user")
+                .json::<Value>()
+                .await
+                .expect("json")
+        }
+    };
+    let linked = user(token.clone()).await;
+    assert_eq!(linked["id"], signup["user"]["id"]);
+    let identities = linked["identities"].as_array().expect("identities").clone();
+    let keycloak = identities.iter().find(|i| i["provider"] == "keycloak").expect("the linked identity");
+    assert_eq!(keycloak["id"], "kc-mwamba");
+
+    // The same provider account cannot be linked to a second user.
+    let other: Value = app
+        .http
+        .post(format!("{}/auth/v1/signup", app.address))
+        .header("apikey", &app.anon_key)
+        .json(&json!({"email": "other@example.test", "password": "secret-1"}))
+        .send()
+        .await
+        .expect("signup")
+        .json()
+        .await
+        .expect("json");
+    let other_link: Value = app
+        .http
+        .get(format!("{}/auth/v1/user/identities/authorize?provider=keycloak&skip_http_redirect=true", app.address))
+        .bearer_auth(other["access_token"].as_str().expect("token"))
+        .send()
+        .await
+        .expect("link")
+        .json()
+        .await
+        .expect("json");
+    let callback = location_of(&http, other_link["url"].as_str().expect("url")).await;
+    let refused = location_of(&http, &callback).await;
+    assert!(refused.contains("error_code=identity_already_exists"), "{refused}");
+
+    let delete = |id: String| {
+        let (app, token) = (&app, token.clone());
+        async move {
+            app.http
+                .delete(format!("{}/auth/v1/user/identities/{id}", app.address))
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("delete")
+        }
+    };
+    let unlinked = delete(keycloak["identity_id"].as_str().expect("identity id").to_string()).await;
+    assert_eq!(unlinked.status(), StatusCode::OK);
+    let after = user(token.clone()).await;
+    assert_eq!(after["identities"].as_array().map(Vec::len), Some(1));
+    assert_eq!(after["app_metadata"]["providers"], json!(["email"]));
+    let email_identity = after["identities"][0]["identity_id"].as_str().expect("id").to_string();
+    let last = delete(email_identity).await;
+    assert_eq!(last.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(last.json::<Value>().await.expect("json")["error_code"], "single_identity_not_deletable");
 }

@@ -28,6 +28,9 @@ struct OAuthState {
     referrer: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     flow_state_id: Option<Uuid>,
+    /// The signed-in user an identity is being linked to (`linkIdentity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    link_user: Option<Uuid>,
 }
 
 fn redirect(location: &str) -> HttpResponse {
@@ -39,11 +42,63 @@ fn callback_url(state: &AuthState) -> String {
 }
 
 pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    provider_redirect(&state, req, None).await
+}
+
+/// `GET /user/identities/authorize` (`linkIdentity`): the same trip to the provider, for the
+/// signed-in user; with `skip_http_redirect=true` the URL is answered as `{"url": …}`.
+pub async fn link_authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    if !state.config.manual_linking_enabled {
+        return super::disabled::manual_linking().await;
+    }
+    let client = state.pool.get().await?;
+    let authed = crate::auth::request::require_user(&state, &req, &client).await?;
+    drop(client);
+    provider_redirect(&state, req, Some(authed.user.id)).await
+}
+
+/// `DELETE /user/identities/{id}` (`unlinkIdentity`): remove one of the user's identities, never
+/// the last one.
+pub async fn unlink(
+    state: web::Data<AuthState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AuthError> {
+    if !state.config.manual_linking_enabled {
+        return super::disabled::manual_linking().await;
+    }
+    let not_found = || AuthError::Coded(StatusCode::NOT_FOUND, "identity_not_found", "Identity doesn't exist".into());
+    let identity = Uuid::parse_str(&path).map_err(|_| not_found())?;
+    let mut client = state.pool.get().await?;
+    let authed = crate::auth::request::require_user(&state, &req, &client).await?;
+    let tx = client.transaction().await?;
+    let removed = users::unlink_identity(&tx, authed.user.id, identity).await?;
+    match removed {
+        users::Unlinked::Done => {}
+        users::Unlinked::NotFound => return Err(not_found()),
+        users::Unlinked::LastOne => {
+            return Err(AuthError::Coded(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "single_identity_not_deletable",
+                "User must have at least 1 identity after unlinking".into(),
+            ))
+        }
+    }
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(json!({})))
+}
+
+async fn provider_redirect(
+    state: &AuthState,
+    req: HttpRequest,
+    link_user: Option<Uuid>,
+) -> Result<HttpResponse, AuthError> {
     let q = query(&req);
     let name = q.get("provider").cloned().unwrap_or_default().to_ascii_lowercase();
     let Some(provider) = state.oidc.redirect_provider(&name).cloned() else {
         return super::disabled::authorize(req).await;
     };
+    let skip_redirect = q.get("skip_http_redirect").is_some_and(|v| v == "true");
     let referrer = state.redirect_target(q.get("redirect_to").map(String::as_str));
     let challenge = flows::challenge(
         q.get("code_challenge").map(String::as_str),
@@ -61,6 +116,7 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
         provider: provider.name.to_string(),
         referrer,
         flow_state_id,
+        link_user,
     };
     let signed = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &state.encoding_key)
         .map_err(AuthError::internal)?;
@@ -79,10 +135,13 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
     }
     url.query_pairs_mut()
         .append_pair("client_id", provider.client_ids.first().map(String::as_str).unwrap_or_default())
-        .append_pair("redirect_uri", &callback_url(&state))
+        .append_pair("redirect_uri", &callback_url(state))
         .append_pair("response_type", "code")
         .append_pair("scope", &scopes.join(" "))
         .append_pair("state", &signed);
+    if skip_redirect {
+        return Ok(HttpResponse::Ok().json(json!({ "url": url.as_str() })));
+    }
     Ok(redirect(url.as_str()))
 }
 
@@ -145,7 +204,14 @@ async fn callback_with(state: &AuthState, req: &HttpRequest, form: CallbackForm)
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
         let db = &tx;
-        let user = oidc::user_for(state, db, &provider, &claims, &ip).await?;
+        let user = match flow.link_user {
+            Some(id) => {
+                let user = users::by_id(db, id).await?.ok_or(AuthError::UserFromJwtMissing)?;
+                oidc::link_to(db, &user, &provider, &claims).await?;
+                user
+            }
+            None => oidc::user_for(state, db, &provider, &claims, &ip).await?,
+        };
         if user.is_banned() {
             return Err(AuthError::UserBanned);
         }

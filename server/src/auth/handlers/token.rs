@@ -141,7 +141,14 @@ async fn id_token_grant(
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
-    let user = crate::auth::oidc::user_for(state, db, &provider, &claims, ip).await?;
+    let linking = body.get("link_identity").and_then(Value::as_bool).unwrap_or(false);
+    let user = if linking {
+        let user = crate::auth::request::require_user(state, req, db).await?.user;
+        crate::auth::oidc::link_to(db, &user, &provider, &claims).await?;
+        user
+    } else {
+        crate::auth::oidc::user_for(state, db, &provider, &claims, ip).await?
+    };
     if user.is_banned() {
         return Err(AuthError::UserBanned);
     }

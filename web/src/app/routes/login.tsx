@@ -13,6 +13,7 @@ import { PENDING_EMAIL_KEY, useSignIn } from '@/features/auth/api/auth';
 import { signInSchema } from '@/features/auth/schemas/auth-schemas';
 import { AuthCard, safeRedirect } from '@/features/auth/components/auth-card';
 import { ResendVerification } from '@/features/auth/components/resend-verification';
+import { SmsSignIn } from '@/features/auth/components/sms-sign-in';
 
 export default function LoginPage() {
   usePageTitle('Connexion');
@@ -85,6 +86,13 @@ export default function LoginPage() {
           {signIn.isPending ? 'Connexion…' : 'Se connecter'}
         </Button>
       </form>
+      <SmsSignIn
+        remember={remember}
+        onSignedIn={(profile) => {
+          notify.success('Connexion réussie');
+          navigate(profile.role === 'admin' ? paths.adminDashboard : (redirect ?? paths.profile), { replace: true });
+        }}
+      />
       <p className="mt-6 text-center text-sm text-slate-700">
         Pas encore de compte ?{' '}
         <Link to={redirect ? `${paths.register}?redirect=${encodeURIComponent(redirect)}` : paths.register} className="font-semibold text-blue-900 hover:underline">

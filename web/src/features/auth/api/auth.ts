@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
-import { supabase, REMEMBER_ME_KEY } from '@/lib/supabase';
-import { toAppError } from '@/lib/errors';
+import { supabase, getApiUrl, REMEMBER_ME_KEY } from '@/lib/supabase';
+import { AppError, toAppError } from '@/lib/errors';
 import { fetchOwnProfile } from '@/lib/profile-api';
 import { paths } from '@/config/paths';
 import type { Profile } from '@/types/database';
@@ -51,6 +51,35 @@ export async function updatePassword(password: string): Promise<void> {
   if (error) throw toAppError(error, 'Une erreur est survenue. Veuillez réessayer.');
 }
 
+/** Whether the server offers sign-in by SMS code (`/auth/v1/settings`, `external.phone`). */
+export async function phoneSignInOffered(): Promise<boolean> {
+  try {
+    const res = await fetch(`${getApiUrl()}/auth/v1/settings`);
+    if (!res.ok) return false;
+    const settings = (await res.json()) as { external?: { phone?: boolean } };
+    return settings.external?.phone === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Text a sign-in code to `phone` (E.164); the account is made on the first sign-in. */
+export async function sendSmsCode(phone: string): Promise<void> {
+  const { error } = await supabase().auth.signInWithOtp({ phone });
+  if (error) throw toAppError(error, "Échec de l'envoi du code. Veuillez réessayer.");
+}
+
+/** Sign in with the code texted to `phone`. */
+export async function verifySmsCode(phone: string, code: string, remember: boolean): Promise<Profile> {
+  window.localStorage.setItem(REMEMBER_ME_KEY, String(remember));
+  const { data, error } = await supabase().auth.verifyOtp({ phone, token: code, type: 'sms' });
+  if (error && error.code !== 'otp_expired') throw toAppError(error, 'Code invalide ou expiré');
+  if (error || !data.user) {
+    throw new AppError('otp_expired', 'Code invalide ou expiré. Vérifiez le code ou demandez-en un nouveau.');
+  }
+  return fetchOwnProfile(data.user);
+}
+
 export async function signOut(): Promise<void> {
   const { error } = await supabase().auth.signOut();
   if (error) throw toAppError(error, 'Erreur lors de la déconnexion');
@@ -63,6 +92,9 @@ export const useResendVerification = () => useMutation({ mutationFn: resendVerif
 export const useRequestPasswordReset = () => useMutation({ mutationFn: requestPasswordReset });
 export const useUpdatePassword = () => useMutation({ mutationFn: updatePassword });
 export const useSignOut = () => useMutation({ mutationFn: signOut });
+export const useSendSmsCode = () => useMutation({ mutationFn: sendSmsCode });
+export const useVerifySmsCode = () =>
+  useMutation({ mutationFn: (v: { phone: string; code: string; remember: boolean }) => verifySmsCode(v.phone, v.code, v.remember) });
 
 /** Confirms a link that carries `token_hash` in its query (PKCE-style links). */
 export async function verifyTokenHash(tokenHash: string, type: 'signup' | 'email' | 'recovery'): Promise<void> {

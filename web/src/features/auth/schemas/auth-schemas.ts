@@ -39,6 +39,36 @@ export const registerSchema = z
 
 export const forgotPasswordSchema = z.object({ email });
 
+export const phoneMessages = {
+  phoneInvalid: 'Numéro invalide : saisissez un numéro congolais (ex. 081 234 5678) ou international (+243…)',
+  codeInvalid: 'Le code reçu par SMS comporte 6 chiffres',
+} as const;
+
+/**
+ * A mobile number for an SMS code, in E.164 (`+243812345678`): an international number as typed
+ * (`+243 81 234 5678`, `00243…`), or a DRC number written nationally (`081 234 5678`, `0812345678`).
+ */
+export function toE164(raw: string): string | null {
+  const compact = raw.replace(/[\s.\-()]/g, '');
+  const international = compact.startsWith('+') ? compact.slice(1) : compact.startsWith('00') ? compact.slice(2) : null;
+  if (international !== null) return /^[1-9]\d{7,14}$/.test(international) ? `+${international}` : null;
+  if (/^0[89]\d{8}$/.test(compact)) return `+243${compact.slice(1)}`;
+  return null;
+}
+
+export const phoneSchema = z.object({
+  phone: z.string().transform((v, ctx) => {
+    const e164 = toE164(v);
+    if (!e164) {
+      ctx.addIssue({ code: 'custom', message: phoneMessages.phoneInvalid });
+      return z.NEVER;
+    }
+    return e164;
+  }),
+});
+
+export const smsCodeSchema = z.object({ code: z.string().trim().regex(/^\d{6}$/, phoneMessages.codeInvalid) });
+
 export const resetPasswordSchema = z
   .object({ password: newPassword, confirmPassword: z.string().min(1, authMessages.confirmRequired) })
   .refine((v) => v.password === v.confirmPassword, { message: authMessages.mismatch, path: ['confirmPassword'] });
