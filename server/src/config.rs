@@ -256,6 +256,14 @@ pub struct AuthConfig {
     #[arg(long = "security-update-password-require-reauthentication", env = "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default_value_t = false, action = clap::ArgAction::Set)]
     pub update_password_require_reauthentication: bool,
 
+    /// Let users enrol a phone number as a second factor (`mfa.enroll({factorType: 'phone'})`).
+    #[arg(long = "mfa-phone-enroll-enabled", env = "MFA_PHONE_ENROLL_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_phone_enroll_enabled: bool,
+
+    /// Let phone factors be challenged (a code by SMS) and verified.
+    #[arg(long = "mfa-phone-verify-enabled", env = "MFA_PHONE_VERIFY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_phone_verify_enabled: bool,
+
     /// Let signed-in users link (`linkIdentity`) and unlink (`unlinkIdentity`) OAuth identities.
     #[arg(long = "security-manual-linking-enabled", env = "SECURITY_MANUAL_LINKING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub manual_linking_enabled: bool,
@@ -335,6 +343,38 @@ pub struct AuthConfig {
     /// Base URL of Twilio's REST API (a different one only for a regional edge or a test double).
     #[arg(long = "sms-twilio-api-url", env = "SMS_TWILIO_API_URL", default_value = "https://api.twilio.com")]
     pub sms_twilio_api_url: String,
+
+    /// MessageBird access key (`SMS_PROVIDER=messagebird`).
+    #[arg(long = "sms-messagebird-access-key", env = "SMS_MESSAGEBIRD_ACCESS_KEY", hide_env_values = true, value_parser = secret)]
+    pub sms_messagebird_access_key: Option<SecretString>,
+
+    /// MessageBird sender name or number.
+    #[arg(long = "sms-messagebird-originator", env = "SMS_MESSAGEBIRD_ORIGINATOR")]
+    pub sms_messagebird_originator: Option<String>,
+
+    /// Base URL of MessageBird's REST API.
+    #[arg(
+        long = "sms-messagebird-api-url",
+        env = "SMS_MESSAGEBIRD_API_URL",
+        default_value = "https://rest.messagebird.com"
+    )]
+    pub sms_messagebird_api_url: String,
+
+    /// Vonage API key (`SMS_PROVIDER=vonage`).
+    #[arg(long = "sms-vonage-api-key", env = "SMS_VONAGE_API_KEY")]
+    pub sms_vonage_api_key: Option<String>,
+
+    /// Vonage API secret.
+    #[arg(long = "sms-vonage-api-secret", env = "SMS_VONAGE_API_SECRET", hide_env_values = true, value_parser = secret)]
+    pub sms_vonage_api_secret: Option<SecretString>,
+
+    /// Vonage sender name or number.
+    #[arg(long = "sms-vonage-from", env = "SMS_VONAGE_FROM")]
+    pub sms_vonage_from: Option<String>,
+
+    /// Base URL of Vonage's SMS API.
+    #[arg(long = "sms-vonage-api-url", env = "SMS_VONAGE_API_URL", default_value = "https://rest.nexmo.com")]
+    pub sms_vonage_api_url: String,
 
     /// The text of a code message; `{{ .Code }}` is replaced by the code.
     #[arg(long = "sms-template", env = "SMS_TEMPLATE", default_value = "Your code is {{ .Code }}")]

@@ -7,7 +7,9 @@ import { startServer } from '../lib/server.mjs';
 import { client } from '../lib/auth.mjs';
 
 let server;
-before(async () => { server = await startServer({ EXTERNAL_PHONE_ENABLED: 'true' }); });
+before(async () => {
+  server = await startServer({ EXTERNAL_PHONE_ENABLED: 'true', MFA_PHONE_ENROLL_ENABLED: 'true', MFA_PHONE_VERIFY_ENABLED: 'true' });
+});
 after(async () => { await server?.stop(); });
 
 /** The newest code texted to `phone` (`+243…`), waiting up to 5 s. */
@@ -59,4 +61,24 @@ test('signInWithOtp({phone}) texts a code that verifyOtp turns into a session; t
 
   const wrong = await client(server).auth.verifyOtp({ phone: '+243822000003', token: '000000', type: 'sms' });
   assert.equal(wrong.error.code, 'otp_expired');
+});
+
+test('a phone number as second factor: mfa.enroll, challenge by SMS, verify raises the session to aal2', async () => {
+  const supabase = client(server);
+  const phone = '+243833000004';
+  await supabase.auth.signUp({ phone, password: 'secret-123' });
+  const signedIn = await supabase.auth.verifyOtp({ phone, token: await code(phone), type: 'sms' });
+  assert.equal(signedIn.error, null);
+  const second = '+243833000005';
+  const enrolled = await supabase.auth.mfa.enroll({ factorType: 'phone', phone: second });
+  assert.equal(enrolled.error, null);
+  assert.equal(enrolled.data.type, 'phone');
+  const challenge = await supabase.auth.mfa.challenge({ factorId: enrolled.data.id });
+  assert.equal(challenge.error, null);
+  const verified = await supabase.auth.mfa.verify({
+    factorId: enrolled.data.id, challengeId: challenge.data.id, code: await code(second, 'mfa'),
+  });
+  assert.equal(verified.error, null);
+  const { data: aal } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel();
+  assert.equal(aal.currentLevel, 'aal2');
 });

@@ -4,7 +4,10 @@
 //! inbox beside the mails (`/inbox`, `GET /inbox/api/messages?to=+243…`), so the phone flows
 //! work on a laptop. `SMS_PROVIDER=twilio` sends them with Twilio's Messages API under GoTrue's
 //! setting names (`SMS_TWILIO_ACCOUNT_SID`, `SMS_TWILIO_AUTH_TOKEN`,
-//! `SMS_TWILIO_MESSAGE_SERVICE_SID`: a Messaging Service `MG…` or a sender number). The text is
+//! `SMS_TWILIO_MESSAGE_SERVICE_SID`: a Messaging Service `MG…` or a sender number),
+//! `SMS_PROVIDER=messagebird` with MessageBird's Messages API (`SMS_MESSAGEBIRD_ACCESS_KEY`,
+//! `SMS_MESSAGEBIRD_ORIGINATOR`), `SMS_PROVIDER=vonage` with Vonage's SMS API
+//! (`SMS_VONAGE_API_KEY`, `SMS_VONAGE_API_SECRET`, `SMS_VONAGE_FROM`). The text is
 //! `SMS_TEMPLATE` with `{{ .Code }}` replaced. Numbers are handled as GoTrue handles them: E.164
 //! digits without the `+` (stored so in `auth.users.phone`).
 
@@ -32,6 +35,8 @@ pub fn normalize_phone(raw: &str) -> Result<String, AuthError> {
 enum Provider {
     Inbox,
     Twilio { account_sid: String, auth_token: secrecy::SecretString, sender: String, api_url: String },
+    MessageBird { access_key: secrecy::SecretString, originator: String, api_url: String },
+    Vonage { api_key: String, api_secret: secrecy::SecretString, from: String, api_url: String },
 }
 
 /// The configured way out for text messages.
@@ -47,6 +52,8 @@ impl std::fmt::Debug for Sms {
         let kind = match self.provider {
             Provider::Inbox => "inbox",
             Provider::Twilio { .. } => "twilio",
+            Provider::MessageBird { .. } => "messagebird",
+            Provider::Vonage { .. } => "vonage",
         };
         f.debug_struct("Sms").field("provider", &kind).finish()
     }
@@ -72,7 +79,29 @@ impl Sms {
                     .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_MESSAGE_SERVICE_SID")?,
                 api_url: config.sms_twilio_api_url.trim_end_matches('/').to_string(),
             },
-            other => return Err(format!("SMS_PROVIDER {other:?} is not supported (inbox or twilio)")),
+            "messagebird" => Provider::MessageBird {
+                access_key: config
+                    .sms_messagebird_access_key
+                    .clone()
+                    .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ACCESS_KEY")?,
+                originator: config
+                    .sms_messagebird_originator
+                    .clone()
+                    .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ORIGINATOR")?,
+                api_url: config.sms_messagebird_api_url.trim_end_matches('/').to_string(),
+            },
+            "vonage" => Provider::Vonage {
+                api_key: config.sms_vonage_api_key.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_KEY")?,
+                api_secret: config
+                    .sms_vonage_api_secret
+                    .clone()
+                    .ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_SECRET")?,
+                from: config.sms_vonage_from.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_FROM")?,
+                api_url: config.sms_vonage_api_url.trim_end_matches('/').to_string(),
+            },
+            other => {
+                return Err(format!("SMS_PROVIDER {other:?} is not supported (inbox, twilio, messagebird or vonage)"))
+            }
         };
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(10))
@@ -107,42 +136,85 @@ impl Sms {
                 let sender_field = if sender.starts_with("MG") { "MessagingServiceSid" } else { "From" };
                 let form =
                     [("To", to.as_str()), ("Body", body.as_str()), (sender_field, sender.as_str()), ("Channel", "sms")];
-                let url = format!("{api_url}/2010-04-01/Accounts/{account_sid}/Messages.json");
                 let sent = self
                     .http
-                    .post(url)
+                    .post(format!("{api_url}/2010-04-01/Accounts/{account_sid}/Messages.json"))
                     .basic_auth(account_sid, Some(auth_token.expose_secret()))
                     .form(&form)
                     .send()
                     .await;
-                let failure = match sent {
-                    Ok(res) if res.status().is_success() => {
-                        let answer: serde_json::Value = res.json().await.unwrap_or_default();
-                        match answer.get("status").and_then(serde_json::Value::as_str) {
-                            Some("failed" | "undelivered" | "canceled") => {
-                                Some(format!("twilio error: message {}", answer["status"]))
-                            }
-                            _ => None,
-                        }
+                self.outcome("twilio", sent, |answer| match answer["status"].as_str() {
+                    Some(status @ ("failed" | "undelivered" | "canceled")) => Some(format!("message {status}")),
+                    _ => None,
+                })
+                .await
+            }
+            Provider::MessageBird { access_key, originator, api_url } => {
+                let form = [("originator", originator.as_str()), ("body", body.as_str()), ("recipients", phone)];
+                let sent = self
+                    .http
+                    .post(format!("{api_url}/messages"))
+                    .header("Authorization", format!("AccessKey {}", access_key.expose_secret()))
+                    .form(&form)
+                    .send()
+                    .await;
+                self.outcome("messagebird", sent, |_| None).await
+            }
+            Provider::Vonage { api_key, api_secret, from, api_url } => {
+                let form = [
+                    ("api_key", api_key.as_str()),
+                    ("api_secret", api_secret.expose_secret()),
+                    ("from", from.as_str()),
+                    ("to", phone),
+                    ("text", body.as_str()),
+                ];
+                let sent = self.http.post(format!("{api_url}/sms/json")).form(&form).send().await;
+                self.outcome("vonage", sent, |answer| {
+                    let first = &answer["messages"][0];
+                    match first["status"].as_str() {
+                        Some("0") => None,
+                        _ => Some(format!("{}", first["error-text"].as_str().unwrap_or("message refused"))),
                     }
-                    Ok(res) => {
-                        let status = res.status();
-                        let answer: serde_json::Value = res.json().await.unwrap_or_default();
-                        Some(format!("twilio error: {} {}", status.as_u16(), answer["message"].as_str().unwrap_or("")))
-                    }
-                    Err(err) => Some(format!("twilio unreachable: {err}")),
-                };
-                match failure {
-                    None => Ok(()),
-                    Some(why) => {
-                        tracing::warn!(error = %why, "could not send a text message");
-                        Err(AuthError::Coded(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            "sms_send_failed",
-                            format!("Error sending confirmation OTP to provider: {why}"),
-                        ))
-                    }
-                }
+                })
+                .await
+            }
+        }
+    }
+
+    /// A provider's answer: an HTTP failure, or a refusal `refused` reads in a successful answer,
+    /// is GoTrue's `sms_send_failed` (the provider's words are logged, never a credential).
+    async fn outcome(
+        &self,
+        provider: &str,
+        sent: Result<reqwest::Response, reqwest::Error>,
+        refused: impl Fn(&serde_json::Value) -> Option<String>,
+    ) -> Result<(), AuthError> {
+        let failure = match sent {
+            Ok(res) if res.status().is_success() => {
+                let answer: serde_json::Value = res.json().await.unwrap_or_default();
+                refused(&answer).map(|why| format!("{provider} error: {why}"))
+            }
+            Ok(res) => {
+                let status = res.status();
+                let answer: serde_json::Value = res.json().await.unwrap_or_default();
+                let words = answer["message"]
+                    .as_str()
+                    .or_else(|| answer["errors"][0]["description"].as_str())
+                    .or_else(|| answer["error-text"].as_str())
+                    .unwrap_or("");
+                Some(format!("{provider} error: {} {words}", status.as_u16()))
+            }
+            Err(err) => Some(format!("{provider} unreachable: {}", err.without_url())),
+        };
+        match failure {
+            None => Ok(()),
+            Some(why) => {
+                tracing::warn!(error = %why, "could not send a text message");
+                Err(AuthError::Coded(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "sms_send_failed",
+                    format!("Error sending confirmation OTP to provider: {why}"),
+                ))
             }
         }
     }

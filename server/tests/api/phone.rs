@@ -167,28 +167,35 @@ type Received = Arc<Mutex<Vec<(String, String, Vec<(String, String)>)>>>;
 
 /// A stand-in for Twilio's Messages API on 127.0.0.1 answering `status`; its base URL.
 async fn twilio(status: u16, received: Received) -> String {
+    let answer = if status == 201 {
+        json!({"sid": "SM123", "status": "queued"})
+    } else {
+        json!({"code": 21211, "message": "Invalid 'To' Phone Number", "status": 400})
+    };
+    stand_in(status, answer, received).await
+}
+
+/// A stand-in for an SMS provider's API on 127.0.0.1 answering `status` with `answer`; its base URL.
+async fn stand_in(status: u16, answer: Value, received: Received) -> String {
     use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
     let server = HttpServer::new(move || {
         let received = received.clone();
+        let answer = answer.clone();
         App::new().default_service(web::to(move |req: HttpRequest, body: web::Bytes| {
-            let received = received.clone();
+            let (received, answer) = (received.clone(), answer.clone());
             async move {
                 let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
                 let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
                 received.lock().expect("lock").push((req.path().to_string(), auth, form));
-                if status == 201 {
-                    HttpResponse::Created().json(json!({"sid": "SM123", "status": "queued"}))
-                } else {
-                    HttpResponse::BadRequest()
-                        .json(json!({"code": 21211, "message": "Invalid 'To' Phone Number", "status": 400}))
-                }
+                HttpResponse::build(actix_web::http::StatusCode::from_u16(status).expect("status")).json(answer)
             }
         }))
     })
     .workers(1)
-    .bind("127.0.0.1:0")
-    .expect("bind");
-    let port = server.addrs()[0].port();
+    .listen(listener)
+    .expect("listen");
     tokio::spawn(server.run());
     format!("http://127.0.0.1:{port}")
 }
@@ -234,4 +241,128 @@ async fn codes_go_out_through_twilio_s_messages_api_with_gotrue_s_settings() {
     let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
     assert!(!body.to_string().contains("tw-secret"));
+}
+
+#[tokio::test]
+async fn a_phone_factor_texts_its_code_and_raises_the_session_to_aal2() {
+    let app = spawn_app_with(|c| {
+        c.auth.mailer_autoconfirm = true;
+        c.auth.mfa_phone_enroll_enabled = true;
+        c.auth.mfa_phone_verify_enabled = true;
+    })
+    .await;
+    let (_, session) = post(&app, "/signup", json!({"email": "mfa-sms@example.test", "password": "secret-1"})).await;
+    let token = session["access_token"].as_str().expect("token").to_string();
+    let call = |path: String, body: Value| {
+        let (app, token) = (&app, token.clone());
+        async move {
+            let res = app
+                .http
+                .post(format!("{}/auth/v1{path}", app.address))
+                .header("x-supabase-api-version", "2024-01-01")
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            let status = res.status();
+            (status, res.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, factor) = call("/factors".into(), json!({"factor_type": "phone", "phone": "+243 850 000 001"})).await;
+    assert_eq!(status, StatusCode::OK, "{factor}");
+    assert_eq!((factor["type"].as_str(), factor["phone"].as_str()), (Some("phone"), Some("243850000001")));
+    let id = factor["id"].as_str().expect("id").to_string();
+    let (status, challenge) = call(format!("/factors/{id}/challenge"), json!({"channel": "sms"})).await;
+    assert_eq!(status, StatusCode::OK, "{challenge}");
+    assert_eq!(challenge["type"], "phone");
+    let (status, body) = call(format!("/factors/{id}/challenge"), json!({"channel": "sms"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("over_sms_send_rate_limit")));
+    let (code, kind) = texted_code(&app, "243850000001").await;
+    assert_eq!(kind, "mfa");
+    let challenge_id = challenge["id"].as_str().expect("challenge").to_string();
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    let (status, body) =
+        call(format!("/factors/{id}/verify"), json!({"challenge_id": challenge_id, "code": wrong})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("mfa_verification_failed")));
+    let (status, verified) =
+        call(format!("/factors/{id}/verify"), json!({"challenge_id": challenge_id, "code": code})).await;
+    assert_eq!(status, StatusCode::OK, "{verified}");
+    let claims = {
+        use base64::Engine;
+        let payload = verified["access_token"].as_str().expect("token").split('.').nth(1).expect("payload").to_string();
+        serde_json::from_slice::<Value>(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("b64"))
+            .expect("claims")
+    };
+    assert_eq!(claims["aal"], "aal2");
+    assert!(claims["amr"].as_array().expect("amr").iter().any(|m| m["method"] == "phone"), "{claims}");
+
+    let off = spawn_app_with(|c| c.auth.mailer_autoconfirm = true).await;
+    let (_, session) = post(&off, "/signup", json!({"email": "mfa-off@example.test", "password": "secret-1"})).await;
+    let res = off
+        .http
+        .post(format!("{}/auth/v1/factors", off.address))
+        .header("x-supabase-api-version", "2024-01-01")
+        .bearer_auth(session["access_token"].as_str().expect("token"))
+        .json(&json!({"factor_type": "phone", "phone": "+243850000002"}))
+        .send()
+        .await
+        .expect("enroll");
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(res.json::<Value>().await.expect("json")["code"], "mfa_phone_enroll_not_enabled");
+}
+
+#[tokio::test]
+async fn codes_go_out_through_messagebird_and_vonage_and_their_refusals_are_errors() {
+    let field = |form: &[(String, String)], name: &str| {
+        form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
+    };
+
+    let received: Received = Arc::default();
+    let url = stand_in(201, json!({"id": "mb-1", "recipients": {"totalSentCount": 1}}), received.clone()).await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("messagebird".into());
+        c.auth.sms_messagebird_access_key = Some(secrecy::SecretString::from("mb-key"));
+        c.auth.sms_messagebird_originator = Some("KinAuto".into());
+        c.auth.sms_messagebird_api_url = url;
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (path, auth, form) = received.lock().expect("lock")[0].clone();
+    assert_eq!((path.as_str(), auth.as_str()), ("/messages", "AccessKey mb-key"));
+    assert_eq!((field(&form, "originator"), field(&form, "recipients")), ("KinAuto".into(), ANNE_DIGITS.into()));
+    let code = field(&form, "body").rsplit(' ').next().expect("code").to_string();
+    let (status, _) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": code})).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let vonage = |answer: Value, received: Received| async move {
+        let url = stand_in(200, answer, received).await;
+        spawn_app_with(|c| {
+            c.auth.phone_enabled = true;
+            c.auth.sms_provider = Some("vonage".into());
+            c.auth.sms_vonage_api_key = Some("vn-key".into());
+            c.auth.sms_vonage_api_secret = Some(secrecy::SecretString::from("vn-secret"));
+            c.auth.sms_vonage_from = Some("KinAuto".into());
+            c.auth.sms_vonage_api_url = url;
+        })
+        .await
+    };
+    let received: Received = Arc::default();
+    let app =
+        vonage(json!({"message-count": "1", "messages": [{"status": "0", "to": ANNE_DIGITS}]}), received.clone()).await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (path, _, form) = received.lock().expect("lock")[0].clone();
+    assert_eq!(path, "/sms/json");
+    assert_eq!(
+        (field(&form, "api_key"), field(&form, "to"), field(&form, "from")),
+        ("vn-key".into(), ANNE_DIGITS.into(), "KinAuto".into())
+    );
+    // Vonage answers 200 with a non-zero status when it refuses a message.
+    let app = vonage(json!({"messages": [{"status": "2", "error-text": "Missing to param"}]}), Arc::default()).await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
+    assert!(!body.to_string().contains("vn-secret"));
 }

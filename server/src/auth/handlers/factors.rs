@@ -1,6 +1,7 @@
-//! MFA with TOTP: `POST /factors` (enrol), `POST /factors/{id}/challenge`,
-//! `POST /factors/{id}/verify` (the session becomes `aal2` and new tokens are issued) and
-//! `DELETE /factors/{id}` (a verified factor needs an `aal2` session to be removed).
+//! MFA with TOTP or a phone: `POST /factors` (enrol), `POST /factors/{id}/challenge` (a phone
+//! factor gets its code by SMS), `POST /factors/{id}/verify` (the session becomes `aal2` and new
+//! tokens are issued) and `DELETE /factors/{id}` (a verified factor needs an `aal2` session to be
+//! removed). Phone factors follow `MFA_PHONE_ENROLL_ENABLED` / `MFA_PHONE_VERIFY_ENABLED`.
 
 use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -22,26 +23,98 @@ struct EnrollBody {
     factor_type: Option<String>,
     friendly_name: Option<String>,
     issuer: Option<String>,
+    phone: Option<String>,
+}
+
+/// Seconds between two codes texted for one phone factor (GoTrue's `MFA_PHONE_MAX_FREQUENCY`).
+const PHONE_CHALLENGE_SPACING_SECS: f64 = 5.0;
+
+/// One of the caller's factors.
+struct Factor {
+    status: String,
+    secret: String,
+    kind: String,
+    phone: String,
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 fn factor_id(path: &str) -> Result<Uuid, AuthError> {
     Uuid::parse_str(path).map_err(|_| AuthError::MfaFactorNotFound)
 }
 
-/// The factor `id` of the caller: (status, secret).
+/// The factor `id` of the caller.
 async fn own_factor(
     db: &impl deadpool_postgres::GenericClient,
     authed: &Authed,
     id: Uuid,
-) -> Result<(String, String), AuthError> {
+) -> Result<Factor, AuthError> {
     let row = db
         .cached_query_opt(
-            "select status::text, coalesce(secret, '') from auth.mfa_factors where id = $1 and user_id = $2",
+            "select status::text, coalesce(secret, ''), factor_type::text, coalesce(phone, '') from auth.mfa_factors \
+             where id = $1 and user_id = $2",
             &[&id, &authed.user.id],
         )
         .await?
         .ok_or(AuthError::MfaFactorNotFound)?;
-    Ok((row.get(0), row.get(1)))
+    Ok(Factor { status: row.get(0), secret: row.get(1), kind: row.get(2), phone: row.get(3) })
+}
+
+fn phone_disabled(what: &str, code: &'static str) -> AuthError {
+    AuthError::Coded(
+        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+        code,
+        format!("MFA {what} is disabled for Phone"),
+    )
+}
+
+/// `mfa.enroll({factorType: 'phone', phone})`.
+async fn enroll_phone(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Result<HttpResponse, AuthError> {
+    if !state.config.mfa_phone_enroll_enabled {
+        return Err(phone_disabled("enroll", "mfa_phone_enroll_not_enabled"));
+    }
+    let phone = crate::auth::sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
+    let client = state.pool.get().await?;
+    let authed = require_user(state, req, &client).await?;
+    let friendly = p.friendly_name.unwrap_or_default();
+    let taken = client
+        .cached_query_opt(
+            "select friendly_name = $2 and trim($2) <> '', phone = $3 from auth.mfa_factors \
+             where user_id = $1 and ((friendly_name = $2 and trim($2) <> '') or (factor_type = 'phone' and phone = $3)) limit 1",
+            &[&authed.user.id, &friendly, &phone],
+        )
+        .await?;
+    if let Some(row) = taken {
+        if row.get::<_, Option<bool>>(0).unwrap_or(false) {
+            return Err(AuthError::MfaNameConflict(friendly));
+        }
+        return Err(AuthError::Coded(
+            actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+            "phone_exists",
+            "A factor with the provided phone number already exists".into(),
+        ));
+    }
+    let id = Uuid::new_v4();
+    client
+        .cached_execute(
+            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, phone) \
+             values ($1, $2, $3, 'phone', 'unverified', now(), now(), $4)",
+            &[&id, &authed.user.id, &friendly, &phone],
+        )
+        .await?;
+    audit::log(
+        &client,
+        Some(authed.user.id),
+        authed.user.email_str(),
+        "factor_in_progress",
+        json!({"factor_id": id}),
+        &client_ip(state, req),
+    )
+    .await;
+    Ok(HttpResponse::Ok().json(json!({ "id": id, "type": "phone", "friendly_name": friendly, "phone": phone })))
 }
 
 pub async fn enroll(
@@ -50,8 +123,11 @@ pub async fn enroll(
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
     let p: EnrollBody = json_body(&body)?;
+    if p.factor_type.as_deref() == Some("phone") {
+        return enroll_phone(&state, &req, p).await;
+    }
     if p.factor_type.as_deref() != Some("totp") {
-        return Err(AuthError::Validation("factor_type needs to be totp".into()));
+        return Err(AuthError::Validation("factor_type needs to be totp or phone".into()));
     }
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
@@ -105,21 +181,47 @@ pub async fn challenge(
     let id = factor_id(&path)?;
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
-    own_factor(&client, &authed, id).await?;
+    let factor = own_factor(&client, &authed, id).await?;
     let challenge_id = Uuid::new_v4();
     let ip = client_info(&state, &req).ip.unwrap_or_else(|| "0.0.0.0".into());
+    let code = if factor.kind == "phone" {
+        if !state.config.mfa_phone_verify_enabled {
+            return Err(phone_disabled("verification", "mfa_phone_verify_not_enabled"));
+        }
+        let since: Option<f64> = client
+            .cached_query_one(
+                "select extract(epoch from clock_timestamp() - last_challenged_at)::float8 from auth.mfa_factors where id = $1",
+                &[&id],
+            )
+            .await?
+            .get(0);
+        if let Some(wait) = since.map(|s| PHONE_CHALLENGE_SPACING_SECS - s).filter(|w| *w > 0.0) {
+            return Err(AuthError::Coded(
+                actix_web::http::StatusCode::TOO_MANY_REQUESTS,
+                "over_sms_send_rate_limit",
+                format!("For security purposes, you can only request this after {} seconds.", wait.ceil() as i64),
+            ));
+        }
+        Some(tokens::otp())
+    } else {
+        None
+    };
     client
         .cached_execute(
-            "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address) values ($1, $2, now(), $3::text::inet)",
-            &[&challenge_id, &id, &ip],
+            "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code) \
+             values ($1, $2, now(), $3::text::inet, $4)",
+            &[&challenge_id, &id, &ip, &code.as_deref().map(|c| sha256_hex(&format!("{challenge_id}{c}")))],
         )
         .await?;
+    if let Some(code) = &code {
+        state.sms.send(&factor.phone, "mfa", code).await?;
+    }
     client
         .cached_execute("update auth.mfa_factors set last_challenged_at = clock_timestamp() where id = $1", &[&id])
         .await?;
     Ok(HttpResponse::Ok().json(json!({
         "id": challenge_id,
-        "type": "totp",
+        "type": factor.kind,
         "expires_at": Utc::now().timestamp() + CHALLENGE_EXPIRY_SECS,
     })))
 }
@@ -143,14 +245,17 @@ pub async fn verify(
     let mut client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
     let session_id = authed.session_id.ok_or(AuthError::SessionNotFound)?;
-    let (_, secret) = own_factor(&client, &authed, id).await?;
+    let factor = own_factor(&client, &authed, id).await?;
+    if factor.kind == "phone" && !state.config.mfa_phone_verify_enabled {
+        return Err(phone_disabled("verification", "mfa_phone_verify_not_enabled"));
+    }
     let ip = client_ip(&state, &req);
     let tx = client.transaction().await?;
     let db = &tx;
     let row = db
         .cached_query_opt(
-            "select extract(epoch from now() - created_at)::float8, verified_at is not null from auth.mfa_challenges \
-             where id = $1 and factor_id = $2 for update",
+            "select extract(epoch from now() - created_at)::float8, verified_at is not null, coalesce(otp_code, '') \
+             from auth.mfa_challenges where id = $1 and factor_id = $2 for update",
             &[&challenge_id, &id],
         )
         .await?
@@ -161,7 +266,15 @@ pub async fn verify(
     if row.get::<_, Option<f64>>(0).unwrap_or_default() > CHALLENGE_EXPIRY_SECS as f64 {
         return Err(AuthError::MfaChallengeExpired(challenge_id.to_string()));
     }
-    if !mfa::verify(&secret, p.code.as_deref().unwrap_or_default(), Utc::now().timestamp()) {
+    let code = p.code.as_deref().unwrap_or_default().trim();
+    let matches = match factor.kind.as_str() {
+        "phone" => {
+            let stored: String = row.get(2);
+            !stored.is_empty() && sha256_hex(&format!("{challenge_id}{code}")) == stored
+        }
+        _ => mfa::verify(&factor.secret, code, Utc::now().timestamp()),
+    };
+    if !matches {
         audit::log(
             &client_log(&state).await?,
             Some(authed.user.id),
@@ -183,9 +296,9 @@ pub async fn verify(
     .await?;
     db.cached_execute(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
-         values ($1, now(), now(), 'totp', $2) \
+         values ($1, now(), now(), $3, $2) \
          on conflict (session_id, authentication_method) do update set updated_at = now()",
-        &[&session_id, &Uuid::new_v4()],
+        &[&session_id, &Uuid::new_v4(), &factor.kind],
     )
     .await?;
     db.cached_execute(
@@ -229,7 +342,7 @@ pub async fn unenroll(
     let id = factor_id(&path)?;
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
-    let (status, _) = own_factor(&client, &authed, id).await?;
+    let status = own_factor(&client, &authed, id).await?.status;
     let aal = authed.claims.get("aal").and_then(Value::as_str).unwrap_or("aal1");
     if status == "verified" && aal != "aal2" {
         return Err(AuthError::InsufficientAal);
