@@ -173,7 +173,7 @@ impl Sms {
                     let first = &answer["messages"][0];
                     match first["status"].as_str() {
                         Some("0") => None,
-                        _ => Some(format!("{}", first["error-text"].as_str().unwrap_or("message refused"))),
+                        _ => Some(first["error-text"].as_str().unwrap_or("message refused").to_string()),
                     }
                 })
                 .await
