@@ -296,6 +296,22 @@ pub struct AuthConfig {
     #[arg(long = "external-apple-skip-nonce-check", env = "EXTERNAL_APPLE_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
     pub apple_skip_nonce_check: bool,
 
+    /// Sign in with GitHub (`signInWithOAuth({provider: 'github'})`).
+    #[arg(long = "external-github-enabled", env = "EXTERNAL_GITHUB_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub github_enabled: bool,
+
+    /// The GitHub OAuth app's client id.
+    #[arg(long = "external-github-client-id", env = "EXTERNAL_GITHUB_CLIENT_ID", value_delimiter = ',')]
+    pub github_client_id: Vec<String>,
+
+    /// The GitHub OAuth app's client secret.
+    #[arg(long = "external-github-secret", env = "EXTERNAL_GITHUB_SECRET", hide_env_values = true, value_parser = secret)]
+    pub github_secret: Option<SecretString>,
+
+    /// GitHub's base URL (a GitHub Enterprise server's; its API is then `<url>/api/v3`).
+    #[arg(long = "external-github-url", env = "EXTERNAL_GITHUB_URL", default_value = "https://github.com")]
+    pub github_url: String,
+
     /// Keycloak (or any OpenID Connect provider) ID tokens.
     #[arg(long = "external-keycloak-enabled", env = "EXTERNAL_KEYCLOAK_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub keycloak_enabled: bool,

@@ -36,6 +36,9 @@ pub struct Provider {
     pub skip_nonce_check: bool,
     /// The client secret of the redirect flow (`EXTERNAL_<NAME>_SECRET`); none: ID tokens only.
     pub secret: Option<secrecy::SecretString>,
+    /// GitHub's OAuth 2.0 (no ID token: the user comes from its REST API); `issuer` is then the
+    /// site's base URL (`https://github.com`, or a GitHub Enterprise server).
+    pub github: bool,
 }
 
 /// The providers and the issuers' keys.
@@ -70,6 +73,7 @@ impl Oidc {
                 client_ids: ids(&config.google_client_id),
                 skip_nonce_check: config.google_skip_nonce_check,
                 secret: config.google_secret.clone(),
+                github: false,
             });
         }
         if config.apple_enabled {
@@ -79,6 +83,7 @@ impl Oidc {
                 client_ids: ids(&config.apple_client_id),
                 skip_nonce_check: config.apple_skip_nonce_check,
                 secret: None,
+                github: false,
             });
         }
         if config.keycloak_enabled {
@@ -89,6 +94,19 @@ impl Oidc {
                 client_ids: ids(&config.keycloak_client_id),
                 skip_nonce_check: config.keycloak_skip_nonce_check,
                 secret: config.keycloak_secret.clone(),
+                github: false,
+            });
+        }
+        if config.github_enabled {
+            providers.push(Provider {
+                name: "github",
+                issuer: config.github_url.trim_end_matches('/').to_string(),
+                client_ids: ids(&config.github_client_id),
+                skip_nonce_check: true,
+                secret: Some(
+                    config.github_secret.clone().ok_or("EXTERNAL_GITHUB_ENABLED needs EXTERNAL_GITHUB_SECRET")?,
+                ),
+                github: true,
             });
         }
         let http = reqwest::Client::builder()
@@ -105,7 +123,22 @@ impl Oidc {
 
     /// The enabled provider a grant names, by `provider` or by `issuer`.
     pub fn provider(&self, name: &str, issuer: &str) -> Option<&Provider> {
-        self.providers.iter().find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
+        self.providers
+            .iter()
+            .filter(|p| !p.github)
+            .find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
+    }
+
+    /// Where the redirect flow sends the browser, and the scopes it asks for by default.
+    pub async fn authorization_endpoint(&self, provider: &Provider) -> Result<(String, Vec<String>), AuthError> {
+        if provider.github {
+            return Ok((format!("{}/login/oauth/authorize", provider.issuer), vec!["user:email".into()]));
+        }
+        let discovery = self.discovery(&provider.issuer).await?;
+        let endpoint = discovery["authorization_endpoint"]
+            .as_str()
+            .ok_or_else(|| AuthError::internal("the provider's discovery document has no authorization_endpoint"))?;
+        Ok((endpoint.to_string(), vec!["openid".into(), "email".into(), "profile".into()]))
     }
 
     /// The issuer's discovery document.
@@ -138,6 +171,9 @@ impl Oidc {
         redirect_uri: &str,
     ) -> Result<(Value, String), AuthError> {
         use secrecy::ExposeSecret;
+        if provider.github {
+            return self.github_exchange(provider, code, redirect_uri).await;
+        }
         let discovery = self.discovery(&provider.issuer).await?;
         let endpoint = discovery["token_endpoint"].as_str().ok_or_else(|| bad("Bad ID token"))?;
         let secret = provider.secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
@@ -165,6 +201,84 @@ impl Oidc {
         let id_token = answer["id_token"].as_str().ok_or_else(|| failed("no id_token".into()))?;
         let claims = self.verify_without_nonce(provider, id_token).await?;
         Ok((claims, answer["access_token"].as_str().unwrap_or_default().to_string()))
+    }
+
+    /// GitHub: the code for an access token, then the user and its addresses from the REST API
+    /// (`api.github.com`, or `<url>/api/v3` for GitHub Enterprise), shaped as ID-token claims.
+    async fn github_exchange(
+        &self,
+        provider: &Provider,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<(Value, String), AuthError> {
+        use secrecy::ExposeSecret;
+        let failed = |why: String| {
+            tracing::warn!(provider = "github", error = %why, "code exchange failed");
+            AuthError::Coded(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "unexpected_failure",
+                "Unable to exchange external code".into(),
+            )
+        };
+        let secret = provider.secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
+        let client_id = provider.client_ids.first().cloned().unwrap_or_default();
+        let form = [
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("client_id", client_id.as_str()),
+            ("client_secret", secret.as_str()),
+        ];
+        let answer: Value = self
+            .http
+            .post(format!("{}/login/oauth/access_token", provider.issuer))
+            .header("Accept", "application/json")
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .json()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let token = answer["access_token"].as_str().filter(|t| !t.is_empty()).ok_or_else(|| {
+            failed(format!("no access token: {}", answer["error"].as_str().unwrap_or("unknown error")))
+        })?;
+        let api = if provider.issuer == "https://github.com" {
+            "https://api.github.com".to_string()
+        } else {
+            format!("{}/api/v3", provider.issuer)
+        };
+        let get = |path: &str| {
+            self.http
+                .get(format!("{api}{path}"))
+                .bearer_auth(token)
+                .header("Accept", "application/vnd.github+json")
+                .header("User-Agent", "supabase-compatible-auth")
+                .send()
+        };
+        let user: Value =
+            get("/user").await.map_err(|e| failed(e.to_string()))?.json().await.map_err(|e| failed(e.to_string()))?;
+        let emails: Value =
+            get("/user/emails").await.map_err(|e| failed(e.to_string()))?.json().await.unwrap_or_default();
+        let sub = match &user["id"] {
+            Value::Number(n) => n.to_string(),
+            Value::String(s) => s.clone(),
+            _ => return Err(failed("the user has no id".into())),
+        };
+        let primary = emails.as_array().and_then(|list| {
+            list.iter().find(|e| e["primary"].as_bool() == Some(true)).or_else(|| list.first()).cloned()
+        });
+        let mut claims = json!({
+            "sub": sub,
+            "name": user["name"].as_str().or(user["login"].as_str()).unwrap_or_default(),
+            "picture": user["avatar_url"].as_str().unwrap_or_default(),
+            "user_name": user["login"],
+            "preferred_username": user["login"],
+        });
+        if let Some(email) = primary {
+            claims["email"] = email["email"].clone();
+            claims["email_verified"] = json!(email["verified"].as_bool().unwrap_or(false));
+        }
+        Ok((claims, token.to_string()))
     }
 
     async fn verify_without_nonce(&self, provider: &Provider, token: &str) -> Result<Value, AuthError> {
@@ -260,7 +374,7 @@ pub fn identity_data(provider: &Provider, claims: &Value) -> Value {
     data.insert("iss".into(), json!(provider.issuer));
     data.insert("sub".into(), claims["sub"].clone());
     data.insert("provider_id".into(), claims["sub"].clone());
-    for key in ["email", "name", "picture", "phone"] {
+    for key in ["email", "name", "picture", "phone", "user_name", "preferred_username"] {
         if let Some(value) = claims.get(key).filter(|v| v.is_string()) {
             data.insert(key.into(), value.clone());
         }

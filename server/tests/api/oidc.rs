@@ -439,3 +439,95 @@ async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_
     assert_eq!(last.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(last.json::<Value>().await.expect("json")["error_code"], "single_identity_not_deletable");
 }
+
+/// A stand-in for GitHub (OAuth app endpoints and the REST API under `/api/v3`, as GitHub
+/// Enterprise serves it); its base URL.
+async fn github() -> String {
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().expect("addr").port());
+    let server = HttpServer::new(|| {
+        App::new()
+            .route(
+                "/login/oauth/authorize",
+                web::get().to(|req: HttpRequest| async move {
+                    let q: std::collections::HashMap<String, String> =
+                        url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect();
+                    let mut back = url::Url::parse(&q["redirect_uri"]).expect("redirect_uri");
+                    assert_eq!(q["scope"], "user:email");
+                    back.query_pairs_mut().append_pair("code", "gh-code").append_pair("state", &q["state"]);
+                    HttpResponse::Found().insert_header(("location", back.to_string())).finish()
+                }),
+            )
+            .route(
+                "/login/oauth/access_token",
+                web::post().to(|form: web::Form<std::collections::HashMap<String, String>>| async move {
+                    if form.get("client_secret").map(String::as_str) != Some("gh-secret") || form["code"] != "gh-code" {
+                        return HttpResponse::Ok().json(json!({"error": "bad_verification_code"}));
+                    }
+                    HttpResponse::Ok()
+                        .json(json!({"access_token": "gho_token", "token_type": "bearer", "scope": "user:email"}))
+                }),
+            )
+            .route(
+                "/api/v3/user",
+                web::get().to(|req: HttpRequest| async move {
+                    if req.headers().get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer gho_token") {
+                        return HttpResponse::Unauthorized().finish();
+                    }
+                    HttpResponse::Ok().json(json!({"id": 4242, "login": "kabasele", "name": "Kabasele Tshamala",
+                        "avatar_url": "https://avatars.example.test/4242"}))
+                }),
+            )
+            .route(
+                "/api/v3/user/emails",
+                web::get().to(|| async {
+                    HttpResponse::Ok().json(json!([
+                        {"email": "old@example.test", "primary": false, "verified": true},
+                        {"email": "Kabasele@Example.test", "primary": true, "verified": true}
+                    ]))
+                }),
+            )
+    })
+    .workers(1)
+    .listen(listener)
+    .expect("listen");
+    tokio::spawn(server.run());
+    base
+}
+
+#[tokio::test]
+async fn sign_in_with_github_reads_the_user_and_its_primary_address_from_the_api() {
+    let base = github().await;
+    let app = spawn_app_with(move |c| {
+        c.auth.github_enabled = true;
+        c.auth.github_client_id = vec!["gh-client".into()];
+        c.auth.github_secret = Some(secrecy::SecretString::from("gh-secret"));
+        c.auth.github_url = base;
+    })
+    .await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let at_github = location_of(&http, &format!("{}/auth/v1/authorize?provider=github", app.address)).await;
+    assert!(at_github.contains("/login/oauth/authorize?client_id=gh-client"), "{at_github}");
+    let callback = location_of(&http, &at_github).await;
+    let back = location_of(&http, &callback).await;
+    let fragment: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
+    assert_eq!(fragment["provider_token"], "gho_token");
+    let user: Value = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .bearer_auth(&fragment["access_token"])
+        .send()
+        .await
+        .expect("user")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(user["email"], "kabasele@example.test", "the primary address");
+    assert!(user["email_confirmed_at"].is_string());
+    assert_eq!(user["app_metadata"]["provider"], "github");
+    assert_eq!(user["identities"][0]["id"], "4242");
+    assert_eq!(user["user_metadata"]["user_name"], "kabasele");
+    assert_eq!(user["user_metadata"]["full_name"], "Kabasele Tshamala");
+}

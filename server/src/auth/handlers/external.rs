@@ -120,12 +120,8 @@ async fn provider_redirect(
     };
     let signed = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &state.encoding_key)
         .map_err(AuthError::internal)?;
-    let discovery = state.oidc.discovery(&provider.issuer).await?;
-    let endpoint = discovery["authorization_endpoint"]
-        .as_str()
-        .ok_or_else(|| AuthError::internal("the provider's discovery document has no authorization_endpoint"))?;
-    let mut url = url::Url::parse(endpoint).map_err(AuthError::internal)?;
-    let mut scopes = vec!["openid".to_string(), "email".to_string(), "profile".to_string()];
+    let (endpoint, mut scopes) = state.oidc.authorization_endpoint(&provider).await?;
+    let mut url = url::Url::parse(&endpoint).map_err(AuthError::internal)?;
     for extra in
         q.get("scopes").map(|s| s.split([' ', ',']).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default()
     {
