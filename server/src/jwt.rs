@@ -105,8 +105,11 @@ impl JwtVerifier {
     /// The claims of a valid token.
     pub fn verify(&self, token: &str) -> Result<Arc<Value>, JwtError> {
         if let Some((keys, _, _)) = &self.signing {
+            // A load on every request; the write only when a revocation happened since.
             let revocations = keys.revocations();
-            if self.revocations_seen.swap(revocations, Ordering::AcqRel) != revocations {
+            if self.revocations_seen.load(Ordering::Acquire) != revocations
+                && self.revocations_seen.swap(revocations, Ordering::AcqRel) != revocations
+            {
                 self.cache.invalidate_all();
             }
         }

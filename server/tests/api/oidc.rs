@@ -531,3 +531,33 @@ async fn sign_in_with_github_reads_the_user_and_its_primary_address_from_the_api
     assert_eq!(user["user_metadata"]["user_name"], "kabasele");
     assert_eq!(user["user_metadata"]["full_name"], "Kabasele Tshamala");
 }
+
+#[tokio::test]
+async fn garbage_at_the_oauth_endpoints_gets_gotrue_errors_never_a_500() {
+    let provider = provider().await;
+    let app = app_for(&provider).await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let cases: Vec<reqwest::RequestBuilder> = vec![
+        http.get(format!("{}/auth/v1/callback", app.address)),
+        http.get(format!("{}/auth/v1/callback?state=%00%ff&code=x", app.address)),
+        http.post(format!("{}/auth/v1/callback", app.address)).body(vec![0xff, 0x00, b'=', b'&']),
+        http.post(format!("{}/auth/v1/callback", app.address)).header("content-type", "application/json").body("{"),
+        http.get(format!("{}/auth/v1/authorize?provider=%00", app.address)),
+        http.get(format!(
+            "{}/auth/v1/authorize?provider=keycloak&code_challenge=x&code_challenge_method=nope",
+            app.address
+        )),
+        http.delete(format!("{}/auth/v1/user/identities/not-a-uuid", app.address)).bearer_auth(&app.anon_key),
+        http.post(format!("{}/auth/v1/token?grant_type=id_token", app.address))
+            .json(&json!({"provider": "keycloak", "id_token": "a.b.c", "nonce": 7})),
+        http.post(format!("{}/auth/v1/token?grant_type=id_token", app.address))
+            .json(&json!({"provider": "keycloak", "id_token": "%%%"})),
+    ];
+    for request in cases {
+        let res = request.send().await.expect("request");
+        let status = res.status();
+        let body = res.text().await.unwrap_or_default();
+        assert!(status.is_client_error(), "{status}: {body}");
+        assert!(body.contains("\"code\"") || body.contains("error_code"), "GoTrue error shape: {body}");
+    }
+}

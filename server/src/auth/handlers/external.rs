@@ -141,7 +141,7 @@ async fn provider_redirect(
     Ok(redirect(url.as_str()))
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Default)]
 pub struct CallbackForm {
     code: Option<String>,
     state: Option<String>,
@@ -153,9 +153,16 @@ pub struct CallbackForm {
 pub async fn callback_post(
     state: web::Data<AuthState>,
     req: HttpRequest,
-    form: web::Form<CallbackForm>,
+    body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    callback_with(&state, &req, form.into_inner()).await
+    let fields: std::collections::HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
+    let form = CallbackForm {
+        code: fields.get("code").cloned(),
+        state: fields.get("state").cloned(),
+        error: fields.get("error").cloned(),
+        error_description: fields.get("error_description").cloned(),
+    };
+    callback_with(&state, &req, form).await
 }
 
 pub async fn callback(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
