@@ -107,7 +107,7 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
         KeysAction::Signing => sk::list(&client).await.map(|keys| {
             println!("{:<38}{:<11}{:<17}created (UTC)", "id (kid)", "algorithm", "status");
             for key in keys {
-                println!("{:<38}{:<11}{:<17}{}", key.id, key.algorithm, key.status, key.created_at);
+                println!("{:<38}{:<11}{:<17}{}", key.id.to_string(), key.algorithm, key.status, key.created_at);
             }
         }),
         KeysAction::New { pem } => {
