@@ -296,6 +296,22 @@ pub struct AuthConfig {
     #[arg(long = "external-apple-skip-nonce-check", env = "EXTERNAL_APPLE_SKIP_NONCE_CHECK", default_value_t = false, action = clap::ArgAction::Set)]
     pub apple_skip_nonce_check: bool,
 
+    /// Sign in with GitLab (`signInWithOAuth({provider: 'gitlab'})`, through GitLab's OpenID Connect).
+    #[arg(long = "external-gitlab-enabled", env = "EXTERNAL_GITLAB_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub gitlab_enabled: bool,
+
+    /// The GitLab application's id.
+    #[arg(long = "external-gitlab-client-id", env = "EXTERNAL_GITLAB_CLIENT_ID", value_delimiter = ',')]
+    pub gitlab_client_id: Vec<String>,
+
+    /// The GitLab application's secret.
+    #[arg(long = "external-gitlab-secret", env = "EXTERNAL_GITLAB_SECRET", hide_env_values = true, value_parser = secret)]
+    pub gitlab_secret: Option<SecretString>,
+
+    /// GitLab's URL (a self-managed instance's), which is its OpenID Connect issuer.
+    #[arg(long = "external-gitlab-url", env = "EXTERNAL_GITLAB_URL", default_value = "https://gitlab.com")]
+    pub gitlab_url: String,
+
     /// Sign in with GitHub (`signInWithOAuth({provider: 'github'})`).
     #[arg(long = "external-github-enabled", env = "EXTERNAL_GITHUB_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub github_enabled: bool,

@@ -1,8 +1,9 @@
 //! OpenID Connect providers: sign-in with an ID token (`signInWithIdToken`, the `id_token` grant)
 //! from Google, Apple and Keycloak (whose issuer is the realm URL, `EXTERNAL_KEYCLOAK_URL`), and
 //! the redirect flow (`signInWithOAuth`: `/authorize` sends the browser to the provider, whose
-//! code `/callback` exchanges at its token endpoint) for Google and Keycloak, each enabled with
-//! GoTrue's setting names. Endpoints and keys come from the issuer's discovery document.
+//! code `/callback` exchanges at its token endpoint) for Google, Keycloak, GitLab (its OpenID
+//! Connect side, `EXTERNAL_GITLAB_URL`) and GitHub (OAuth 2.0 and its REST API), each enabled
+//! with GoTrue's setting names. Endpoints and keys come from the issuer's discovery document.
 //!
 //! The token is checked as GoTrue checks it: signature against the issuer's published keys
 //! (discovery document, then its `jwks_uri`; kept an hour, fetched again when a token names an
@@ -97,6 +98,18 @@ impl Oidc {
                 github: false,
             });
         }
+        if config.gitlab_enabled {
+            providers.push(Provider {
+                name: "gitlab",
+                issuer: config.gitlab_url.trim_end_matches('/').to_string(),
+                client_ids: ids(&config.gitlab_client_id),
+                skip_nonce_check: true,
+                secret: Some(
+                    config.gitlab_secret.clone().ok_or("EXTERNAL_GITLAB_ENABLED needs EXTERNAL_GITLAB_SECRET")?,
+                ),
+                github: false,
+            });
+        }
         if config.github_enabled {
             providers.push(Provider {
                 name: "github",
@@ -123,9 +136,10 @@ impl Oidc {
 
     /// The enabled provider a grant names, by `provider` or by `issuer`.
     pub fn provider(&self, name: &str, issuer: &str) -> Option<&Provider> {
+        // GoTrue takes ID tokens from these providers only (not GitHub, not GitLab).
         self.providers
             .iter()
-            .filter(|p| !p.github)
+            .filter(|p| matches!(p.name, "google" | "apple" | "keycloak"))
             .find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
     }
 

@@ -561,3 +561,40 @@ async fn garbage_at_the_oauth_endpoints_gets_gotrue_errors_never_a_500() {
         assert!(body.contains("\"code\"") || body.contains("error_code"), "GoTrue error shape: {body}");
     }
 }
+
+#[tokio::test]
+async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
+    let provider = provider().await;
+    let issuer = provider.issuer.clone();
+    let app = spawn_app_with(move |c| {
+        c.auth.gitlab_enabled = true;
+        c.auth.gitlab_client_id = vec!["site-client".into()];
+        c.auth.gitlab_secret = Some(secrecy::SecretString::from("kc-secret"));
+        c.auth.gitlab_url = issuer;
+    })
+    .await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let at_gitlab = location_of(&http, &format!("{}/auth/v1/authorize?provider=gitlab", app.address)).await;
+    let callback = location_of(&http, &at_gitlab).await;
+    let back = location_of(&http, &callback).await;
+    let fragment: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
+    let user: Value = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .bearer_auth(&fragment["access_token"])
+        .send()
+        .await
+        .expect("user")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(user["app_metadata"]["provider"], "gitlab");
+    assert_eq!(user["identities"][0]["provider"], "gitlab");
+    // GoTrue takes no GitLab ID tokens in signInWithIdToken.
+    let (status, body) = grant(&app, json!({"provider": "gitlab", "id_token": "a.b.c"})).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Custom OIDC provider \"gitlab\" not allowed"))
+    );
+}
