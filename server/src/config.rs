@@ -52,10 +52,14 @@ pub enum KeysAction {
     Signing,
     /// Add a standby key: published at /auth/v1/.well-known/jwks.json at once, signing only after
     /// `rotate`. A new P-256 key (ES256) unless --pem gives a private key (P-256 PKCS#8, or RSA
-    /// for RS256, e.g. from `openssl genrsa 2048`).
+    /// for RS256, e.g. from `openssl genrsa 2048`) or --jwk a private JWK.
     New {
-        #[arg(long)]
+        #[arg(long, conflicts_with = "jwk")]
         pem: Option<PathBuf>,
+        /// A private JWK (or Supabase CLI's `signing_keys.json`): its `kid` is kept, so tokens it
+        /// signed elsewhere keep verifying here.
+        #[arg(long)]
+        jwk: Option<PathBuf>,
     },
     /// The oldest standby key starts signing; the key in use becomes previously used (its tokens
     /// still verify).

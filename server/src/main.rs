@@ -110,10 +110,11 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
                 println!("{:<38}{:<11}{:<17}{}", key.id.to_string(), key.algorithm, key.status, key.created_at);
             }
         }),
-        KeysAction::New { pem } => {
-            let key = match pem {
-                Some(path) => sk::new_key_from_pem(&std::fs::read_to_string(&path)?),
-                None => sk::generate_es256(),
+        KeysAction::New { pem, jwk } => {
+            let key = match (pem, jwk) {
+                (Some(path), _) => sk::new_key_from_pem(&std::fs::read_to_string(&path)?),
+                (None, Some(path)) => sk::new_key_from_jwk(&std::fs::read_to_string(&path)?),
+                (None, None) => sk::generate_es256(),
             }?;
             sk::add_standby(&client, &key).await.map(|()| println!("standby {} key {}", key.algorithm, key.id))
         }

@@ -306,6 +306,89 @@ pub fn new_key_from_pem(pem: &str) -> Result<NewKey, SigningKeyError> {
     Ok(NewKey { id, algorithm: "RS256", pem: pem.trim().to_string() + "\n", public_jwk: jwk })
 }
 
+/// A key from a private JWK, as Supabase's CLI keeps them (`signing_keys.json`: one JWK, an
+/// array, or `{"keys": [...]}` whose first key is taken): P-256 (`EC`, ES256) or `RSA` (RS256).
+/// Its `kid`, when a UUID, is kept, so tokens it signed before the move still verify here.
+pub fn new_key_from_jwk(text: &str) -> Result<NewKey, SigningKeyError> {
+    let bad = |why: &str| SigningKeyError::BadKey(format!("not a private JWK: {why}"));
+    let value: Value = serde_json::from_str(text).map_err(|_| bad("not JSON"))?;
+    let jwk = match &value {
+        Value::Array(list) => list.first().cloned(),
+        Value::Object(map) if map.contains_key("keys") => value["keys"].as_array().and_then(|l| l.first()).cloned(),
+        Value::Object(_) => Some(value.clone()),
+        _ => None,
+    }
+    .ok_or_else(|| bad("no key"))?;
+    let part = |name: &str| -> Result<Vec<u8>, SigningKeyError> {
+        let text = jwk.get(name).and_then(Value::as_str).ok_or_else(|| bad(&format!("no {name}")))?;
+        URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')).map_err(|_| bad(&format!("{name} is not base64url")))
+    };
+    let (label, der) = match jwk.get("kty").and_then(Value::as_str) {
+        Some("EC") => {
+            if jwk.get("crv").and_then(Value::as_str) != Some("P-256") {
+                return Err(bad("only the P-256 curve is supported"));
+            }
+            let (d, x, y) = (part("d")?, part("x")?, part("y")?);
+            if d.len() != 32 || x.len() != 32 || y.len() != 32 {
+                return Err(bad("P-256 coordinates are 32 bytes"));
+            }
+            // PKCS#8 of a P-256 key, laid out as ring writes it: version, the id-ecPublicKey /
+            // prime256v1 algorithm, then the ECPrivateKey with the private scalar and the point.
+            let mut der = hex::decode("308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b0201010420")
+                .unwrap_or_default();
+            der.extend_from_slice(&d);
+            der.extend_from_slice(&hex::decode("a144034200").unwrap_or_default());
+            der.push(0x04);
+            der.extend_from_slice(&x);
+            der.extend_from_slice(&y);
+            ("PRIVATE KEY", der)
+        }
+        Some("RSA") => {
+            let mut body = der_integer(&[0]);
+            for name in ["n", "e", "d", "p", "q", "dp", "dq", "qi"] {
+                body.extend(der_integer(&part(name)?));
+            }
+            ("RSA PRIVATE KEY", der_sequence(&body))
+        }
+        _ => return Err(bad("kty must be EC or RSA")),
+    };
+    let mut key = new_key_from_pem(&pem_of(label, &der))?;
+    if let Some(kid) = jwk.get("kid").and_then(Value::as_str).and_then(|k| Uuid::parse_str(k).ok()) {
+        key.id = kid;
+        key.public_jwk["kid"] = json!(kid.to_string());
+    }
+    Ok(key)
+}
+
+/// A DER length.
+fn der_length(len: usize) -> Vec<u8> {
+    match len {
+        0..=0x7f => vec![len as u8],
+        0x80..=0xff => vec![0x81, len as u8],
+        _ => vec![0x82, (len >> 8) as u8, len as u8],
+    }
+}
+
+/// A DER INTEGER of big-endian unsigned `bytes`.
+fn der_integer(bytes: &[u8]) -> Vec<u8> {
+    let trimmed: Vec<u8> = bytes.iter().copied().skip_while(|b| *b == 0).collect();
+    let mut value = if trimmed.is_empty() { vec![0] } else { trimmed };
+    if value[0] & 0x80 != 0 {
+        value.insert(0, 0);
+    }
+    let mut out = vec![0x02];
+    out.extend(der_length(value.len()));
+    out.extend(value);
+    out
+}
+
+fn der_sequence(body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x30];
+    out.extend(der_length(body.len()));
+    out.extend_from_slice(body);
+    out
+}
+
 fn pem_of(label: &str, der: &[u8]) -> String {
     let body = STANDARD.encode(der);
     let lines: Vec<&str> =
@@ -474,6 +557,38 @@ mod tests {
         keys.replace(set_of(&[(&b, "in_use")]));
         assert_eq!(keys.revocations(), 1);
         assert!(keys.current().verifying(&a.id.to_string()).is_none());
+    }
+
+    #[test]
+    fn a_p256_private_jwk_is_imported_with_its_kid_and_signs_what_its_public_half_verifies() {
+        let original = generate_es256().unwrap();
+        let (_, der) = der_of(&original.pem).unwrap();
+        // ring's PKCS#8 layout: the scalar follows the 36-byte header.
+        let d = URL_SAFE_NO_PAD.encode(&der[36..68]);
+        let kid = "8b4e2f5c-3f0e-4a35-9c1e-0d6f2b7a9e10";
+        let jwk = json!({"kty": "EC", "crv": "P-256", "d": d, "x": original.public_jwk["x"], "y": original.public_jwk["y"],
+            "kid": kid, "alg": "ES256", "key_ops": ["sign", "verify"]});
+        let imported = new_key_from_jwk(&json!([jwk]).to_string()).unwrap();
+        assert_eq!(imported.id.to_string(), kid);
+        assert_eq!(
+            (imported.public_jwk["x"].clone(), imported.public_jwk["y"].clone()),
+            (original.public_jwk["x"].clone(), original.public_jwk["y"].clone())
+        );
+        let keys = SigningKeys::of(&[(&imported, "in_use")]);
+        let token = keys.sign(&json!({"sub": "x"}), &EncodingKey::from_secret(b"s")).unwrap();
+        let mut validation = jsonwebtoken::Validation::new(Algorithm::ES256);
+        validation.required_spec_claims.clear();
+        let public = DecodingKey::from_ec_components(
+            original.public_jwk["x"].as_str().unwrap(),
+            original.public_jwk["y"].as_str().unwrap(),
+        )
+        .unwrap();
+        assert!(jsonwebtoken::decode::<Value>(&token, &public, &validation).is_ok());
+        assert!(matches!(new_key_from_jwk(r#"{"kty": "oct", "k": "c2VjcmV0"}"#), Err(SigningKeyError::BadKey(_))));
+        assert!(matches!(
+            new_key_from_jwk(r#"{"kty": "EC", "crv": "P-384", "d": "AA", "x": "AA", "y": "AA"}"#),
+            Err(SigningKeyError::BadKey(_))
+        ));
     }
 
     #[test]

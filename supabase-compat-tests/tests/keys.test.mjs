@@ -6,6 +6,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@supabase/supabase-js';
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startServer, sql, serverBin } from '../lib/server.mjs';
 import { email } from '../lib/auth.mjs';
 
@@ -152,4 +156,28 @@ test('a token of a rotated-out, revoked key is refused by rest, storage, realtim
   });
   assert.notEqual(status, 'SUBSCRIBED', 'realtime refuses it');
   await user.removeAllChannels();
+});
+
+test('an RSA key moved from a Supabase project as a private JWK keeps its kid: its tokens verify here', async () => {
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const kid = crypto.randomUUID();
+  const jwk = { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', key_ops: ['sign', 'verify'] };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'jwk-')), 'signing_keys.json');
+  fs.writeFileSync(file, JSON.stringify([jwk]));
+  keysCli('new', '--jwk', file);
+  const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64({ alg: 'RS256', typ: 'JWT', kid });
+  const body = b64({ sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 });
+  const signature = crypto.sign('RSA-SHA256', Buffer.from(`${head}.${body}`), privateKey).toString('base64url');
+  const token = `${head}.${body}.${signature}`;
+  const rest = createClient(server.url, server.publishableKey, {
+    auth: { persistSession: false, autoRefreshToken: false },
+    global: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await eventually('the moved key verifies its token', async () => (await rest.from('secrets').select()).status === 200);
+  const jwks = await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json();
+  const published = jwks.keys.find((k) => k.kid === kid);
+  assert.equal(published?.kty, 'RSA');
+  assert.equal(published.d, undefined, 'no private part is published');
 });
