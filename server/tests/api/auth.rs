@@ -709,3 +709,29 @@ async fn an_old_session_changes_its_password_only_with_the_mailed_reauthenticati
         post(&app, "/token?grant_type=password", json!({"email": "reauth@example.test", "password": "secret-3"})).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn the_admin_audit_log_pages_newest_first_and_filters_by_query() {
+    let app = spawn_app().await;
+    confirmed(&app, "audited@example.test", "secret-1").await;
+    let get = |path: &str| app.http.get(format!("{}/auth/v1{path}", app.address)).bearer_auth(&app.service_key).send();
+    let all = get("/admin/audit?per_page=2").await.expect("audit");
+    assert_eq!(all.status(), StatusCode::OK);
+    let total: i64 = all.headers()["x-total-count"].to_str().expect("count").parse().expect("number");
+    assert!(total >= 3, "sign-up, confirmation request and login at least: {total}");
+    assert!(all.headers()["link"].to_str().expect("link").contains("rel=\"next\""));
+    let entries: Value = all.json().await.expect("json");
+    assert_eq!(entries.as_array().map(Vec::len), Some(2));
+    assert!(entries[0]["created_at"].as_str() >= entries[1]["created_at"].as_str(), "newest first");
+    let logins: Value = get("/admin/audit?query=LOGIN").await.expect("query").json().await.expect("json");
+    let logins = logins.as_array().expect("array");
+    assert!(!logins.is_empty() && logins.iter().all(|e| e["payload"]["action"] == "login"), "{logins:?}");
+    let anon = app
+        .http
+        .get(format!("{}/auth/v1/admin/audit", app.address))
+        .bearer_auth(&app.anon_key)
+        .send()
+        .await
+        .expect("anon");
+    assert_eq!(anon.status(), StatusCode::FORBIDDEN);
+}

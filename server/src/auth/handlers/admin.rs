@@ -501,3 +501,40 @@ pub async fn update_factor(
         .get(0);
     Ok(HttpResponse::Ok().json(updated))
 }
+
+/// `GET /admin/audit?page=&per_page=&query=`: the audit log, newest first, as GoTrue pages it
+/// (`X-Total-Count`, `Link`); `query` keeps entries whose actor, action or type contains it.
+pub async fn audit(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    let q = query(&req);
+    let page = pagination(q.get("page"))?.filter(|p| *p > 0).unwrap_or(1);
+    let per_page = pagination(q.get("per_page"))?.filter(|p| *p > 0).unwrap_or(50).min(1000);
+    let needle = q.get("query").map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty());
+    let client = state.pool.get().await?;
+    let filter = "($1::text is null or lower(coalesce(payload->>'actor_username', '') || ' ' || \
+        coalesce(payload->>'action', '') || ' ' || coalesce(payload->>'log_type', '')) like '%' || $1 || '%')";
+    let rows = client
+        .cached_query(
+            &format!(
+                "select json_build_object('id', id, 'payload', payload, 'created_at', \
+                     to_char(created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'ip_address', ip_address) \
+                 from auth.audit_log_entries where {filter} order by created_at desc, id limit $2 offset $3"
+            ),
+            &[&needle, &per_page, &((page - 1).saturating_mul(per_page))],
+        )
+        .await?;
+    let total: i64 = client
+        .cached_query_one(&format!("select count(*) from auth.audit_log_entries where {filter}"), &[&needle])
+        .await?
+        .get(0);
+    let entries: Vec<Value> = rows.iter().map(|r| r.get(0)).collect();
+    let last = ((total + per_page - 1) / per_page).max(1);
+    let mut links = Vec::new();
+    if page < last {
+        links.push(format!("</admin/audit?page={}&per_page={per_page}>; rel=\"next\"", page + 1));
+    }
+    links.push(format!("</admin/audit?page={last}&per_page={per_page}>; rel=\"last\""));
+    Ok(HttpResponse::Ok()
+        .insert_header(("X-Total-Count", total.to_string()))
+        .insert_header(("Link", links.join(", ")))
+        .json(entries))
+}

@@ -47,6 +47,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/users/{id}", web::put().to(admin::update))
         .route("/admin/users/{id}", web::delete().to(admin::delete))
         .route("/admin/generate_link", web::post().to(admin::generate_link))
+        .route("/admin/audit", web::get().to(admin::audit))
         .route("/admin/users/{id}/factors", web::get().to(admin::factors))
         .route("/admin/users/{id}/factors/{factor}", web::delete().to(admin::delete_factor))
         .route("/admin/users/{id}/factors/{factor}", web::put().to(admin::update_factor))
