@@ -98,29 +98,36 @@ impl Oidc {
                 github: false,
             });
         }
+        // Providers of the redirect flow only: no ID tokens, a secret is required.
+        let redirect_only =
+            |name: &'static str, url: &str, client_id: &[String], secret: &Option<secrecy::SecretString>| {
+                let secret = secret
+                    .clone()
+                    .ok_or_else(|| format!("EXTERNAL_{}_ENABLED needs EXTERNAL_{0}_SECRET", name.to_uppercase()))?;
+                Ok::<_, String>(Provider {
+                    name,
+                    issuer: url.trim_end_matches('/').to_string(),
+                    client_ids: ids(client_id),
+                    skip_nonce_check: true,
+                    secret: Some(secret),
+                    github: name == "github",
+                })
+            };
         if config.gitlab_enabled {
-            providers.push(Provider {
-                name: "gitlab",
-                issuer: config.gitlab_url.trim_end_matches('/').to_string(),
-                client_ids: ids(&config.gitlab_client_id),
-                skip_nonce_check: true,
-                secret: Some(
-                    config.gitlab_secret.clone().ok_or("EXTERNAL_GITLAB_ENABLED needs EXTERNAL_GITLAB_SECRET")?,
-                ),
-                github: false,
-            });
+            providers.push(redirect_only(
+                "gitlab",
+                &config.gitlab_url,
+                &config.gitlab_client_id,
+                &config.gitlab_secret,
+            )?);
         }
         if config.github_enabled {
-            providers.push(Provider {
-                name: "github",
-                issuer: config.github_url.trim_end_matches('/').to_string(),
-                client_ids: ids(&config.github_client_id),
-                skip_nonce_check: true,
-                secret: Some(
-                    config.github_secret.clone().ok_or("EXTERNAL_GITHUB_ENABLED needs EXTERNAL_GITHUB_SECRET")?,
-                ),
-                github: true,
-            });
+            providers.push(redirect_only(
+                "github",
+                &config.github_url,
+                &config.github_client_id,
+                &config.github_secret,
+            )?);
         }
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))

@@ -216,3 +216,29 @@ pub async fn logout(
     };
     Ok(count)
 }
+
+/// `url` with `session` in its fragment, as GoTrue hands a session back in a redirect (implicit
+/// flow), followed by `extra` pairs (`type`, `provider_token`); any fragment of `url` is replaced.
+pub fn redirect_with_session(url: &str, session: &Value, extra: &[(&str, &str)]) -> String {
+    let mut fragment = url::form_urlencoded::Serializer::new(String::new());
+    fragment
+        .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())
+        .append_pair("expires_at", &session["expires_at"].to_string())
+        .append_pair("expires_in", &session["expires_in"].to_string())
+        .append_pair("refresh_token", session["refresh_token"].as_str().unwrap_or_default())
+        .append_pair("token_type", "bearer");
+    for (key, value) in extra {
+        fragment.append_pair(key, value);
+    }
+    format!("{}#{}", url.split('#').next().unwrap_or_default(), fragment.finish())
+}
+
+/// `url` with a refusal in its fragment (`#error=…&error_code=…&error_description=…`).
+pub fn redirect_with_error(url: &str, error: &str, code: &str, description: &str) -> String {
+    let fragment = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("error", error)
+        .append_pair("error_code", code)
+        .append_pair("error_description", description)
+        .finish();
+    format!("{}#{fragment}", url.split('#').next().unwrap_or_default())
+}

@@ -686,17 +686,8 @@ async fn an_old_session_changes_its_password_only_with_the_mailed_reauthenticati
         .await
         .expect("reauthenticate");
     assert_eq!(sent.status(), StatusCode::OK);
-    let inbox: Value = app
-        .http
-        .get(format!("{}/inbox/api/messages?to=reauth@example.test", app.address))
-        .send()
-        .await
-        .expect("inbox")
-        .json()
-        .await
-        .expect("json");
-    let mail =
-        inbox["messages"].as_array().expect("messages").iter().find(|m| m["kind"] == "reauthentication").expect("mail");
+    let inbox = app.inbox("reauth@example.test").await;
+    let mail = inbox.iter().find(|m| m["kind"] == "reauthentication").expect("mail");
     let nonce = mail["text"].as_str().expect("text").trim().rsplit(' ').next().expect("code").to_string();
     let wrong = if nonce == "000000" { "111111" } else { "000000" };
     let (status, body) = put_user(&app, &token, json!({"password": "secret-3", "nonce": wrong})).await;

@@ -170,6 +170,29 @@ impl TestApp {
         )
     }
 
+    /// `GET /auth/v1/user` with `token`: the user.
+    pub async fn auth_user(&self, token: &str) -> serde_json::Value {
+        let res =
+            self.http.get(format!("{}/auth/v1/user", self.address)).bearer_auth(token).send().await.expect("user");
+        assert_eq!(res.status(), reqwest::StatusCode::OK, "GET /auth/v1/user");
+        res.json().await.expect("user json")
+    }
+
+    /// The development inbox's messages to `to` (an address, or `+<digits>` for texts), newest first.
+    pub async fn inbox(&self, to: &str) -> Vec<serde_json::Value> {
+        let res: serde_json::Value = self
+            .http
+            .get(format!("{}/inbox/api/messages", self.address))
+            .query(&[("to", to)])
+            .send()
+            .await
+            .expect("inbox")
+            .json()
+            .await
+            .expect("inbox json");
+        res["messages"].as_array().cloned().unwrap_or_default()
+    }
+
     /// An HS256 token signed with this app's secret.
     pub fn sign(&self, claims: serde_json::Value) -> String {
         sign_with(&self.jwt_secret, claims)

@@ -273,19 +273,9 @@ async fn sign_in_with_oauth_goes_through_the_provider_and_back_with_a_session_or
     assert!(callback.starts_with(&format!("{}/auth/v1/callback?", app.address)), "{callback}");
     let back = location_of(&http, &callback).await;
     assert!(back.starts_with(&format!("{site}#access_token=")), "{back}");
-    let fragment: std::collections::HashMap<String, String> =
-        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
+    let fragment = fragment_of(&back);
     assert_eq!(fragment["provider_token"], "provider-at");
-    let user: Value = app
-        .http
-        .get(format!("{}/auth/v1/user", app.address))
-        .bearer_auth(&fragment["access_token"])
-        .send()
-        .await
-        .expect("user")
-        .json()
-        .await
-        .expect("json");
+    let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["email"], "mwamba@example.test");
     assert_eq!(user["app_metadata"]["provider"], "keycloak");
 
@@ -337,6 +327,11 @@ async fn sign_in_with_oauth_goes_through_the_provider_and_back_with_a_session_or
     assert!(denied.starts_with(&format!("{site}#error=access_denied&error_code=access_denied")), "{denied}");
 }
 
+/// The pairs of a redirect's fragment.
+fn fragment_of(location: &str) -> std::collections::HashMap<String, String> {
+    url::form_urlencoded::parse(location.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect()
+}
+
 fn urlencoding(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
@@ -372,21 +367,7 @@ async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_
     let callback = location_of(&http, &at_provider).await;
     let back = location_of(&http, &callback).await;
     assert!(back.contains("#access_token="), "{back}");
-    let user = |token: String| {
-        let app = &app;
-        async move {
-            app.http
-                .get(format!("{}/auth/v1/user", app.address))
-                .bearer_auth(token)
-                .send()
-                .await
-                .expect("user")
-                .json::<Value>()
-                .await
-                .expect("json")
-        }
-    };
-    let linked = user(token.clone()).await;
+    let linked = app.auth_user(&token).await;
     assert_eq!(linked["id"], signup["user"]["id"]);
     let identities = linked["identities"].as_array().expect("identities").clone();
     let keycloak = identities.iter().find(|i| i["provider"] == "keycloak").expect("the linked identity");
@@ -431,7 +412,7 @@ async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_
     };
     let unlinked = delete(keycloak["identity_id"].as_str().expect("identity id").to_string()).await;
     assert_eq!(unlinked.status(), StatusCode::OK);
-    let after = user(token.clone()).await;
+    let after = app.auth_user(&token).await;
     assert_eq!(after["identities"].as_array().map(Vec::len), Some(1));
     assert_eq!(after["app_metadata"]["providers"], json!(["email"]));
     let email_identity = after["identities"][0]["identity_id"].as_str().expect("id").to_string();
@@ -511,19 +492,9 @@ async fn sign_in_with_github_reads_the_user_and_its_primary_address_from_the_api
     assert!(at_github.contains("/login/oauth/authorize?client_id=gh-client"), "{at_github}");
     let callback = location_of(&http, &at_github).await;
     let back = location_of(&http, &callback).await;
-    let fragment: std::collections::HashMap<String, String> =
-        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
+    let fragment = fragment_of(&back);
     assert_eq!(fragment["provider_token"], "gho_token");
-    let user: Value = app
-        .http
-        .get(format!("{}/auth/v1/user", app.address))
-        .bearer_auth(&fragment["access_token"])
-        .send()
-        .await
-        .expect("user")
-        .json()
-        .await
-        .expect("json");
+    let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["email"], "kabasele@example.test", "the primary address");
     assert!(user["email_confirmed_at"].is_string());
     assert_eq!(user["app_metadata"]["provider"], "github");
@@ -577,18 +548,8 @@ async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
     let at_gitlab = location_of(&http, &format!("{}/auth/v1/authorize?provider=gitlab", app.address)).await;
     let callback = location_of(&http, &at_gitlab).await;
     let back = location_of(&http, &callback).await;
-    let fragment: std::collections::HashMap<String, String> =
-        url::form_urlencoded::parse(back.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect();
-    let user: Value = app
-        .http
-        .get(format!("{}/auth/v1/user", app.address))
-        .bearer_auth(&fragment["access_token"])
-        .send()
-        .await
-        .expect("user")
-        .json()
-        .await
-        .expect("json");
+    let fragment = fragment_of(&back);
+    let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["app_metadata"]["provider"], "gitlab");
     assert_eq!(user["identities"][0]["provider"], "gitlab");
     // GoTrue takes no GitLab ID tokens in signInWithIdToken.

@@ -34,17 +34,8 @@ async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
 
 /// The newest code texted to `digits` (E.164 without `+`), from the development inbox.
 async fn texted_code(app: &TestApp, digits: &str) -> (String, String) {
-    let res: Value = app
-        .http
-        .get(format!("{}/inbox/api/messages", app.address))
-        .query(&[("to", format!("+{digits}"))])
-        .send()
-        .await
-        .expect("inbox")
-        .json()
-        .await
-        .expect("inbox json");
-    let message = &res["messages"][0];
+    let messages = app.inbox(&format!("+{digits}")).await;
+    let message = messages.first().expect("a text message");
     let text = message["text"].as_str().expect("a text message").to_string();
     let code = text.rsplit(' ').next().expect("code").to_string();
     assert_eq!(code.len(), 6, "{text}");

@@ -187,12 +187,8 @@ async fn callback_with(state: &AuthState, req: &HttpRequest, form: CallbackForm)
     let flow: OAuthState =
         jsonwebtoken::decode(&raw_state, &state.decoding_key, &validation).map_err(|_| invalid())?.claims;
     let back = |code: &str, description: &str| {
-        let fragment = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("error", if code == "access_denied" { "access_denied" } else { "server_error" })
-            .append_pair("error_code", code)
-            .append_pair("error_description", description)
-            .finish();
-        redirect(&format!("{}#{fragment}", flow.referrer.split('#').next().unwrap_or_default()))
+        let error = if code == "access_denied" { "access_denied" } else { "server_error" };
+        redirect(&sessions::redirect_with_error(&flow.referrer, error, code, description))
     };
     if let Some(error) = form.error.filter(|e| !e.is_empty()) {
         return Ok(back(&error, form.error_description.as_deref().unwrap_or_default()));
@@ -230,15 +226,7 @@ async fn callback_with(state: &AuthState, req: &HttpRequest, form: CallbackForm)
                 let info = client_info(state, req);
                 let session =
                     sessions::sign_in(state, db, user, "oauth", &info, &ip, json!({"provider": provider.name})).await?;
-                let fragment = url::form_urlencoded::Serializer::new(String::new())
-                    .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())
-                    .append_pair("expires_at", &session["expires_at"].to_string())
-                    .append_pair("expires_in", &session["expires_in"].to_string())
-                    .append_pair("provider_token", &provider_token)
-                    .append_pair("refresh_token", session["refresh_token"].as_str().unwrap_or_default())
-                    .append_pair("token_type", "bearer")
-                    .finish();
-                format!("{}#{fragment}", flow.referrer.split('#').next().unwrap_or_default())
+                sessions::redirect_with_session(&flow.referrer, &session, &[("provider_token", &provider_token)])
             }
         };
         tx.commit().await?;

@@ -166,15 +166,7 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
         )
         .await;
         tx.commit().await?;
-        let fragment = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("access_token", session["access_token"].as_str().unwrap_or_default())
-            .append_pair("expires_at", &session["expires_at"].to_string())
-            .append_pair("expires_in", &session["expires_in"].to_string())
-            .append_pair("refresh_token", session["refresh_token"].as_str().unwrap_or_default())
-            .append_pair("token_type", "bearer")
-            .append_pair("type", link_type.name())
-            .finish();
-        Ok(format!("{}#{fragment}", redirect.split('#').next().unwrap_or_default()))
+        Ok(sessions::redirect_with_session(&redirect, &session, &[("type", link_type.name())]))
     }
     .await;
     let location = match outcome {
@@ -185,12 +177,7 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
                 AuthError::OtpExpired => ("otp_expired", "Email link is invalid or has expired".to_string()),
                 other => (other.parts().1, other.to_string()),
             };
-            let fragment = url::form_urlencoded::Serializer::new(String::new())
-                .append_pair("error", "access_denied")
-                .append_pair("error_code", code)
-                .append_pair("error_description", &description)
-                .finish();
-            format!("{}#{fragment}", redirect.split('#').next().unwrap_or_default())
+            sessions::redirect_with_error(&redirect, "access_denied", code, &description)
         }
     };
     Ok(HttpResponse::SeeOther().insert_header((LOCATION, location)).finish())
