@@ -268,6 +268,42 @@ pub struct AuthConfig {
     #[arg(long = "mfa-phone-verify-enabled", env = "MFA_PHONE_VERIFY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub mfa_phone_verify_enabled: bool,
 
+    /// Passkeys: `/passkeys/*` (register a passkey while signed in, sign in with it).
+    #[arg(long = "passkey-enabled", env = "PASSKEY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub passkey_enabled: bool,
+
+    /// Passkeys one user may register.
+    #[arg(long = "passkey-max-passkeys-per-user", env = "PASSKEY_MAX_PASSKEYS_PER_USER", default_value_t = 10)]
+    pub passkey_max_per_user: i64,
+
+    /// `/passkeys/authentication/options` requests per IP address per 5 minutes.
+    #[arg(long = "rate-limit-passkey", env = "RATE_LIMIT_PASSKEY", default_value_t = 30)]
+    pub rate_limit_passkey: u64,
+
+    /// Let users enrol a WebAuthn security key or passkey as a second factor.
+    #[arg(long = "mfa-web-authn-enroll-enabled", env = "MFA_WEB_AUTHN_ENROLL_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_webauthn_enroll_enabled: bool,
+
+    /// Let WebAuthn factors be challenged and verified.
+    #[arg(long = "mfa-web-authn-verify-enabled", env = "MFA_WEB_AUTHN_VERIFY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_webauthn_verify_enabled: bool,
+
+    /// WebAuthn relying party id: the domain passkeys are bound to (default: SITE_URL's host).
+    #[arg(long = "webauthn-rp-id", env = "WEBAUTHN_RP_ID")]
+    pub webauthn_rp_id: Option<String>,
+
+    /// WebAuthn relying party name shown by authenticators (default: the RP id).
+    #[arg(long = "webauthn-rp-display-name", env = "WEBAUTHN_RP_DISPLAY_NAME")]
+    pub webauthn_rp_display_name: Option<String>,
+
+    /// Origins a WebAuthn answer may come from, comma-separated (default: SITE_URL's origin).
+    #[arg(long = "webauthn-rp-origins", env = "WEBAUTHN_RP_ORIGINS", value_delimiter = ',')]
+    pub webauthn_rp_origins: Vec<String>,
+
+    /// How long a WebAuthn challenge stays answerable: `300`, `300s` or `5m`.
+    #[arg(long = "webauthn-challenge-expiry-duration", env = "WEBAUTHN_CHALLENGE_EXPIRY_DURATION", default_value = "5m", value_parser = duration_secs)]
+    pub webauthn_challenge_expiry_secs: u64,
+
     /// Let signed-in users link (`linkIdentity`) and unlink (`unlinkIdentity`) OAuth identities.
     #[arg(long = "security-manual-linking-enabled", env = "SECURITY_MANUAL_LINKING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub manual_linking_enabled: bool,
@@ -586,6 +622,22 @@ impl Config {
 }
 
 /// Clap value parser for secrets: wraps the text at once so it never sits in a printable `String`.
+/// A duration as GoTrue writes it (`90s`, `5m`, `1h`) or a number of seconds.
+fn duration_secs(raw: &str) -> Result<u64, String> {
+    let raw = raw.trim();
+    let (number, unit) = match raw.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => raw.split_at(at),
+        None => (raw, "s"),
+    };
+    let n: u64 = number.parse().map_err(|_| format!("{raw:?} is not a duration such as 300s or 5m"))?;
+    match unit {
+        "s" => Ok(n),
+        "m" => Ok(n * 60),
+        "h" => Ok(n * 3600),
+        _ => Err(format!("{raw:?} is not a duration such as 300s or 5m")),
+    }
+}
+
 fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
     Ok(SecretString::from(value))
 }

@@ -23,6 +23,7 @@ pub mod sessions;
 pub mod sms;
 pub mod tokens;
 pub mod users;
+pub mod webauthn;
 
 use std::sync::Arc;
 
@@ -55,6 +56,7 @@ pub struct AuthState {
     pub mailer: Mailer,
     pub sms: sms::Sms,
     pub oidc: oidc::Oidc,
+    pub webauthn: webauthn::WebAuthn,
 }
 
 impl std::fmt::Debug for AuthState {
@@ -76,6 +78,7 @@ impl AuthState {
         let mailer = Mailer::new(&config, pool.clone())?;
         let sms = sms::Sms::new(&config, pool.clone())?;
         let oidc = oidc::Oidc::new(&config)?;
+        let webauthn = webauthn::WebAuthn::new(&config, site_url)?;
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -97,6 +100,7 @@ impl AuthState {
             mailer,
             sms,
             oidc,
+            webauthn,
         })
     }
 

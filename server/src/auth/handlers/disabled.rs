@@ -1,6 +1,6 @@
 //! Features this server does not offer (yet), answered as GoTrue answers when they are switched
 //! off: the same status, error code and message, never a bare 404. SAML SSO, the OAuth 2.1
-//! server, passkeys, manual identity linking, OAuth / OIDC sign-in with external providers, the
+//! server, manual identity linking, OAuth / OIDC sign-in with external providers, the
 //! `id_token` and `web3` grants.
 
 use actix_web::http::StatusCode;
@@ -21,11 +21,6 @@ pub async fn saml() -> Result<HttpResponse, AuthError> {
 /// `/oauth/*`, `/admin/oauth/*`: Supabase Auth as an OAuth 2.1 server.
 pub async fn oauth_server() -> Result<HttpResponse, AuthError> {
     off(StatusCode::NOT_FOUND, "feature_disabled", "OAuth server is disabled")
-}
-
-/// `/passkeys/*`.
-pub async fn passkeys() -> Result<HttpResponse, AuthError> {
-    off(StatusCode::NOT_FOUND, "passkey_disabled", "Passkeys are disabled")
 }
 
 /// `GET /user/identities/authorize` (`linkIdentity`).

@@ -1,7 +1,10 @@
 //! MFA with TOTP or a phone: `POST /factors` (enrol), `POST /factors/{id}/challenge` (a phone
 //! factor gets its code by SMS), `POST /factors/{id}/verify` (the session becomes `aal2` and new
 //! tokens are issued) and `DELETE /factors/{id}` (a verified factor needs an `aal2` session to be
-//! removed). Phone factors follow `MFA_PHONE_ENROLL_ENABLED` / `MFA_PHONE_VERIFY_ENABLED`.
+//! removed). Phone factors follow `MFA_PHONE_ENROLL_ENABLED` / `MFA_PHONE_VERIFY_ENABLED`,
+//! WebAuthn factors `MFA_WEB_AUTHN_ENROLL_ENABLED` / `MFA_WEB_AUTHN_VERIFY_ENABLED`: the first
+//! challenge of a WebAuthn factor is a registration ceremony (`webauthn.type = 'create'`), the
+//! later ones assertions (`'request'`) signed by the key registered then.
 
 use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -13,7 +16,7 @@ use uuid::Uuid;
 use crate::auth::error::AuthError;
 use crate::auth::request::{client_info, client_ip, json_body, require_user, Authed};
 use crate::auth::sessions::{self, Issued};
-use crate::auth::{audit, mfa, tokens, users, AuthState};
+use crate::auth::{audit, mfa, tokens, users, webauthn, AuthState};
 
 /// Seconds a challenge stays answerable (GoTrue's default).
 const CHALLENGE_EXPIRY_SECS: i64 = 300;
@@ -35,6 +38,8 @@ struct Factor {
     secret: String,
     kind: String,
     phone: String,
+    /// The key of a verified WebAuthn factor.
+    webauthn: Option<Value>,
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -54,13 +59,13 @@ async fn own_factor(
 ) -> Result<Factor, AuthError> {
     let row = db
         .cached_query_opt(
-            "select status::text, coalesce(secret, ''), factor_type::text, coalesce(phone, '') from auth.mfa_factors \
-             where id = $1 and user_id = $2",
+            "select status::text, coalesce(secret, ''), factor_type::text, coalesce(phone, ''), web_authn_credential \
+             from auth.mfa_factors where id = $1 and user_id = $2",
             &[&id, &authed.user.id],
         )
         .await?
         .ok_or(AuthError::MfaFactorNotFound)?;
-    Ok(Factor { status: row.get(0), secret: row.get(1), kind: row.get(2), phone: row.get(3) })
+    Ok(Factor { status: row.get(0), secret: row.get(1), kind: row.get(2), phone: row.get(3), webauthn: row.get(4) })
 }
 
 fn phone_disabled(what: &str, code: &'static str) -> AuthError {
@@ -69,6 +74,155 @@ fn phone_disabled(what: &str, code: &'static str) -> AuthError {
         code,
         format!("MFA {what} is disabled for Phone"),
     )
+}
+
+fn webauthn_disabled(what: &str, code: &'static str) -> AuthError {
+    AuthError::Coded(
+        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+        code,
+        format!("MFA {what} is disabled for WebAuthn"),
+    )
+}
+
+/// A friendly name no other factor of the user has (an empty name never conflicts).
+async fn check_name_free(
+    db: &impl deadpool_postgres::GenericClient,
+    user_id: Uuid,
+    friendly: &str,
+) -> Result<(), AuthError> {
+    if friendly.trim().is_empty() {
+        return Ok(());
+    }
+    let taken = db
+        .cached_query_opt(
+            "select 1 from auth.mfa_factors where user_id = $1 and friendly_name = $2",
+            &[&user_id, &friendly],
+        )
+        .await?;
+    match taken {
+        Some(_) => Err(AuthError::MfaNameConflict(friendly.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// `mfa.enroll({factorType: 'webauthn'})`: an unverified factor, whose first challenge
+/// registers the key.
+async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Result<HttpResponse, AuthError> {
+    if !state.config.mfa_webauthn_enroll_enabled {
+        return Err(webauthn_disabled("enroll", "mfa_webauthn_enroll_not_enabled"));
+    }
+    let client = state.pool.get().await?;
+    let authed = require_user(state, req, &client).await?;
+    let friendly = p.friendly_name.unwrap_or_default();
+    check_name_free(&client, authed.user.id, &friendly).await?;
+    let id = Uuid::new_v4();
+    client
+        .cached_execute(
+            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at) \
+             values ($1, $2, $3, 'webauthn', 'unverified', now(), now())",
+            &[&id, &authed.user.id, &friendly],
+        )
+        .await?;
+    audit::log(
+        &client,
+        Some(authed.user.id),
+        authed.user.email_str(),
+        "factor_in_progress",
+        json!({"factor_id": id}),
+        &client_ip(state, req),
+    )
+    .await;
+    Ok(HttpResponse::Ok().json(json!({ "id": id, "type": "webauthn", "friendly_name": friendly })))
+}
+
+/// The WebAuthn ceremony of a challenge: registration for an unverified factor (other verified
+/// keys of the user excluded), an assertion by the factor's key otherwise. Answers the
+/// `webauthn` member of the challenge and the state to keep.
+async fn webauthn_ceremony(
+    state: &AuthState,
+    db: &impl deadpool_postgres::GenericClient,
+    authed: &Authed,
+    factor: &Factor,
+) -> Result<(Value, Value), AuthError> {
+    if !state.config.mfa_webauthn_verify_enabled {
+        return Err(webauthn_disabled("verification", "mfa_webauthn_verify_not_enabled"));
+    }
+    match &factor.webauthn {
+        Some(stored) if factor.status == "verified" => {
+            let (options, session) = state.webauthn.start_authentication(vec![webauthn::stored(stored.clone())?])?;
+            Ok((json!({"type": "request", "credential_options": {"publicKey": options}}), session))
+        }
+        _ => {
+            let rows = db
+                .cached_query(
+                    "select web_authn_credential from auth.mfa_factors where user_id = $1 and factor_type = 'webauthn' \
+                     and status = 'verified' and web_authn_credential is not null",
+                    &[&authed.user.id],
+                )
+                .await?;
+            let exclude = rows
+                .into_iter()
+                .map(|r| webauthn::stored(r.get(0)).map(|c| c.cred_id))
+                .collect::<Result<Vec<_>, _>>()?;
+            let user = &authed.user;
+            let name = if user.email_str().is_empty() {
+                user.phone.clone().unwrap_or_default()
+            } else {
+                user.email_str().to_string()
+            };
+            let (options, session) = state.webauthn.start_registration(user.id, &name, &name, exclude, false)?;
+            Ok((json!({"type": "create", "credential_options": {"publicKey": options}}), session))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct WebAuthnAnswer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    credential_response: Option<Value>,
+}
+
+/// Check a WebAuthn answer against the challenge's ceremony; answers the factor's key to store
+/// (the registered key, or the key with its counter moved on).
+fn check_webauthn_answer(
+    state: &AuthState,
+    factor: &Factor,
+    answer: Option<WebAuthnAnswer>,
+    session: Option<Value>,
+) -> Result<Value, AuthError> {
+    let answer = answer.ok_or_else(|| AuthError::Validation("WebAuthn config required".into()))?;
+    let kind = answer.kind.unwrap_or_default();
+    if kind != "create" && kind != "request" {
+        return Err(AuthError::Validation("WebAuthn type must be create or request".into()));
+    }
+    let response = answer
+        .credential_response
+        .filter(|r| !r.is_null())
+        .ok_or_else(|| AuthError::Validation("credential_response required".into()))?;
+    let session = session.ok_or(AuthError::MfaChallengeNotFound)?;
+    let credential = match (&factor.webauthn, factor.status.as_str()) {
+        (Some(stored), "verified") => {
+            if kind != "request" {
+                return Err(AuthError::Validation("WebAuthn type must be request for a verified factor".into()));
+            }
+            let mut key = webauthn::stored(stored.clone())?;
+            let assertion = webauthn::parse_assertion(&response)?;
+            let result = state.webauthn.finish_authentication(&assertion, &session, vec![key.clone()])?;
+            if result.counter() > key.counter {
+                key.counter = result.counter();
+            }
+            key.backup_state = result.backup_state();
+            key
+        }
+        _ => {
+            if kind != "create" {
+                return Err(AuthError::Validation("WebAuthn type must be create for an unverified factor".into()));
+            }
+            state.webauthn.finish_registration(&response, &session)?
+        }
+    };
+    serde_json::to_value(&credential).map_err(AuthError::internal)
 }
 
 /// `mfa.enroll({factorType: 'phone', phone})`.
@@ -123,26 +277,16 @@ pub async fn enroll(
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
     let p: EnrollBody = json_body(&body)?;
-    if p.factor_type.as_deref() == Some("phone") {
-        return enroll_phone(&state, &req, p).await;
-    }
-    if p.factor_type.as_deref() != Some("totp") {
-        return Err(AuthError::Validation("factor_type needs to be totp or phone".into()));
+    match p.factor_type.as_deref() {
+        Some("phone") => return enroll_phone(&state, &req, p).await,
+        Some("webauthn") => return enroll_webauthn(&state, &req, p).await,
+        Some("totp") => {}
+        _ => return Err(AuthError::Validation("factor_type needs to be totp, phone, or webauthn".into())),
     }
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
-    if !friendly.trim().is_empty() {
-        let taken = client
-            .cached_query_opt(
-                "select 1 from auth.mfa_factors where user_id = $1 and friendly_name = $2",
-                &[&authed.user.id, &friendly],
-            )
-            .await?;
-        if taken.is_some() {
-            return Err(AuthError::MfaNameConflict(friendly));
-        }
-    }
+    check_name_free(&client, authed.user.id, &friendly).await?;
     let issuer = p.issuer.filter(|i| !i.is_empty()).unwrap_or_else(|| {
         url::Url::parse(&state.site_url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
     });
@@ -206,11 +350,22 @@ pub async fn challenge(
     } else {
         None
     };
+    let ceremony = if factor.kind == "webauthn" {
+        Some(webauthn_ceremony(&state, &client, &authed, &factor).await?)
+    } else {
+        None
+    };
     client
         .cached_execute(
-            "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code) \
-             values ($1, $2, now(), $3::text::inet, $4)",
-            &[&challenge_id, &id, &ip, &code.as_deref().map(|c| sha256_hex(&format!("{challenge_id}{c}")))],
+            "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code, web_authn_session_data) \
+             values ($1, $2, now(), $3::text::inet, $4, $5)",
+            &[
+                &challenge_id,
+                &id,
+                &ip,
+                &code.as_deref().map(|c| sha256_hex(&format!("{challenge_id}{c}"))),
+                &ceremony.as_ref().map(|(_, session)| session),
+            ],
         )
         .await?;
     if let Some(code) = &code {
@@ -219,17 +374,22 @@ pub async fn challenge(
     client
         .cached_execute("update auth.mfa_factors set last_challenged_at = clock_timestamp() where id = $1", &[&id])
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
+    let mut answer = json!({
         "id": challenge_id,
         "type": factor.kind,
         "expires_at": Utc::now().timestamp() + CHALLENGE_EXPIRY_SECS,
-    })))
+    });
+    if let Some((webauthn, _)) = ceremony {
+        answer["webauthn"] = webauthn;
+    }
+    Ok(HttpResponse::Ok().json(answer))
 }
 
 #[derive(Debug, Deserialize)]
 struct VerifyBody {
     challenge_id: Option<String>,
     code: Option<String>,
+    webauthn: Option<WebAuthnAnswer>,
 }
 
 pub async fn verify(
@@ -249,13 +409,16 @@ pub async fn verify(
     if factor.kind == "phone" && !state.config.mfa_phone_verify_enabled {
         return Err(phone_disabled("verification", "mfa_phone_verify_not_enabled"));
     }
+    if factor.kind == "webauthn" && !state.config.mfa_webauthn_verify_enabled {
+        return Err(webauthn_disabled("verification", "mfa_webauthn_verify_not_enabled"));
+    }
     let ip = client_ip(&state, &req);
     let tx = client.transaction().await?;
     let db = &tx;
     let row = db
         .cached_query_opt(
-            "select extract(epoch from now() - created_at)::float8, verified_at is not null, coalesce(otp_code, '') \
-             from auth.mfa_challenges where id = $1 and factor_id = $2 for update",
+            "select extract(epoch from now() - created_at)::float8, verified_at is not null, coalesce(otp_code, ''), \
+             web_authn_session_data from auth.mfa_challenges where id = $1 and factor_id = $2 for update",
             &[&challenge_id, &id],
         )
         .await?
@@ -267,7 +430,22 @@ pub async fn verify(
         return Err(AuthError::MfaChallengeExpired(challenge_id.to_string()));
     }
     let code = p.code.as_deref().unwrap_or_default().trim();
+    let mut webauthn_key = None;
     let matches = match factor.kind.as_str() {
+        "webauthn" => match check_webauthn_answer(&state, &factor, p.webauthn, row.get(3)) {
+            Ok(key) => {
+                webauthn_key = Some(key);
+                true
+            }
+            Err(err @ AuthError::Validation(_)) => return Err(err),
+            Err(err) => {
+                // the ceremony is spent: a second answer to it is refused
+                db.cached_execute("update auth.mfa_challenges set verified_at = now() where id = $1", &[&challenge_id])
+                    .await?;
+                tx.commit().await?;
+                return Err(err);
+            }
+        },
         "phone" => {
             let stored: String = row.get(2);
             !stored.is_empty() && sha256_hex(&format!("{challenge_id}{code}")) == stored
@@ -287,8 +465,12 @@ pub async fn verify(
         return Err(AuthError::MfaVerificationFailed);
     }
     db.cached_execute("update auth.mfa_challenges set verified_at = now() where id = $1", &[&challenge_id]).await?;
-    db.cached_execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = $1", &[&id])
-        .await?;
+    db.cached_execute(
+        "update auth.mfa_factors set status = 'verified', updated_at = now(), \
+         web_authn_credential = coalesce($2, web_authn_credential) where id = $1",
+        &[&id, &webauthn_key],
+    )
+    .await?;
     db.cached_execute(
         "update auth.sessions set aal = 'aal2', factor_id = $2, updated_at = now() where id = $1",
         &[&session_id, &id],
@@ -298,7 +480,7 @@ pub async fn verify(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
          values ($1, now(), now(), $3, $2) \
          on conflict (session_id, authentication_method) do update set updated_at = now()",
-        &[&session_id, &Uuid::new_v4(), &factor.kind],
+        &[&session_id, &Uuid::new_v4(), &amr_method(&factor.kind)],
     )
     .await?;
     db.cached_execute(
@@ -326,6 +508,14 @@ pub async fn verify(
     .await;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
+}
+
+/// The `amr` method a verified factor adds to the session, as GoTrue names it.
+fn amr_method(kind: &str) -> &str {
+    match kind {
+        "webauthn" => "mfa/webauthn",
+        other => other,
+    }
 }
 
 /// A second connection, for writing the audit log of a failed attempt outside the rolled-back

@@ -8,6 +8,7 @@ mod external;
 mod factors;
 mod logout;
 mod otp;
+mod passkeys;
 mod reauthenticate;
 mod settings;
 mod signup;
@@ -61,8 +62,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/sso/{rest:.*}", web::to(disabled::saml))
         .route("/oauth/{rest:.*}", web::to(disabled::oauth_server))
         .route("/admin/oauth/{rest:.*}", web::to(disabled::oauth_server))
-        .route("/passkeys", web::to(disabled::passkeys))
-        .route("/passkeys/{rest:.*}", web::to(disabled::passkeys))
+        .route("/passkeys", web::get().to(passkeys::list))
+        .route("/passkeys/", web::get().to(passkeys::list))
+        .route("/passkeys/registration/options", web::post().to(passkeys::registration_options))
+        .route("/passkeys/registration/verify", web::post().to(passkeys::registration_verify))
+        .route("/passkeys/authentication/options", web::post().to(passkeys::authentication_options))
+        .route("/passkeys/authentication/verify", web::post().to(passkeys::authentication_verify))
+        .route("/passkeys/{id}", web::patch().to(passkeys::rename))
+        .route("/passkeys/{id}", web::delete().to(passkeys::delete))
+        .route("/passkeys", web::to(passkeys::unknown))
+        .route("/passkeys/{rest:.*}", web::to(passkeys::unknown))
+        .route("/admin/users/{id}/passkeys", web::get().to(passkeys::admin_list))
+        .route("/admin/users/{id}/passkeys/{passkey}", web::delete().to(passkeys::admin_delete))
         .default_service(web::to(|| async {
             Err::<actix_web::HttpResponse, _>(AuthError::NotFound("Not Found".into()))
         }));
