@@ -29,6 +29,7 @@ setup-system:
 		pgver=$$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1); missing="$$missing postgresql-$${pgver:-15}-pgtap"; fi; \
 	if ! command -v pg_prove >/dev/null 2>&1; then missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; fi; \
 	if ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -55,7 +56,10 @@ build:
 ## (seeded with the demo data on first start; created accounts are printed once).
 run: setup build web
 	$(SERVER_RELEASE) seed
-	EXTERNAL_PHONE_ENABLED=$${EXTERNAL_PHONE_ENABLED:-true} $(SERVER_RELEASE)
+	EXTERNAL_PHONE_ENABLED=$${EXTERNAL_PHONE_ENABLED:-true} \
+	MFA_WEB_AUTHN_ENROLL_ENABLED=$${MFA_WEB_AUTHN_ENROLL_ENABLED:-true} MFA_WEB_AUTHN_VERIFY_ENABLED=$${MFA_WEB_AUTHN_VERIFY_ENABLED:-true} \
+	WEBAUTHN_RP_ID=$${WEBAUTHN_RP_ID:-localhost} WEBAUTHN_RP_ORIGINS=$${WEBAUTHN_RP_ORIGINS:-http://localhost:54321} \
+	$(SERVER_RELEASE)
 
 ## seed: load the demo data (idempotent).
 seed: build

@@ -469,3 +469,63 @@ test('two-factor: an administrator enrols TOTP on /admin/security, then every si
   assert.equal(await page.getByTestId('tile-users-value').textContent(), String(await count('profiles')));
   await page.context().close();
 });
+
+// with its own administrator too: a passkey as the second factor, created and used by Chromium's
+// virtual authenticator (a USB security key with a PIN) through the DevTools WebAuthn domain.
+test('two-factor with a passkey: an administrator adds a passkey on /admin/security, then signs in with it', async () => {
+  const keyAdmin = { email: `admin.passkey.${Date.now()}@example.cd`, password: 'AdminCle2026' };
+  const auth = { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'Content-Type': 'application/json' };
+  const created = await fetch(`${stack.apiUrl}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ email: keyAdmin.email, password: keyAdmin.password, email_confirm: true, user_metadata: { full_name: 'Admin Clé' } }),
+  }).then((r) => r.json());
+  assert.ok(created.id, JSON.stringify(created));
+  await service(`profiles?user_id=eq.${created.id}`, { method: 'PATCH', body: JSON.stringify({ role: 'admin' }) });
+
+  // passkeys need a domain: the same site at localhost
+  const site = stack.baseUrl.replace('127.0.0.1', 'localhost');
+  const page = await newPage();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  const signIn = async () => {
+    await page.goto(`${site}/admin/login`);
+    await page.getByLabel('Email').fill(keyAdmin.email);
+    await page.getByLabel('Mot de passe', { exact: true }).fill(keyAdmin.password);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+  };
+
+  await signIn();
+  await page.waitForURL(/\/admin\/dashboard$/);
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Sécurité' }).click();
+  await page.getByRole('heading', { name: "Ajouter une clé d'accès" }).waitFor();
+  await page.getByLabel('Nom de la clé').fill('Clé USB du bureau');
+  await page.getByRole('button', { name: "Ajouter une clé d'accès" }).click();
+  await page.getByText("Clé d'accès enregistrée").waitFor();
+  await page.getByRole('list', { name: 'Méthodes actives' }).getByText('Clé USB du bureau').waitFor();
+  await page.getByText("Clé d'accès enregistrée").waitFor({ state: 'hidden' });
+  await axe(page, '/admin/security (passkey listed)');
+  await shot(page, 'admin-security-passkey');
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  assert.equal(credentials.length, 1, 'the key holds one credential');
+  const { factors = [] } = await fetch(`${stack.apiUrl}/auth/v1/admin/users/${created.id}`, { headers: auth }).then((r) => r.json());
+  assert.deepEqual(factors.filter((f) => f.status === 'verified').map((f) => f.factor_type), ['webauthn'], JSON.stringify(factors));
+
+  // sign in again: no page before the passkey answers
+  await page.getByRole('button', { name: 'Déconnexion' }).click();
+  await page.waitForURL(/\/admin\/login/);
+  await signIn();
+  await page.getByRole('heading', { name: 'Vérification en deux étapes' }).waitFor();
+  assert.equal(await page.getByRole('navigation', { name: 'Administration' }).count(), 0, 'no admin page before the passkey');
+  assert.equal(await page.getByLabel('Code de vérification').count(), 0, 'no code to type without an authenticator app');
+  await axe(page, 'two-factor challenge (passkey)');
+  await page.getByRole('button', { name: "Utiliser ma clé d'accès" }).click();
+  await page.getByRole('heading', { name: 'Tableau de bord administrateur' }).waitFor();
+  assert.equal(await page.getByTestId('tile-vehicles-value').textContent(), String(await count('vehicles')), 'the figures load at aal2');
+  const { credentials: after } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  assert.ok(after[0].signCount >= 1, 'the key signed the challenge');
+  await page.context().close();
+});

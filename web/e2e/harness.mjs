@@ -100,6 +100,13 @@ export async function startStack({ webDir }) {
     SEED_DEMO_PASSWORD: SEED.demoPassword,
     // Sign-in by SMS code, the codes kept in the development inbox.
     EXTERNAL_PHONE_ENABLED: 'true',
+    // Administrators' passkeys (WebAuthn factors): browsers bind them to a domain, so the pages
+    // that use them are opened at localhost (an IP address cannot be a relying party).
+    MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
+    MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
+    WEBAUTHN_RP_ID: 'localhost',
+    WEBAUTHN_RP_ORIGINS: `http://localhost:${apiPort},http://localhost:${sitePort}`,
+    WEBAUTHN_RP_DISPLAY_NAME: 'Kinshasa Auto',
     RUST_LOG: 'warn',
   };
   await run(bin, ['seed'], { env });

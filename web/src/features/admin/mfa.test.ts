@@ -67,3 +67,13 @@ describe('qrImageSrc', () => {
     expect(qrImageSrc('data:image/svg+xml;base64,PHN2Zz4=')).toBe('data:image/svg+xml;base64,PHN2Zz4=');
   });
 });
+
+describe('passkey errors', () => {
+  it('speak French for the server and for the browser ceremony', () => {
+    expect(toFrenchMessage({ code: 'webauthn_verification_failed' })).toBe(errorMessages.webauthn_verification_failed);
+    expect(toFrenchMessage({ code: 'mfa_webauthn_enroll_not_enabled' })).toMatch(/clés d'accès ne sont pas activées/);
+    // supabase-js's WebAuthnError carries its own code
+    expect(toFrenchMessage({ name: 'WebAuthnError', code: 'ERROR_CEREMONY_ABORTED' })).toBe("L'opération a été annulée.");
+    expect(toFrenchMessage({ name: 'WebAuthnError', code: 'ERROR_PASSTHROUGH_SEE_CAUSE_PROPERTY' }, 'repli')).toBe('repli');
+  });
+});

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ShieldCheck, Trash2, Smartphone } from 'lucide-react';
+import { Fingerprint, ShieldCheck, Trash2, Smartphone } from 'lucide-react';
 import type { Factor } from '@supabase/supabase-js';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
@@ -8,13 +8,24 @@ import { ErrorState, Spinner } from '@/components/ui/states';
 import { formatDate } from '@/lib/format';
 import { notify } from '@/lib/notify';
 import { AdminHeader, ConfirmDialog, Panel } from '@/features/admin/components/admin-ui';
-import { useEnrollTotp, useFactors, useUnenrollFactor, useVerifyTotp, type Enrolment } from '@/features/admin/api/mfa';
+import {
+  browserHasPasskeys,
+  useEnrollTotp,
+  useFactors,
+  useRegisterPasskey,
+  useUnenrollFactor,
+  useVerifyTotp,
+  type Enrolment,
+} from '@/features/admin/api/mfa';
 import { factorNameSchema } from '@/features/admin/schemas/mfa-schema';
 import { MfaCodeField, useMfaCode } from '@/features/admin/components/mfa-code-field';
 
+/** How a factor is described in the list. */
+const factorKind = (f: Factor) => (f.factor_type === 'webauthn' ? "Clé d'accès (passkey)" : "Application d'authentification (TOTP)");
+
 /**
- * Two-factor authentication of the administrator: enrol an authenticator app (TOTP), list and
- * remove factors. Once a factor is verified, every sign-in must pass the code (the guard's
+ * Two-factor authentication of the administrator: enrol an authenticator app (TOTP) or a passkey
+ * / security key (WebAuthn), list and remove factors. Once a factor is verified, every sign-in must pass the code (the guard's
  * challenge) before the database grants administrator rights (V45).
  */
 export default function AdminSecurityPage() {
@@ -28,6 +39,20 @@ export default function AdminSecurityPage() {
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const code = useMfaCode();
   const [removing, setRemoving] = useState<Factor | null>(null);
+  const passkey = useRegisterPasskey();
+  const [passkeyName, setPasskeyName] = useState("Clé d'accès");
+  const [passkeyNameError, setPasskeyNameError] = useState<string>();
+
+  const addPasskey = (e: FormEvent) => {
+    e.preventDefault();
+    const r = factorNameSchema.safeParse(passkeyName);
+    if (!r.success) {
+      setPasskeyNameError(r.error.issues[0]?.message);
+      return;
+    }
+    setPasskeyNameError(undefined);
+    passkey.mutate(r.data, { onSuccess: () => notify.success("Clé d'accès enregistrée") });
+  };
 
   const verified = (factors.data ?? []).filter((f) => f.status === 'verified');
 
@@ -86,15 +111,23 @@ export default function AdminSecurityPage() {
           </Alert>
         ) : (
           <>
-            <p className="mb-3 text-sm text-slate-700">Un code de votre application est demandé à chaque connexion à l'administration.</p>
+            <p className="mb-3 text-sm text-slate-700">
+              Une de ces méthodes (code de votre application ou clé d'accès) est demandée à chaque connexion à l'administration.
+            </p>
             <ul className="divide-y divide-slate-200" aria-label="Méthodes actives">
               {verified.map((f) => (
                 <li key={f.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
                   <div className="flex items-center gap-3">
-                    <Smartphone className="h-5 w-5 text-blue-900" aria-hidden="true" />
+                    {f.factor_type === 'webauthn' ? (
+                      <Fingerprint className="h-5 w-5 text-blue-900" aria-hidden="true" />
+                    ) : (
+                      <Smartphone className="h-5 w-5 text-blue-900" aria-hidden="true" />
+                    )}
                     <div>
-                      <p className="font-medium text-slate-900">{f.friendly_name || 'Application d’authentification'}</p>
-                      <p className="text-xs text-slate-600">Application d'authentification (TOTP) · ajoutée le {formatDate(f.created_at)}</p>
+                      <p className="font-medium text-slate-900">{f.friendly_name || factorKind(f)}</p>
+                      <p className="text-xs text-slate-600">
+                        {factorKind(f)} · ajoutée le {formatDate(f.created_at)}
+                      </p>
                     </div>
                   </div>
                   <Button
@@ -162,6 +195,29 @@ export default function AdminSecurityPage() {
           </form>
         )}
       </Panel>
+
+      {browserHasPasskeys() && (
+        <Panel title="Ajouter une clé d'accès">
+          <form noValidate onSubmit={addPasskey} className="max-w-md space-y-4">
+            <p className="text-sm text-slate-700">
+              Une clé d'accès (passkey) utilise l'empreinte, le visage ou le code de votre appareil, ou une clé de sécurité USB, à la place du
+              code à 6 chiffres.
+            </p>
+            <TextField
+              label="Nom de la clé"
+              value={passkeyName}
+              onChange={(e) => setPasskeyName(e.target.value)}
+              error={passkeyNameError}
+              required
+              maxLength={40}
+            />
+            {passkey.isError && <Alert>{passkey.error.message}</Alert>}
+            <Button type="submit" disabled={passkey.isPending}>
+              <Fingerprint className="h-4 w-4" aria-hidden="true" /> {passkey.isPending ? 'Suivez les instructions de votre appareil…' : "Ajouter une clé d'accès"}
+            </Button>
+          </form>
+        </Panel>
+      )}
 
       <ConfirmDialog
         open={!!removing}

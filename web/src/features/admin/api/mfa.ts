@@ -1,6 +1,8 @@
 /**
- * Two-factor authentication (TOTP) of administrators through supabase.auth.mfa. Every function
- * throws an AppError (French message by GoTrue code) on {error}; the hooks wrap them.
+ * Two-factor authentication of administrators through supabase.auth.mfa: an authenticator app
+ * (TOTP) or a passkey / security key (WebAuthn, `mfa.webauthn.register` / `authenticate`, which
+ * run the browser's ceremony). Every function throws an AppError (French message by code) on
+ * {error}; the hooks wrap them.
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Factor } from '@supabase/supabase-js';
@@ -40,14 +42,45 @@ export async function fetchFactors(): Promise<Factor[]> {
  * removed first: it protects nothing and would hold the name.
  */
 export async function enrollTotp(friendlyName: string): Promise<Enrolment> {
+  await removeStaleFactors();
+  const { data, error } = await supabase().auth.mfa.enroll({ factorType: 'totp', friendlyName });
+  if (error) throw toAppError(error, "Erreur lors de l'ajout de la méthode de vérification");
+  return { factorId: data.id, qrCode: qrImageSrc(data.totp.qr_code), secret: data.totp.secret, uri: data.totp.uri };
+}
+
+/** Message when the browser's WebAuthn ceremony fails for a reason supabase-js does not name. */
+export const PASSKEY_FAILED = "L'opération a été annulée ou refusée par votre appareil.";
+
+/**
+ * Whether this page can create and use passkeys: the browser has WebAuthn, and the page is on a
+ * domain name (browsers bind passkeys to a domain; at an IP address they refuse).
+ */
+export const browserHasPasskeys = () =>
+  typeof window !== 'undefined' && typeof window.PublicKeyCredential === 'function' && !/^[\d.]+$|^\[/.test(window.location.hostname);
+
+/** Unverified factors (an enrolment left unfinished) protect nothing and hold their name: removed. */
+async function removeStaleFactors(): Promise<void> {
   const stale = (await fetchFactors()).filter((f) => f.status !== 'verified');
   for (const f of stale) {
     const { error } = await supabase().auth.mfa.unenroll({ factorId: f.id });
     if (error) throw toAppError(error);
   }
-  const { data, error } = await supabase().auth.mfa.enroll({ factorType: 'totp', friendlyName });
-  if (error) throw toAppError(error, "Erreur lors de l'ajout de la méthode de vérification");
-  return { factorId: data.id, qrCode: qrImageSrc(data.totp.qr_code), secret: data.totp.secret, uri: data.totp.uri };
+}
+
+/**
+ * Registers a passkey or security key as a second factor: enrol, create the credential in the
+ * browser, verify. The session becomes aal2.
+ */
+export async function registerPasskey(friendlyName: string): Promise<void> {
+  await removeStaleFactors();
+  const { error } = await supabase().auth.mfa.webauthn.register({ friendlyName });
+  if (error) throw toAppError(error, PASSKEY_FAILED);
+}
+
+/** Proves the passkey factor `factorId` in the browser: the session becomes aal2. */
+export async function verifyPasskey(factorId: string): Promise<void> {
+  const { error } = await supabase().auth.mfa.webauthn.authenticate({ factorId });
+  if (error) throw toAppError(error, PASSKEY_FAILED);
 }
 
 /** Challenge + verify: the session becomes aal2 (and the factor verified when it was new). */
@@ -92,4 +125,14 @@ export function useVerifyTotp() {
 export function useUnenrollFactor() {
   const invalidate = useInvalidateMfa();
   return useMutation({ mutationFn: unenrollFactor, onSettled: invalidate });
+}
+
+export function useRegisterPasskey() {
+  const invalidate = useInvalidateMfa();
+  return useMutation({ mutationFn: registerPasskey, onSettled: invalidate });
+}
+
+export function useVerifyPasskey() {
+  const invalidate = useInvalidateMfa();
+  return useMutation({ mutationFn: verifyPasskey, onSuccess: invalidate });
 }

@@ -1,11 +1,12 @@
 /**
- * The two-factor challenge of the back office: an administrator who enrolled a TOTP factor and
- * signed in with the password only (aal1) types the code of their app; the session becomes aal2
- * and the guard shows the page asked for. The database refuses them every admin call before.
+ * The two-factor challenge of the back office: an administrator who enrolled a factor and signed
+ * in with the password only (aal1) types the code of their app (TOTP) or uses their passkey
+ * (WebAuthn); the session becomes aal2 and the guard shows the page asked for. The database
+ * refuses them every admin call before.
  */
 import { useId, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { KeyRound } from 'lucide-react';
+import { Fingerprint, KeyRound } from 'lucide-react';
 import { Alert } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { Spinner, ErrorState } from '@/components/ui/states';
@@ -13,7 +14,7 @@ import { usePageTitle } from '@/components/ui/page';
 import { adminPaths } from '@/config/admin-paths';
 import { supabase } from '@/lib/supabase';
 import { notify } from '@/lib/notify';
-import { useFactors, useVerifyTotp } from '../api/mfa';
+import { browserHasPasskeys, useFactors, useVerifyPasskey, useVerifyTotp } from '../api/mfa';
 import { MfaCodeField, useMfaCode } from './mfa-code-field';
 
 export const CHALLENGE_TITLE = 'Vérification en deux étapes';
@@ -26,6 +27,12 @@ export function MfaChallenge() {
   const code = useMfaCode();
   const titleId = useId();
   const factor = factors.data?.find((f) => f.factor_type === 'totp' && f.status === 'verified');
+  const passkey = factors.data?.find((f) => f.factor_type === 'webauthn' && f.status === 'verified');
+  const verifyPasskey = useVerifyPasskey();
+  const confirmWithPasskey = () => {
+    if (!passkey) return;
+    verifyPasskey.mutate(passkey.id, { onSuccess: () => notify.success('Vérification réussie') });
+  };
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -53,7 +60,11 @@ export function MfaChallenge() {
           <h1 id={titleId} className="text-2xl font-bold text-blue-950">
             {CHALLENGE_TITLE}
           </h1>
-          <p className="mt-1 text-sm text-slate-700">Saisissez le code à 6 chiffres affiché par votre application d'authentification.</p>
+          <p className="mt-1 text-sm text-slate-700">
+            {factor
+              ? "Saisissez le code à 6 chiffres affiché par votre application d'authentification."
+              : "Confirmez votre identité avec votre clé d'accès."}
+          </p>
         </div>
         {factors.isPending ? (
           <Spinner />
@@ -61,11 +72,25 @@ export function MfaChallenge() {
           <ErrorState message={factors.error.message} onRetry={() => void factors.refetch()} />
         ) : (
           <form noValidate onSubmit={submit} className="space-y-4">
-            <MfaCodeField state={code} autoFocus />
-            {verify.isError && <Alert>{verify.error.message}</Alert>}
-            <Button type="submit" className="w-full" disabled={verify.isPending || !factor}>
-              {verify.isPending ? 'Vérification…' : 'Vérifier'}
-            </Button>
+            {factor && (
+              <>
+                <MfaCodeField state={code} autoFocus />
+                {verify.isError && <Alert>{verify.error.message}</Alert>}
+                <Button type="submit" className="w-full" disabled={verify.isPending}>
+                  {verify.isPending ? 'Vérification…' : 'Vérifier'}
+                </Button>
+              </>
+            )}
+            {passkey && browserHasPasskeys() && (
+              <>
+                {factor && <p className="text-center text-sm text-slate-600">ou</p>}
+                {verifyPasskey.isError && <Alert>{verifyPasskey.error.message}</Alert>}
+                <Button variant={factor ? 'secondary' : 'primary'} className="w-full" disabled={verifyPasskey.isPending} onClick={confirmWithPasskey}>
+                  <Fingerprint className="h-4 w-4" aria-hidden="true" />{' '}
+                  {verifyPasskey.isPending ? 'Suivez les instructions de votre appareil…' : "Utiliser ma clé d'accès"}
+                </Button>
+              </>
+            )}
             <Button variant="outline" className="w-full" onClick={() => void signOut()}>
               Se déconnecter
             </Button>
