@@ -396,7 +396,8 @@ pub struct AuthConfig {
     #[arg(long = "sms-autoconfirm", env = "SMS_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
     pub sms_autoconfirm: bool,
 
-    /// Where text messages go: unset or `inbox` (the development inbox at /inbox) or `twilio`.
+    /// Where text messages go: unset or `inbox` (the development inbox at /inbox), `twilio`,
+    /// `twilio_verify`, `messagebird`, `textlocal` or `vonage`.
     #[arg(long = "sms-provider", env = "SMS_PROVIDER")]
     pub sms_provider: Option<String>,
 
@@ -415,6 +416,38 @@ pub struct AuthConfig {
     /// Base URL of Twilio's REST API (a different one only for a regional edge or a test double).
     #[arg(long = "sms-twilio-api-url", env = "SMS_TWILIO_API_URL", default_value = "https://api.twilio.com")]
     pub sms_twilio_api_url: String,
+
+    /// Twilio account SID (`SMS_PROVIDER=twilio_verify`: Twilio Verify makes and checks the codes).
+    #[arg(long = "sms-twilio-verify-account-sid", env = "SMS_TWILIO_VERIFY_ACCOUNT_SID")]
+    pub sms_twilio_verify_account_sid: Option<String>,
+
+    /// Twilio auth token for Twilio Verify.
+    #[arg(long = "sms-twilio-verify-auth-token", env = "SMS_TWILIO_VERIFY_AUTH_TOKEN", hide_env_values = true, value_parser = secret)]
+    pub sms_twilio_verify_auth_token: Option<SecretString>,
+
+    /// The Twilio Verify service SID (`VA…`).
+    #[arg(long = "sms-twilio-verify-message-service-sid", env = "SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")]
+    pub sms_twilio_verify_message_service_sid: Option<String>,
+
+    /// Base URL of Twilio Verify's API.
+    #[arg(
+        long = "sms-twilio-verify-api-url",
+        env = "SMS_TWILIO_VERIFY_API_URL",
+        default_value = "https://verify.twilio.com"
+    )]
+    pub sms_twilio_verify_api_url: String,
+
+    /// Textlocal API key (`SMS_PROVIDER=textlocal`).
+    #[arg(long = "sms-textlocal-api-key", env = "SMS_TEXTLOCAL_API_KEY", hide_env_values = true, value_parser = secret)]
+    pub sms_textlocal_api_key: Option<SecretString>,
+
+    /// Textlocal sender name.
+    #[arg(long = "sms-textlocal-sender", env = "SMS_TEXTLOCAL_SENDER")]
+    pub sms_textlocal_sender: Option<String>,
+
+    /// Base URL of Textlocal's API.
+    #[arg(long = "sms-textlocal-api-url", env = "SMS_TEXTLOCAL_API_URL", default_value = "https://api.txtlocal.com")]
+    pub sms_textlocal_api_url: String,
 
     /// MessageBird access key (`SMS_PROVIDER=messagebird`).
     #[arg(long = "sms-messagebird-access-key", env = "SMS_MESSAGEBIRD_ACCESS_KEY", hide_env_values = true, value_parser = secret)]

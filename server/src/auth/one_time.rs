@@ -108,6 +108,25 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
     }
 }
 
+/// The user with a token pending in `column` for the number `phone`: the account's number for a
+/// confirmation or a reauthentication, the new number for a phone change. For codes a provider
+/// makes and checks (Twilio Verify), whose hash the server cannot know.
+pub async fn by_pending_number(
+    db: &impl GenericClient,
+    column: TokenColumn,
+    phone: &str,
+) -> Result<Option<User>, AuthError> {
+    let number = match column {
+        TokenColumn::PhoneChange => "phone_change",
+        _ => "phone",
+    };
+    let sql = format!(
+        "select {COLUMNS} from auth.users u where u.{number} = $1 and coalesce(u.{}, '') <> '' limit 1",
+        column.name()
+    );
+    Ok(db.cached_query_opt(&sql, &[&phone]).await?.as_ref().map(User::from_row))
+}
+
 /// The user holding a token hash in `column` (one of the token columns), with when it was sent.
 pub async fn by_token(db: &impl GenericClient, column: TokenColumn, hash: &str) -> Result<Option<User>, AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u where u.{} = $1 and $1 <> ''", column.name());

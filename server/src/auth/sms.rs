@@ -7,8 +7,14 @@
 //! `SMS_TWILIO_MESSAGE_SERVICE_SID`: a Messaging Service `MG…` or a sender number),
 //! `SMS_PROVIDER=messagebird` with MessageBird's Messages API (`SMS_MESSAGEBIRD_ACCESS_KEY`,
 //! `SMS_MESSAGEBIRD_ORIGINATOR`), `SMS_PROVIDER=vonage` with Vonage's SMS API
-//! (`SMS_VONAGE_API_KEY`, `SMS_VONAGE_API_SECRET`, `SMS_VONAGE_FROM`). The text is
-//! `SMS_TEMPLATE` with `{{ .Code }}` replaced. Numbers are handled as GoTrue handles them: E.164
+//! (`SMS_VONAGE_API_KEY`, `SMS_VONAGE_API_SECRET`, `SMS_VONAGE_FROM`), `SMS_PROVIDER=textlocal`
+//! with Textlocal's send API (`SMS_TEXTLOCAL_API_KEY`, `SMS_TEXTLOCAL_SENDER`). The text is
+//! `SMS_TEMPLATE` with `{{ .Code }}` replaced.
+//!
+//! `SMS_PROVIDER=twilio_verify` hands the codes to Twilio Verify (`SMS_TWILIO_VERIFY_ACCOUNT_SID`,
+//! `SMS_TWILIO_VERIFY_AUTH_TOKEN`, `SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID`): Twilio makes the code,
+//! texts it and later says whether a code is right ([`Sms::check`]); the server's own code is
+//! then never sent, and the flows ask Twilio instead of comparing hashes ([`Sms::makes_codes`]). Numbers are handled as GoTrue handles them: E.164
 //! digits without the `+` (stored so in `auth.users.phone`).
 
 use actix_web::http::StatusCode;
@@ -37,6 +43,8 @@ enum Provider {
     Twilio { account_sid: String, auth_token: secrecy::SecretString, sender: String, api_url: String },
     MessageBird { access_key: secrecy::SecretString, originator: String, api_url: String },
     Vonage { api_key: String, api_secret: secrecy::SecretString, from: String, api_url: String },
+    TwilioVerify { account_sid: String, auth_token: secrecy::SecretString, service_sid: String, api_url: String },
+    Textlocal { api_key: secrecy::SecretString, sender: String, api_url: String },
 }
 
 /// The configured way out for text messages.
@@ -54,6 +62,8 @@ impl std::fmt::Debug for Sms {
             Provider::Twilio { .. } => "twilio",
             Provider::MessageBird { .. } => "messagebird",
             Provider::Vonage { .. } => "vonage",
+            Provider::TwilioVerify { .. } => "twilio_verify",
+            Provider::Textlocal { .. } => "textlocal",
         };
         f.debug_struct("Sms").field("provider", &kind).finish()
     }
@@ -99,8 +109,33 @@ impl Sms {
                 from: config.sms_vonage_from.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_FROM")?,
                 api_url: config.sms_vonage_api_url.trim_end_matches('/').to_string(),
             },
+            "twilio_verify" => Provider::TwilioVerify {
+                account_sid: config
+                    .sms_twilio_verify_account_sid
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_ACCOUNT_SID")?,
+                auth_token: config
+                    .sms_twilio_verify_auth_token
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_AUTH_TOKEN")?,
+                service_sid: config
+                    .sms_twilio_verify_message_service_sid
+                    .clone()
+                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")?,
+                api_url: config.sms_twilio_verify_api_url.trim_end_matches('/').to_string(),
+            },
+            "textlocal" => Provider::Textlocal {
+                api_key: config
+                    .sms_textlocal_api_key
+                    .clone()
+                    .ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_API_KEY")?,
+                sender: config.sms_textlocal_sender.clone().ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_SENDER")?,
+                api_url: config.sms_textlocal_api_url.trim_end_matches('/').to_string(),
+            },
             other => {
-                return Err(format!("SMS_PROVIDER {other:?} is not supported (inbox, twilio, messagebird or vonage)"))
+                return Err(format!(
+                    "SMS_PROVIDER {other:?} is not supported (inbox, twilio, twilio_verify, messagebird, textlocal or vonage)"
+                ))
             }
         };
         let http = reqwest::Client::builder()
@@ -113,6 +148,48 @@ impl Sms {
     /// Whether messages go to the development inbox.
     pub fn uses_inbox(&self) -> bool {
         matches!(self.provider, Provider::Inbox)
+    }
+
+    /// Whether the provider makes and checks the codes itself (Twilio Verify): the server's code
+    /// is not what the user receives, and a typed code is checked with [`Sms::check`].
+    pub fn makes_codes(&self) -> bool {
+        matches!(self.provider, Provider::TwilioVerify { .. })
+    }
+
+    /// Ask Twilio Verify whether `code` is the pending code of `phone` (E.164 digits). Other
+    /// providers never make codes: false.
+    pub async fn check(&self, phone: &str, code: &str) -> Result<bool, AuthError> {
+        let Provider::TwilioVerify { account_sid, auth_token, service_sid, api_url } = &self.provider else {
+            return Ok(false);
+        };
+        let to = format!("+{phone}");
+        let res = self
+            .http
+            .post(format!("{api_url}/v2/Services/{service_sid}/VerificationCheck"))
+            .basic_auth(account_sid, Some(auth_token.expose_secret()))
+            .form(&[("To", to.as_str()), ("Code", code.trim())])
+            .send()
+            .await;
+        match res {
+            // 404: no pending verification for the number (expired, used, or never sent)
+            Ok(res) if res.status() == reqwest::StatusCode::NOT_FOUND => Ok(false),
+            Ok(res) if res.status().is_success() => {
+                let answer: serde_json::Value = res.json().await.unwrap_or_default();
+                Ok(answer["status"].as_str() == Some("approved"))
+            }
+            other => {
+                let why = match other {
+                    Ok(res) => format!("twilio_verify error: {}", res.status().as_u16()),
+                    Err(err) => format!("twilio_verify unreachable: {}", err.without_url()),
+                };
+                tracing::warn!(error = %why, "could not check a code with Twilio Verify");
+                Err(AuthError::Coded(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "sms_send_failed",
+                    format!("Error verifying OTP with provider: {why}"),
+                ))
+            }
+        }
     }
 
     /// Send `code` to `phone` (E.164 digits); `kind` names the flow in the inbox (`sms`, `phone_change`).
@@ -175,6 +252,34 @@ impl Sms {
                         Some("0") => None,
                         _ => Some(first["error-text"].as_str().unwrap_or("message refused").to_string()),
                     }
+                })
+                .await
+            }
+            Provider::TwilioVerify { account_sid, auth_token, service_sid, api_url } => {
+                let sent = self
+                    .http
+                    .post(format!("{api_url}/v2/Services/{service_sid}/Verifications"))
+                    .basic_auth(account_sid, Some(auth_token.expose_secret()))
+                    .form(&[("To", to.as_str()), ("Channel", "sms")])
+                    .send()
+                    .await;
+                self.outcome("twilio_verify", sent, |answer| match answer["status"].as_str() {
+                    Some(status @ ("canceled" | "failed")) => Some(format!("verification {status}")),
+                    _ => None,
+                })
+                .await
+            }
+            Provider::Textlocal { api_key, sender, api_url } => {
+                let form = [
+                    ("apikey", api_key.expose_secret()),
+                    ("sender", sender.as_str()),
+                    ("numbers", phone),
+                    ("message", body.as_str()),
+                ];
+                let sent = self.http.post(format!("{api_url}/send/")).form(&form).send().await;
+                self.outcome("textlocal", sent, |answer| match answer["status"].as_str() {
+                    Some("success") => None,
+                    _ => Some(answer["errors"][0]["message"].as_str().unwrap_or("message refused").to_string()),
                 })
                 .await
             }

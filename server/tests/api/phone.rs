@@ -1,7 +1,7 @@
 //! Phone sign-in over HTTP: sign-up with a number and a password confirmed by a texted code,
 //! sign-in with a code (`signInWithOtp({phone})`), a phone change, the per-user spacing of
-//! codes, codes read from the development inbox, and the Twilio provider against a stand-in
-//! for Twilio's Messages API started by the test on 127.0.0.1.
+//! codes, codes read from the development inbox, and the Twilio, Twilio Verify and Textlocal
+//! providers against stand-ins for their APIs started by the test on 127.0.0.1.
 
 use std::sync::{Arc, Mutex};
 
@@ -356,4 +356,131 @@ async fn codes_go_out_through_messagebird_and_vonage_and_their_refusals_are_erro
     let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
     assert!(!body.to_string().contains("vn-secret"));
+}
+
+/// A stand-in for Twilio Verify on 127.0.0.1: `Verifications` starts a verification of the
+/// number, `VerificationCheck` approves `code` for a number with one pending (once), and answers
+/// 404 otherwise, as Twilio does. Its base URL.
+async fn twilio_verify(code: &'static str, received: Received) -> String {
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    let pending: Arc<Mutex<Vec<String>>> = Arc::default();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let server = HttpServer::new(move || {
+        let (received, pending) = (received.clone(), pending.clone());
+        App::new().default_service(web::to(move |req: HttpRequest, body: web::Bytes| {
+            let (received, pending) = (received.clone(), pending.clone());
+            async move {
+                let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+                let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
+                let field =
+                    |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default();
+                let (to, typed) = (field("To"), field("Code"));
+                received.lock().expect("lock").push((req.path().to_string(), auth, form.clone()));
+                if req.path().ends_with("/Verifications") {
+                    pending.lock().expect("lock").push(to.clone());
+                    return HttpResponse::Created().json(json!({"sid": "VE1", "to": to, "status": "pending"}));
+                }
+                let mut pending = pending.lock().expect("lock");
+                match pending.iter().position(|p| *p == to) {
+                    Some(at) if typed == code => {
+                        pending.remove(at);
+                        HttpResponse::Ok().json(json!({"to": to, "status": "approved"}))
+                    }
+                    Some(_) => HttpResponse::Ok().json(json!({"to": to, "status": "pending"})),
+                    None => HttpResponse::NotFound().json(json!({"code": 20404, "status": 404})),
+                }
+            }
+        }))
+    })
+    .workers(1)
+    .listen(listener)
+    .expect("listen");
+    tokio::spawn(server.run());
+    format!("http://127.0.0.1:{port}")
+}
+
+#[tokio::test]
+async fn with_twilio_verify_twilio_makes_and_checks_the_codes() {
+    let received: Received = Arc::default();
+    let url = twilio_verify("424242", received.clone()).await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("twilio_verify".into());
+        c.auth.sms_twilio_verify_account_sid = Some("AC0789".into());
+        c.auth.sms_twilio_verify_auth_token = Some(secrecy::SecretString::from("tv-secret"));
+        c.auth.sms_twilio_verify_message_service_sid = Some("VA0123".into());
+        c.auth.sms_twilio_verify_api_url = url;
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    {
+        let sent = received.lock().expect("lock");
+        let (path, auth, form) = &sent[0];
+        assert_eq!(path, "/v2/Services/VA0123/Verifications");
+        use base64::Engine;
+        assert_eq!(*auth, format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("AC0789:tv-secret")));
+        assert!(
+            form.contains(&("To".into(), "+243812345678".into())) && form.contains(&("Channel".into(), "sms".into()))
+        );
+        assert!(!form.iter().any(|(k, _)| k == "Body"), "Twilio writes the message, not the server");
+    }
+    // a wrong code: Twilio says pending, the server says expired or invalid
+    let (status, body) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": "111111"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("otp_expired")), "{body}");
+    let (status, session) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": "424242"})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["user"]["phone"], ANNE_DIGITS);
+    let checks: Vec<_> =
+        received.lock().expect("lock").iter().filter(|(p, _, _)| p.ends_with("/VerificationCheck")).cloned().collect();
+    assert_eq!(checks.len(), 2);
+    assert!(checks[1].2.contains(&("Code".into(), "424242".into())));
+    // used: the same code again finds nothing pending
+    let (status, _) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": "424242"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn codes_go_out_through_textlocal() {
+    let received: Received = Arc::default();
+    let url = stand_in(200, json!({"status": "success", "messages": [{"id": "1"}]}), received.clone()).await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("textlocal".into());
+        c.auth.sms_textlocal_api_key = Some(secrecy::SecretString::from("tl-key"));
+        c.auth.sms_textlocal_sender = Some("KinAuto".into());
+        c.auth.sms_textlocal_api_url = url;
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (path, _, form) = received.lock().expect("lock")[0].clone();
+    assert_eq!(path, "/send/");
+    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(
+        (field("apikey").as_str(), field("sender").as_str(), field("numbers").as_str()),
+        ("tl-key", "KinAuto", ANNE_DIGITS)
+    );
+    let code = field("message").rsplit(' ').next().expect("code").to_string();
+    let (status, session) = post(&app, "/verify", json!({"type": "sms", "phone": ANNE, "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+
+    let refusing = stand_in(
+        200,
+        json!({"status": "failure", "errors": [{"code": 4, "message": "No recipients specified"}]}),
+        Arc::default(),
+    )
+    .await;
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_provider = Some("textlocal".into());
+        c.auth.sms_textlocal_api_key = Some(secrecy::SecretString::from("tl-key"));
+        c.auth.sms_textlocal_sender = Some("KinAuto".into());
+        c.auth.sms_textlocal_api_url = refusing;
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
+    assert!(!body.to_string().contains("tl-key"));
 }

@@ -446,6 +446,7 @@ pub async fn verify(
                 return Err(err);
             }
         },
+        "phone" if state.sms.makes_codes() => state.sms.check(&factor.phone, code).await?,
         "phone" => {
             let stored: String = row.get(2);
             !stored.is_empty() && sha256_hex(&format!("{challenge_id}{code}")) == stored
