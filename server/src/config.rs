@@ -352,6 +352,68 @@ pub struct AuthConfig {
     #[arg(long = "external-gitlab-url", env = "EXTERNAL_GITLAB_URL", default_value = "https://gitlab.com")]
     pub gitlab_url: String,
 
+    /// Apple's client secret (the JWT signed with the team's key): enables the redirect flow.
+    #[arg(long = "external-apple-secret", env = "EXTERNAL_APPLE_SECRET", hide_env_values = true, value_parser = secret)]
+    pub apple_secret: Option<SecretString>,
+
+    /// Apple's OpenID Connect issuer (another one only for a test double).
+    #[arg(long = "external-apple-url", env = "EXTERNAL_APPLE_URL", default_value = "https://appleid.apple.com")]
+    pub apple_url: String,
+
+    /// Sign in with Microsoft Entra ID / Azure AD (ID tokens, and the redirect flow with a secret).
+    #[arg(long = "external-azure-enabled", env = "EXTERNAL_AZURE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub azure_enabled: bool,
+
+    /// The Azure application (client) ids.
+    #[arg(long = "external-azure-client-id", env = "EXTERNAL_AZURE_CLIENT_ID", value_delimiter = ',')]
+    pub azure_client_id: Vec<String>,
+
+    /// The Azure application's client secret.
+    #[arg(long = "external-azure-secret", env = "EXTERNAL_AZURE_SECRET", hide_env_values = true, value_parser = secret)]
+    pub azure_secret: Option<SecretString>,
+
+    /// The Azure issuer: a tenant's (`https://login.microsoftonline.com/<tenant>/v2.0`) or the
+    /// multi-tenant `common`, `organizations` or `consumers` one (any tenant's tokens then pass).
+    #[arg(
+        long = "external-azure-url",
+        env = "EXTERNAL_AZURE_URL",
+        default_value = "https://login.microsoftonline.com/common/v2.0"
+    )]
+    pub azure_url: String,
+
+    /// Sign in with Discord (`signInWithOAuth({provider: 'discord'})`).
+    #[arg(long = "external-discord-enabled", env = "EXTERNAL_DISCORD_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub discord_enabled: bool,
+
+    /// The Discord application's client id.
+    #[arg(long = "external-discord-client-id", env = "EXTERNAL_DISCORD_CLIENT_ID", value_delimiter = ',')]
+    pub discord_client_id: Vec<String>,
+
+    /// The Discord application's client secret.
+    #[arg(long = "external-discord-secret", env = "EXTERNAL_DISCORD_SECRET", hide_env_values = true, value_parser = secret)]
+    pub discord_secret: Option<SecretString>,
+
+    /// Discord's base URL (another one only for a test double).
+    #[arg(long = "external-discord-url", env = "EXTERNAL_DISCORD_URL", default_value = "https://discord.com")]
+    pub discord_url: String,
+
+    /// Sign in with Facebook (`signInWithOAuth({provider: 'facebook'})`).
+    #[arg(long = "external-facebook-enabled", env = "EXTERNAL_FACEBOOK_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub facebook_enabled: bool,
+
+    /// The Facebook app id.
+    #[arg(long = "external-facebook-client-id", env = "EXTERNAL_FACEBOOK_CLIENT_ID", value_delimiter = ',')]
+    pub facebook_client_id: Vec<String>,
+
+    /// The Facebook app secret.
+    #[arg(long = "external-facebook-secret", env = "EXTERNAL_FACEBOOK_SECRET", hide_env_values = true, value_parser = secret)]
+    pub facebook_secret: Option<SecretString>,
+
+    /// One base URL for Facebook's dialog, token and Graph endpoints (unset: www.facebook.com
+    /// and graph.facebook.com).
+    #[arg(long = "external-facebook-url", env = "EXTERNAL_FACEBOOK_URL")]
+    pub facebook_url: Option<String>,
+
     /// Sign in with GitHub (`signInWithOAuth({provider: 'github'})`).
     #[arg(long = "external-github-enabled", env = "EXTERNAL_GITHUB_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub github_enabled: bool,

@@ -1,9 +1,10 @@
 //! OpenID Connect providers: sign-in with an ID token (`signInWithIdToken`, the `id_token` grant)
 //! from Google, Apple and Keycloak (whose issuer is the realm URL, `EXTERNAL_KEYCLOAK_URL`), and
 //! the redirect flow (`signInWithOAuth`: `/authorize` sends the browser to the provider, whose
-//! code `/callback` exchanges at its token endpoint) for Google, Keycloak, GitLab (its OpenID
-//! Connect side, `EXTERNAL_GITLAB_URL`) and GitHub (OAuth 2.0 and its REST API), each enabled
-//! with GoTrue's setting names. Endpoints and keys come from the issuer's discovery document.
+//! code `/callback` exchanges at its token endpoint) for Google, Apple (`form_post`), Azure /
+//! Microsoft Entra ID, Keycloak, GitLab (its OpenID Connect side, `EXTERNAL_GITLAB_URL`), and
+//! GitHub, Discord and Facebook (OAuth 2.0 and their REST APIs), each enabled with GoTrue's
+//! setting names. OIDC endpoints and keys come from the issuer's discovery document.
 //!
 //! The token is checked as GoTrue checks it: signature against the issuer's published keys
 //! (discovery document, then its `jwks_uri`; kept an hour, fetched again when a token names an
@@ -37,9 +38,42 @@ pub struct Provider {
     pub skip_nonce_check: bool,
     /// The client secret of the redirect flow (`EXTERNAL_<NAME>_SECRET`); none: ID tokens only.
     pub secret: Option<secrecy::SecretString>,
-    /// GitHub's OAuth 2.0 (no ID token: the user comes from its REST API); `issuer` is then the
-    /// site's base URL (`https://github.com`, or a GitHub Enterprise server).
-    pub github: bool,
+    pub flavor: Flavor,
+}
+
+/// How a provider tells who the user is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// OpenID Connect: endpoints from the discovery document, the user from the ID token.
+    Oidc,
+    /// GitHub's OAuth 2.0 and REST API; `issuer` is the site's base URL (`https://github.com`,
+    /// or a GitHub Enterprise server, whose API is `<url>/api/v3`).
+    GitHub,
+    /// Discord's OAuth 2.0 and `/api/users/@me`; `issuer` is its base URL.
+    Discord,
+    /// Facebook's OAuth dialog and the Graph API's `/me`; `issuer` is `EXTERNAL_FACEBOOK_URL`
+    /// or empty (www.facebook.com and graph.facebook.com).
+    Facebook,
+}
+
+/// Microsoft's multi-tenant issuers: tokens name the user's own tenant as issuer.
+const AZURE_MULTI_TENANT: [&str; 3] = ["/common/", "/organizations/", "/consumers/"];
+
+impl Provider {
+    /// Whether `iss` is this provider's issuer (any Microsoft tenant for a multi-tenant Azure).
+    fn accepts_issuer(&self, iss: &str) -> bool {
+        if iss == self.issuer {
+            return true;
+        }
+        let multi_tenant = self.name == "azure" && AZURE_MULTI_TENANT.iter().any(|t| self.issuer.contains(t));
+        multi_tenant
+            && iss
+                .strip_prefix("https://login.microsoftonline.com/")
+                .and_then(|rest| rest.strip_suffix("/v2.0"))
+                .is_some_and(|tenant| {
+                    !tenant.is_empty() && tenant.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                })
+    }
 }
 
 /// The providers and the issuers' keys.
@@ -74,17 +108,27 @@ impl Oidc {
                 client_ids: ids(&config.google_client_id),
                 skip_nonce_check: config.google_skip_nonce_check,
                 secret: config.google_secret.clone(),
-                github: false,
+                flavor: Flavor::Oidc,
             });
         }
         if config.apple_enabled {
             providers.push(Provider {
                 name: "apple",
-                issuer: "https://appleid.apple.com".into(),
+                issuer: config.apple_url.trim_end_matches('/').to_string(),
                 client_ids: ids(&config.apple_client_id),
                 skip_nonce_check: config.apple_skip_nonce_check,
-                secret: None,
-                github: false,
+                secret: config.apple_secret.clone(),
+                flavor: Flavor::Oidc,
+            });
+        }
+        if config.azure_enabled {
+            providers.push(Provider {
+                name: "azure",
+                issuer: config.azure_url.trim_end_matches('/').to_string(),
+                client_ids: ids(&config.azure_client_id),
+                skip_nonce_check: false,
+                secret: config.azure_secret.clone(),
+                flavor: Flavor::Oidc,
             });
         }
         if config.keycloak_enabled {
@@ -95,12 +139,12 @@ impl Oidc {
                 client_ids: ids(&config.keycloak_client_id),
                 skip_nonce_check: config.keycloak_skip_nonce_check,
                 secret: config.keycloak_secret.clone(),
-                github: false,
+                flavor: Flavor::Oidc,
             });
         }
         // Providers of the redirect flow only: no ID tokens, a secret is required.
         let redirect_only =
-            |name: &'static str, url: &str, client_id: &[String], secret: &Option<secrecy::SecretString>| {
+            |name: &'static str, url: &str, client_id: &[String], secret: &Option<secrecy::SecretString>, flavor| {
                 let secret = secret
                     .clone()
                     .ok_or_else(|| format!("EXTERNAL_{}_ENABLED needs EXTERNAL_{0}_SECRET", name.to_uppercase()))?;
@@ -110,7 +154,7 @@ impl Oidc {
                     client_ids: ids(client_id),
                     skip_nonce_check: true,
                     secret: Some(secret),
-                    github: name == "github",
+                    flavor,
                 })
             };
         if config.gitlab_enabled {
@@ -119,6 +163,7 @@ impl Oidc {
                 &config.gitlab_url,
                 &config.gitlab_client_id,
                 &config.gitlab_secret,
+                Flavor::Oidc,
             )?);
         }
         if config.github_enabled {
@@ -127,6 +172,25 @@ impl Oidc {
                 &config.github_url,
                 &config.github_client_id,
                 &config.github_secret,
+                Flavor::GitHub,
+            )?);
+        }
+        if config.discord_enabled {
+            providers.push(redirect_only(
+                "discord",
+                &config.discord_url,
+                &config.discord_client_id,
+                &config.discord_secret,
+                Flavor::Discord,
+            )?);
+        }
+        if config.facebook_enabled {
+            providers.push(redirect_only(
+                "facebook",
+                config.facebook_url.as_deref().unwrap_or_default(),
+                &config.facebook_client_id,
+                &config.facebook_secret,
+                Flavor::Facebook,
             )?);
         }
         let http = reqwest::Client::builder()
@@ -146,20 +210,43 @@ impl Oidc {
         // GoTrue takes ID tokens from these providers only (not GitHub, not GitLab).
         self.providers
             .iter()
-            .filter(|p| matches!(p.name, "google" | "apple" | "keycloak"))
-            .find(|p| p.name == name || (!issuer.is_empty() && p.issuer == issuer))
+            .filter(|p| matches!(p.name, "google" | "apple" | "azure" | "keycloak"))
+            .find(|p| p.name == name || (!issuer.is_empty() && p.accepts_issuer(issuer)))
     }
 
-    /// Where the redirect flow sends the browser, and the scopes it asks for by default.
-    pub async fn authorization_endpoint(&self, provider: &Provider) -> Result<(String, Vec<String>), AuthError> {
-        if provider.github {
-            return Ok((format!("{}/login/oauth/authorize", provider.issuer), vec!["user:email".into()]));
+    /// Where the redirect flow sends the browser, the scopes it asks for by default, and the
+    /// provider's own extra parameters (Apple answers by `form_post`).
+    pub async fn authorization_endpoint(
+        &self,
+        provider: &Provider,
+    ) -> Result<(String, Vec<String>, Vec<(&'static str, &'static str)>), AuthError> {
+        let scopes = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        match provider.flavor {
+            Flavor::GitHub => {
+                return Ok((format!("{}/login/oauth/authorize", provider.issuer), scopes(&["user:email"]), vec![]))
+            }
+            Flavor::Discord => {
+                return Ok((
+                    format!("{}/api/oauth2/authorize", provider.issuer),
+                    scopes(&["email", "identify"]),
+                    vec![],
+                ))
+            }
+            Flavor::Facebook => {
+                let host = if provider.issuer.is_empty() { "https://www.facebook.com" } else { &provider.issuer };
+                return Ok((format!("{host}/dialog/oauth"), scopes(&["email"]), vec![]));
+            }
+            Flavor::Oidc => {}
         }
         let discovery = self.discovery(&provider.issuer).await?;
         let endpoint = discovery["authorization_endpoint"]
             .as_str()
             .ok_or_else(|| AuthError::internal("the provider's discovery document has no authorization_endpoint"))?;
-        Ok((endpoint.to_string(), vec!["openid".into(), "email".into(), "profile".into()]))
+        if provider.name == "apple" {
+            // Apple knows no `profile` scope and posts its answer when a name or e-mail is asked.
+            return Ok((endpoint.to_string(), scopes(&["name", "email"]), vec![("response_mode", "form_post")]));
+        }
+        Ok((endpoint.to_string(), scopes(&["openid", "email", "profile"]), vec![]))
     }
 
     /// The issuer's discovery document.
@@ -192,8 +279,11 @@ impl Oidc {
         redirect_uri: &str,
     ) -> Result<(Value, String), AuthError> {
         use secrecy::ExposeSecret;
-        if provider.github {
-            return self.github_exchange(provider, code, redirect_uri).await;
+        match provider.flavor {
+            Flavor::GitHub => return self.github_exchange(provider, code, redirect_uri).await,
+            Flavor::Discord => return self.discord_exchange(provider, code, redirect_uri).await,
+            Flavor::Facebook => return self.facebook_exchange(provider, code, redirect_uri).await,
+            Flavor::Oidc => {}
         }
         let discovery = self.discovery(&provider.issuer).await?;
         let endpoint = discovery["token_endpoint"].as_str().ok_or_else(|| bad("Bad ID token"))?;
@@ -302,6 +392,126 @@ impl Oidc {
         Ok((claims, token.to_string()))
     }
 
+    /// Discord: the code for an access token, then `/api/users/@me`, shaped as ID-token claims.
+    async fn discord_exchange(
+        &self,
+        provider: &Provider,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<(Value, String), AuthError> {
+        let base = &provider.issuer;
+        let token = self.rest_token(provider, &format!("{base}/api/oauth2/token"), code, redirect_uri, true).await?;
+        let user = self.rest_get(provider, &format!("{base}/api/users/@me"), &token).await?;
+        let id = user["id"]
+            .as_str()
+            .filter(|i| !i.is_empty())
+            .ok_or_else(|| exchange_failed(provider, "the user has no id"))?;
+        let username = user["username"].as_str().unwrap_or_default();
+        let mut claims = json!({
+            "sub": id,
+            "name": user["global_name"].as_str().filter(|n| !n.is_empty()).unwrap_or(username),
+            "user_name": username,
+            "preferred_username": username,
+        });
+        if let Some(avatar) = user["avatar"].as_str().filter(|a| !a.is_empty()) {
+            claims["picture"] = json!(format!("https://cdn.discordapp.com/avatars/{id}/{avatar}.png"));
+        }
+        if let Some(email) = user["email"].as_str().filter(|e| !e.is_empty()) {
+            claims["email"] = json!(email);
+            claims["email_verified"] = json!(user["verified"].as_bool().unwrap_or(false));
+        }
+        Ok((claims, token))
+    }
+
+    /// Facebook: the code for an access token, then the Graph API's `/me` (with the
+    /// `appsecret_proof` of the token), shaped as ID-token claims. Facebook only hands out
+    /// addresses it has confirmed.
+    async fn facebook_exchange(
+        &self,
+        provider: &Provider,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<(Value, String), AuthError> {
+        use hmac::Mac;
+        use secrecy::ExposeSecret;
+        let graph = if provider.issuer.is_empty() { "https://graph.facebook.com" } else { &provider.issuer };
+        let token =
+            self.rest_token(provider, &format!("{graph}/oauth/access_token"), code, redirect_uri, false).await?;
+        let secret = provider.secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
+        let mut mac = hmac::Hmac::<Sha256>::new_from_slice(secret.as_bytes()).map_err(AuthError::internal)?;
+        mac.update(token.as_bytes());
+        let proof = hex::encode(mac.finalize().into_bytes());
+        let url = format!("{graph}/me?fields=email,first_name,last_name,name,picture&appsecret_proof={proof}");
+        let user = self.rest_get(provider, &url, &token).await?;
+        let id = user["id"]
+            .as_str()
+            .filter(|i| !i.is_empty())
+            .ok_or_else(|| exchange_failed(provider, "the user has no id"))?;
+        let mut claims = json!({ "sub": id, "name": user["name"].as_str().unwrap_or_default() });
+        if let Some(picture) = user["picture"]["data"]["url"].as_str() {
+            claims["picture"] = json!(picture);
+        }
+        if let Some(email) = user["email"].as_str().filter(|e| !e.is_empty()) {
+            claims["email"] = json!(email);
+            claims["email_verified"] = json!(true);
+        }
+        Ok((claims, token))
+    }
+
+    /// The authorization-code grant of a plain OAuth 2.0 provider: its access token.
+    async fn rest_token(
+        &self,
+        provider: &Provider,
+        endpoint: &str,
+        code: &str,
+        redirect_uri: &str,
+        grant_type: bool,
+    ) -> Result<String, AuthError> {
+        use secrecy::ExposeSecret;
+        let secret = provider.secret.as_ref().map(|s| s.expose_secret().to_string()).unwrap_or_default();
+        let client_id = provider.client_ids.first().cloned().unwrap_or_default();
+        let mut form = vec![
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("client_id", client_id.as_str()),
+            ("client_secret", secret.as_str()),
+        ];
+        if grant_type {
+            form.push(("grant_type", "authorization_code"));
+        }
+        let answer: Value = self
+            .http
+            .post(endpoint)
+            .header("Accept", "application/json")
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| exchange_failed(provider, &e.without_url().to_string()))?
+            .json()
+            .await
+            .map_err(|e| exchange_failed(provider, &e.to_string()))?;
+        answer["access_token"].as_str().filter(|t| !t.is_empty()).map(str::to_string).ok_or_else(|| {
+            let why = answer["error"].as_str().or(answer["error"]["message"].as_str()).unwrap_or("unknown error");
+            exchange_failed(provider, &format!("no access token: {why}"))
+        })
+    }
+
+    /// A JSON resource of a plain OAuth 2.0 provider, with the user's access token.
+    async fn rest_get(&self, provider: &Provider, url: &str, token: &str) -> Result<Value, AuthError> {
+        let res = self
+            .http
+            .get(url)
+            .bearer_auth(token)
+            .header("Accept", "application/json")
+            .send()
+            .await
+            .map_err(|e| exchange_failed(provider, &e.without_url().to_string()))?;
+        if !res.status().is_success() {
+            return Err(exchange_failed(provider, &format!("the user endpoint answered {}", res.status())));
+        }
+        res.json().await.map_err(|e| exchange_failed(provider, &e.to_string()))
+    }
+
     async fn verify_without_nonce(&self, provider: &Provider, token: &str) -> Result<Value, AuthError> {
         let lenient = Provider { skip_nonce_check: true, ..provider.clone() };
         self.verify(&lenient, token, None).await
@@ -357,10 +567,13 @@ impl Oidc {
         let jwk = self.key_for(&provider.issuer, header.kid.as_deref()).await?;
         let key = DecodingKey::from_jwk(&jwk).map_err(|_| bad("Bad ID token"))?;
         let mut validation = Validation::new(header.alg);
-        validation.set_issuer(&[provider.issuer.as_str()]);
+        validation.required_spec_claims.insert("iss".into());
         validation.validate_aud = false;
         validation.leeway = 30;
         let claims = jsonwebtoken::decode::<Value>(token, &key, &validation).map_err(|_| bad("Bad ID token"))?.claims;
+        if !provider.accepts_issuer(claims["iss"].as_str().unwrap_or_default()) {
+            return Err(bad("Bad ID token"));
+        }
         if claims["sub"].as_str().unwrap_or_default().is_empty() {
             return Err(bad("Missing sub claim in id_token"));
         }
@@ -387,6 +600,12 @@ impl Oidc {
         }
         Ok(claims)
     }
+}
+
+/// GoTrue's answer when the provider's side of the code exchange fails (the cause is logged).
+fn exchange_failed(provider: &Provider, why: &str) -> AuthError {
+    tracing::warn!(provider = provider.name, error = %why, "code exchange failed");
+    AuthError::Coded(StatusCode::INTERNAL_SERVER_ERROR, "unexpected_failure", "Unable to exchange external code".into())
 }
 
 /// The identity data GoTrue keeps for an OIDC user (`identity_data`, and the user's metadata).
@@ -476,4 +695,34 @@ pub async fn link_to(
         }
     }
     super::users::link_identity(db, user.id, provider.name, sub, &identity_data(provider, claims)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn azure(issuer: &str) -> Provider {
+        Provider {
+            name: "azure",
+            issuer: issuer.into(),
+            client_ids: vec![],
+            skip_nonce_check: false,
+            secret: None,
+            flavor: Flavor::Oidc,
+        }
+    }
+
+    #[test]
+    fn a_multi_tenant_azure_accepts_any_tenant_s_issuer_and_a_tenant_only_its_own() {
+        let common = azure("https://login.microsoftonline.com/common/v2.0");
+        assert!(common.accepts_issuer("https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0"));
+        assert!(!common.accepts_issuer("https://login.microsoftonline.com//v2.0"));
+        assert!(!common.accepts_issuer("https://login.microsoftonline.com/a/b/v2.0"));
+        assert!(!common.accepts_issuer("https://evil.example/tenant/v2.0"));
+        let tenant = azure("https://login.microsoftonline.com/contoso-id/v2.0");
+        assert!(tenant.accepts_issuer("https://login.microsoftonline.com/contoso-id/v2.0"));
+        assert!(!tenant.accepts_issuer("https://login.microsoftonline.com/other-id/v2.0"));
+        let keycloak = Provider { name: "keycloak", ..azure("https://kc.example/realms/common/x") };
+        assert!(!keycloak.accepts_issuer("https://login.microsoftonline.com/t/v2.0"));
+    }
 }

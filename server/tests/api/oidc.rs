@@ -559,3 +559,179 @@ async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
         (StatusCode::BAD_REQUEST, Some("Custom OIDC provider \"gitlab\" not allowed"))
     );
 }
+
+#[tokio::test]
+async fn azure_signs_in_by_redirect_and_by_id_token() {
+    let provider = provider().await;
+    let issuer = provider.issuer.clone();
+    let app = spawn_app_with(move |c| {
+        c.auth.azure_enabled = true;
+        c.auth.azure_client_id = vec!["site-client".into()];
+        c.auth.azure_secret = Some(secrecy::SecretString::from("kc-secret"));
+        c.auth.azure_url = issuer;
+    })
+    .await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let at_azure = location_of(&http, &format!("{}/auth/v1/authorize?provider=azure", app.address)).await;
+    assert!(at_azure.starts_with(&format!("{}/auth?", provider.issuer)), "{at_azure}");
+    let callback = location_of(&http, &at_azure).await;
+    let fragment = fragment_of(&location_of(&http, &callback).await);
+    let user = app.auth_user(&fragment["access_token"]).await;
+    assert_eq!(user["app_metadata"]["provider"], "azure");
+    // signInWithIdToken({provider: 'azure'}) too, found again by the identity
+    let token = provider.id_token(json!({"sub": "kc-mwamba", "email": "mwamba@example.test", "email_verified": true}));
+    let (status, session) = grant(&app, json!({"provider": "azure", "id_token": token})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["user"]["id"], user["id"]);
+    let settings: Value = app
+        .http
+        .get(format!("{}/auth/v1/settings", app.address))
+        .send()
+        .await
+        .expect("settings")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(settings["external"]["azure"], true);
+}
+
+#[tokio::test]
+async fn sign_in_with_apple_asks_for_name_and_email_and_takes_the_form_post_answer() {
+    let provider = provider().await;
+    let issuer = provider.issuer.clone();
+    let app = spawn_app_with(move |c| {
+        c.auth.apple_enabled = true;
+        c.auth.apple_client_id = vec!["site-client".into()];
+        c.auth.apple_secret = Some(secrecy::SecretString::from("kc-secret"));
+        c.auth.apple_url = issuer;
+    })
+    .await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let at_apple = location_of(&http, &format!("{}/auth/v1/authorize?provider=apple", app.address)).await;
+    let url = url::Url::parse(&at_apple).expect("url");
+    let q: std::collections::HashMap<String, String> = url.query_pairs().into_owned().collect();
+    assert_eq!((q["scope"].as_str(), q["response_mode"].as_str()), ("name email", "form_post"), "{at_apple}");
+    // Apple posts the code and the state back to the callback
+    let res = http
+        .post(format!("{}/auth/v1/callback", app.address))
+        .form(&[("code", "apple-user"), ("state", q["state"].as_str())])
+        .send()
+        .await
+        .expect("form_post");
+    assert_eq!(res.status(), StatusCode::FOUND);
+    let fragment = fragment_of(res.headers()["location"].to_str().expect("location"));
+    let user = app.auth_user(&fragment["access_token"]).await;
+    assert_eq!(user["email"], "apple-user@example.test");
+    assert_eq!(user["app_metadata"]["provider"], "apple");
+}
+
+/// A stand-in for Discord (OAuth 2.0 endpoints and `/api/users/@me`) and Facebook (dialog,
+/// token and Graph `/me` on one base URL, as `EXTERNAL_FACEBOOK_URL` makes it); its base URL.
+async fn discord_and_facebook() -> String {
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().expect("addr").port());
+    let consent = |scope: &'static str, code: &'static str| {
+        move |req: HttpRequest| async move {
+            let q: std::collections::HashMap<String, String> =
+                url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect();
+            assert_eq!(q["scope"], scope);
+            let mut back = url::Url::parse(&q["redirect_uri"]).expect("redirect_uri");
+            back.query_pairs_mut().append_pair("code", code).append_pair("state", &q["state"]);
+            HttpResponse::Found().insert_header(("location", back.to_string())).finish()
+        }
+    };
+    let token = |secret: &'static str, code: &'static str, access: &'static str, grant: bool| {
+        move |form: web::Form<std::collections::HashMap<String, String>>| async move {
+            let grant_ok = !grant || form.get("grant_type").map(String::as_str) == Some("authorization_code");
+            if form.get("client_secret").map(String::as_str) != Some(secret) || form["code"] != code || !grant_ok {
+                return HttpResponse::BadRequest().json(json!({"error": "invalid_grant"}));
+            }
+            HttpResponse::Ok().json(json!({"access_token": access, "token_type": "Bearer"}))
+        }
+    };
+    let server = HttpServer::new(move || {
+        App::new()
+            .route("/api/oauth2/authorize", web::get().to(consent("email identify", "dc-code")))
+            .route("/api/oauth2/token", web::post().to(token("dc-secret", "dc-code", "dc-token", true)))
+            .route(
+                "/api/users/@me",
+                web::get().to(|req: HttpRequest| async move {
+                    if req.headers().get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer dc-token") {
+                        return HttpResponse::Unauthorized().finish();
+                    }
+                    HttpResponse::Ok().json(json!({"id": "80351110224678912", "username": "ilunga", "global_name": "Ilunga Mbuyi",
+                        "avatar": "8342729096ea3675442027381ff50dfe", "email": "ilunga@example.test", "verified": true}))
+                }),
+            )
+            .route("/dialog/oauth", web::get().to(consent("email", "fb-code")))
+            .route("/oauth/access_token", web::post().to(token("fb-secret", "fb-code", "fb-token", false)))
+            .route(
+                "/me",
+                web::get().to(|req: HttpRequest| async move {
+                    use hmac::Mac;
+                    let q: std::collections::HashMap<String, String> =
+                        url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect();
+                    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(b"fb-secret").expect("key");
+                    mac.update(b"fb-token");
+                    let proof = hex::encode(mac.finalize().into_bytes());
+                    let bearer = req.headers().get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer fb-token");
+                    if !bearer || q.get("appsecret_proof") != Some(&proof) {
+                        return HttpResponse::BadRequest().json(json!({"error": {"message": "Invalid appsecret_proof"}}));
+                    }
+                    HttpResponse::Ok().json(json!({"id": "10158", "name": "Nzuzi Lukusa", "email": "nzuzi@example.test",
+                        "picture": {"data": {"url": "https://graph.example.test/10158.jpg"}}}))
+                }),
+            )
+    })
+    .workers(1)
+    .listen(listener)
+    .expect("listen");
+    tokio::spawn(server.run());
+    base
+}
+
+#[tokio::test]
+async fn sign_in_with_discord_and_facebook_reads_the_user_from_their_apis() {
+    let base = discord_and_facebook().await;
+    let url = base.clone();
+    let app = spawn_app_with(move |c| {
+        c.auth.discord_enabled = true;
+        c.auth.discord_client_id = vec!["dc-client".into()];
+        c.auth.discord_secret = Some(secrecy::SecretString::from("dc-secret"));
+        c.auth.discord_url = url.clone();
+        c.auth.facebook_enabled = true;
+        c.auth.facebook_client_id = vec!["fb-client".into()];
+        c.auth.facebook_secret = Some(secrecy::SecretString::from("fb-secret"));
+        c.auth.facebook_url = Some(url);
+    })
+    .await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let sign_in = |provider: &'static str| {
+        let (http, app) = (&http, &app);
+        async move {
+            let at_provider =
+                location_of(http, &format!("{}/auth/v1/authorize?provider={provider}", app.address)).await;
+            let callback = location_of(http, &at_provider).await;
+            let fragment = fragment_of(&location_of(http, &callback).await);
+            (app.auth_user(&fragment["access_token"]).await, fragment["provider_token"].clone())
+        }
+    };
+    let (user, token) = sign_in("discord").await;
+    assert_eq!(token, "dc-token");
+    assert_eq!(user["email"], "ilunga@example.test");
+    assert!(user["email_confirmed_at"].is_string(), "Discord verified the address");
+    assert_eq!(user["app_metadata"]["provider"], "discord");
+    assert_eq!(user["identities"][0]["id"], "80351110224678912");
+    assert_eq!(user["user_metadata"]["full_name"], "Ilunga Mbuyi");
+    assert_eq!(user["user_metadata"]["user_name"], "ilunga");
+    assert_eq!(
+        user["user_metadata"]["avatar_url"],
+        "https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png"
+    );
+    let (user, token) = sign_in("facebook").await;
+    assert_eq!(token, "fb-token");
+    assert_eq!(user["email"], "nzuzi@example.test");
+    assert_eq!(user["app_metadata"]["provider"], "facebook");
+    assert_eq!(user["user_metadata"]["avatar_url"], "https://graph.example.test/10158.jpg");
+}

@@ -120,7 +120,7 @@ async fn provider_redirect(
     };
     let signed = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &state.encoding_key)
         .map_err(AuthError::internal)?;
-    let (endpoint, mut scopes) = state.oidc.authorization_endpoint(&provider).await?;
+    let (endpoint, mut scopes, extra) = state.oidc.authorization_endpoint(&provider).await?;
     let mut url = url::Url::parse(&endpoint).map_err(AuthError::internal)?;
     for extra in
         q.get("scopes").map(|s| s.split([' ', ',']).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default()
@@ -134,7 +134,8 @@ async fn provider_redirect(
         .append_pair("redirect_uri", &callback_url(state))
         .append_pair("response_type", "code")
         .append_pair("scope", &scopes.join(" "))
-        .append_pair("state", &signed);
+        .append_pair("state", &signed)
+        .extend_pairs(extra);
     if skip_redirect {
         return Ok(HttpResponse::Ok().json(json!({ "url": url.as_str() })));
     }

@@ -42,7 +42,7 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     external.insert("email".into(), json!(true));
     external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
     external.insert("phone".into(), json!(state.config.phone_enabled));
-    for provider in ["google", "apple", "keycloak", "github", "gitlab"] {
+    for provider in ["google", "apple", "azure", "keycloak", "github", "gitlab", "discord", "facebook"] {
         external.insert(provider.into(), json!(state.oidc.enabled(provider)));
     }
     HttpResponse::Ok().json(json!({
