@@ -570,6 +570,22 @@ async fn switched_off_features_answer_with_gotrue_s_own_errors_not_a_bare_404() 
             "Unsupported provider: provider is not enabled",
         ),
         (reqwest::Method::POST, "/token?grant_type=web3", 422, "web3_provider_disabled", "Web3 provider is disabled"),
+        (
+            reqwest::Method::GET,
+            "/.well-known/oauth-authorization-server",
+            404,
+            "feature_disabled",
+            "OAuth server is disabled",
+        ),
+        (reqwest::Method::GET, "/user/oauth/grants", 404, "feature_disabled", "OAuth server is disabled"),
+        (
+            reqwest::Method::GET,
+            "/admin/custom-providers",
+            404,
+            "feature_disabled",
+            "Custom OAuth providers are disabled",
+        ),
+        (reqwest::Method::GET, "/scim/v2/Users", 404, "feature_disabled", "SCIM server is disabled"),
     ];
     for (method, path, status, code, message) in cases {
         let res = call(method, path).send().await.expect("request");
@@ -588,6 +604,26 @@ async fn switched_off_features_answer_with_gotrue_s_own_errors_not_a_bare_404() 
     let (status, body) = post(&app, "/signup", json!({"email": "xx:;x@x.x", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["message"], "Unable to validate email address: invalid format");
+    // GoTrue serves its discovery document whatever its OAuth server's state
+    let discovery: Value = call(reqwest::Method::GET, "/.well-known/openid-configuration")
+        .send()
+        .await
+        .expect("discovery")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(discovery["issuer"], format!("{}/auth/v1", app.address));
+    assert_eq!(discovery["jwks_uri"], format!("{}/auth/v1/.well-known/jwks.json", app.address));
+    // the custom providers' admin API is the service role's: anyone else is refused first
+    let res = app
+        .http
+        .get(format!("{}/auth/v1/admin/custom-providers", app.address))
+        .header(V2024.0, V2024.1)
+        .bearer_auth(&app.anon_key)
+        .send()
+        .await
+        .expect("anon");
+    assert_eq!(res.json::<Value>().await.expect("json")["code"], "not_admin");
     let bad_page = call(reqwest::Method::GET, "/admin/users?page=x").send().await.expect("page");
     assert_eq!(bad_page.status(), StatusCode::BAD_REQUEST);
     assert_eq!(bad_page.json::<Value>().await.expect("json")["code"], "validation_failed");

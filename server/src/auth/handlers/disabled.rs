@@ -23,6 +23,16 @@ pub async fn oauth_server() -> Result<HttpResponse, AuthError> {
     off(StatusCode::NOT_FOUND, "feature_disabled", "OAuth server is disabled")
 }
 
+/// `/admin/custom-providers*` (after the admin check).
+pub async fn custom_providers(_: crate::auth::request::Admin) -> Result<HttpResponse, AuthError> {
+    off(StatusCode::NOT_FOUND, "feature_disabled", "Custom OAuth providers are disabled")
+}
+
+/// `/scim/v2/*`.
+pub async fn scim() -> Result<HttpResponse, AuthError> {
+    off(StatusCode::NOT_FOUND, "feature_disabled", "SCIM server is disabled")
+}
+
 /// `GET /user/identities/authorize` (`linkIdentity`).
 pub async fn manual_linking() -> Result<HttpResponse, AuthError> {
     off(StatusCode::NOT_FOUND, "manual_linking_disabled", "Manual linking is disabled")
