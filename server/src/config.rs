@@ -547,6 +547,15 @@ pub struct AuthConfig {
     #[arg(long = "sms-template", env = "SMS_TEMPLATE", default_value = "Your code is {{ .Code }}")]
     pub sms_template: String,
 
+    /// Fixed codes for test numbers, `number:code` comma-separated (`+243810000000:123456`):
+    /// no text is sent to them and the code is always the same.
+    #[arg(long = "sms-test-otp", env = "SMS_TEST_OTP", value_delimiter = ',')]
+    pub sms_test_otp: Vec<String>,
+
+    /// Until when (RFC 3339) the test codes of `SMS_TEST_OTP` are honoured; unset: always.
+    #[arg(long = "sms-test-otp-valid-until", env = "SMS_TEST_OTP_VALID_UNTIL")]
+    pub sms_test_otp_valid_until: Option<chrono::DateTime<chrono::Utc>>,
+
     /// Seconds an SMS code stays valid.
     #[arg(long = "sms-otp-exp", env = "SMS_OTP_EXP", default_value_t = 60)]
     pub sms_otp_exp: u64,

@@ -82,7 +82,7 @@ pub async fn send_code(
         over_limit("SMS rate limit exceeded".into()),
     )
     .await?;
-    let code = tokens::otp();
+    let code = state.sms.test_code(phone).map(str::to_string).unwrap_or_else(tokens::otp);
     one_time::set_token(db, user.id, otp.column(), &tokens::token_hash(phone, &code), phone).await?;
     state.sms.send(phone, otp.name(), &code).await
 }
@@ -96,7 +96,7 @@ pub async fn verify(
     phone: &str,
     code: &str,
 ) -> Result<User, AuthError> {
-    let user = if state.sms.makes_codes() {
+    let user = if state.sms.makes_codes(phone) {
         let user = one_time::by_pending_number(db, otp.column(), phone).await?.ok_or(AuthError::OtpExpired)?;
         if !state.sms.check(phone, code).await? {
             return Err(AuthError::OtpExpired);

@@ -50,6 +50,9 @@ enum Provider {
 /// The configured way out for text messages.
 pub struct Sms {
     provider: Provider,
+    /// Test numbers (E.164 digits) and their fixed codes (`SMS_TEST_OTP`).
+    test_otp: std::collections::HashMap<String, String>,
+    test_otp_valid_until: Option<chrono::DateTime<chrono::Utc>>,
     template: String,
     pool: Pool,
     http: reqwest::Client,
@@ -142,7 +145,22 @@ impl Sms {
             .timeout(std::time::Duration::from_secs(10))
             .build()
             .map_err(|e| format!("SMS HTTP client: {e}"))?;
-        Ok(Sms { provider, template: config.sms_template.clone(), pool, http })
+        let mut test_otp = std::collections::HashMap::new();
+        for pair in config.sms_test_otp.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+            let (number, code) =
+                pair.split_once(':').ok_or_else(|| format!("SMS_TEST_OTP: {pair:?} is not number:code"))?;
+            let number =
+                normalize_phone(number).map_err(|_| format!("SMS_TEST_OTP: {number:?} is not a phone number"))?;
+            test_otp.insert(number, code.trim().to_string());
+        }
+        Ok(Sms {
+            provider,
+            test_otp,
+            test_otp_valid_until: config.sms_test_otp_valid_until,
+            template: config.sms_template.clone(),
+            pool,
+            http,
+        })
     }
 
     /// Whether messages go to the development inbox.
@@ -150,10 +168,20 @@ impl Sms {
         matches!(self.provider, Provider::Inbox)
     }
 
-    /// Whether the provider makes and checks the codes itself (Twilio Verify): the server's code
-    /// is not what the user receives, and a typed code is checked with [`Sms::check`].
-    pub fn makes_codes(&self) -> bool {
-        matches!(self.provider, Provider::TwilioVerify { .. })
+    /// The fixed code of a test number (`SMS_TEST_OTP`, while `SMS_TEST_OTP_VALID_UNTIL` has not
+    /// passed): nothing is texted to it.
+    pub fn test_code(&self, phone: &str) -> Option<&str> {
+        if self.test_otp_valid_until.is_some_and(|until| chrono::Utc::now() > until) {
+            return None;
+        }
+        self.test_otp.get(phone).map(String::as_str)
+    }
+
+    /// Whether the provider makes and checks the codes of `phone` itself (Twilio Verify, but not
+    /// for a test number): the server's code is not what the user receives, and a typed code is
+    /// checked with [`Sms::check`].
+    pub fn makes_codes(&self, phone: &str) -> bool {
+        matches!(self.provider, Provider::TwilioVerify { .. }) && self.test_code(phone).is_none()
     }
 
     /// Ask Twilio Verify whether `code` is the pending code of `phone` (E.164 digits). Other
@@ -194,6 +222,10 @@ impl Sms {
 
     /// Send `code` to `phone` (E.164 digits); `kind` names the flow in the inbox (`sms`, `phone_change`).
     pub async fn send(&self, phone: &str, kind: &str, code: &str) -> Result<(), AuthError> {
+        if self.test_code(phone).is_some() {
+            tracing::info!(kind, "a test number (SMS_TEST_OTP): nothing texted");
+            return Ok(());
+        }
         let body = self.template.replace("{{ .Code }}", code).replace("{{.Code}}", code);
         let to = format!("+{phone}");
         match &self.provider {

@@ -484,3 +484,37 @@ async fn codes_go_out_through_textlocal() {
     assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("sms_send_failed")), "{body}");
     assert!(!body.to_string().contains("tl-key"));
 }
+
+#[tokio::test]
+async fn a_test_number_of_sms_test_otp_gets_its_fixed_code_and_no_text() {
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_test_otp = vec!["+243 810 000 000:123456".into(), "243820000000:654321".into()];
+    })
+    .await;
+    let (status, body) = post(&app, "/otp", json!({"phone": "+243810000000"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(app.inbox("+243810000000").await.is_empty(), "nothing texted to a test number");
+    let (status, body) =
+        post(&app, "/verify", json!({"type": "sms", "phone": "+243810000000", "token": "654321"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "another number's code: {body}");
+    let (status, session) =
+        post(&app, "/verify", json!({"type": "sms", "phone": "+243810000000", "token": "123456"})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    // other numbers get real codes
+    let (status, _) = post(&app, "/otp", json!({"phone": ANNE})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (code, _) = texted_code(&app, ANNE_DIGITS).await;
+    assert_eq!(code.len(), 6);
+
+    // past SMS_TEST_OTP_VALID_UNTIL the number is an ordinary one
+    let expired = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.sms_test_otp = vec!["243810000000:123456".into()];
+        c.auth.sms_test_otp_valid_until = Some(chrono::Utc::now() - chrono::Duration::hours(1));
+    })
+    .await;
+    let (status, _) = post(&expired, "/otp", json!({"phone": "+243810000000"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(expired.inbox("+243810000000").await.len(), 1);
+}
