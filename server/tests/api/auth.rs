@@ -762,3 +762,23 @@ async fn the_admin_audit_log_pages_newest_first_and_filters_by_query() {
         .expect("anon");
     assert_eq!(anon.status(), StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn factor_endpoints_check_the_token_before_the_factor_id() {
+    let app = spawn_app().await;
+    for path in ["/factors/test-factor-id/challenge", "/factors/test-factor-id/verify"] {
+        let res = app
+            .http
+            .post(format!("{}/auth/v1{path}", app.address))
+            .header("apikey", &app.anon_key)
+            .header(V2024.0, V2024.1)
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let body: Value = res.json().await.expect("json");
+        assert_eq!(body["code"], "no_authorization", "{path}: {body}");
+        assert_eq!(body["message"], "This endpoint requires a valid Bearer token");
+    }
+}

@@ -322,9 +322,9 @@ pub async fn challenge(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AuthError> {
-    let id = factor_id(&path)?;
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
+    let id = factor_id(&path)?;
     let factor = own_factor(&client, &authed, id).await?;
     let challenge_id = Uuid::new_v4();
     let ip = client_info(&state, &req).ip.unwrap_or_else(|| "0.0.0.0".into());
@@ -398,12 +398,12 @@ pub async fn verify(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
+    let mut client = state.pool.get().await?;
+    let authed = require_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let p: VerifyBody = json_body(&body)?;
     let challenge_id =
         p.challenge_id.as_deref().and_then(|c| Uuid::parse_str(c).ok()).ok_or(AuthError::MfaChallengeNotFound)?;
-    let mut client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &client).await?;
     let session_id = authed.session_id.ok_or(AuthError::SessionNotFound)?;
     let factor = own_factor(&client, &authed, id).await?;
     if factor.kind == "phone" && !state.config.mfa_phone_verify_enabled {
@@ -530,9 +530,9 @@ pub async fn unenroll(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AuthError> {
-    let id = factor_id(&path)?;
     let client = state.pool.get().await?;
     let authed = require_user(&state, &req, &client).await?;
+    let id = factor_id(&path)?;
     let status = own_factor(&client, &authed, id).await?.status;
     let aal = authed.claims.get("aal").and_then(Value::as_str).unwrap_or("aal1");
     if status == "verified" && aal != "aal2" {
