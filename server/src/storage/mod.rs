@@ -14,6 +14,7 @@ pub mod download;
 pub mod error;
 pub mod key;
 pub mod limits;
+pub mod list_v2;
 pub mod objects;
 pub mod sweep;
 pub mod token;
@@ -80,6 +81,7 @@ fn gated(cfg: &mut web::ServiceConfig) {
                 .route(web::delete().to(buckets::delete)),
         )
         .service(resource("/object/list/{bucket}").route(web::post().to(objects::list)))
+        .service(resource("/object/list-v2/{bucket}").route(web::post().to(list_v2::list_v2)))
         .service(resource("/object/move").route(web::post().to(objects::move_object)))
         .service(resource("/object/copy").route(web::post().to(objects::copy_object)))
         .service(resource("/object/sign/{tail:.*}").route(web::post().to(objects::sign)))
