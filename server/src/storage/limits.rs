@@ -33,7 +33,9 @@ pub fn check_mime(allowed: Option<&[String]>, mime: &str) -> Result<(), StorageE
     }
 }
 
-/// Parse a size: a JSON number of bytes, or text such as `"20MB"`, `"30KB"`, `"1GB"`, `"3B"`, `"100"`.
+/// Parse a size: a JSON number of bytes, or text such as `"20MB"`, `"30KB"`, `"1GB"`, `"3B"`, `"100"`,
+/// in decimal units with three significant digits, as storage-api reads them (`20mb` is
+/// 20,000,000 bytes, `1.2345KB` is 1,230).
 pub fn parse_size(value: &serde_json::Value) -> Result<Option<i64>, StorageError> {
     let invalid = || StorageError::InvalidRequest("Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B".into());
     match value {
@@ -46,15 +48,24 @@ pub fn parse_size(value: &serde_json::Value) -> Result<Option<i64>, StorageError
             let number: f64 = number.parse().map_err(|_| invalid())?;
             let factor: f64 = match unit.trim() {
                 "" | "B" => 1.0,
-                "KB" => 1024.0,
-                "MB" => 1024.0 * 1024.0,
-                "GB" => 1024.0 * 1024.0 * 1024.0,
+                "KB" => 1e3,
+                "MB" => 1e6,
+                "GB" => 1e9,
                 _ => return Err(invalid()),
             };
-            Ok(Some((number * factor) as i64))
+            Ok(Some((three_significant_digits(number) * factor).round() as i64))
         }
         _ => Err(invalid()),
     }
+}
+
+/// `x` rounded to three significant digits (JavaScript's `toPrecision(3)`).
+fn three_significant_digits(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(2 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 #[cfg(test)]
@@ -97,8 +108,11 @@ mod tests {
     #[test]
     fn sizes_accept_numbers_and_units() {
         assert_eq!(parse_size(&json!(1024)).unwrap(), Some(1024));
-        assert_eq!(parse_size(&json!("20MB")).unwrap(), Some(20 * 1024 * 1024));
-        assert_eq!(parse_size(&json!("30kb")).unwrap(), Some(30 * 1024));
+        assert_eq!(parse_size(&json!("20MB")).unwrap(), Some(20_000_000));
+        assert_eq!(parse_size(&json!("20mb")).unwrap(), Some(20_000_000));
+        assert_eq!(parse_size(&json!("30kb")).unwrap(), Some(30_000));
+        assert_eq!(parse_size(&json!("1.2345KB")).unwrap(), Some(1_230));
+        assert_eq!(parse_size(&json!("2GB")).unwrap(), Some(2_000_000_000));
         assert_eq!(parse_size(&json!("3B")).unwrap(), Some(3));
         assert_eq!(parse_size(&json!("100")).unwrap(), Some(100));
         assert_eq!(parse_size(&json!(null)).unwrap(), None);
