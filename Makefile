@@ -11,7 +11,7 @@ SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
 
-.PHONY: bench-rest bench-storage bench-realtime bench-soak seed test-sql web help setup setup-system setup-node build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
+.PHONY: bench-rest bench-storage bench-realtime bench-soak seed test-sql web help setup setup-system setup-node setup-python build run migrate keys test test-rust test-compat fmt lint clean-test-cluster
 
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
@@ -19,7 +19,7 @@ help:
 	@echo "make setup | fmt | lint | migrate | keys"
 
 ## setup: system packages (PostgreSQL) and the Node dependencies, only what is missing.
-setup: setup-system setup-node
+setup: setup-system setup-node setup-python
 
 setup-system:
 	@missing=""; \
@@ -30,6 +30,7 @@ setup-system:
 	if ! command -v pg_prove >/dev/null 2>&1; then missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; fi; \
 	if ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \
+	if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -38,6 +39,14 @@ setup-system:
 	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 
 setup-node: supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json
+
+## setup-python: the virtual environment of the supabase-py compatibility tests (pinned versions).
+setup-python: supabase-compat-tests/.venv/.installed
+
+supabase-compat-tests/.venv/.installed: supabase-compat-tests/python/requirements.txt
+	python3 -m venv supabase-compat-tests/.venv
+	supabase-compat-tests/.venv/bin/pip install --quiet --disable-pip-version-check -r supabase-compat-tests/python/requirements.txt
+	touch $@
 
 supabase-compat-tests/node_modules/.package-lock.json: supabase-compat-tests/package-lock.json
 	cd supabase-compat-tests && npm ci --no-audit --no-fund

@@ -4,7 +4,8 @@
 //! valid API key or user JWT; `Authorization: Bearer <jwt>` overrides whose role the request
 //! runs as; `sb_publishable_…` / `sb_secret_…` keys stand for the anon / service_role claims, and a
 //! secret key from a browser's User-Agent is refused. The verified caller is put in the request's extensions as a `db::context::Caller`.
-//! Refusals are 401 with the body shape of the surface asked. The gate verifies tokens only:
+//! Refusals are 401 with the body shape of the surface asked (a storage request with no key and no
+//! token gets storage-api's own 400 `Invalid Compact JWS`). The gate verifies tokens only:
 //! it never touches the database.
 
 use std::sync::Arc;
@@ -82,6 +83,16 @@ impl GateError {
             if let Some(rest) = self.rest_error() {
                 return actix_web::ResponseError::error_response(&rest);
             }
+        }
+        if let (Surface::Storage, GateError::MissingApiKey) = (surface, self) {
+            // No key and no token: Supabase's gateway lets storage requests through (public
+            // objects need none), and storage-api refuses the empty JWT in its own words.
+            return HttpResponse::BadRequest().json(json!({
+                "statusCode": "403",
+                "code": "AccessDenied",
+                "error": "Unauthorized",
+                "message": "Invalid Compact JWS",
+            }));
         }
         let body: Value = match (surface, self) {
             (_, GateError::MissingApiKey) => {

@@ -10,6 +10,14 @@
 -- Names compare with COLLATE "C" (code point order, the same on every server locale); the
 -- index below serves those comparisons.
 
+-- A time as storage-api's JSON writes it (JavaScript's Date#toISOString: UTC, milliseconds, `Z`).
+create function storage.js_time(t timestamptz) returns text
+language sql stable parallel safe
+set search_path = ''
+as $$ select to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
+
+grant execute on function storage.js_time(timestamptz) to anon, authenticated, service_role;
+
 create index if not exists objects_bucket_name_c on storage.objects (bucket_id, name collate "C");
 
 create function storage.list_v2_delimited(

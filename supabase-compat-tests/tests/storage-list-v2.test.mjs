@@ -80,6 +80,12 @@ test('pages of two chain through nextCursor, ascending and descending, folders c
   assert.deepEqual(down.map((p) => names(p.folders.concat(p.objects)).sort()),
     [['c.txt', 'd/', 'pct%_x.txt', 'pctAAx.txt'], ['a/', 'b.txt']]);
   assert.deepEqual(names(down[0].objects), ['pctAAx.txt', 'pct%_x.txt', 'c.txt'], 'objects newest name first');
+
+  // by creation time, a folder is dated by its oldest object (as storage-api's search_by_timestamp)
+  const byDate = await allPages(admin, 'files', { with_delimiter: true, limit: 2, sortBy: { column: 'created_at', order: 'asc' } });
+  assert.deepEqual(byDate.map((p) => names(p.folders.concat(p.objects)).sort()),
+    [['a/', 'c.txt'], ['d/', 'pct%_x.txt'], ['b.txt', 'pctAAx.txt']]);
+  assert.equal(byDate[0].folders[0].key, 'a');
 });
 
 test('without a delimiter: every object under the prefix, by name or by creation time', async () => {

@@ -241,3 +241,29 @@ describe('large objects', () => {
     assert.ok(peakMb < 50, `server RSS peaked at ${peakMb.toFixed(1)} MB`);
   });
 });
+
+describe("storage-api's exact shapes", () => {
+  test('buckets, object info, emptyBucket and the refusal without credentials read as storage-api writes them', async () => {
+    ok(await admin.storage.createBucket('shapes', { public: false, fileSizeLimit: '20mb' }));
+    const bucket = ok(await admin.storage.getBucket('shapes'));
+    assert.deepEqual(Object.keys(bucket).sort(),
+      ['allowed_mime_types', 'created_at', 'file_size_limit', 'id', 'name', 'owner', 'public', 'updated_at']);
+    assert.equal(bucket.owner, '', 'a bucket made with the service key has no owner: an empty string');
+    assert.equal(bucket.file_size_limit, 20_000_000);
+    assert.match(bucket.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    ok(await admin.storage.from('shapes').upload('plain.txt', new Blob(['x'])));
+    const info = ok(await admin.storage.from('shapes').info('plain.txt'));
+    assert.deepEqual(info.metadata, {}, 'no user metadata reads as {}');
+    const listed = ok(await admin.storage.from('shapes').list());
+    assert.match(listed[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const emptied = ok(await admin.storage.emptyBucket('shapes'));
+    assert.equal(emptied.message, 'Empty bucket has been queued. Completion may take up to an hour.');
+    assert.deepEqual(ok(await admin.storage.from('shapes').list()), []);
+    ok(await admin.storage.deleteBucket('shapes'));
+
+    // no apikey, no token: storage-api's own refusal of the empty JWT
+    const res = await fetch(`${server.url}/storage/v1/bucket`);
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), { statusCode: '403', code: 'AccessDenied', error: 'Unauthorized', message: 'Invalid Compact JWS' });
+  });
+});

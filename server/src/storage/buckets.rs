@@ -16,8 +16,10 @@ use super::objects::json_body;
 use super::{backend, StorageState};
 use crate::db::context::Access;
 
-const COLUMNS: &str =
-    "id, name, owner, owner_id, public, type, file_size_limit, allowed_mime_types, created_at, updated_at";
+/// A bucket as storage-api answers it: its schema's fields only, `owner` as text (`""` when
+/// none), times as JavaScript writes them.
+const COLUMNS: &str = "id, name, coalesce(owner::text, '') as owner, public, file_size_limit, allowed_mime_types, \
+     storage.js_time(created_at) as created_at, storage.js_time(updated_at) as updated_at";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -215,5 +217,6 @@ pub async fn empty(
     db::commit(tx).await?;
     let versions = rows.iter().filter_map(|r| r.get::<_, Option<String>>(0));
     backend::delete_versions(state.store.as_ref(), versions).await;
-    Ok(HttpResponse::Ok().json(json!({"message": "Successfully emptied"})))
+    // storage-api's words (it empties in the background; here the bucket is already empty)
+    Ok(HttpResponse::Ok().json(json!({"message": "Empty bucket has been queued. Completion may take up to an hour."})))
 }

@@ -201,7 +201,8 @@ pub async fn info(req: HttpRequest, state: web::Data<StorageState>) -> Result<Ht
         "content_type": row.meta_str("mimetype"),
         "cache_control": row.meta_str("cacheControl"),
         "etag": row.meta_str("eTag"),
-        "metadata": row.user_metadata,
+        // storage-api answers `{}` for an object uploaded without user metadata
+        "metadata": row.user_metadata.clone().filter(|m| !m.is_null()).unwrap_or_else(|| json!({})),
         "last_modified": row.updated_at,
         "created_at": row.created_at,
     })))

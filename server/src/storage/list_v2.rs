@@ -3,8 +3,9 @@
 //!
 //! Without `with_delimiter` the objects are listed by name (byte order), `created_at` or
 //! `updated_at`, ascending or descending. With it, names are grouped by their next `/` after the
-//! prefix into folders (`{key: "a/b", name: "a/b/"}`), walked in name order by
-//! `storage.list_v2_delimited` (V58). The cursor is storage-api's: base64 of `l:<last name>`,
+//! prefix into folders (`{key: "a/b", name: "a/b/"}`): in name order they are walked by
+//! `storage.list_v2_delimited` (V58); by a date, folders are dated by their oldest object and
+//! sorted with the objects, as storage-api does (an aggregate over the prefix, not an index walk). The cursor is storage-api's: base64 of `l:<last name>`,
 //! `o:<order>`, `c:<sort column>`, `a:<sort value>` lines, so a page cursor from storage-api
 //! means the same here.
 
@@ -84,8 +85,9 @@ impl Cursor {
 }
 
 /// One listed object, as storage-api lists it.
-const OBJECT_JSON: &str = "json_build_object('key', name, 'name', name, 'id', id, 'updated_at', updated_at, \
-     'created_at', created_at, 'last_accessed_at', last_accessed_at, 'metadata', metadata)";
+const OBJECT_JSON: &str = "json_build_object('key', name, 'name', name, 'id', id, \
+     'updated_at', storage.js_time(updated_at), 'created_at', storage.js_time(created_at), \
+     'last_accessed_at', storage.js_time(last_accessed_at), 'metadata', metadata)";
 
 pub async fn list_v2(
     req: HttpRequest,
@@ -124,7 +126,7 @@ pub async fn list_v2(
     let mut client = db::connection(&state.request).await?;
     let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let fetch = (limit + 1) as i32;
-    let rows: Value = if delimited {
+    let rows: Value = if delimited && column.is_none() {
         let after = cursor.as_ref().map(|c| c.after.clone()).unwrap_or_default();
         let sql = format!(
             "select coalesce(json_agg(case when id is null then json_build_object('key', rtrim(name, '/'), 'name', name) \
@@ -149,18 +151,39 @@ pub async fn list_v2(
             ),
             None => (format!("name collate \"C\" {dir}"), format!("($4::text is null or name collate \"C\" {op} $4::text)")),
         };
+        // the entries: every object, or (with a delimiter, sorted by a date) the leaf objects and
+        // one entry per folder dated by its oldest object, as storage-api's search_by_timestamp
+        let entries = if delimited {
+            "with raw as ( \
+               select name, id, updated_at, created_at, last_accessed_at, metadata, \
+                 case when strpos(substr(name, char_length($6) + 1), '/') > 0 \
+                   then left(name, char_length($6) + strpos(substr(name, char_length($6) + 1), '/')) end as folder \
+               from storage.objects where bucket_id = $1 and name collate \"C\" like $2), \
+             entries as ( \
+               select folder as name, null::uuid as id, min(created_at) as updated_at, min(created_at) as created_at, \
+                 null::timestamptz as last_accessed_at, null::jsonb as metadata from raw where folder is not null group by folder \
+               union all \
+               select name, id, updated_at, created_at, last_accessed_at, metadata from raw where folder is null) \
+             select * from entries where true"
+        } else {
+            "select name, id, updated_at, created_at, last_accessed_at, metadata from storage.objects \
+             where bucket_id = $1 and name collate \"C\" like $2"
+        };
         let sql = format!(
-            "select coalesce(json_agg({OBJECT_JSON} order by rn), '[]') from ( \
+            "select coalesce(json_agg(case when id is null then json_build_object('key', rtrim(name, '/'), 'name', name, \
+               'created_at', storage.js_time(created_at), 'updated_at', storage.js_time(updated_at)) else {OBJECT_JSON} end order by rn), '[]') from ( \
                select *, row_number() over () as rn from ( \
-                 select name, id, updated_at, created_at, last_accessed_at, metadata from storage.objects \
-                 where bucket_id = $1 and name collate \"C\" like $2 and {page} \
+                 select * from ({entries}) e where {page} \
                  order by {order_by} limit $3::int) s) o"
         );
         let pattern = format!("{}%", like_escape(&prefix));
         let after_value = after_value.unwrap_or_default();
         let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&bucket, &pattern, &fetch, &after];
-        if column.is_some() {
+        if column.is_some() || delimited {
             params.push(&after_value);
+        }
+        if delimited {
+            params.push(&prefix);
         }
         tx.cached_query_one(&sql, &params)
             .await
@@ -185,7 +208,8 @@ pub async fn list_v2(
         answer["nextCursor"] = json!(next.encode());
         answer["nextCursorKey"] = json!(name);
     }
-    let (folders, objects): (Vec<Value>, Vec<Value>) = entries.into_iter().partition(|e| e.get("id").is_none());
+    let (folders, objects): (Vec<Value>, Vec<Value>) =
+        entries.into_iter().partition(|e| e.get("id").is_none_or(Value::is_null));
     answer["folders"] = json!(folders);
     answer["objects"] = json!(objects);
     Ok(HttpResponse::Ok().json(answer))

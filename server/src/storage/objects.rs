@@ -86,7 +86,9 @@ pub async fn list(
            from objs where strpos(rest, '/') > 0 \
            union all \
            select rest, id, updated_at, created_at, last_accessed_at, metadata from objs where strpos(rest, '/') = 0) \
-         select coalesce(json_agg(e), '[]'::json)::text from ( \
+         select coalesce(json_agg(json_build_object('name', e.name, 'id', e.id, \
+           'updated_at', storage.js_time(e.updated_at), 'created_at', storage.js_time(e.created_at), \
+           'last_accessed_at', storage.js_time(e.last_accessed_at), 'metadata', e.metadata)), '[]'::json)::text from ( \
            select * from entries where $4 = '' or name ilike $4 escape '\\' \
            order by {column} {order} nulls last, name collate \"C\" {order} limit $5 offset $6) e"
     );
@@ -252,8 +254,20 @@ pub async fn copy_object(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SignBody {
+    #[serde(deserialize_with = "integer_or_text")]
     expires_in: i64,
     paths: Option<Vec<String>>,
+}
+
+/// An integer given as a JSON number or as its text (`"60"`, as supabase-py sends `expiresIn`):
+/// storage-api's validation coerces both.
+fn integer_or_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    use serde::de::Error;
+    match Value::deserialize(deserializer)? {
+        Value::Number(n) => n.as_i64().ok_or_else(|| D::Error::custom("expiresIn must be an integer")),
+        Value::String(s) => s.trim().parse().map_err(|_| D::Error::custom("expiresIn must be an integer")),
+        _ => Err(D::Error::custom("expiresIn must be an integer")),
+    }
 }
 
 /// `POST /object/sign/{bucket}/{key}` (`{expiresIn}`) and `POST /object/sign/{bucket}` (`{expiresIn, paths}`).
