@@ -185,10 +185,7 @@ pub async fn list_v2(
         if delimited {
             params.push(&prefix);
         }
-        tx.cached_query_one(&sql, &params)
-            .await
-            .map_err(|e| StorageError::from_db(&e, "list objects"))?
-            .get(0)
+        tx.cached_query_one(&sql, &params).await.map_err(|e| StorageError::from_db(&e, "list objects"))?.get(0)
     };
     db::commit(tx).await?;
 
