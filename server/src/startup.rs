@@ -45,6 +45,12 @@ pub const CORS_ALLOW_HEADERS: &[&str] = &[
     "x-upsert",
     "x-supabase-api-version",
     "cache-control",
+    // resumable uploads (TUS)
+    "tus-resumable",
+    "upload-length",
+    "upload-metadata",
+    "upload-offset",
+    "x-metadata",
 ];
 /// Headers browsers may read (Supabase's list).
 pub const CORS_EXPOSE_HEADERS: &[&str] = &[
@@ -55,6 +61,13 @@ pub const CORS_EXPOSE_HEADERS: &[&str] = &[
     "x-supabase-api-version",
     "preference-applied",
     "location",
+    "tus-resumable",
+    "tus-version",
+    "tus-extension",
+    "tus-max-size",
+    "upload-offset",
+    "upload-length",
+    "upload-expires",
 ];
 
 /// Why the application could not start.

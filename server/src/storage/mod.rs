@@ -18,6 +18,7 @@ pub mod list_v2;
 pub mod objects;
 pub mod sweep;
 pub mod token;
+pub mod tus;
 pub mod upload;
 
 use std::sync::Arc;
@@ -82,6 +83,18 @@ fn gated(cfg: &mut web::ServiceConfig) {
         )
         .service(resource("/object/list/{bucket}").route(web::post().to(objects::list)))
         .service(resource("/object/list-v2/{bucket}").route(web::post().to(list_v2::list_v2)))
+        .service(
+            resource("/upload/resumable")
+                .route(web::post().to(tus::create))
+                .route(web::method(actix_web::http::Method::OPTIONS).to(tus::options)),
+        )
+        .service(
+            resource("/upload/resumable/{id}")
+                .route(web::head().to(tus::head))
+                .route(web::patch().to(tus::patch))
+                .route(web::delete().to(tus::delete))
+                .route(web::method(actix_web::http::Method::OPTIONS).to(tus::options)),
+        )
         .service(resource("/object/move").route(web::post().to(objects::move_object)))
         .service(resource("/object/copy").route(web::post().to(objects::copy_object)))
         .service(resource("/object/sign/{tail:.*}").route(web::post().to(objects::sign)))

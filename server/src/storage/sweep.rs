@@ -27,6 +27,9 @@ const EVERY: Duration = Duration::from_secs(3600);
 pub struct Swept {
     pub staging_files: usize,
     pub orphan_versions: usize,
+    /// Resumable uploads past their expiry, and chunks of uploads that no longer exist.
+    pub expired_uploads: usize,
+    pub orphan_chunks: usize,
 }
 
 /// Sweep now, then every hour, in the background.
@@ -39,6 +42,8 @@ pub fn spawn(state: Arc<StorageState>, local_dir: Option<std::path::PathBuf>) {
                 Ok(s) if s != Swept::default() => tracing::info!(
                     staging_files = s.staging_files,
                     orphan_versions = s.orphan_versions,
+                    expired_uploads = s.expired_uploads,
+                    orphan_chunks = s.orphan_chunks,
                     "storage: removed the leftovers of interrupted uploads"
                 ),
                 Ok(_) => {}
@@ -80,6 +85,33 @@ pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Dura
         for (location, version) in chunk {
             if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
                 swept.orphan_versions += 1;
+            }
+        }
+    }
+    swept.expired_uploads = super::tus::expire(state).await?;
+    // Chunks of resumable uploads whose state is gone (a deleted bucket, a crash mid-finish).
+    let mut chunks: Vec<(Path, uuid::Uuid)> = Vec::new();
+    let mut listing = state.store.list(Some(&Path::from("tus")));
+    while let Some(meta) = listing.next().await {
+        let meta = meta.map_err(|e| e.to_string())?;
+        let modified: SystemTime = meta.last_modified.into();
+        let upload = meta.location.parts().nth(1).and_then(|p| uuid::Uuid::parse_str(p.as_ref()).ok());
+        if let (true, Some(upload)) = (modified < cutoff, upload) {
+            chunks.push((meta.location, upload));
+        }
+    }
+    for batch in chunks.chunks(1000) {
+        let ids: Vec<uuid::Uuid> = batch.iter().map(|(_, id)| *id).collect();
+        let alive: Vec<uuid::Uuid> = client
+            .cached_query("select id from storage.tus_uploads where id = any($1)", &[&ids])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for (location, id) in batch {
+            if !alive.contains(id) && state.store.delete(location).await.is_ok() {
+                swept.orphan_chunks += 1;
             }
         }
     }

@@ -522,6 +522,25 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     let in_progress = dir.join("objects/ef/ef3f0c2e-0000-4000-8000-000000000003#1");
     std::fs::create_dir_all(in_progress.parent().unwrap()).unwrap();
     std::fs::write(&in_progress, [3; 16]).unwrap();
+    // A resumable upload left after its first bytes (expired below), and an old chunk of an
+    // upload whose state is gone.
+    let res = app
+        .http
+        .post(url(&app, "/upload/resumable"))
+        .header("apikey", &app.service_key)
+        .bearer_auth(&app.service_key)
+        .header("Tus-Resumable", "1.0.0")
+        .header("Upload-Length", "100")
+        .header("Upload-Metadata", "bucketName a2VwdA==,objectName bGF0ZXIuYmlu")
+        .header("Content-Type", "application/offset+octet-stream")
+        .body(vec![9u8; 40])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers()["upload-offset"], "40");
+    let orphan_chunk = dir.join("tus/0f3f0c2e-0000-4000-8000-000000000004/00000000000000000000");
+    leftover(&orphan_chunk, &[4; 64]);
 
     let mut config = crate::helpers::base_config();
     config.storage.file_path = Some(dir.clone());
@@ -534,9 +553,26 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
         config: config.storage.clone(),
         roles: Default::default(),
     };
+    {
+        let admin = pools.admin.get().await.unwrap();
+        admin.execute("update storage.tus_uploads set expires_at = now() - interval '1 minute'", &[]).await.unwrap();
+    }
     let swept = sweep::sweep(&state, Some(&dir), sweep::GRACE).await.unwrap();
 
-    assert_eq!(swept, sweep::Swept { staging_files: 1, orphan_versions: 1 });
+    assert_eq!(swept, sweep::Swept { staging_files: 1, orphan_versions: 1, expired_uploads: 1, orphan_chunks: 1 });
+    assert!(!orphan_chunk.exists());
+    let left: i64 = pools
+        .admin
+        .get()
+        .await
+        .unwrap()
+        .query_one("select count(*) from storage.tus_uploads", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+    let chunks = walk_files(&dir.join("tus"));
+    assert!(chunks.is_empty(), "the expired upload's chunk went with it: {chunks:?}");
     assert!(!staging.exists() && !orphan.exists());
     assert!(in_progress.exists(), "an upload in progress is left alone");
     let res = service(&app, Method::GET, "/object/kept/a.txt").send().await.unwrap();
@@ -546,4 +582,20 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     assert_eq!(swept.orphan_versions, 0);
     let res = service(&app, Method::GET, "/object/kept/a.txt").send().await.unwrap();
     assert_eq!(res.bytes().await.unwrap().as_ref(), b"still here");
+}
+
+/// Every file under `dir`, recursively.
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk_files(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
