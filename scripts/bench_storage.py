@@ -10,6 +10,8 @@ a bucket with the service key, then:
     (keep-alive, a few connections) and prints operations/s;
   * starts a second server with STORAGE_FILE_ETAG_ALGORITHM=mtime (no MD5 of the bytes) and
     repeats the 1 MB and 100 MB transfers;
+  * uploads the same 100 MB resumably (TUS, 6 MB chunks, as Supabase's clients send them) and
+    prints MB/s beside the plain single upload of the same round;
   * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM).
 Not a test: it prints numbers.
 """
@@ -136,6 +138,39 @@ def transfers(server, key, work, etag, rows):
     return peak_mb
 
 
+def resumable(key, work):
+    """The 100 MB file uploaded with TUS in 6 MB chunks (a POST, then one PATCH per chunk): MB/s."""
+    import base64
+    src = os.path.join(work, "src-100")
+    size = os.path.getsize(src)
+    chunk = 6 * MB
+    meta = ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in
+                    (("bucketName", "bench"), ("objectName", "resumable-100"), ("contentType", "application/octet-stream")))
+
+    def run():
+        conn = Connection("127.0.0.1", PORT, timeout=300, blocksize=MB)
+        base = {"apikey": key, "Authorization": f"Bearer {key}", "Tus-Resumable": "1.0.0"}
+        conn.request("POST", "/storage/v1/upload/resumable", headers={**base, "Upload-Length": str(size), "Upload-Metadata": meta})
+        res = conn.getresponse()
+        res.read()
+        if res.status != 201:
+            sys.exit(f"TUS create: {res.status}")
+        location = "/storage/v1" + res.getheader("Location").split("/storage/v1", 1)[1]
+        offset = 0
+        with open(src, "rb") as f:
+            while offset < size:
+                body = f.read(chunk)
+                conn.request("PATCH", location, body=body, headers={**base, "Upload-Offset": str(offset),
+                             "Content-Type": "application/offset+octet-stream", "Content-Length": str(len(body))})
+                res = conn.getresponse()
+                res.read()
+                if res.status != 204:
+                    sys.exit(f"TUS PATCH at {offset}: {res.status}")
+                offset = int(res.getheader("Upload-Offset"))
+        conn.close()
+    return (size / MB) / timed(run)
+
+
 WRK_SMALL = """
 local counter = 0
 local threads = {}
@@ -182,6 +217,8 @@ def main():
             os.mkdir(work)
             peak_mb = max(peak_mb, transfers(server, key, work, etag, rows))
             if etag == "md5":
+                plain = next(r[1] for r in rows if r[0] == "100 MB (md5)")
+                rows.append(("resumable 100 MB", resumable(key, work), plain, None, None))
                 payload = os.urandom(10 * 1024)
                 for n in range(200):
                     request("POST", f"/object/bench/small/seed-{n}", key, payload,
@@ -198,7 +235,9 @@ def main():
     print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}"
           f"{'up/cp':>8}{'down/cp':>9}")
     for name, a, b, c, d in rows:
-        if b is None:
+        if name.startswith("resumable"):
+            print(f"{name:<20}{a:>13.1f}   (TUS, 6 MB chunks, md5; plain upload {b:.1f} MB/s, ratio {a / b:.2f})")
+        elif b is None:
             print(f"{name:<20}{a:>13.0f}")
         else:
             print(f"{name:<20}{a:>13.1f}{b:>15.1f}{c:>15.1f}{d:>14.1f}{a / c:>8.2f}{b / d:>9.2f}")

@@ -16,6 +16,7 @@ pub mod key;
 pub mod limits;
 pub mod list_v2;
 pub mod objects;
+pub mod render;
 pub mod sweep;
 pub mod token;
 pub mod tus;
@@ -54,6 +55,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(web::resource("/object/public/{tail:.*}").guard(read()).route(web::route().to(download::public)))
             .service(web::resource("/object/sign/{tail:.*}").guard(read()).route(web::route().to(download::signed)))
             .service(
+                web::resource("/render/image/public/{tail:.*}").guard(read()).route(web::route().to(render::public)),
+            )
+            .service(web::resource("/render/image/sign/{tail:.*}").guard(read()).route(web::route().to(render::signed)))
+            .service(
                 web::resource("/object/upload/sign/{tail:.*}")
                     .guard(guard::Put())
                     .route(web::route().to(upload::signed_put)),
@@ -83,6 +88,7 @@ fn gated(cfg: &mut web::ServiceConfig) {
         )
         .service(resource("/object/list/{bucket}").route(web::post().to(objects::list)))
         .service(resource("/object/list-v2/{bucket}").route(web::post().to(list_v2::list_v2)))
+        .service(resource("/render/image/authenticated/{tail:.*}").route(web::get().to(render::authenticated)))
         .service(
             resource("/upload/resumable")
                 .route(web::post().to(tus::create))

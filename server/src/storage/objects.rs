@@ -257,6 +257,8 @@ struct SignBody {
     #[serde(deserialize_with = "integer_or_text")]
     expires_in: i64,
     paths: Option<Vec<String>>,
+    /// Image transformations: the URL then renders the image (`/render/image/sign/...`).
+    transform: Option<Value>,
 }
 
 /// An integer given as a JSON number or as its text (`"60"`, as supabase-py sends `expiresIn`):
@@ -304,6 +306,12 @@ pub async fn sign(
     if single {
         if !found.contains(&paths[0]) {
             return Err(StorageError::NoSuchKey);
+        }
+        if let Some(transform) = body.transform.as_ref().filter(|t| t.as_object().is_some_and(|o| !o.is_empty())) {
+            let transformations = super::render::Transform::from_json(transform)?.to_token();
+            let url = format!("{bucket}/{}", paths[0]);
+            let token = token::sign_render(&state.secret, &url, body.expires_in, transformations)?;
+            return Ok(HttpResponse::Ok().json(json!({"signedURL": format!("/render/image/sign/{url}?token={token}")})));
         }
         return Ok(HttpResponse::Ok().json(json!({"signedURL": signed_url(&paths[0])?})));
     }

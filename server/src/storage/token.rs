@@ -20,6 +20,9 @@ pub struct UrlClaims {
     pub owner: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upsert: Option<bool>,
+    /// The image transformations of a signed render URL (storage-api's `transformations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transformations: Option<String>,
 }
 
 /// Sign claims for `url` valid `expires_in` seconds.
@@ -31,8 +34,38 @@ pub fn sign(
     upsert: Option<bool>,
 ) -> Result<String, StorageError> {
     let iat = chrono::Utc::now().timestamp();
-    let claims = UrlClaims { url: url.to_string(), iat, exp: iat.saturating_add(expires_in), owner, upsert };
-    encode(&Header::new(Algorithm::HS256), &claims, &EncodingKey::from_secret(secret.expose_secret().as_bytes()))
+    let claims = UrlClaims {
+        url: url.to_string(),
+        iat,
+        exp: iat.saturating_add(expires_in),
+        owner,
+        upsert,
+        transformations: None,
+    };
+    encode_claims(secret, &claims)
+}
+
+/// Sign a render URL for `url` with its image `transformations`.
+pub fn sign_render(
+    secret: &SecretString,
+    url: &str,
+    expires_in: i64,
+    transformations: String,
+) -> Result<String, StorageError> {
+    let iat = chrono::Utc::now().timestamp();
+    let claims = UrlClaims {
+        url: url.to_string(),
+        iat,
+        exp: iat.saturating_add(expires_in),
+        owner: None,
+        upsert: None,
+        transformations: Some(transformations),
+    };
+    encode_claims(secret, &claims)
+}
+
+fn encode_claims(secret: &SecretString, claims: &UrlClaims) -> Result<String, StorageError> {
+    encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(secret.expose_secret().as_bytes()))
         .map_err(|e| StorageError::internal("sign url", e))
 }
 
