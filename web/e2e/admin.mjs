@@ -255,6 +255,9 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   const img = card.locator('img').first();
   await img.waitFor();
   await visitor.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  // a thumbnail the server made (not the full upload), and it decoded
+  assert.match(await img.evaluate((el) => el.currentSrc), /\/storage\/v1\/render\/image\/public\/vehicles\/vehicle-images\/.+\?width=800&height=480&resize=cover/);
+  assert.equal(await img.evaluate((el) => el.naturalWidth), 800);
   await visitor.context().close();
 
   // bulk: two vehicles to maintenance

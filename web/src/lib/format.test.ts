@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatPrice, priceDisplay } from './format';
+import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatPrice, priceDisplay, thumbnailUrl } from './format';
 
 describe('formatPrice', () => {
   it('shows US dollars with two decimals', () => {
@@ -51,5 +51,21 @@ describe('helpers', () => {
     expect(apiAssetUrl('http://x:1/', '/storage/v1/object/public/vehicles/a.svg')).toBe('http://x:1/storage/v1/object/public/vehicles/a.svg');
     expect(apiAssetUrl('http://x:1', 'https://cdn/a.png')).toBe('https://cdn/a.png');
     expect(apiAssetUrl('http://x:1', null)).toBeNull();
+  });
+});
+
+describe('thumbnailUrl', () => {
+  it('asks the server for a cropped thumbnail of a raster picture of a public bucket', () => {
+    expect(thumbnailUrl('http://x:1/storage/v1/object/public/vehicles/vehicle-images/a.JPG', 800, 480)).toBe(
+      'http://x:1/storage/v1/render/image/public/vehicles/vehicle-images/a.JPG?width=800&height=480&resize=cover&quality=75',
+    );
+    expect(thumbnailUrl('/storage/v1/object/public/vehicles/b.webp', 320, 224)).toBe(
+      '/storage/v1/render/image/public/vehicles/b.webp?width=320&height=224&resize=cover&quality=75',
+    );
+  });
+  it('leaves SVGs, other hosts and nothing as they are', () => {
+    expect(thumbnailUrl('http://x:1/storage/v1/object/public/vehicles/land-cruiser.svg', 800, 480)).toBe('http://x:1/storage/v1/object/public/vehicles/land-cruiser.svg');
+    expect(thumbnailUrl('https://cdn.example/a.png', 800, 480)).toBe('https://cdn.example/a.png');
+    expect(thumbnailUrl(null, 800, 480)).toBeNull();
   });
 });

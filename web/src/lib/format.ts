@@ -73,3 +73,15 @@ export function apiAssetUrl(apiUrl: string, path: string | null | undefined): st
   if (/^https?:\/\//.test(path) || path.startsWith('data:')) return path;
   return `${apiUrl.replace(/\/$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
 }
+
+/**
+ * A thumbnail of a public storage picture: the server's image transformation at `width` x
+ * `height` (cropped to fill, WebP for browsers that take it) instead of the full picture. SVGs
+ * and pictures from elsewhere are returned as they are.
+ */
+export function thumbnailUrl(url: string | null, width: number, height: number): string | null {
+  if (!url) return null;
+  const match = /^(.*)\/storage\/v1\/object\/public\/([^?#]+\.(?:jpe?g|png|webp|gif))$/i.exec(url);
+  if (!match) return url;
+  return `${match[1]}/storage/v1/render/image/public/${match[2]}?width=${width}&height=${height}&resize=cover&quality=75`;
+}

@@ -4,7 +4,7 @@ import { AlertTriangle, ChevronLeft, ChevronRight, ImagePlus, Loader2, Plus, Sta
 import { Dialog } from '@/components/ui/dialog';
 import { Button } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
-import { formatPrice } from '@/lib/format';
+import { formatPrice, thumbnailUrl } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { AdminVehicle, SeasonalRate } from '../types';
 import { useSaveVehicle, useUploadVehicleImages, type SavedVehicle } from '../api/vehicles';
@@ -314,7 +314,7 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
               <ul className="grid gap-3 sm:grid-cols-3" aria-label="Photos du véhicule">
                 {form.images.map((img) => (
                   <li key={img.id} className="overflow-hidden rounded-lg border border-slate-200">
-                    <img src={img.url} alt={img.title} className="h-28 w-full object-cover" />
+                    <img src={thumbnailUrl(img.url, 320, 224) ?? img.url} alt={img.title} className="h-28 w-full object-cover" />
                     <div className="flex items-center justify-between gap-1 p-2 text-xs">
                       <span className="truncate" title={img.title}>{img.title}</span>
                       <div className="flex shrink-0 gap-1">
