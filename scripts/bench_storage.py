@@ -12,6 +12,9 @@ a bucket with the service key, then:
     repeats the 1 MB and 100 MB transfers;
   * uploads the same 100 MB resumably (TUS, 6 MB chunks, as Supabase's clients send them) and
     prints MB/s beside the plain single upload of the same round;
+  * transforms a 2-megapixel PNG (1600 x 1250, made here) to 400 px WebP through /render/image,
+    each request with another width (cold: decode, resize, encode) and one URL again and again
+    (cached: read back from the object store), beside plain downloads of the source;
   * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM).
 Not a test: it prints numbers.
 """
@@ -171,6 +174,39 @@ def resumable(key, work):
     return (size / MB) / timed(run)
 
 
+def png(width, height):
+    """A gradient RGB PNG, encoded with zlib."""
+    import struct, zlib
+    raw = bytearray()
+    for y in range(height):
+        raw.append(0)
+        raw.extend(bytes((x % 256, y % 256, (x + y) % 256)[i] for x in range(width) for i in range(3)))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
+
+
+def renders(key):
+    """Transformations per second of a 2 MP PNG to 400 px WebP: cold, cached, and plain downloads."""
+    request("POST", "/object/bench/render/source.png", key, png(1600, 1250), {"Content-Type": "image/png"})
+    accept = {"Accept": "image/avif,image/webp,*/*"}
+    cold_n, warm_n = 12, 200
+    def cold():
+        for i in range(cold_n):
+            request("GET", f"/render/image/authenticated/bench/render/source.png?width={400 + i}&height=312&resize=cover", key,
+                    headers=accept)
+    def warm():
+        for _ in range(warm_n):
+            request("GET", "/render/image/authenticated/bench/render/source.png?width=400&height=312&resize=cover", key,
+                    headers=accept)
+    def plain():
+        for _ in range(warm_n):
+            request("GET", "/object/bench/render/source.png", key)
+    request("GET", "/render/image/authenticated/bench/render/source.png?width=400&height=312&resize=cover", key, headers=accept)
+    return cold_n / timed(cold), warm_n / timed(warm), warm_n / timed(plain)
+
+
 WRK_SMALL = """
 local counter = 0
 local threads = {}
@@ -219,6 +255,7 @@ def main():
             if etag == "md5":
                 plain = next(r[1] for r in rows if r[0] == "100 MB (md5)")
                 rows.append(("resumable 100 MB", resumable(key, work), plain, None, None))
+                rows.append(("render 2 MP", *renders(key), None))
                 payload = os.urandom(10 * 1024)
                 for n in range(200):
                     request("POST", f"/object/bench/small/seed-{n}", key, payload,
@@ -235,7 +272,10 @@ def main():
     print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}"
           f"{'up/cp':>8}{'down/cp':>9}")
     for name, a, b, c, d in rows:
-        if name.startswith("resumable"):
+        if name.startswith("render"):
+            print(f"{'render 2 MP -> 400 px WebP':<20}  cold {a:.1f}/s ({1000 / a:.0f} ms), cached {b:.0f}/s, "
+                  f"plain download of the source {c:.0f}/s (cached / plain {b / c:.2f}); one connection per request")
+        elif name.startswith("resumable"):
             print(f"{name:<20}{a:>13.1f}   (TUS, 6 MB chunks, md5; plain upload {b:.1f} MB/s, ratio {a / b:.2f})")
         elif b is None:
             print(f"{name:<20}{a:>13.0f}")

@@ -7,7 +7,9 @@
 //!
 //! Decoding, resizing (`image`, Lanczos3) and encoding (JPEG and PNG by `image`, lossy WebP by
 //! libwebp) run on the blocking pool, never on the async runtime. Sources above 25 MB or 50
-//! megapixels are refused; output dimensions are clamped to 1–2500 px. A result is kept in the
+//! megapixels are refused; output dimensions are clamped to 1–2500 px. At most as many images
+//! are decoded at once as the machine has cores (the others wait their turn), which bounds the
+//! memory and CPU a flood of distinct requests can take. A result is kept in the
 //! object store under `render/<version>/<digest of the transformations and format>`, so the
 //! same request again reads it instead of decoding the source. AVIF is not encoded: a request
 //! for it gets WebP (or the source format when the client does not accept WebP).
@@ -35,6 +37,12 @@ const MAX_SOURCE_PIXELS: u64 = 50_000_000;
 const MIN_SIDE: u32 = 1;
 const MAX_SIDE: u32 = 2500;
 const DEFAULT_QUALITY: u8 = 80;
+
+/// The turns to decode: one per core.
+fn decode_turns() -> &'static tokio::sync::Semaphore {
+    static TURNS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    TURNS.get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resize {
@@ -275,6 +283,7 @@ async fn serve(
     let (bytes, mime) = match kept {
         Some(kept) => kept,
         None => {
+            let _turn = decode_turns().acquire().await.map_err(|e| StorageError::internal("render turn", e))?;
             let source = state.store.get(&super::backend::key_of(&version)).await?.bytes().await?;
             let transform = t.clone();
             let (out, mime) = web::block(move || render_bytes(&source, &transform, &accept))
