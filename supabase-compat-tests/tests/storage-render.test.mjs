@@ -107,6 +107,9 @@ test('a browser that accepts WebP gets WebP, unless the format is origin; result
   assert.ok(isWebp(first));
   const again = Buffer.from(await (await fetch(url, { headers: accept })).arrayBuffer());
   assert.deepEqual(again, first, 'the same bytes again');
+  const etag = res.headers.get('etag');
+  assert.ok(etag);
+  assert.equal((await fetch(url, { headers: { ...accept, 'If-None-Match': etag } })).status, 304);
   const kept = path.join(dataDir, 'storage', 'render');
   assert.ok(existsSync(kept) && readdirSync(kept).length >= 1, 'the result is kept in the object store');
   const origin = await fetch(`${url}&format=origin`, { headers: accept });

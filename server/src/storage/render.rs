@@ -11,7 +11,9 @@
 //! are decoded at once as the machine has cores (the others wait their turn), which bounds the
 //! memory and CPU a flood of distinct requests can take. A result is kept in the
 //! object store under `render/<version>/<digest of the transformations and format>`, so the
-//! same request again reads it instead of decoding the source. AVIF is not encoded: a request
+//! same request again reads it instead of decoding the source; `If-None-Match` with the result's
+//! `ETag` gets a 304. Kept results of versions no object points at any more are removed by the
+//! storage sweep. AVIF is not encoded: a request
 //! for it gets WebP (or the source format when the client does not accept WebP).
 
 use actix_web::http::header;
@@ -301,6 +303,10 @@ async fn serve(
         }
     };
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&bytes))[..32]);
+    let if_none_match = req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if if_none_match.split(',').any(|tag| tag.trim() == etag || tag.trim() == "*") {
+        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, etag)).finish());
+    }
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, mime))
         .insert_header((header::CACHE_CONTROL, row.meta_str("cacheControl").unwrap_or("no-cache")))

@@ -6,7 +6,9 @@
 //! `GRACE` (an upload in progress keeps writing, so its files stay fresh), at start-up and then
 //! every hour. Rows are never touched: bytes follow rows, not the other way round. On S3,
 //! unfinished multipart uploads are left to the bucket's `AbortIncompleteMultipartUpload`
-//! lifecycle rule; orphaned whole versions are removed here as on disk.
+//! lifecycle rule; orphaned whole versions are removed here as on disk. Resumable uploads past
+//! their expiry, chunks whose upload is gone, and kept image renders of versions no object
+//! points at go the same way.
 
 use crate::db::cached::CachedQueries;
 use std::path::Path as FsPath;
@@ -30,6 +32,8 @@ pub struct Swept {
     /// Resumable uploads past their expiry, and chunks of uploads that no longer exist.
     pub expired_uploads: usize,
     pub orphan_chunks: usize,
+    /// Kept image transformations of versions no object points at.
+    pub orphan_renders: usize,
 }
 
 /// Sweep now, then every hour, in the background.
@@ -44,6 +48,7 @@ pub fn spawn(state: Arc<StorageState>, local_dir: Option<std::path::PathBuf>) {
                     orphan_versions = s.orphan_versions,
                     expired_uploads = s.expired_uploads,
                     orphan_chunks = s.orphan_chunks,
+                    orphan_renders = s.orphan_renders,
                     "storage: removed the leftovers of interrupted uploads"
                 ),
                 Ok(_) => {}
@@ -85,6 +90,32 @@ pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Dura
         for (location, version) in chunk {
             if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
                 swept.orphan_versions += 1;
+            }
+        }
+    }
+    // Kept image renders of versions no row points at (an object deleted or overwritten).
+    let mut renders: Vec<(Path, String)> = Vec::new();
+    let mut listing = state.store.list(Some(&Path::from("render")));
+    while let Some(meta) = listing.next().await {
+        let meta = meta.map_err(|e| e.to_string())?;
+        let modified: SystemTime = meta.last_modified.into();
+        let version = meta.location.parts().nth(1).map(|p| p.as_ref().to_string());
+        if let (true, Some(version)) = (modified < cutoff, version) {
+            renders.push((meta.location, version));
+        }
+    }
+    for batch in renders.chunks(1000) {
+        let versions: Vec<&str> = batch.iter().map(|(_, v)| v.as_str()).collect();
+        let referenced: Vec<String> = client
+            .cached_query("select version from storage.objects where version = any($1)", &[&versions])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for (location, version) in batch {
+            if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
+                swept.orphan_renders += 1;
             }
         }
     }

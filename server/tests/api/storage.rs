@@ -541,6 +541,9 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     assert_eq!(res.headers()["upload-offset"], "40");
     let orphan_chunk = dir.join("tus/0f3f0c2e-0000-4000-8000-000000000004/00000000000000000000");
     leftover(&orphan_chunk, &[4; 64]);
+    // A kept render of a version no object has any more.
+    let orphan_render = dir.join("render/0f3f0c2e-0000-4000-8000-000000000005/0123456789abcdef0123456789abcdef");
+    leftover(&orphan_render, b"image/webp\nRIFF");
 
     let mut config = crate::helpers::base_config();
     config.storage.file_path = Some(dir.clone());
@@ -559,8 +562,11 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     }
     let swept = sweep::sweep(&state, Some(&dir), sweep::GRACE).await.unwrap();
 
-    assert_eq!(swept, sweep::Swept { staging_files: 1, orphan_versions: 1, expired_uploads: 1, orphan_chunks: 1 });
-    assert!(!orphan_chunk.exists());
+    assert_eq!(
+        swept,
+        sweep::Swept { staging_files: 1, orphan_versions: 1, expired_uploads: 1, orphan_chunks: 1, orphan_renders: 1 }
+    );
+    assert!(!orphan_chunk.exists() && !orphan_render.exists());
     let left: i64 = pools
         .admin
         .get()
