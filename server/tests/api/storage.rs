@@ -445,14 +445,57 @@ async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
     assert_eq!(walk(&dir), Vec::<std::path::PathBuf>::new());
 }
 
-/// Runs against an S3-compatible endpoint when `STORAGE_TEST_S3_ENDPOINT` is set (for example
-/// `moto_server -p 5055` and `STORAGE_TEST_S3_ENDPOINT=http://127.0.0.1:5055`). Reported as
-/// ignored by `make test`, which has no S3 endpoint; run it with `cargo test -- --ignored`.
+/// moto's S3 server, started from the virtual environment `make setup` builds
+/// (`supabase-compat-tests/.venv`), on a free port; stopped when dropped.
+struct Moto {
+    child: std::process::Child,
+    endpoint: String,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn moto() -> Moto {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../supabase-compat-tests/.venv/bin/moto_server");
+    assert!(bin.exists(), "no moto_server at {}: run `make setup`", bin.display());
+    let port =
+        std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
+    let child = std::process::Command::new(bin)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start moto_server");
+    let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while reqwest::get(format!("{}/", moto.endpoint)).await.is_err() {
+        assert!(std::time::Instant::now() < deadline, "moto_server did not start");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    moto
+}
+
+/// A PNG of `w` x `h`.
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 99]));
+    let mut out = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .expect("encode a png");
+    out
+}
+
+/// The `s3` backend against moto (an S3-compatible server from PyPI): multipart uploads of a
+/// large body, ranges, copies, deletes, resumable uploads (chunks as objects, listed and removed)
+/// and image transformations (renders kept in the store).
 #[tokio::test]
-#[ignore = "needs an S3-compatible endpoint in STORAGE_TEST_S3_ENDPOINT"]
-async fn the_s3_backend_streams_copies_and_deletes_when_an_endpoint_is_given() {
-    let endpoint =
-        std::env::var("STORAGE_TEST_S3_ENDPOINT").expect("STORAGE_TEST_S3_ENDPOINT must be set for this test");
+async fn the_s3_backend_streams_copies_resumes_renders_and_deletes() {
+    let moto = moto().await;
+    let endpoint = moto.endpoint.clone();
     let s3_bucket = format!("test-{}", uuid::Uuid::new_v4().simple());
     let res = reqwest::Client::new().put(format!("{endpoint}/{s3_bucket}")).send().await.unwrap();
     assert!(res.status().is_success(), "create the S3 bucket: {}", res.status());
@@ -480,18 +523,63 @@ async fn the_s3_backend_streams_copies_and_deletes_when_an_endpoint_is_given() {
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
+
+    // a resumable upload in two chunks
+    let tus = |method: Method, path: String| {
+        app.http
+            .request(method, path)
+            .header("apikey", &app.service_key)
+            .bearer_auth(&app.service_key)
+            .header("Tus-Resumable", "1.0.0")
+    };
+    let res = tus(Method::POST, url(&app, "/upload/resumable"))
+        .header("Upload-Length", (7 * 1024 * 1024).to_string())
+        .header("Upload-Metadata", "bucketName czM=,objectName cmVwcmlzZS5iaW4=")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let location = res.headers()["location"].to_str().unwrap().to_string();
+    for (offset, len) in [(0usize, 6 * 1024 * 1024usize), (6 * 1024 * 1024, 1024 * 1024)] {
+        let res = tus(Method::PATCH, location.clone())
+            .header("Upload-Offset", offset.to_string())
+            .header("Content-Type", "application/offset+octet-stream")
+            .body(big[offset..offset + len].to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::NO_CONTENT, "PATCH at {offset}");
+    }
+    let got = service(&app, Method::GET, "/object/s3/reprise.bin").send().await.unwrap().bytes().await.unwrap();
+    assert!(got.as_ref() == &big[..7 * 1024 * 1024], "the resumable upload is the object");
+
+    // a render, kept in the store
+    let res = service(&app, Method::POST, "/object/s3/photo.png")
+        .header("content-type", "image/png")
+        .body(png(300, 200))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let res =
+        service(&app, Method::GET, "/render/image/authenticated/s3/photo.png?width=60&height=40").send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let thumb = image::load_from_memory(&res.bytes().await.unwrap()).unwrap();
+    assert_eq!((thumb.width(), thumb.height()), (60, 40));
+
     let removed: Value = service(&app, Method::DELETE, "/object/s3")
-        .json(&json!({"prefixes": ["big.bin", "copy.bin"]}))
+        .json(&json!({"prefixes": ["big.bin", "copy.bin", "reprise.bin", "photo.png"]}))
         .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    assert_eq!(removed.as_array().unwrap().len(), 2);
+    assert_eq!(removed.as_array().unwrap().len(), 4);
     let listing =
         reqwest::Client::new().get(format!("{endpoint}/{s3_bucket}")).send().await.unwrap().text().await.unwrap();
-    assert!(!listing.contains("<Key>"), "no bytes left in S3: {listing}");
+    assert!(!listing.contains("<Key>objects/") && !listing.contains("<Key>tus/"), "no bytes left in S3: {listing}");
+    assert!(listing.contains("<Key>render/"), "the render was kept (the sweep removes it later): {listing}");
 }
 
 /// Write `bytes` at `path` (creating its folder) and date it two hours back.
