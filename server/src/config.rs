@@ -66,6 +66,16 @@ pub enum KeysAction {
     Rotate,
     /// Revoke a standby or previously used key: tokens it signed stop verifying on every instance.
     Revoke { id: uuid::Uuid },
+    /// Issue an access key for the S3 protocol (`/storage/v1/s3`): its requests run as
+    /// service_role. The secret is printed once.
+    S3New {
+        #[arg(long, default_value = "")]
+        description: String,
+    },
+    /// List the S3 access keys (ids and descriptions, never secrets).
+    S3List,
+    /// Revoke an S3 access key.
+    S3Revoke { access_key_id: String },
 }
 
 /// Actions on the embedded cluster.

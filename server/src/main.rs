@@ -120,6 +120,29 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
         }
         KeysAction::Rotate => sk::rotate(&mut client).await.map(|id| println!("key {id} now signs access tokens")),
         KeysAction::Revoke { id } => sk::revoke(&client, id).await.map(|()| println!("key {id} revoked")),
+        KeysAction::S3New { description } => {
+            let (id, secret) = server::storage::s3::new_credentials(&client, &description).await?;
+            println!("S3 access key id: {id}\nS3 secret access key: {secret}");
+            Ok(())
+        }
+        KeysAction::S3List => {
+            for (id, description, created) in server::storage::s3::list_credentials(&client).await? {
+                println!("{id:<24}{created}  {description}");
+            }
+            Ok(())
+        }
+        KeysAction::S3Revoke { access_key_id } => {
+            let gone = server::storage::s3::revoke_credentials(&client, &access_key_id).await?;
+            println!(
+                "{}",
+                if gone {
+                    format!("S3 access key {access_key_id} revoked")
+                } else {
+                    format!("no S3 access key {access_key_id}")
+                }
+            );
+            Ok(())
+        }
     };
     drop(client);
     drop(pools);

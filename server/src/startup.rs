@@ -234,6 +234,7 @@ impl Application {
             request: pools.request.clone(),
             admin: pools.admin.clone(),
             secret: keys.jwt_secret.clone(),
+            anon_key: keys.anon_key.clone(),
             config: config.storage.clone(),
             roles: rest.cache.clone(),
         });

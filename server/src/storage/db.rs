@@ -35,6 +35,12 @@ impl Ctx {
         Ok(Ctx { caller, info })
     }
 
+    /// A caller established outside the gate (an S3 request's signature).
+    pub fn for_caller(req: &HttpRequest, caller: Caller) -> Ctx {
+        let info = request_info(req, &caller.role);
+        Ctx { caller, info }
+    }
+
     /// A caller acting with the service role on behalf of `owner` (signed upload URLs).
     pub fn service(req: &HttpRequest, owner: Option<&str>) -> Ctx {
         let mut claims = Map::new();

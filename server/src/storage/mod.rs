@@ -17,6 +17,7 @@ pub mod limits;
 pub mod list_v2;
 pub mod objects;
 pub mod render;
+pub mod s3;
 pub mod sweep;
 pub mod token;
 pub mod tus;
@@ -41,6 +42,8 @@ pub struct StorageState {
     pub admin: Pool,
     /// Secret signing URL tokens (the JWT secret).
     pub secret: SecretString,
+    /// The anon key: the secret of S3 requests signed with a session token (as Supabase has it).
+    pub anon_key: SecretString,
     pub config: StorageConfig,
     /// REST's catalog snapshot, for the settings each role gets in its requests.
     pub roles: crate::rest::schema::SchemaCacheHandle,
@@ -54,6 +57,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             // No key: an <img src> sends neither apikey nor Authorization.
             .service(web::resource("/object/public/{tail:.*}").guard(read()).route(web::route().to(download::public)))
             .service(web::resource("/object/sign/{tail:.*}").guard(read()).route(web::route().to(download::signed)))
+            // S3 clients sign their requests (SigV4) instead of sending an apikey.
+            .service(web::resource("/s3").route(web::route().to(s3::dispatch)))
+            .service(web::resource("/s3/{tail:.*}").route(web::route().to(s3::dispatch)))
             .service(
                 web::resource("/render/image/public/{tail:.*}").guard(read()).route(web::route().to(render::public)),
             )

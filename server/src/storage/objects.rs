@@ -108,7 +108,7 @@ const DELETED: &str = "with d as (delete from storage.objects where bucket_id = 
      select coalesce(json_agg(d), '[]'::json)::text, coalesce(array_agg(d.version) filter (where d.version is not null), '{}') from d";
 
 /// Delete rows as the caller, commit, then delete their bytes; returns the deleted rows as JSON.
-async fn delete_rows(
+pub(crate) async fn delete_rows(
     state: &StorageState,
     ctx: &Ctx,
     bucket: &str,

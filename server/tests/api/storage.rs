@@ -641,6 +641,7 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
         request: pools.request.clone(),
         admin: pools.admin.clone(),
         secret: SecretString::from("unused".to_string()),
+        anon_key: SecretString::from("unused".to_string()),
         config: config.storage.clone(),
         roles: Default::default(),
     };

@@ -1,0 +1,613 @@
+//! The S3 protocol at `/storage/v1/s3` (path-style: `/s3/{bucket}/{key}`), for the AWS SDKs,
+//! rclone and other S3 clients, over the same buckets, rows and bytes as the Supabase protocol.
+//!
+//! Requests are signed with AWS Signature Version 4 (the `Authorization` header). Two kinds of
+//! credentials, as Supabase has them: access keys issued by `server keys s3-new` (the request
+//! runs as `service_role`), or a session token (`x-amz-security-token`: a user's JWT; the access
+//! key id is then any text and the secret the project's anon key), whose role and claims the
+//! request runs with, so row-level security decides as for `/object` calls. Payloads are either
+//! hashed (`x-amz-content-sha256` with the body's SHA-256, checked while the bytes are stored)
+//! or `UNSIGNED-PAYLOAD`.
+//!
+//! Served: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, ListObjectsV2 (and V1),
+//! GetObject (ranges, `If-None-Match`), HeadObject, PutObject, CopyObject, DeleteObject,
+//! DeleteObjects. Multipart uploads, presigned URLs (query signatures) and `aws-chunked`
+//! (streaming) payloads answer `NotImplemented`.
+
+pub mod sigv4;
+mod xml;
+
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::{Method, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use base64::Engine;
+use futures_util::StreamExt;
+use secrecy::ExposeSecret;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::backend::{self, key_of};
+use super::db::{self, Ctx, NewRow};
+use super::error::StorageError;
+use super::key::validate_key;
+use super::limits::check_mime;
+use super::StorageState;
+use crate::db::cached::CachedQueries;
+use crate::db::context::{Access, Caller};
+use xml::{escape, S3Error};
+
+/// How far a request's `x-amz-date` may be from now.
+const MAX_SKEW_SECS: i64 = 15 * 60;
+const UNSIGNED: &str = "UNSIGNED-PAYLOAD";
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Verify the signature; the caller the request runs as.
+async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3Error> {
+    let value = header(req, "authorization").ok_or_else(|| {
+        if req.query_string().contains("X-Amz-Signature") {
+            S3Error::not_implemented("Presigned URLs are not supported")
+        } else {
+            S3Error::access_denied("Missing Authorization header")
+        }
+    })?;
+    let auth = sigv4::parse_authorization(value).ok_or_else(|| {
+        S3Error::new(StatusCode::BAD_REQUEST, "AuthorizationHeaderMalformed", "The authorization header is malformed")
+    })?;
+    let amz_date = header(req, "x-amz-date").ok_or_else(|| S3Error::access_denied("Missing x-amz-date"))?;
+    let when = chrono::NaiveDateTime::parse_from_str(amz_date, "%Y%m%dT%H%M%SZ")
+        .map_err(|_| S3Error::access_denied("Invalid x-amz-date"))?
+        .and_utc();
+    if (chrono::Utc::now() - when).num_seconds().abs() > MAX_SKEW_SECS {
+        return Err(S3Error::new(
+            StatusCode::FORBIDDEN,
+            "RequestTimeTooSkewed",
+            "The difference between the request time and the server's time is too large",
+        ));
+    }
+    if !auth.signed_headers.iter().any(|h| h == "host") {
+        return Err(S3Error::access_denied("The host header must be signed"));
+    }
+    let payload = header(req, "x-amz-content-sha256").unwrap_or(UNSIGNED);
+    if payload.starts_with("STREAMING-") {
+        return Err(S3Error::not_implemented(
+            "aws-chunked payloads are not supported: send a hashed or unsigned payload",
+        ));
+    }
+    let (secret, caller) = match header(req, "x-amz-security-token") {
+        Some(token) => {
+            let gate = req.app_data::<web::Data<crate::gate::Gate>>().ok_or_else(|| S3Error::internal("no gate"))?;
+            let caller = gate
+                .authenticate(None, Some(token), false)
+                .map_err(|_| S3Error::access_denied("Invalid session token"))?;
+            (state.anon_key.expose_secret().to_string(), caller)
+        }
+        None => {
+            let client = db::connection(&state.admin).await.map_err(S3Error::from)?;
+            let row = client
+                .cached_query_opt(
+                    "select secret_access_key from storage.s3_credentials where access_key_id = $1",
+                    &[&auth.access_key_id],
+                )
+                .await
+                .map_err(|e| S3Error::from(StorageError::from_db(&e, "s3 credentials")))?
+                .ok_or_else(|| {
+                    S3Error::new(
+                        StatusCode::FORBIDDEN,
+                        "InvalidAccessKeyId",
+                        "The access key id you provided does not exist",
+                    )
+                })?;
+            (row.get::<_, String>(0), Caller::anonymous("service_role"))
+        }
+    };
+    let headers: Vec<(String, String)> = req
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
+        .collect();
+    let path = req.uri().path();
+    let sts =
+        sigv4::string_to_sign(req.method().as_str(), path, req.query_string(), &headers, &auth, amz_date, payload);
+    if !sigv4::same(&sigv4::signature(&secret, &auth, &sts), &auth.signature) {
+        return Err(S3Error::new(
+            StatusCode::FORBIDDEN,
+            "SignatureDoesNotMatch",
+            "The request signature we calculated does not match the signature you provided",
+        ));
+    }
+    Ok(Ctx::for_caller(req, caller))
+}
+
+/// The bucket and key of `/storage/v1/s3/{bucket}/{key}` (decoded).
+fn target(req: &HttpRequest) -> Result<(Option<String>, Option<String>), S3Error> {
+    let raw = req.uri().path();
+    let rest = raw.split_once("/s3").map(|(_, r)| r).unwrap_or_default().trim_start_matches('/');
+    let decoded =
+        percent_encoding::percent_decode_str(rest).decode_utf8().map_err(|_| S3Error::invalid("Invalid path"))?;
+    let mut parts = decoded.splitn(2, '/');
+    let bucket = parts.next().filter(|b| !b.is_empty()).map(str::to_string);
+    let key = parts.next().filter(|k| !k.is_empty()).map(str::to_string);
+    Ok((bucket, key))
+}
+
+fn query(req: &HttpRequest) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect()
+}
+
+fn param(q: &[(String, String)], name: &str) -> Option<String> {
+    q.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+/// Every `/storage/v1/s3` request.
+pub async fn dispatch(req: HttpRequest, payload: web::Payload, state: web::Data<StorageState>) -> HttpResponse {
+    match route(&req, payload, &state).await {
+        Ok(res) => res,
+        Err(err) => err.response(req.path()),
+    }
+}
+
+async fn route(req: &HttpRequest, payload: web::Payload, state: &StorageState) -> Result<HttpResponse, S3Error> {
+    let ctx = authenticate(req, state).await?;
+    let q = query(req);
+    let has = |name: &str| q.iter().any(|(k, _)| k == name);
+    if has("uploads") || has("uploadId") || has("partNumber") {
+        return Err(S3Error::not_implemented("Multipart uploads are not supported yet"));
+    }
+    let method = req.method().clone();
+    match target(req)? {
+        (None, _) if method == Method::GET => list_buckets(state, &ctx).await,
+        (Some(bucket), None) => match method {
+            Method::PUT => create_bucket(state, &ctx, &bucket).await,
+            Method::DELETE => delete_bucket(state, &ctx, &bucket).await,
+            Method::HEAD => head_bucket(state, &ctx, &bucket).await,
+            Method::GET => list_objects(state, &ctx, &bucket, &q).await,
+            Method::POST if has("delete") => delete_objects(state, &ctx, &bucket, payload).await,
+            _ => Err(S3Error::not_implemented("This bucket operation is not supported")),
+        },
+        (Some(bucket), Some(key)) => match method {
+            Method::GET | Method::HEAD => get_object(req, state, &ctx, &bucket, &key).await,
+            Method::PUT if header(req, "x-amz-copy-source").is_some() => {
+                copy_object(req, state, &ctx, &bucket, &key).await
+            }
+            Method::PUT => put_object(req, payload, state, &ctx, &bucket, &key).await,
+            Method::DELETE => delete_object(state, &ctx, &bucket, &key).await,
+            _ => Err(S3Error::not_implemented("This object operation is not supported")),
+        },
+        _ => Err(S3Error::not_implemented("This operation is not supported")),
+    }
+}
+
+async fn list_buckets(state: &StorageState, ctx: &Ctx) -> Result<HttpResponse, S3Error> {
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadOnly).await?;
+    let rows = tx
+        .cached_query("select id, storage.js_time(created_at) from storage.buckets order by id", &[])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "list buckets"))?;
+    db::commit(tx).await?;
+    let buckets: String = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "<Bucket><Name>{}</Name><CreationDate>{}</CreationDate></Bucket>",
+                escape(r.get(0)),
+                r.get::<_, String>(1)
+            )
+        })
+        .collect();
+    Ok(xml::ok(format!(
+        "<ListAllMyBucketsResult xmlns=\"{}\"><Owner><ID>supabase</ID><DisplayName>supabase</DisplayName></Owner><Buckets>{buckets}</Buckets></ListAllMyBucketsResult>",
+        xml::NS
+    )))
+}
+
+async fn create_bucket(state: &StorageState, ctx: &Ctx, bucket: &str) -> Result<HttpResponse, S3Error> {
+    if bucket.is_empty() || bucket.len() > 100 || bucket.contains(['/', '\\']) {
+        return Err(S3Error::new(StatusCode::BAD_REQUEST, "InvalidBucketName", "The specified bucket is not valid"));
+    }
+    let (owner, owner_id) = ctx.owner();
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
+    tx.cached_execute(
+        "insert into storage.buckets (id, name, owner, owner_id) values ($1, $1, $2, $3)",
+        &[&bucket, &owner, &owner_id],
+    )
+    .await
+    .map_err(|e| match StorageError::from_db(&e, "create bucket") {
+        StorageError::Duplicate => StorageError::BucketAlreadyExists,
+        other => other,
+    })?;
+    db::commit(tx).await?;
+    Ok(HttpResponse::Ok().insert_header(("Location", format!("/{bucket}"))).finish())
+}
+
+async fn bucket_exists(state: &StorageState, ctx: &Ctx, bucket: &str) -> Result<bool, S3Error> {
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadOnly).await?;
+    let found = tx
+        .cached_query_opt("select 1 from storage.buckets where id = $1", &[&bucket])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "head bucket"))?
+        .is_some();
+    db::commit(tx).await?;
+    Ok(found)
+}
+
+async fn head_bucket(state: &StorageState, ctx: &Ctx, bucket: &str) -> Result<HttpResponse, S3Error> {
+    if bucket_exists(state, ctx, bucket).await? {
+        Ok(HttpResponse::Ok().finish())
+    } else {
+        Err(StorageError::NoSuchBucket.into())
+    }
+}
+
+async fn delete_bucket(state: &StorageState, ctx: &Ctx, bucket: &str) -> Result<HttpResponse, S3Error> {
+    db::find_bucket(&state.admin, bucket).await?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
+    let any = tx
+        .cached_query_opt("select 1 from storage.objects where bucket_id = $1 limit 1", &[&bucket])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "delete bucket"))?;
+    if any.is_some() {
+        return Err(StorageError::BucketNotEmpty.into());
+    }
+    let deleted = tx
+        .cached_execute("delete from storage.buckets where id = $1", &[&bucket])
+        .await
+        .map_err(|e| StorageError::from_db(&e, "delete bucket"))?;
+    db::commit(tx).await?;
+    if deleted == 0 {
+        return Err(S3Error::access_denied("Access Denied"));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// ListObjectsV2 (`list-type=2`) and ListObjects (V1, `marker`).
+async fn list_objects(
+    state: &StorageState,
+    ctx: &Ctx,
+    bucket: &str,
+    q: &[(String, String)],
+) -> Result<HttpResponse, S3Error> {
+    db::find_bucket(&state.admin, bucket).await?;
+    let v2 = param(q, "list-type").as_deref() == Some("2");
+    let prefix = param(q, "prefix").unwrap_or_default();
+    let delimiter = param(q, "delimiter").unwrap_or_default();
+    if !delimiter.is_empty() && delimiter != "/" {
+        return Err(S3Error::invalid("Only the delimiter / is supported"));
+    }
+    let max_keys: i64 = match param(q, "max-keys") {
+        Some(m) => m.parse().map_err(|_| S3Error::invalid("Invalid max-keys"))?,
+        None => 1000,
+    }
+    .clamp(0, 1000);
+    let token = param(q, "continuation-token");
+    let after = if v2 {
+        match &token {
+            Some(t) => String::from_utf8(
+                base64::engine::general_purpose::STANDARD
+                    .decode(t)
+                    .map_err(|_| S3Error::invalid("Invalid continuation token"))?,
+            )
+            .map_err(|_| S3Error::invalid("Invalid continuation token"))?,
+            None => param(q, "start-after").unwrap_or_default(),
+        }
+    } else {
+        param(q, "marker").unwrap_or_default()
+    };
+    let fetch = (max_keys + 1) as i32;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadOnly).await?;
+    let rows = if delimiter == "/" {
+        tx.cached_query(
+            "select name, id is null, coalesce((metadata->>'size')::int8, 0), coalesce(metadata->>'eTag', ''), \
+             coalesce(storage.js_time(updated_at), '') from storage.list_v2_delimited($1, $2, $3, $4, false)",
+            &[&bucket, &prefix, &fetch, &after],
+        )
+        .await
+    } else {
+        let pattern = format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+        tx.cached_query(
+            "select name, false, coalesce((metadata->>'size')::int8, 0), coalesce(metadata->>'eTag', ''), \
+             coalesce(storage.js_time(updated_at), '') from storage.objects \
+             where bucket_id = $1 and name collate \"C\" like $2 and name collate \"C\" > $4 \
+             order by name collate \"C\" limit $3::int",
+            &[&bucket, &pattern, &fetch, &after],
+        )
+        .await
+    }
+    .map_err(|e| StorageError::from_db(&e, "list objects"))?;
+    db::commit(tx).await?;
+    let truncated = rows.len() as i64 > max_keys;
+    let page = &rows[..rows.len().min(max_keys as usize)];
+    let mut contents = String::new();
+    let mut prefixes = String::new();
+    for r in page {
+        let name: String = r.get(0);
+        if r.get::<_, bool>(1) {
+            prefixes.push_str(&format!("<CommonPrefixes><Prefix>{}</Prefix></CommonPrefixes>", escape(&name)));
+        } else {
+            contents.push_str(&format!(
+                "<Contents><Key>{}</Key><LastModified>{}</LastModified><ETag>{}</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
+                escape(&name),
+                r.get::<_, String>(4),
+                escape(r.get(3)),
+                r.get::<_, i64>(2)
+            ));
+        }
+    }
+    let last = page.last().map(|r| r.get::<_, String>(0)).unwrap_or_default();
+    let common = format!(
+        "<Name>{}</Name><Prefix>{}</Prefix><MaxKeys>{max_keys}</MaxKeys>{}<IsTruncated>{truncated}</IsTruncated>",
+        escape(bucket),
+        escape(&prefix),
+        if delimiter.is_empty() { String::new() } else { format!("<Delimiter>{}</Delimiter>", escape(&delimiter)) },
+    );
+    let body = if v2 {
+        let next = if truncated {
+            format!(
+                "<NextContinuationToken>{}</NextContinuationToken>",
+                base64::engine::general_purpose::STANDARD.encode(&last)
+            )
+        } else {
+            String::new()
+        };
+        let token = token.map(|t| format!("<ContinuationToken>{}</ContinuationToken>", escape(&t))).unwrap_or_default();
+        format!(
+            "<ListBucketResult xmlns=\"{}\">{common}<KeyCount>{}</KeyCount>{token}{next}{contents}{prefixes}</ListBucketResult>",
+            xml::NS,
+            page.len()
+        )
+    } else {
+        let next = if truncated { format!("<NextMarker>{}</NextMarker>", escape(&last)) } else { String::new() };
+        format!(
+            "<ListBucketResult xmlns=\"{}\">{common}<Marker>{}</Marker>{next}{contents}{prefixes}</ListBucketResult>",
+            xml::NS,
+            escape(&after)
+        )
+    };
+    Ok(xml::ok(body))
+}
+
+async fn find(state: &StorageState, ctx: &Ctx, bucket: &str, key: &str) -> Result<db::ObjectRow, S3Error> {
+    db::find_bucket(&state.admin, bucket).await?;
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, Access::ReadOnly).await?;
+    let row = db::find_object(&tx, bucket, key).await?;
+    db::commit(tx).await?;
+    row.ok_or_else(|| StorageError::NoSuchKey.into())
+}
+
+async fn get_object(
+    req: &HttpRequest,
+    state: &StorageState,
+    ctx: &Ctx,
+    bucket: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    let row = find(state, ctx, bucket, key).await?;
+    Ok(super::download::serve(state, req, row).await?)
+}
+
+fn size_limit(state: &StorageState, bucket: &db::Bucket) -> u64 {
+    match bucket.file_size_limit {
+        Some(limit) if limit > 0 => state.config.file_size_limit.min(limit as u64),
+        _ => state.config.file_size_limit,
+    }
+}
+
+/// `x-amz-meta-*` headers as the object's user metadata.
+fn user_metadata(req: &HttpRequest) -> Option<Value> {
+    let map: serde_json::Map<String, Value> = req
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().strip_prefix("x-amz-meta-")?.to_string(), json!(v.to_str().ok()?))))
+        .collect();
+    (!map.is_empty()).then_some(Value::Object(map))
+}
+
+async fn put_object(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &StorageState,
+    ctx: &Ctx,
+    bucket_id: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    validate_key(key)?;
+    let bucket = db::find_bucket(&state.admin, bucket_id).await?;
+    let mimetype = header(req, "content-type").unwrap_or("application/octet-stream").to_string();
+    check_mime(bucket.allowed_mime_types.as_deref(), &mimetype)?;
+    let cache_control = header(req, "cache-control").unwrap_or("no-cache").to_string();
+    let expected = header(req, "x-amz-content-sha256").filter(|h| *h != UNSIGNED).map(str::to_ascii_lowercase);
+    let hasher = Arc::new(Mutex::new(Sha256::new()));
+    let fed = hasher.clone();
+    let body = payload.map(move |chunk| {
+        let chunk = chunk.map_err(|e| e.to_string())?;
+        if let Ok(mut h) = fed.lock() {
+            h.update(&chunk);
+        }
+        Ok::<_, String>(chunk)
+    });
+    let version = Uuid::new_v4().to_string();
+    let stored = backend::put_stream(
+        state.store.as_ref(),
+        &key_of(&version),
+        Box::pin(body),
+        size_limit(state, &bucket),
+        backend::Etag::of(&state.config),
+    )
+    .await?;
+    let actual = hex::encode(hasher.lock().map(|h| h.clone().finalize()).map_err(|_| S3Error::internal("hash"))?);
+    if expected.as_ref().is_some_and(|e| *e != actual) {
+        backend::delete_versions(state.store.as_ref(), [version]).await;
+        return Err(S3Error::new(
+            StatusCode::BAD_REQUEST,
+            "XAmzContentSHA256Mismatch",
+            "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        ));
+    }
+    let row = NewRow {
+        bucket: bucket_id,
+        name: key,
+        metadata: db::object_metadata(stored.size, &stored.etag, &mimetype, &cache_control),
+        user_metadata: user_metadata(req),
+        version: &version,
+    };
+    let written = async {
+        let mut client = db::connection(&state.request).await?;
+        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
+        let result = db::write_object(&tx, ctx, true, &row).await?;
+        db::commit(tx).await?;
+        Ok::<_, StorageError>(result)
+    }
+    .await;
+    match written {
+        Ok((_, replaced)) => {
+            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
+            Ok(HttpResponse::Ok().insert_header(("ETag", stored.etag)).finish())
+        }
+        Err(err) => {
+            backend::delete_versions(state.store.as_ref(), [version]).await;
+            Err(err.into())
+        }
+    }
+}
+
+async fn copy_object(
+    req: &HttpRequest,
+    state: &StorageState,
+    ctx: &Ctx,
+    bucket_id: &str,
+    key: &str,
+) -> Result<HttpResponse, S3Error> {
+    validate_key(key)?;
+    let source = header(req, "x-amz-copy-source").unwrap_or_default();
+    let source = percent_encoding::percent_decode_str(source.split('?').next().unwrap_or_default())
+        .decode_utf8()
+        .map_err(|_| S3Error::invalid("Invalid x-amz-copy-source"))?;
+    let (src_bucket, src_key) =
+        source.trim_start_matches('/').split_once('/').ok_or_else(|| S3Error::invalid("Invalid x-amz-copy-source"))?;
+    let from = find(state, ctx, src_bucket, src_key).await?;
+    db::find_bucket(&state.admin, bucket_id).await?;
+    let from_version = from.version.clone().ok_or(StorageError::NoSuchKey)?;
+    let version = Uuid::new_v4().to_string();
+    state.store.copy(&key_of(&from_version), &key_of(&version)).await.map_err(StorageError::from)?;
+    let row = NewRow {
+        bucket: bucket_id,
+        name: key,
+        metadata: from.metadata.clone(),
+        user_metadata: from.user_metadata.clone(),
+        version: &version,
+    };
+    let written = async {
+        let mut client = db::connection(&state.request).await?;
+        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
+        let result = db::write_object(&tx, ctx, true, &row).await?;
+        db::commit(tx).await?;
+        Ok::<_, StorageError>(result)
+    }
+    .await;
+    match written {
+        Ok((_, replaced)) => {
+            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
+            let etag = from.meta_str("eTag").unwrap_or_default().to_string();
+            Ok(xml::ok(format!(
+                "<CopyObjectResult xmlns=\"{}\"><ETag>{}</ETag><LastModified>{}</LastModified></CopyObjectResult>",
+                xml::NS,
+                escape(&etag),
+                chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            )))
+        }
+        Err(err) => {
+            backend::delete_versions(state.store.as_ref(), [version]).await;
+            Err(err.into())
+        }
+    }
+}
+
+async fn delete_object(state: &StorageState, ctx: &Ctx, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {
+    db::find_bucket(&state.admin, bucket).await?;
+    super::objects::delete_rows(state, ctx, bucket, &[key.to_string()]).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+async fn delete_objects(
+    state: &StorageState,
+    ctx: &Ctx,
+    bucket: &str,
+    mut payload: web::Payload,
+) -> Result<HttpResponse, S3Error> {
+    db::find_bucket(&state.admin, bucket).await?;
+    let mut body = Vec::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| S3Error::invalid("The request body was interrupted"))?;
+        if body.len() + chunk.len() > 2 * 1024 * 1024 {
+            return Err(S3Error::new(StatusCode::BAD_REQUEST, "MalformedXML", "The XML you provided was too large"));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let text = String::from_utf8(body).map_err(|_| {
+        S3Error::new(StatusCode::BAD_REQUEST, "MalformedXML", "The XML you provided was not well-formed")
+    })?;
+    let keys = xml::keys(&text);
+    if keys.is_empty() || keys.len() > 1000 {
+        return Err(S3Error::new(StatusCode::BAD_REQUEST, "MalformedXML", "Delete needs between 1 and 1000 keys"));
+    }
+    let quiet = text.contains("<Quiet>true</Quiet>");
+    super::objects::delete_rows(state, ctx, bucket, &keys).await?;
+    let deleted: String = if quiet {
+        String::new()
+    } else {
+        keys.iter().map(|k| format!("<Deleted><Key>{}</Key></Deleted>", escape(k))).collect()
+    };
+    Ok(xml::ok(format!("<DeleteResult xmlns=\"{}\">{deleted}</DeleteResult>", xml::NS)))
+}
+
+/// Issue an S3 access key: its id (20 characters) and secret (40), stored for SigV4.
+pub async fn new_credentials(
+    db: &impl deadpool_postgres::GenericClient,
+    description: &str,
+) -> Result<(String, String), Box<dyn std::error::Error>> {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut rng = rand::thread_rng();
+    let id: String = (0..20).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    let mut secret_bytes = [0u8; 30];
+    rng.fill(&mut secret_bytes);
+    let secret = base64::engine::general_purpose::STANDARD.encode(secret_bytes);
+    db.execute(
+        "insert into storage.s3_credentials (access_key_id, secret_access_key, description) values ($1, $2, $3)",
+        &[&id, &secret, &description],
+    )
+    .await?;
+    Ok((id, secret))
+}
+
+/// The S3 access keys: id, description, creation time (UTC).
+pub async fn list_credentials(
+    db: &impl deadpool_postgres::GenericClient,
+) -> Result<Vec<(String, String, String)>, Box<dyn std::error::Error>> {
+    let rows = db
+        .query(
+            "select access_key_id, description, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') \
+             from storage.s3_credentials order by created_at",
+            &[],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}
+
+/// Revoke an S3 access key; whether it existed.
+pub async fn revoke_credentials(
+    db: &impl deadpool_postgres::GenericClient,
+    id: &str,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    Ok(db.execute("delete from storage.s3_credentials where access_key_id = $1", &[&id]).await? > 0)
+}

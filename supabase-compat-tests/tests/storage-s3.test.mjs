@@ -1,0 +1,134 @@
+// The S3 protocol at /storage/v1/s3 through the AWS SDK for JavaScript v3: an access key issued by
+// `server keys s3-new` (service role) creates a bucket, puts, heads, gets (whole and a range),
+// lists (V2, folders, pages), copies and deletes objects, and what it stored is what supabase-js
+// reads; a wrong secret is SignatureDoesNotMatch; a session token (a user's JWT, signed with the
+// anon key as secret) is held to row-level security; multipart uploads answer NotImplemented.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  S3Client, ListBucketsCommand, CreateBucketCommand, PutObjectCommand, HeadObjectCommand, GetObjectCommand,
+  ListObjectsV2Command, CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, DeleteBucketCommand,
+  CreateMultipartUploadCommand,
+} from '@aws-sdk/client-s3';
+import { createClient } from '@supabase/supabase-js';
+import { startServer, serverBin } from '../lib/server.mjs';
+import { signJwt } from '../lib/jwt.mjs';
+
+const fixture = readFileSync(new URL('../fixtures/storage.sql', import.meta.url), 'utf8');
+const ALICE = randomUUID();
+const BOB = randomUUID();
+let server;
+let keys;
+
+const s3 = (credentials) => new S3Client({
+  endpoint: `${server.url}/storage/v1/s3`,
+  region: 'us-east-1',
+  forcePathStyle: true,
+  credentials,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+const text = async (body) => Buffer.from(await body.transformToByteArray()).toString();
+
+before(async () => {
+  server = await startServer({}, { fixture });
+  const out = execFileSync(serverBin(), ['keys', 's3-new', '--description', 'compat tests'], {
+    env: { ...process.env, DATABASE_URL: server.dbUrl, JWT_SECRET: server.jwtSecret, DATA_DIR: mkdtempSync(path.join(tmpdir(), 's3keys-')), RUST_LOG: 'warn' },
+    encoding: 'utf8',
+  });
+  keys = {
+    accessKeyId: /S3 access key id: (\S+)/.exec(out)[1],
+    secretAccessKey: /S3 secret access key: (\S+)/.exec(out)[1],
+  };
+});
+after(async () => { await server?.stop(); });
+
+test('an access key lists, creates, puts, heads, gets, lists, copies and deletes', async () => {
+  const client = s3(keys);
+  await client.send(new CreateBucketCommand({ Bucket: 'flotte' }));
+  const { Buckets } = await client.send(new ListBucketsCommand({}));
+  assert.ok(Buckets.some((b) => b.Name === 'flotte'));
+
+  const body = randomBytes(3000);
+  const put = await client.send(new PutObjectCommand({ Bucket: 'flotte', Key: 'photos/suv été.bin', Body: body, ContentType: 'application/octet-stream' }));
+  assert.ok(put.ETag);
+  await client.send(new PutObjectCommand({ Bucket: 'flotte', Key: 'photos/b.txt', Body: 'bonjour', ContentType: 'text/plain' }));
+  await client.send(new PutObjectCommand({ Bucket: 'flotte', Key: 'contrat.txt', Body: 'contrat', ContentType: 'text/plain' }));
+
+  const head = await client.send(new HeadObjectCommand({ Bucket: 'flotte', Key: 'photos/suv été.bin' }));
+  assert.equal(head.ContentLength, 3000);
+  assert.equal(head.ETag, put.ETag);
+  const got = await client.send(new GetObjectCommand({ Bucket: 'flotte', Key: 'photos/suv été.bin' }));
+  assert.deepEqual(Buffer.from(await got.Body.transformToByteArray()), body);
+  const part = await client.send(new GetObjectCommand({ Bucket: 'flotte', Key: 'photos/b.txt', Range: 'bytes=2-4' }));
+  assert.equal(await text(part.Body), 'njo');
+
+  // folders, then pages of one
+  const top = await client.send(new ListObjectsV2Command({ Bucket: 'flotte', Delimiter: '/' }));
+  assert.deepEqual(top.CommonPrefixes.map((p) => p.Prefix), ['photos/']);
+  assert.deepEqual(top.Contents.map((c) => c.Key), ['contrat.txt']);
+  const keysSeen = [];
+  let token;
+  for (let i = 0; i < 5; i += 1) {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: 'flotte', Prefix: 'photos/', MaxKeys: 1, ContinuationToken: token }));
+    keysSeen.push(...page.Contents.map((c) => c.Key));
+    if (!page.IsTruncated) break;
+    token = page.NextContinuationToken;
+  }
+  assert.deepEqual(keysSeen, ['photos/b.txt', 'photos/suv été.bin']);
+
+  await client.send(new CopyObjectCommand({ Bucket: 'flotte', Key: 'archive/b.txt', CopySource: 'flotte/photos/b.txt' }));
+  // what S3 stored, supabase-js reads
+  const admin = createClient(server.url, server.serviceKey, { auth: { persistSession: false } });
+  const { data } = await admin.storage.from('flotte').download('archive/b.txt');
+  assert.equal(await data.text(), 'bonjour');
+
+  const deleted = await client.send(new DeleteObjectsCommand({ Bucket: 'flotte', Delete: { Objects: [{ Key: 'photos/b.txt' }, { Key: 'archive/b.txt' }] } }));
+  assert.deepEqual(deleted.Deleted.map((d) => d.Key).sort(), ['archive/b.txt', 'photos/b.txt']);
+  await client.send(new DeleteObjectCommand({ Bucket: 'flotte', Key: 'photos/suv été.bin' }));
+  await client.send(new DeleteObjectCommand({ Bucket: 'flotte', Key: 'contrat.txt' }));
+  const missing = await client.send(new GetObjectCommand({ Bucket: 'flotte', Key: 'contrat.txt' })).catch((e) => e);
+  assert.equal(missing.name, 'NoSuchKey');
+  await client.send(new DeleteBucketCommand({ Bucket: 'flotte' }));
+  const gone = await client.send(new ListObjectsV2Command({ Bucket: 'flotte' })).catch((e) => e);
+  assert.equal(gone.name, 'NoSuchBucket');
+});
+
+test('a wrong secret, an unknown key and multipart uploads are refused in S3 terms', async () => {
+  const wrong = await s3({ ...keys, secretAccessKey: 'x'.repeat(40) }).send(new ListBucketsCommand({})).catch((e) => e);
+  assert.equal(wrong.name, 'SignatureDoesNotMatch');
+  assert.equal(wrong.$metadata.httpStatusCode, 403);
+  const unknown = await s3({ accessKeyId: 'NOPE', secretAccessKey: 'x' }).send(new ListBucketsCommand({})).catch((e) => e);
+  assert.equal(unknown.name, 'InvalidAccessKeyId');
+  const client = s3(keys);
+  await client.send(new CreateBucketCommand({ Bucket: 'gros' }));
+  const multi = await client.send(new CreateMultipartUploadCommand({ Bucket: 'gros', Key: 'video.mp4' })).catch((e) => e);
+  assert.equal(multi.name, 'NotImplemented');
+  assert.equal(multi.$metadata.httpStatusCode, 501);
+  // no signature at all
+  const bare = await fetch(`${server.url}/storage/v1/s3`);
+  assert.equal(bare.status, 403);
+  assert.match(await bare.text(), /<Code>AccessDenied<\/Code>/);
+});
+
+test('a session token runs as its user: row-level security decides', async () => {
+  const admin = s3(keys);
+  await admin.send(new CreateBucketCommand({ Bucket: 'private' }));
+  const token = signJwt({ sub: ALICE, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + 3600 }, server.jwtSecret);
+  const alice = s3({ accessKeyId: 'project-ref', secretAccessKey: server.anonKey, sessionToken: token });
+  await alice.send(new PutObjectCommand({ Bucket: 'private', Key: `${ALICE}/permis.txt`, Body: 'à moi' }));
+  const mine = await alice.send(new GetObjectCommand({ Bucket: 'private', Key: `${ALICE}/permis.txt` }));
+  assert.equal(await text(mine.Body), 'à moi');
+  const refused = await alice.send(new PutObjectCommand({ Bucket: 'private', Key: `${BOB}/intrus.txt`, Body: 'non' })).catch((e) => e);
+  assert.equal(refused.$metadata.httpStatusCode, 403);
+  const listed = await alice.send(new ListObjectsV2Command({ Bucket: 'private', Prefix: `${BOB}/` }));
+  assert.equal(listed.KeyCount, 0);
+  const forged = s3({ accessKeyId: 'project-ref', secretAccessKey: 'not-the-anon-key', sessionToken: token });
+  const bad = await forged.send(new ListBucketsCommand({})).catch((e) => e);
+  assert.equal(bad.name, 'SignatureDoesNotMatch');
+});
