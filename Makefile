@@ -31,6 +31,7 @@ setup-system:
 	if ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \
 	if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
+	if ! command -v rclone >/dev/null 2>&1; then missing="$$missing rclone"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

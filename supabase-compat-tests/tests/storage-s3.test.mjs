@@ -2,7 +2,7 @@
 // `server keys s3-new` (service role) creates a bucket, puts, heads, gets (whole and a range),
 // lists (V2, folders, pages), copies and deletes objects, and what it stored is what supabase-js
 // reads; a wrong secret is SignatureDoesNotMatch; a session token (a user's JWT, signed with the
-// anon key as secret) is held to row-level security; multipart uploads answer NotImplemented.
+// anon key as secret) is held to row-level security; multipart uploads join their parts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import {
   S3Client, ListBucketsCommand, CreateBucketCommand, PutObjectCommand, HeadObjectCommand, GetObjectCommand,
   ListObjectsV2Command, CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, DeleteBucketCommand,
-  CreateMultipartUploadCommand,
+  CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand,
+  ListPartsCommand,
 } from '@aws-sdk/client-s3';
 import { createClient } from '@supabase/supabase-js';
 import { startServer, serverBin } from '../lib/server.mjs';
@@ -99,17 +100,48 @@ test('an access key lists, creates, puts, heads, gets, lists, copies and deletes
   assert.equal(gone.name, 'NoSuchBucket');
 });
 
-test('a wrong secret, an unknown key and multipart uploads are refused in S3 terms', async () => {
+test('a multipart upload of three parts becomes one object; an aborted one leaves nothing', async () => {
+  const client = s3(keys);
+  await client.send(new CreateBucketCommand({ Bucket: 'videos' }));
+  const parts = [randomBytes(5 * 1024 * 1024), randomBytes(5 * 1024 * 1024), randomBytes(1234)];
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'videos', Key: 'visite.mp4', ContentType: 'video/mp4' }));
+  assert.ok(UploadId);
+  const done = [];
+  for (const [i, Body] of parts.entries()) {
+    const { ETag } = await client.send(new UploadPartCommand({ Bucket: 'videos', Key: 'visite.mp4', UploadId, PartNumber: i + 1, Body }));
+    done.push({ ETag, PartNumber: i + 1 });
+  }
+  const listed = await client.send(new ListPartsCommand({ Bucket: 'videos', Key: 'visite.mp4', UploadId }));
+  assert.deepEqual(listed.Parts.map((p) => p.Size), parts.map((p) => p.length));
+  // not an object before completion
+  const early = await client.send(new HeadObjectCommand({ Bucket: 'videos', Key: 'visite.mp4' })).catch((e) => e);
+  assert.equal(early.$metadata.httpStatusCode, 404);
+  // a wrong ETag is refused
+  const wrongEtag = await client.send(new CompleteMultipartUploadCommand({
+    Bucket: 'videos', Key: 'visite.mp4', UploadId, MultipartUpload: { Parts: [{ ETag: '"0"', PartNumber: 1 }] },
+  })).catch((e) => e);
+  assert.equal(wrongEtag.name, 'InvalidPart');
+  await client.send(new CompleteMultipartUploadCommand({ Bucket: 'videos', Key: 'visite.mp4', UploadId, MultipartUpload: { Parts: done } }));
+  const got = await client.send(new GetObjectCommand({ Bucket: 'videos', Key: 'visite.mp4' }));
+  assert.deepEqual(Buffer.from(await got.Body.transformToByteArray()), Buffer.concat(parts));
+  assert.equal(got.ContentType, 'video/mp4');
+  // completed: the upload is gone
+  const again = await client.send(new ListPartsCommand({ Bucket: 'videos', Key: 'visite.mp4', UploadId })).catch((e) => e);
+  assert.equal(again.name, 'NoSuchUpload');
+
+  const other = await client.send(new CreateMultipartUploadCommand({ Bucket: 'videos', Key: 'brouillon.mp4' }));
+  await client.send(new UploadPartCommand({ Bucket: 'videos', Key: 'brouillon.mp4', UploadId: other.UploadId, PartNumber: 1, Body: randomBytes(100) }));
+  await client.send(new AbortMultipartUploadCommand({ Bucket: 'videos', Key: 'brouillon.mp4', UploadId: other.UploadId }));
+  const absent = await client.send(new HeadObjectCommand({ Bucket: 'videos', Key: 'brouillon.mp4' })).catch((e) => e);
+  assert.equal(absent.$metadata.httpStatusCode, 404);
+});
+
+test('a wrong secret, an unknown key and an unsigned request are refused in S3 terms', async () => {
   const wrong = await s3({ ...keys, secretAccessKey: 'x'.repeat(40) }).send(new ListBucketsCommand({})).catch((e) => e);
   assert.equal(wrong.name, 'SignatureDoesNotMatch');
   assert.equal(wrong.$metadata.httpStatusCode, 403);
   const unknown = await s3({ accessKeyId: 'NOPE', secretAccessKey: 'x' }).send(new ListBucketsCommand({})).catch((e) => e);
   assert.equal(unknown.name, 'InvalidAccessKeyId');
-  const client = s3(keys);
-  await client.send(new CreateBucketCommand({ Bucket: 'gros' }));
-  const multi = await client.send(new CreateMultipartUploadCommand({ Bucket: 'gros', Key: 'video.mp4' })).catch((e) => e);
-  assert.equal(multi.name, 'NotImplemented');
-  assert.equal(multi.$metadata.httpStatusCode, 501);
   // no signature at all
   const bare = await fetch(`${server.url}/storage/v1/s3`);
   assert.equal(bare.status, 403);

@@ -119,7 +119,7 @@ pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Dura
             }
         }
     }
-    swept.expired_uploads = super::tus::expire(state).await?;
+    swept.expired_uploads = super::tus::expire(state).await? + super::s3::multipart::expire(state).await?;
     // Chunks of resumable uploads whose state is gone (a deleted bucket, a crash mid-finish).
     let mut chunks: Vec<(Path, uuid::Uuid)> = Vec::new();
     let mut listing = state.store.list(Some(&Path::from("tus")));

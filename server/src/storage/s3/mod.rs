@@ -11,9 +11,10 @@
 //!
 //! Served: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, ListObjectsV2 (and V1),
 //! GetObject (ranges, `If-None-Match`), HeadObject, PutObject, CopyObject, DeleteObject,
-//! DeleteObjects. Multipart uploads, presigned URLs (query signatures) and `aws-chunked`
-//! (streaming) payloads answer `NotImplemented`.
+//! DeleteObjects, and multipart uploads (`multipart`). Presigned URLs (query signatures) and
+//! `aws-chunked` (streaming) payloads answer `NotImplemented`.
 
+pub mod multipart;
 pub mod sigv4;
 mod xml;
 
@@ -155,10 +156,23 @@ async fn route(req: &HttpRequest, payload: web::Payload, state: &StorageState) -
     let ctx = authenticate(req, state).await?;
     let q = query(req);
     let has = |name: &str| q.iter().any(|(k, _)| k == name);
-    if has("uploads") || has("uploadId") || has("partNumber") {
-        return Err(S3Error::not_implemented("Multipart uploads are not supported yet"));
-    }
     let method = req.method().clone();
+    if has("uploads") || has("uploadId") {
+        let (Some(bucket), Some(key)) = target(req)? else {
+            return Err(S3Error::not_implemented("Listing multipart uploads is not supported"));
+        };
+        let upload_id = param(&q, "uploadId").unwrap_or_default();
+        return match (method, param(&q, "partNumber")) {
+            (Method::POST, _) if has("uploads") => multipart::create(req, state, &ctx, &bucket, &key).await,
+            (Method::PUT, Some(part)) => {
+                multipart::upload_part(payload, state, &ctx, &bucket, &key, &upload_id, &part).await
+            }
+            (Method::POST, None) => multipart::complete(payload, state, &ctx, &bucket, &key, &upload_id).await,
+            (Method::DELETE, None) => multipart::abort(state, &ctx, &bucket, &key, &upload_id).await,
+            (Method::GET, None) => multipart::list_parts(state, &ctx, &bucket, &key, &upload_id).await,
+            _ => Err(S3Error::not_implemented("This multipart operation is not supported")),
+        };
+    }
     match target(req)? {
         (None, _) if method == Method::GET => list_buckets(state, &ctx).await,
         (Some(bucket), None) => match method {
