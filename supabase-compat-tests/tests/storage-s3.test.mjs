@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   S3Client, ListBucketsCommand, CreateBucketCommand, PutObjectCommand, HeadObjectCommand, GetObjectCommand,
   ListObjectsV2Command, CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, DeleteBucketCommand,
@@ -134,6 +135,16 @@ test('a multipart upload of three parts becomes one object; an aborted one leave
   await client.send(new AbortMultipartUploadCommand({ Bucket: 'videos', Key: 'brouillon.mp4', UploadId: other.UploadId }));
   const absent = await client.send(new HeadObjectCommand({ Bucket: 'videos', Key: 'brouillon.mp4' })).catch((e) => e);
   assert.equal(absent.$metadata.httpStatusCode, 404);
+});
+
+test("with the SDK's default checksums, a streamed body arrives aws-chunked and is stored whole", async () => {
+  const client = new S3Client({ endpoint: `${server.url}/storage/v1/s3`, region: 'us-east-1', forcePathStyle: true, credentials: keys });
+  await client.send(new CreateBucketCommand({ Bucket: 'flux' }));
+  const bytes = randomBytes(300_000);
+  const pieces = [bytes.subarray(0, 70_000), bytes.subarray(70_000, 200_001), bytes.subarray(200_001)];
+  await client.send(new PutObjectCommand({ Bucket: 'flux', Key: 'stream.bin', Body: Readable.from(pieces), ContentLength: bytes.length }));
+  const got = await client.send(new GetObjectCommand({ Bucket: 'flux', Key: 'stream.bin' }));
+  assert.deepEqual(Buffer.from(await got.Body.transformToByteArray()), bytes);
 });
 
 test('a wrong secret, an unknown key and an unsigned request are refused in S3 terms', async () => {

@@ -6,14 +6,16 @@
 //! runs as `service_role`), or a session token (`x-amz-security-token`: a user's JWT; the access
 //! key id is then any text and the secret the project's anon key), whose role and claims the
 //! request runs with, so row-level security decides as for `/object` calls. Payloads are either
-//! hashed (`x-amz-content-sha256` with the body's SHA-256, checked while the bytes are stored)
-//! or `UNSIGNED-PAYLOAD`.
+//! hashed (`x-amz-content-sha256` with the body's SHA-256, checked while the bytes are stored),
+//! `UNSIGNED-PAYLOAD`, or `aws-chunked` with a checksum trailer (`STREAMING-UNSIGNED-PAYLOAD-TRAILER`,
+//! what the AWS SDKs send for streams; decoded in `chunked`).
 //!
 //! Served: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, ListObjectsV2 (and V1),
 //! GetObject (ranges, `If-None-Match`), HeadObject, PutObject, CopyObject, DeleteObject,
 //! DeleteObjects, and multipart uploads (`multipart`). Presigned URLs (query signatures) and
-//! `aws-chunked` (streaming) payloads answer `NotImplemented`.
+//! signed `aws-chunked` payloads (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`) answer `NotImplemented`.
 
+mod chunked;
 pub mod multipart;
 pub mod sigv4;
 mod xml;
@@ -42,6 +44,20 @@ use xml::{escape, S3Error};
 /// How far a request's `x-amz-date` may be from now.
 const MAX_SKEW_SECS: i64 = 15 * 60;
 const UNSIGNED: &str = "UNSIGNED-PAYLOAD";
+/// The `aws-chunked` body the AWS SDKs send for streams, with a checksum trailer.
+const CHUNKED: &str = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+
+/// A request body as bytes: `aws-chunked` decoded; with the SHA-256 the client announced, if any.
+type Body = std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<bytes::Bytes, String>>>>;
+
+fn body_of(req: &HttpRequest, payload: web::Payload) -> (Body, Option<String>) {
+    let announced = header(req, "x-amz-content-sha256").unwrap_or(UNSIGNED);
+    if announced == CHUNKED {
+        return (Box::pin(chunked::decode(payload)), None);
+    }
+    let expected = (announced != UNSIGNED).then(|| announced.to_ascii_lowercase());
+    (Box::pin(payload.map(|c| c.map_err(|e| e.to_string()))), expected)
+}
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
@@ -74,9 +90,9 @@ async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3
         return Err(S3Error::access_denied("The host header must be signed"));
     }
     let payload = header(req, "x-amz-content-sha256").unwrap_or(UNSIGNED);
-    if payload.starts_with("STREAMING-") {
+    if payload.starts_with("STREAMING-") && payload != CHUNKED {
         return Err(S3Error::not_implemented(
-            "aws-chunked payloads are not supported: send a hashed or unsigned payload",
+            "Signed aws-chunked payloads are not supported: send an unsigned or hashed payload",
         ));
     }
     let (secret, caller) = match header(req, "x-amz-security-token") {
@@ -165,7 +181,7 @@ async fn route(req: &HttpRequest, payload: web::Payload, state: &StorageState) -
         return match (method, param(&q, "partNumber")) {
             (Method::POST, _) if has("uploads") => multipart::create(req, state, &ctx, &bucket, &key).await,
             (Method::PUT, Some(part)) => {
-                multipart::upload_part(payload, state, &ctx, &bucket, &key, &upload_id, &part).await
+                multipart::upload_part(req, payload, state, &ctx, (&bucket, &key), &upload_id, &part).await
             }
             (Method::POST, None) => multipart::complete(payload, state, &ctx, &bucket, &key, &upload_id).await,
             (Method::DELETE, None) => multipart::abort(state, &ctx, &bucket, &key, &upload_id).await,
@@ -439,34 +455,16 @@ async fn put_object(
     let mimetype = header(req, "content-type").unwrap_or("application/octet-stream").to_string();
     check_mime(bucket.allowed_mime_types.as_deref(), &mimetype)?;
     let cache_control = header(req, "cache-control").unwrap_or("no-cache").to_string();
-    let expected = header(req, "x-amz-content-sha256").filter(|h| *h != UNSIGNED).map(str::to_ascii_lowercase);
-    let hasher = Arc::new(Mutex::new(Sha256::new()));
-    let fed = hasher.clone();
-    let body = payload.map(move |chunk| {
-        let chunk = chunk.map_err(|e| e.to_string())?;
-        if let Ok(mut h) = fed.lock() {
-            h.update(&chunk);
-        }
-        Ok::<_, String>(chunk)
-    });
     let version = Uuid::new_v4().to_string();
-    let stored = backend::put_stream(
-        state.store.as_ref(),
+    let stored = store_checked(
+        req,
+        payload,
+        state,
         &key_of(&version),
-        Box::pin(body),
         size_limit(state, &bucket),
         backend::Etag::of(&state.config),
     )
     .await?;
-    let actual = hex::encode(hasher.lock().map(|h| h.clone().finalize()).map_err(|_| S3Error::internal("hash"))?);
-    if expected.as_ref().is_some_and(|e| *e != actual) {
-        backend::delete_versions(state.store.as_ref(), [version]).await;
-        return Err(S3Error::new(
-            StatusCode::BAD_REQUEST,
-            "XAmzContentSHA256Mismatch",
-            "The provided 'x-amz-content-sha256' header does not match what was computed.",
-        ));
-    }
     let row = NewRow {
         bucket: bucket_id,
         name: key,
@@ -492,6 +490,39 @@ async fn put_object(
             Err(err.into())
         }
     }
+}
+
+/// Store a request body at `key`; a body whose SHA-256 differs from the one announced is removed
+/// again and refused.
+async fn store_checked(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &StorageState,
+    key: &object_store::path::Path,
+    limit: u64,
+    etag: backend::Etag,
+) -> Result<backend::Stored, S3Error> {
+    let (body, expected) = body_of(req, payload);
+    let hasher = Arc::new(Mutex::new(Sha256::new()));
+    let fed = hasher.clone();
+    let body = body.map(move |chunk| {
+        let chunk = chunk?;
+        if let Ok(mut h) = fed.lock() {
+            h.update(&chunk);
+        }
+        Ok::<_, String>(chunk)
+    });
+    let stored = backend::put_stream(state.store.as_ref(), key, Box::pin(body), limit, etag).await?;
+    let actual = hex::encode(hasher.lock().map(|h| h.clone().finalize()).map_err(|_| S3Error::internal("hash"))?);
+    if expected.as_ref().is_some_and(|e| *e != actual) {
+        let _ = state.store.delete(key).await;
+        return Err(S3Error::new(
+            StatusCode::BAD_REQUEST,
+            "XAmzContentSHA256Mismatch",
+            "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        ));
+    }
+    Ok(stored)
 }
 
 async fn copy_object(

@@ -132,11 +132,11 @@ pub async fn create(
 
 /// `PUT /{bucket}/{key}?partNumber=N&uploadId=X`.
 pub async fn upload_part(
+    req: &HttpRequest,
     payload: web::Payload,
     state: &StorageState,
     ctx: &Ctx,
-    bucket_id: &str,
-    key: &str,
+    (bucket_id, key): (&str, &str),
     upload_id: &str,
     part: &str,
 ) -> Result<HttpResponse, S3Error> {
@@ -147,15 +147,9 @@ pub async fn upload_part(
         .ok_or_else(|| S3Error::invalid("Part number must be an integer between 1 and 10000"))?;
     let (id, _) = own_upload(state, ctx, upload_id, bucket_id, key).await?;
     let bucket = db::find_bucket(&state.admin, bucket_id).await?;
-    let body = payload.map(|c| c.map_err(|e| e.to_string()));
-    let stored = backend::put_stream(
-        state.store.as_ref(),
-        &part_key(id, part),
-        body,
-        size_limit(state, &bucket),
-        backend::Etag::Md5,
-    )
-    .await?;
+    let stored =
+        super::store_checked(req, payload, state, &part_key(id, part), size_limit(state, &bucket), backend::Etag::Md5)
+            .await?;
     let client = db::connection(&state.admin).await?;
     let total: i64 = client
         .cached_query_one(
