@@ -15,6 +15,8 @@ a bucket with the service key, then:
   * transforms a 2-megapixel PNG (1600 x 1250, made here) to 400 px WebP through /render/image,
     each request with another width (cold: decode, resize, encode) and one URL again and again
     (cached: read back from the object store), beside plain downloads of the source;
+  * downloads the 100 MB object through the S3 protocol (GetObject, SigV4 signed here with an
+    access key from `server keys s3-new`) beside the Supabase-protocol download of the same round;
   * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM).
 Not a test: it prints numbers.
 """
@@ -207,6 +209,45 @@ def renders(key):
     return cold_n / timed(cold), warm_n / timed(warm), warm_n / timed(plain)
 
 
+def s3_download(data, work):
+    """GetObject of the 100 MB object through /storage/v1/s3, signed with SigV4: MB/s."""
+    import hashlib, hmac
+    from datetime import datetime, timezone
+    env = dict(os.environ, DATA_DIR=data, DB_PORT=str(DB_PORT), RUST_LOG="warn")
+    out = subprocess.run([SERVER, "keys", "s3-new", "--description", "bench"], env=env, capture_output=True, text=True, check=True).stdout
+    key_id = re.search(r"S3 access key id: (\S+)", out).group(1)
+    secret = re.search(r"S3 secret access key: (\S+)", out).group(1)
+    path = "/storage/v1/s3/bench/obj-100"
+    now = datetime.now(timezone.utc)
+    amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    empty = hashlib.sha256(b"").hexdigest()
+    host = f"127.0.0.1:{PORT}"
+    canonical = f"GET\n{path}\n\nhost:{host}\nx-amz-content-sha256:{empty}\nx-amz-date:{amz_date}\n\nhost;x-amz-content-sha256;x-amz-date\n{empty}"
+    scope = f"{day}/us-east-1/s3/aws4_request"
+    to_sign = f"AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{hashlib.sha256(canonical.encode()).hexdigest()}"
+    k = f"AWS4{secret}".encode()
+    for part in (day, "us-east-1", "s3", "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    signature = hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
+    headers = {"Host": host, "x-amz-date": amz_date, "x-amz-content-sha256": empty,
+               "Authorization": f"AWS4-HMAC-SHA256 Credential={key_id}/{scope}, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature={signature}"}
+    target = os.path.join(work, "s3-down-100")
+    def run():
+        conn = Connection("127.0.0.1", PORT, timeout=300)
+        conn.request("GET", path, headers=headers)
+        res = conn.getresponse()
+        if res.status != 200:
+            sys.exit(f"S3 GetObject: {res.status} {res.read()[:300]!r}")
+        with open(target, "wb") as f:
+            while chunk := res.read(MB):
+                f.write(chunk)
+        conn.close()
+    elapsed = timed(run)
+    if os.path.getsize(target) != 100 * MB:
+        sys.exit("S3 download size differs")
+    return 100 / elapsed
+
+
 WRK_SMALL = """
 local counter = 0
 local threads = {}
@@ -256,6 +297,8 @@ def main():
                 plain = next(r[1] for r in rows if r[0] == "100 MB (md5)")
                 rows.append(("resumable 100 MB", resumable(key, work), plain, None, None))
                 rows.append(("render 2 MP", *renders(key), None))
+                plain_down = next(r[2] for r in rows if r[0] == "100 MB (md5)")
+                rows.append(("s3 GetObject 100 MB", s3_download(data, work), plain_down, None, None))
                 payload = os.urandom(10 * 1024)
                 for n in range(200):
                     request("POST", f"/object/bench/small/seed-{n}", key, payload,
@@ -272,7 +315,9 @@ def main():
     print(f"{'object':<20}{'upload MB/s':>13}{'download MB/s':>15}{'cp write MB/s':>15}{'cp read MB/s':>14}"
           f"{'up/cp':>8}{'down/cp':>9}")
     for name, a, b, c, d in rows:
-        if name.startswith("render"):
+        if name.startswith("s3"):
+            print(f"{name:<20}{a:>13.1f}   (S3 protocol, SigV4; Supabase-protocol download {b:.1f} MB/s, ratio {a / b:.2f})")
+        elif name.startswith("render"):
             print(f"{'render 2 MP -> 400 px WebP':<20}  cold {a:.1f}/s ({1000 / a:.0f} ms), cached {b:.0f}/s, "
                   f"plain download of the source {c:.0f}/s (cached / plain {b / c:.2f}); one connection per request")
         elif name.startswith("resumable"):
