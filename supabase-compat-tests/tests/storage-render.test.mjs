@@ -1,8 +1,8 @@
 // Image transformations through storage-js: `download(path, {transform})` (authenticated render),
 // `getPublicUrl(path, {transform})` (public render, no key), `createSignedUrl(path, expiresIn,
 // {transform})` (the transformations travel in the token, `x-transformations` says what was
-// done); cover / contain / fill boxes; WebP for clients that accept it, the source's format
-// otherwise or with `format: 'origin'`; results kept in the object store; RLS decides who renders
+// done); cover / contain / fill boxes; WebP for clients that accept it, AVIF when asked for and
+// accepted, the source's format otherwise or with `format: 'origin'`; results kept in the object store; RLS decides who renders
 // a private image; what is not an image is refused with storage-api's error shape.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +112,11 @@ test('a browser that accepts WebP gets WebP, unless the format is origin; result
   assert.equal((await fetch(url, { headers: { ...accept, 'If-None-Match': etag } })).status, 304);
   const kept = path.join(dataDir, 'storage', 'render');
   assert.ok(existsSync(kept) && readdirSync(kept).length >= 1, 'the result is kept in the object store');
+  const avif = await fetch(`${url}&format=avif`, { headers: accept });
+  assert.equal(avif.headers.get('content-type'), 'image/avif', 'AVIF for a client that takes it, when asked');
+  assert.equal(Buffer.from(await avif.arrayBuffer()).subarray(4, 12).toString(), 'ftypavif');
+  const noAvif = await fetch(`${url}&format=avif`, { headers: { Accept: 'image/webp,*/*' } });
+  assert.equal(noAvif.headers.get('content-type'), 'image/webp');
   const origin = await fetch(`${url}&format=origin`, { headers: accept });
   assert.equal(origin.headers.get('content-type'), 'image/png');
   assert.deepEqual(pngSize(Buffer.from(await origin.arrayBuffer())), [120, 60]);
