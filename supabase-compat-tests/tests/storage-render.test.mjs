@@ -23,8 +23,11 @@ let server;
 let admin;
 let dataDir;
 
-/** A `width` x `height` RGB PNG (a gradient), encoded here with zlib. */
-function png(width, height) {
+/**
+ * A `width` x `height` RGB PNG (a gradient), encoded here with zlib; with `claim`, a header that
+ * claims those dimensions over the pixels of a 1 x 1 image.
+ */
+function png(width, height, claim = null) {
   const crcTable = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
@@ -44,8 +47,8 @@ function png(width, height) {
     return Buffer.concat([len, body, sum]);
   };
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
+  ihdr.writeUInt32BE(claim ? claim[0] : width, 0);
+  ihdr.writeUInt32BE(claim ? claim[1] : height, 4);
   ihdr[8] = 8; ihdr[9] = 2; // 8-bit RGB
   const raw = Buffer.alloc((width * 3 + 1) * height);
   for (let y = 0; y < height; y += 1) {
@@ -158,6 +161,13 @@ test('RLS decides who renders a private image; what is not an image is refused',
   const body = await raw.json();
   assert.equal(body.statusCode, '400');
   assert.match(body.message, /not an image/);
+  // a PNG whose header claims 60 megapixels is refused before any decoding
+  const huge = png(1, 1, [10_000, 6_000]);
+  const up = await admin.storage.from('photos').upload('geante.png', huge, { contentType: 'image/png' });
+  assert.equal(up.error, null);
+  const tooBig = await fetch(`${server.url}/storage/v1/render/image/public/photos/geante.png?width=100`);
+  assert.equal(tooBig.status, 400);
+  assert.match((await tooBig.json()).message, /resolution is too high/);
   const bad = await fetch(`${server.url}/storage/v1/render/image/public/photos/voitures/suv.png?resize=stretch`);
   assert.equal(bad.status, 400);
 });

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   S3Client, ListBucketsCommand, CreateBucketCommand, PutObjectCommand, HeadObjectCommand, GetObjectCommand,
@@ -153,6 +153,17 @@ test('a wrong secret, an unknown key and an unsigned request are refused in S3 t
   assert.equal(wrong.$metadata.httpStatusCode, 403);
   const unknown = await s3({ accessKeyId: 'NOPE', secretAccessKey: 'x' }).send(new ListBucketsCommand({})).catch((e) => e);
   assert.equal(unknown.name, 'InvalidAccessKeyId');
+  // a body that is not the one whose SHA-256 was signed: refused, and nothing is stored
+  const liar = s3(keys);
+  liar.middlewareStack.add((next) => async (args) => {
+    args.request.headers['x-amz-content-sha256'] = createHash('sha256').update('other bytes').digest('hex');
+    return next(args);
+  }, { step: 'build', name: 'announceAnotherHash' });
+  await s3(keys).send(new CreateBucketCommand({ Bucket: 'hash' }));
+  const mismatch = await liar.send(new PutObjectCommand({ Bucket: 'hash', Key: 'x.txt', Body: 'these bytes' })).catch((e) => e);
+  assert.equal(mismatch.name, 'XAmzContentSHA256Mismatch');
+  const none = await s3(keys).send(new HeadObjectCommand({ Bucket: 'hash', Key: 'x.txt' })).catch((e) => e);
+  assert.equal(none.$metadata.httpStatusCode, 404);
   // no signature at all
   const bare = await fetch(`${server.url}/storage/v1/s3`);
   assert.equal(bare.status, 403);
