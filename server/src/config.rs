@@ -222,6 +222,30 @@ pub struct AuthConfig {
     #[arg(long = "mailer-templates-dir", env = "MAILER_TEMPLATES_DIR")]
     pub mailer_templates_dir: Option<PathBuf>,
 
+    /// Subject of the sign-up confirmation mail (default GoTrue's `Confirm Your Email`).
+    #[arg(long = "mailer-subjects-confirmation", env = "MAILER_SUBJECTS_CONFIRMATION")]
+    pub mailer_subjects_confirmation: Option<String>,
+
+    /// Subject of the password recovery mail (default `Reset Your Password`).
+    #[arg(long = "mailer-subjects-recovery", env = "MAILER_SUBJECTS_RECOVERY")]
+    pub mailer_subjects_recovery: Option<String>,
+
+    /// Subject of the magic link mail (default `Your Magic Link`).
+    #[arg(long = "mailer-subjects-magic-link", env = "MAILER_SUBJECTS_MAGIC_LINK")]
+    pub mailer_subjects_magic_link: Option<String>,
+
+    /// Subject of the invitation mail (default `You have been invited`).
+    #[arg(long = "mailer-subjects-invite", env = "MAILER_SUBJECTS_INVITE")]
+    pub mailer_subjects_invite: Option<String>,
+
+    /// Subject of the e-mail change mails (default `Confirm Email Change`).
+    #[arg(long = "mailer-subjects-email-change", env = "MAILER_SUBJECTS_EMAIL_CHANGE")]
+    pub mailer_subjects_email_change: Option<String>,
+
+    /// Subject of the reauthentication mail (default `Confirm reauthentication`).
+    #[arg(long = "mailer-subjects-reauthentication", env = "MAILER_SUBJECTS_REAUTHENTICATION")]
+    pub mailer_subjects_reauthentication: Option<String>,
+
     /// SMTP server; when unset, mails go to the development inbox at `/inbox`.
     #[arg(long = "smtp-host", env = "SMTP_HOST")]
     pub smtp_host: Option<String>,

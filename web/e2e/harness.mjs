@@ -107,6 +107,10 @@ export async function startStack({ webDir }) {
     WEBAUTHN_RP_ID: 'localhost',
     WEBAUTHN_RP_ORIGINS: `http://localhost:${apiPort},http://localhost:${sitePort}`,
     WEBAUTHN_RP_DISPLAY_NAME: 'Kinshasa Auto',
+    // The site's French auth mails, as `make run` serves them.
+    MAILER_TEMPLATES_DIR: path.join(webDir, '..', 'mail'),
+    MAILER_SUBJECTS_CONFIRMATION: 'Confirmez votre adresse e-mail',
+    MAILER_SUBJECTS_RECOVERY: 'Réinitialisez votre mot de passe',
     RUST_LOG: 'warn',
   };
   await run(bin, ['seed'], { env });

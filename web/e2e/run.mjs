@@ -230,6 +230,10 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
 
   const mail = await inbox(customer.email, 'confirmation').catch(() => inbox(customer.email));
   assert.ok(mail.link, 'the confirmation mail has a link');
+  // in French, as the site speaks (web/mail, MAILER_SUBJECTS_*)
+  assert.equal(mail.subject, 'Confirmez votre adresse e-mail');
+  assert.match(mail.text, /Bienvenue chez Kinshasa Prestige Auto/);
+  assert.match(mail.text, /Ou saisissez ce code : \d{6}/);
   await page.goto(mail.link);
   await page.getByText('Votre email est confirmé !').waitFor();
   await page.waitForURL(/\/login\?verified=1/, { timeout: 5000 });
@@ -360,6 +364,7 @@ test('password reset end to end', async () => {
   await page.getByRole('button', { name: 'Envoyer le lien' }).click();
   await page.getByText('Un email de réinitialisation vous a été envoyé').waitFor();
   const mail = await inbox(customer.email, 'recovery');
+  assert.equal(mail.subject, 'Réinitialisez votre mot de passe');
   await page.goto(mail.link);
   await page.waitForURL(/\/reset-password/);
   await page.getByLabel('Nouveau mot de passe').fill(customer.newPassword);

@@ -62,7 +62,14 @@ impl Mailer {
             }
             _ => Transport::Inbox,
         };
-        Ok(Mailer { transport, from, templates: Templates::load(config.mailer_templates_dir.as_deref()), pool })
+        let templates = Templates::load(config.mailer_templates_dir.as_deref())
+            .with_subject(Kind::Confirmation, config.mailer_subjects_confirmation.as_deref())
+            .with_subject(Kind::Recovery, config.mailer_subjects_recovery.as_deref())
+            .with_subject(Kind::MagicLink, config.mailer_subjects_magic_link.as_deref())
+            .with_subject(Kind::Invite, config.mailer_subjects_invite.as_deref())
+            .with_subject(Kind::EmailChange, config.mailer_subjects_email_change.as_deref())
+            .with_subject(Kind::Reauthentication, config.mailer_subjects_reauthentication.as_deref());
+        Ok(Mailer { transport, from, templates, pool })
     }
 
     /// Whether mail goes to the development inbox.

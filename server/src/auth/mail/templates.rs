@@ -4,7 +4,8 @@
 //! `invite`, `email_change`, `reauthentication`) using GoTrue's placeholders: `{{ .ConfirmationURL }}`,
 //! `{{ .Token }}`, `{{ .TokenHash }}`, `{{ .SiteURL }}`, `{{ .RedirectTo }}`, `{{ .Email }}`,
 //! `{{ .NewEmail }}`. Files found in `MAILER_TEMPLATES_DIR` replace the built-in ones; they are
-//! read once at start. Values are HTML-escaped in the HTML part. Nothing here sends mail.
+//! read once at start. Subjects are GoTrue's unless `MAILER_SUBJECTS_*` replace them. Values are
+//! HTML-escaped in the HTML part. Nothing here sends mail.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -104,6 +105,7 @@ pub struct Rendered {
 #[derive(Debug, Clone)]
 pub struct Templates {
     by_kind: HashMap<Kind, (String, String)>,
+    subjects: HashMap<Kind, String>,
 }
 
 impl Templates {
@@ -126,7 +128,15 @@ impl Templates {
             };
             by_kind.insert(kind, (read("html", html), read("txt", text)));
         }
-        Templates { by_kind }
+        Templates { by_kind, subjects: HashMap::new() }
+    }
+
+    /// Replace the subject of `kind` (a `MAILER_SUBJECTS_*` setting); blank keeps GoTrue's.
+    pub fn with_subject(mut self, kind: Kind, subject: Option<&str>) -> Templates {
+        if let Some(subject) = subject.map(str::trim).filter(|s| !s.is_empty()) {
+            self.subjects.insert(kind, subject.to_string());
+        }
+        self
     }
 
     /// Render `kind` with `vars`.
@@ -136,7 +146,7 @@ impl Templates {
             (h.to_string(), t.to_string())
         });
         Rendered {
-            subject: kind.subject().to_string(),
+            subject: self.subjects.get(&kind).cloned().unwrap_or_else(|| kind.subject().to_string()),
             html: substitute(&html, vars, true),
             text: substitute(&text, vars, false),
         }
@@ -208,5 +218,12 @@ mod tests {
         assert_eq!(t.render(Kind::Recovery, &vars()).html, "<b>123456</b>");
         assert!(t.render(Kind::Recovery, &vars()).text.contains("Reset Password"));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn subjects_are_gotrue_s_unless_replaced() {
+        let t = Templates::load(None).with_subject(Kind::Recovery, Some("Réinitialisez votre mot de passe")).with_subject(Kind::Invite, Some("  "));
+        assert_eq!(t.render(Kind::Recovery, &vars()).subject, "Réinitialisez votre mot de passe");
+        assert_eq!(t.render(Kind::Invite, &vars()).subject, "You have been invited");
     }
 }
