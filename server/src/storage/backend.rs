@@ -167,6 +167,27 @@ where
     Ok(Stored { size, etag })
 }
 
+/// Stream the objects at `parts`, in order, into `key` (as `put_stream`: nothing is left at
+/// `key` on a failure). Joins the chunks of resumable and multipart uploads.
+pub async fn put_concat(
+    store: &Arc<dyn ObjectStore>,
+    parts: Vec<Path>,
+    key: &Path,
+    limit: u64,
+    etag: Etag,
+) -> Result<Stored, StorageError> {
+    use futures_util::TryStreamExt;
+    let source = store.clone();
+    let body = stream::iter(parts)
+        .then(move |part| {
+            let source = source.clone();
+            async move { source.get(&part).await.map(|got| got.into_stream()) }
+        })
+        .try_flatten()
+        .map_err(|e| e.to_string());
+    put_stream(store.as_ref(), key, Box::pin(body), limit, etag).await
+}
+
 async fn abort(writer: Option<WriteMultipart>) {
     if let Some(w) = writer {
         if let Err(err) = w.abort().await {

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::db::{self, Ctx};
 use super::error::StorageError;
-use super::objects::json_body;
+use super::objects::{json_body, like_escape};
 use super::StorageState;
 use crate::db::cached::CachedQueries;
 use crate::db::context::Access;
@@ -210,10 +210,6 @@ pub async fn list_v2(
     answer["folders"] = json!(folders);
     answer["objects"] = json!(objects);
     Ok(HttpResponse::Ok().json(answer))
-}
-
-fn like_escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 
 #[cfg(test)]

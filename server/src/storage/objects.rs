@@ -31,7 +31,8 @@ fn json_text(text: String) -> HttpResponse {
     HttpResponse::Ok().content_type("application/json").body(text)
 }
 
-fn like_escape(text: &str) -> String {
+/// `text` as a literal part of a `like` pattern (`escape '\\'`).
+pub(crate) fn like_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 

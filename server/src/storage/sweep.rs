@@ -65,88 +65,53 @@ pub async fn sweep(state: &StorageState, local_dir: Option<&FsPath>, grace: Dura
     if let Some(dir) = local_dir {
         swept.staging_files = remove_staging_files(&dir.join("objects"), cutoff);
     }
-    // Whole versions: listed by the store (which hides staging files), checked against the rows.
-    let mut old: Vec<(Path, String)> = Vec::new();
-    let mut listing = state.store.list(Some(&Path::from("objects")));
-    while let Some(meta) = listing.next().await {
-        let meta = meta.map_err(|e| e.to_string())?;
-        let modified: SystemTime = meta.last_modified.into();
-        if modified < cutoff {
-            if let Some(version) = meta.location.filename().map(str::to_string) {
-                old.push((meta.location, version));
-            }
-        }
-    }
     let client = state.admin.get().await.map_err(|e| e.to_string())?;
-    for chunk in old.chunks(1000) {
-        let versions: Vec<&str> = chunk.iter().map(|(_, v)| v.as_str()).collect();
-        let referenced: Vec<String> = client
-            .cached_query("select version from storage.objects where version = any($1)", &[&versions])
-            .await
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        for (location, version) in chunk {
-            if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
-                swept.orphan_versions += 1;
-            }
-        }
-    }
+    const REFERENCED: &str = "select version from storage.objects where version = any($1)";
+    // Whole versions: listed by the store (which hides staging files), checked against the rows.
+    let version_of = |p: &Path| p.filename().map(str::to_string);
+    swept.orphan_versions = remove_unowned(state, &client, "objects", cutoff, version_of, REFERENCED).await?;
     // Kept image renders of versions no row points at (an object deleted or overwritten).
-    let mut renders: Vec<(Path, String)> = Vec::new();
-    let mut listing = state.store.list(Some(&Path::from("render")));
-    while let Some(meta) = listing.next().await {
-        let meta = meta.map_err(|e| e.to_string())?;
-        let modified: SystemTime = meta.last_modified.into();
-        let version = meta.location.parts().nth(1).map(|p| p.as_ref().to_string());
-        if let (true, Some(version)) = (modified < cutoff, version) {
-            renders.push((meta.location, version));
-        }
-    }
-    for batch in renders.chunks(1000) {
-        let versions: Vec<&str> = batch.iter().map(|(_, v)| v.as_str()).collect();
-        let referenced: Vec<String> = client
-            .cached_query("select version from storage.objects where version = any($1)", &[&versions])
-            .await
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        for (location, version) in batch {
-            if !referenced.contains(version) && state.store.delete(location).await.is_ok() {
-                swept.orphan_renders += 1;
-            }
-        }
-    }
+    let second = |p: &Path| p.parts().nth(1).map(|part| part.as_ref().to_string());
+    swept.orphan_renders = remove_unowned(state, &client, "render", cutoff, second, REFERENCED).await?;
     swept.expired_uploads = super::tus::expire(state).await? + super::s3::multipart::expire(state).await?;
     // Chunks of resumable uploads whose state is gone (a deleted bucket, a crash mid-finish).
-    let mut chunks: Vec<(Path, uuid::Uuid)> = Vec::new();
-    let mut listing = state.store.list(Some(&Path::from("tus")));
+    let upload_of = |p: &Path| second(p).filter(|id| uuid::Uuid::parse_str(id).is_ok());
+    let alive = "select id::text from storage.tus_uploads where id = any($1::text[]::uuid[])";
+    swept.orphan_chunks = remove_unowned(state, &client, "tus", cutoff, upload_of, alive).await?;
+    Ok(swept)
+}
+
+/// Delete the objects under `prefix` last written before `cutoff` whose owner (the text `owner`
+/// reads from the path) `owned` does not return; how many went. `owned` takes a text array.
+async fn remove_unowned(
+    state: &StorageState,
+    db: &deadpool_postgres::Object,
+    prefix: &str,
+    cutoff: SystemTime,
+    owner: impl Fn(&Path) -> Option<String>,
+    owned: &str,
+) -> Result<usize, String> {
+    let mut old: Vec<(Path, String)> = Vec::new();
+    let mut listing = state.store.list(Some(&Path::from(prefix)));
     while let Some(meta) = listing.next().await {
         let meta = meta.map_err(|e| e.to_string())?;
         let modified: SystemTime = meta.last_modified.into();
-        let upload = meta.location.parts().nth(1).and_then(|p| uuid::Uuid::parse_str(p.as_ref()).ok());
-        if let (true, Some(upload)) = (modified < cutoff, upload) {
-            chunks.push((meta.location, upload));
+        if let (true, Some(id)) = (modified < cutoff, owner(&meta.location)) {
+            old.push((meta.location, id));
         }
     }
-    for batch in chunks.chunks(1000) {
-        let ids: Vec<uuid::Uuid> = batch.iter().map(|(_, id)| *id).collect();
-        let alive: Vec<uuid::Uuid> = client
-            .cached_query("select id from storage.tus_uploads where id = any($1)", &[&ids])
-            .await
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+    let mut removed = 0;
+    for batch in old.chunks(1000) {
+        let ids: Vec<&str> = batch.iter().map(|(_, id)| id.as_str()).collect();
+        let kept: Vec<String> =
+            db.cached_query(owned, &[&ids]).await.map_err(|e| e.to_string())?.iter().map(|r| r.get(0)).collect();
         for (location, id) in batch {
-            if !alive.contains(id) && state.store.delete(location).await.is_ok() {
-                swept.orphan_chunks += 1;
+            if !kept.contains(id) && state.store.delete(location).await.is_ok() {
+                removed += 1;
             }
         }
     }
-    Ok(swept)
+    Ok(removed)
 }
 
 /// Delete `<version>#<n>` files under `objects/<shard>/` last written before `cutoff`.

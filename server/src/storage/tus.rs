@@ -24,7 +24,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine;
-use futures_util::{stream, StreamExt, TryStreamExt};
+use futures_util::StreamExt;
 use object_store::path::Path;
 use serde_json::Value;
 use uuid::Uuid;
@@ -437,20 +437,12 @@ async fn finish(
     upload: &Upload,
     chunks: &[i64],
 ) -> Result<(), StorageError> {
-    let store = state.store.clone();
     let keys: Vec<Path> = chunks.iter().map(|o| chunk_key(version, *o)).collect();
-    let parts = stream::iter(keys.clone())
-        .then(move |key| {
-            let store = store.clone();
-            async move { store.get(&key).await.map(|got| got.into_stream()) }
-        })
-        .try_flatten()
-        .map_err(|e| e.to_string());
     let version_text = version.to_string();
-    let stored = backend::put_stream(
-        state.store.as_ref(),
+    let stored = backend::put_concat(
+        &state.store,
+        keys.clone(),
         &key_of(&version_text),
-        Box::pin(parts),
         upload.length as u64,
         backend::Etag::of(&state.config),
     )
@@ -462,25 +454,9 @@ async fn finish(
         user_metadata: upload.user_metadata.clone(),
         version: &version_text,
     };
-    let written = async {
-        let mut client = db::connection(&state.request).await?;
-        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-        let result = db::write_object(&tx, ctx, upload.upsert, &row).await?;
-        db::commit(tx).await?;
-        Ok::<_, StorageError>(result)
-    }
-    .await;
+    let written = super::upload::commit_version(state, ctx, upload.upsert, &row).await;
     forget(state, version, &keys).await;
-    match written {
-        Ok((_, replaced)) => {
-            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version_text)).await;
-            Ok(())
-        }
-        Err(err) => {
-            backend::delete_versions(state.store.as_ref(), [version_text]).await;
-            Err(err)
-        }
-    }
+    written.map(|_| ())
 }
 
 /// Delete an upload's state and chunks.

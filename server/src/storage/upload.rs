@@ -188,21 +188,33 @@ async fn store(
         version: &version,
         ..trial
     };
+    let id = commit_version(state, ctx, upsert, &row).await?;
+    Ok(HttpResponse::Ok().json(json!({"Id": id, "Key": format!("{bucket_id}/{key}")})))
+}
+
+/// Write the row of bytes already stored at `row.version`, as `ctx`, and commit; then delete the
+/// version it replaced. Refused, the new bytes are deleted instead. The row's id.
+pub(crate) async fn commit_version(
+    state: &StorageState,
+    ctx: &Ctx,
+    upsert: bool,
+    row: &NewRow<'_>,
+) -> Result<Uuid, StorageError> {
     let written = async {
         let mut client = db::connection(&state.request).await?;
         let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-        let result = db::write_object(&tx, ctx, upsert, &row).await?;
+        let result = db::write_object(&tx, ctx, upsert, row).await?;
         db::commit(tx).await?;
         Ok::<_, StorageError>(result)
     }
     .await;
     match written {
         Ok((id, replaced)) => {
-            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
-            Ok(HttpResponse::Ok().json(json!({"Id": id, "Key": format!("{bucket_id}/{key}")})))
+            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != row.version)).await;
+            Ok(id)
         }
         Err(err) => {
-            backend::delete_versions(state.store.as_ref(), [version]).await;
+            backend::delete_versions(state.store.as_ref(), [row.version.to_string()]).await;
             Err(err)
         }
     }

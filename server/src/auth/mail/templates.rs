@@ -222,7 +222,9 @@ mod tests {
 
     #[test]
     fn subjects_are_gotrue_s_unless_replaced() {
-        let t = Templates::load(None).with_subject(Kind::Recovery, Some("Réinitialisez votre mot de passe")).with_subject(Kind::Invite, Some("  "));
+        let t = Templates::load(None)
+            .with_subject(Kind::Recovery, Some("Réinitialisez votre mot de passe"))
+            .with_subject(Kind::Invite, Some("  "));
         assert_eq!(t.render(Kind::Recovery, &vars()).subject, "Réinitialisez votre mot de passe");
         assert_eq!(t.render(Kind::Invite, &vars()).subject, "You have been invited");
     }

@@ -342,7 +342,7 @@ async fn list_objects(
         )
         .await
     } else {
-        let pattern = format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+        let pattern = format!("{}%", super::objects::like_escape(&prefix));
         tx.cached_query(
             "select name, false, coalesce((metadata->>'size')::int8, 0), coalesce(metadata->>'eTag', ''), \
              coalesce(storage.js_time(updated_at), '') from storage.objects \
@@ -472,24 +472,8 @@ async fn put_object(
         user_metadata: user_metadata(req),
         version: &version,
     };
-    let written = async {
-        let mut client = db::connection(&state.request).await?;
-        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-        let result = db::write_object(&tx, ctx, true, &row).await?;
-        db::commit(tx).await?;
-        Ok::<_, StorageError>(result)
-    }
-    .await;
-    match written {
-        Ok((_, replaced)) => {
-            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
-            Ok(HttpResponse::Ok().insert_header(("ETag", stored.etag)).finish())
-        }
-        Err(err) => {
-            backend::delete_versions(state.store.as_ref(), [version]).await;
-            Err(err.into())
-        }
-    }
+    crate::storage::upload::commit_version(state, ctx, true, &row).await?;
+    Ok(HttpResponse::Ok().insert_header(("ETag", stored.etag)).finish())
 }
 
 /// Store a request body at `key`; a body whose SHA-256 differs from the one announced is removed
@@ -551,30 +535,14 @@ async fn copy_object(
         user_metadata: from.user_metadata.clone(),
         version: &version,
     };
-    let written = async {
-        let mut client = db::connection(&state.request).await?;
-        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-        let result = db::write_object(&tx, ctx, true, &row).await?;
-        db::commit(tx).await?;
-        Ok::<_, StorageError>(result)
-    }
-    .await;
-    match written {
-        Ok((_, replaced)) => {
-            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
-            let etag = from.meta_str("eTag").unwrap_or_default().to_string();
-            Ok(xml::ok(format!(
-                "<CopyObjectResult xmlns=\"{}\"><ETag>{}</ETag><LastModified>{}</LastModified></CopyObjectResult>",
-                xml::NS,
-                escape(&etag),
-                chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-            )))
-        }
-        Err(err) => {
-            backend::delete_versions(state.store.as_ref(), [version]).await;
-            Err(err.into())
-        }
-    }
+    crate::storage::upload::commit_version(state, ctx, true, &row).await?;
+    let etag = from.meta_str("eTag").unwrap_or_default().to_string();
+    Ok(xml::ok(format!(
+        "<CopyObjectResult xmlns=\"{}\"><ETag>{}</ETag><LastModified>{}</LastModified></CopyObjectResult>",
+        xml::NS,
+        escape(&etag),
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    )))
 }
 
 async fn delete_object(state: &StorageState, ctx: &Ctx, bucket: &str, key: &str) -> Result<HttpResponse, S3Error> {

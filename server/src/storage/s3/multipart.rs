@@ -9,7 +9,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures_util::{stream, StreamExt, TryStreamExt};
+use futures_util::StreamExt;
 use object_store::path::Path;
 use serde_json::Value;
 use uuid::Uuid;
@@ -234,20 +234,12 @@ pub async fn complete(
         }
     }
     let bucket = db::find_bucket(&state.admin, bucket_id).await?;
-    let store = state.store.clone();
     let keys: Vec<Path> = listed.iter().map(|(n, _)| part_key(id, *n)).collect();
-    let parts = stream::iter(keys.clone())
-        .then(move |key| {
-            let store = store.clone();
-            async move { store.get(&key).await.map(|got| got.into_stream()) }
-        })
-        .try_flatten()
-        .map_err(|e| e.to_string());
     let version = Uuid::new_v4().to_string();
-    let stored = backend::put_stream(
-        state.store.as_ref(),
+    let stored = backend::put_concat(
+        &state.store,
+        keys,
         &key_of(&version),
-        Box::pin(parts),
         size_limit(state, &bucket),
         backend::Etag::of(&state.config),
     )
@@ -259,33 +251,18 @@ pub async fn complete(
         user_metadata: upload.user_metadata.clone(),
         version: &version,
     };
-    let written = async {
-        let mut client = db::connection(&state.request).await?;
-        let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
-        let result = db::write_object(&tx, ctx, true, &row).await?;
-        db::commit(tx).await?;
-        Ok::<_, StorageError>(result)
-    }
-    .await;
+    let written = crate::storage::upload::commit_version(state, ctx, true, &row).await;
     forget(state, id).await;
-    match written {
-        Ok((_, replaced)) => {
-            backend::delete_versions(state.store.as_ref(), replaced.filter(|v| v != &version)).await;
-            Ok(xml::ok(format!(
-                "<CompleteMultipartUploadResult xmlns=\"{}\"><Location>/{}/{}</Location><Bucket>{}</Bucket><Key>{}</Key><ETag>{}</ETag></CompleteMultipartUploadResult>",
-                xml::NS,
-                escape(bucket_id),
-                escape(key),
-                escape(bucket_id),
-                escape(key),
-                escape(&stored.etag)
-            )))
-        }
-        Err(err) => {
-            backend::delete_versions(state.store.as_ref(), [version]).await;
-            Err(err.into())
-        }
-    }
+    written?;
+    Ok(xml::ok(format!(
+        "<CompleteMultipartUploadResult xmlns=\"{}\"><Location>/{}/{}</Location><Bucket>{}</Bucket><Key>{}</Key><ETag>{}</ETag></CompleteMultipartUploadResult>",
+        xml::NS,
+        escape(bucket_id),
+        escape(key),
+        escape(bucket_id),
+        escape(key),
+        escape(&stored.etag)
+    )))
 }
 
 /// `DELETE /{bucket}/{key}?uploadId=X`.
