@@ -175,6 +175,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub realtime: crate::realtime::RealtimeConfig,
+
+    #[command(flatten)]
+    pub outbox: crate::outbox::OutboxConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.
@@ -197,6 +200,14 @@ pub struct AuthConfig {
     /// Refuse new sign-ups (existing users can still sign in; the admin API can still create users).
     #[arg(long = "disable-signup", env = "DISABLE_SIGNUP", default_value_t = false, action = clap::ArgAction::Set)]
     pub disable_signup: bool,
+
+    /// Run the before-user-created hook (`HOOK_BEFORE_USER_CREATED_URI`) at every sign-up.
+    #[arg(long = "hook-before-user-created-enabled", env = "HOOK_BEFORE_USER_CREATED_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_before_user_created_enabled: bool,
+
+    /// The before-user-created hook, `pg-functions://<database>/<schema>/<function>`.
+    #[arg(long = "hook-before-user-created-uri", env = "HOOK_BEFORE_USER_CREATED_URI")]
+    pub hook_before_user_created_uri: Option<String>,
 
     /// Confirm e-mail addresses at sign-up without sending a confirmation mail.
     #[arg(long = "mailer-autoconfirm", env = "MAILER_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
@@ -781,7 +792,7 @@ fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
 }
 
 /// A whole number of seconds, at least one.
-fn seconds(value: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn seconds(value: &str) -> Result<std::time::Duration, String> {
     match value.trim().parse::<u64>() {
         Ok(n) if n >= 1 => Ok(std::time::Duration::from_secs(n)),
         _ => Err(format!("expected a whole number of seconds (1 or more), got {value:?}")),

@@ -253,6 +253,12 @@ impl Application {
             )
             .map_err(StartupError::Setup)?,
         );
+        crate::outbox::spawn(
+            config.outbox.clone(),
+            pools.admin.clone(),
+            database.url.clone(),
+            auth.clone().into_inner(),
+        );
         let state = web::Data::new(AppState {
             config: config.clone(),
             keys,

@@ -1,6 +1,8 @@
 -- demo data of the site: the fleet, the blog article and a few bookings of each kind for the
 -- demo customer (whose e-mail the seed command passes as the `seed.demo_email` setting).
 -- idempotent: fixed ids and slugs, `on conflict do nothing`. prices are set by the triggers.
+-- demo bookings send no mail or text message (the outbox triggers of V63 read app.notify).
+select set_config('app.notify', 'off', false);
 
 with v(id, slug, name, make, model, year, category, color, plate, vin, rate, status, description, features, loc, engine, fuel, gearbox, seats, doors, mileage, deposit) as (values
   ('5eed0000-0000-4000-8000-000000000001', 'toyota-corolla', 'Toyota Corolla', 'Toyota', 'Corolla', 2021, 'economic', 'Blanc', '1021-AB-01', 'JTDBR32E100000001', 45, 'available', 'Berline fiable et économique, idéale pour vos déplacements en ville.', array['Climatisation', 'Bluetooth', 'Caméra de recul'], 'Gombe', '4 cylindres', 'Essence', 'Automatique', 5, 4, 42000, 300),
@@ -87,3 +89,6 @@ from demo, (values
   ('5eed0000-0000-4000-8000-00000000c002', 'business_pack', -1, 3, 'active')
 ) as b(id, service, d, days, status)
 on conflict (id) do nothing;
+
+-- back to the default for the rest of this connection's life.
+select set_config('app.notify', '', false);

@@ -136,6 +136,10 @@ test('bookings: filter, change a status inline (kept after reload), edit a booki
   await page.getByLabel(`Statut de la réservation #${ref}`).selectOption('confirmed');
   await page.getByText('Statut mis à jour : Confirmée').waitFor();
   assert.equal((await service(`bookings?id=eq.${id}&select=booking_status`)).body[0].booking_status, 'confirmed');
+  // the customer hears of it, in french
+  const confirmed = await mailTo(DEMO.email, `Réservation confirmée #${ref}`);
+  assert.match(confirmed.text, /Bonne nouvelle : votre réservation est confirmée/);
+  assert.match(confirmed.text, /Statut : Confirmée/);
   await page.reload();
   await page.getByLabel('Rechercher').fill(id);
   await page.getByText('1 réservation(s) trouvée(s)').waitFor();
@@ -187,8 +191,8 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByLabel('Transmission').selectOption('Automatique');
   await next.click();
   await wizard.getByText('Étape 3 sur 6').waitFor();
-  await wizard.getByText('Total : $665.00').waitFor(); // 7 days x 95, before the 10 % weekly discount
-  await wizard.getByText('$598.50').waitFor();
+  await wizard.getByText('Total : 665,00\u00a0$').waitFor(); // 7 days x 95, before the 10 % weekly discount
+  await wizard.getByText('598,50\u00a0$').waitFor();
   await wizard.getByRole('button', { name: 'Ajouter un tarif saisonnier' }).click();
   const season = wizard.getByTestId('seasonal-rate');
   await season.getByLabel('Nom', { exact: true }).fill('Fêtes');
@@ -356,6 +360,79 @@ test('settings: a value out of range is refused; a saved value is there after re
   await page.getByRole('tab', { name: 'Système' }).click();
   assert.equal(await page.getByLabel("Délai d'expiration de session (minutes)").inputValue(), '45');
   await page.context().close();
+});
+
+/** The newest message of the development inbox to `to` whose subject starts with `subject`. */
+async function mailTo(to, subject) {
+  for (let i = 0; i < 75; i++) {
+    const r = await fetch(`${stack.baseUrl}/inbox/api/messages?to=${encodeURIComponent(to)}`);
+    const { messages } = await r.json();
+    const m = messages.find((x) => x.subject.startsWith(subject));
+    if (m) return m;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error(`no mail « ${subject} » for ${to}`);
+}
+
+const setSettings = async (section, patch) => {
+  const [row] = (await service(`app_settings?section=eq.${section}&select=value`)).body;
+  await service(`app_settings?section=eq.${section}`, { method: 'PATCH', body: JSON.stringify({ value: { ...row.value, ...patch } }) });
+};
+
+test('settings take effect: sign-ups closed, maintenance mode, prices in Congolese francs', async () => {
+  const admin = await adminPage();
+  await admin.goto(`${stack.baseUrl}/admin/settings`);
+  await admin.getByRole('tab', { name: 'Système' }).click();
+  await admin.getByLabel('Autoriser les inscriptions').uncheck();
+  await admin.getByRole('button', { name: 'Sauvegarder' }).click();
+  await admin.getByText('Paramètres sauvegardés avec succès').waitFor();
+  try {
+    // sign-ups off: the page says so, and the auth server refuses (signup_disabled)
+    const visitor = await newPage({ width: 1280, height: 900 });
+    await visitor.goto(`${stack.baseUrl}/register`);
+    await visitor.getByText('Les inscriptions sont fermées pour le moment').waitFor();
+    await visitor.getByLabel('Email').fill(`ferme.${Date.now()}@example.cd`);
+    await visitor.getByLabel('Mot de passe', { exact: true }).fill('Kinshasa2026');
+    await visitor.getByLabel('Confirmer le mot de passe').fill('Kinshasa2026');
+    await visitor.getByRole('button', { name: "S'inscrire" }).click();
+    await visitor.getByText('Les inscriptions sont momentanément fermées.').first().waitFor();
+    await visitor.context().close();
+  } finally {
+    await setSettings('system', { allowRegistrations: true });
+  }
+
+  await setSettings('system', { maintenanceMode: true });
+  try {
+    const visitor = await newPage({ width: 1280, height: 900 });
+    await visitor.goto(`${stack.baseUrl}/fleet`);
+    const closed = visitor.getByTestId('maintenance');
+    await closed.getByRole('heading', { name: 'Site en maintenance' }).waitFor();
+    await closed.getByRole('link', { name: '+243 81 000 0000' }).waitFor();
+    await shot(visitor, 'maintenance');
+    await visitor.context().close();
+    // the administrator still sees the site
+    await admin.goto(`${stack.baseUrl}/fleet`);
+    await admin.locator('article h3').first().waitFor();
+    assert.equal(await admin.getByTestId('maintenance').count(), 0);
+  } finally {
+    await setSettings('system', { maintenanceMode: false });
+  }
+  const visitor = await newPage({ width: 1280, height: 900 });
+  await visitor.goto(`${stack.baseUrl}/fleet`);
+  await visitor.locator('article h3').first().waitFor();
+
+  // the display currency: francs at the rate of the settings, stored amounts unchanged
+  await setSettings('general', { currency: 'CDF', exchangeRates: { USD: 1, CDF: 2800, EUR: 0.92 } });
+  try {
+    await visitor.goto(`${stack.baseUrl}/fleet`);
+    const card = visitor.locator('article').filter({ hasText: 'Toyota Corolla' });
+    await card.getByText('126\u202f000\u00a0FC').waitFor(); // 45 $ a day x 2 800
+    await shot(visitor, 'fleet-cdf');
+  } finally {
+    await setSettings('general', { currency: 'USD' });
+  }
+  await visitor.context().close();
+  await admin.context().close();
 });
 
 test('reports: the period analytics with the chart toggle', async () => {

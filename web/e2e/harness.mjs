@@ -111,6 +111,11 @@ export async function startStack({ webDir }) {
     MAILER_TEMPLATES_DIR: path.join(webDir, '..', 'mail'),
     MAILER_SUBJECTS_CONFIRMATION: 'Confirmez votre adresse e-mail',
     MAILER_SUBJECTS_RECOVERY: 'Réinitialisez votre mot de passe',
+    // « Autoriser les inscriptions » of the back office, read by the auth server (sql V64).
+    HOOK_BEFORE_USER_CREATED_ENABLED: 'true',
+    HOOK_BEFORE_USER_CREATED_URI: 'pg-functions://postgres/public/before_user_created',
+    // booking mails leave the outbox within a second.
+    OUTBOX_POLL_SECONDS: '1',
     RUST_LOG: 'warn',
   };
   await run(bin, ['seed'], { env });

@@ -10,6 +10,9 @@ let browser;
 const stamp = Date.now();
 const customer = { email: `client.${stamp}@example.cd`, password: 'Kinshasa2026', newPassword: 'Nouveau2026x', name: 'Jeanne Mbuyi' };
 
+/** Dollars as the site shows them (french: « 1 065,00 $ », no-break spaces). */
+const usd = (n) => `${new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)}\u00a0$`;
+
 function isoInDays(n) {
   const d = new Date();
   d.setDate(d.getDate() + n);
@@ -94,9 +97,15 @@ test('a visitor filters the fleet and completes a public booking', async () => {
   await shot(page, 'booking-details');
   await page.getByRole('button', { name: 'Confirmer la réservation' }).click();
   await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
-  assert.match(await page.getByTestId('booking-reference').textContent(), /^[0-9A-F]{8}$/);
+  const reference = await page.getByTestId('booking-reference').textContent();
+  assert.match(reference, /^[0-9A-F]{8}$/);
   assert.equal(await page.getByTestId('booking-total').textContent(), cardTotal);
   await shot(page, 'booking-confirmation');
+  // the promised e-mail comes, in french, with the reference and the total
+  const mail = await inbox('visiteur@example.cd', 'booking.received');
+  assert.equal(mail.subject, `Demande de réservation reçue #${reference}`);
+  assert.match(mail.text, /^Bonjour Patrick Visiteur,/);
+  assert.ok(mail.text.includes(`Montant : ${cardTotal}`), mail.text);
   await page.context().close();
 });
 
@@ -185,7 +194,7 @@ test('a visitor reserves on /car-rental through the reservation dialog, paying n
     const rows = await r.json();
     assert.equal(rows.length, 1);
     const [b] = rows;
-    assert.equal(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(Number(b.total_amount)), quoted, 'the stored total is the quoted one');
+    assert.equal(usd(Number(b.total_amount)), quoted, 'the stored total is the quoted one');
     assert.deepEqual(
       { start: b.start_date, end: b.end_date, status: b.booking_status, user: b.user_id, method: b.payment_method, time: b.pickup_time, people: b.passengers, licence: b.driver_license_number },
       { start, end: isoInDays(28), status: 'pending', user: null, method: 'card', time: '10:00:00', people: 2, licence: 'KIN-DLG-01' },
@@ -266,7 +275,7 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await dialog.getByLabel('Passagers').fill('2');
   await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
   await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
-  assert.equal(await page.getByTestId('booking-total').textContent(), '$300.00');
+  assert.equal(await page.getByTestId('booking-total').textContent(), '300,00\u00a0$');
   await shot(page, 'airport-confirmation');
   // « Réserver à nouveau » closes the confirmation and opens an empty dialog of the same offer
   await page.getByRole('button', { name: 'Réserver à nouveau' }).click();
@@ -291,7 +300,7 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await d2.getByLabel('Heure').selectOption('10:00');
   await d2.getByRole('button', { name: 'Confirmer le rendez-vous' }).click();
   await page.getByRole('heading', { name: 'Rendez-vous confirmé !' }).waitFor();
-  assert.equal(await page.getByTestId('booking-total').textContent(), '$50.00');
+  assert.equal(await page.getByTestId('booking-total').textContent(), '50,00\u00a0$');
 
   // premium
   await page.goto(`${stack.baseUrl}/premium-service`);
@@ -303,7 +312,7 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await d3.getByLabel('Durée').selectOption('2');
   await d3.getByRole('button', { name: 'Envoyer la demande' }).click();
   await page.getByRole('heading', { name: 'Demande envoyée !' }).waitFor();
-  assert.equal(await page.getByTestId('booking-total').textContent(), '$600.00');
+  assert.equal(await page.getByTestId('booking-total').textContent(), '600,00\u00a0$');
 
   // a vehicle, signed in
   await page.goto(`${stack.baseUrl}/booking`);
@@ -322,16 +331,20 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByTestId('booking-item').nth(3).waitFor();
   assert.equal(await page.getByTestId('booking-item').count(), 4);
   const amounts = await page.getByTestId('booking-amount').allTextContents();
-  assert.deepEqual(amounts, [vehicleTotal, '$600.00', '$50.00', '$300.00']);
-  const spentBefore = 600 + 50 + 300 + Number(vehicleTotal.replace(/[$,]/g, ''));
+  assert.deepEqual(amounts, [vehicleTotal, '600,00\u00a0$', '50,00\u00a0$', '300,00\u00a0$']);
+  const spentBefore = 600 + 50 + 300 + Number(vehicleTotal.replace(/[$\s\u202f\u00a0]/g, '').replace(',', '.'));
   await shot(page, 'profile-bookings');
 
   // cancel the airport booking
   await page.getByTestId('booking-item').nth(3).getByRole('button', { name: /^Annuler la réservation/ }).click();
   await page.getByTestId('booking-item').nth(3).getByText('Annulée').waitFor();
+  const cancelled = await inbox(customer.email, 'booking.cancelled_by_customer');
+  assert.match(cancelled.subject, /^Réservation annulée #[0-9A-F]{8}$/);
+  assert.match(cancelled.text, /annulée, comme vous l'avez demandé/);
+  assert.match(cancelled.text, /Service aéroport : /);
   await page.getByRole('tab', { name: 'Tableau de bord' }).click();
   const spent = await page.getByTestId('total-spent').textContent();
-  assert.equal(spent, new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(spentBefore - 300));
+  assert.equal(spent, usd(spentBefore - 300));
   assert.equal(await page.getByTestId('booking-item').count(), 3);
   await shot(page, 'profile-dashboard');
 

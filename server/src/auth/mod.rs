@@ -11,6 +11,7 @@ pub mod audit;
 pub mod error;
 pub mod flows;
 mod handlers;
+pub mod hooks;
 pub mod mail;
 pub mod mfa;
 pub mod oidc;
@@ -57,6 +58,8 @@ pub struct AuthState {
     pub sms: sms::Sms,
     pub oidc: oidc::Oidc,
     pub webauthn: webauthn::WebAuthn,
+    /// The before-user-created hook's function, quoted, when the hook is on.
+    pub hook_before_user_created: Option<String>,
 }
 
 impl std::fmt::Debug for AuthState {
@@ -79,6 +82,16 @@ impl AuthState {
         let sms = sms::Sms::new(&config, pool.clone())?;
         let oidc = oidc::Oidc::new(&config)?;
         let webauthn = webauthn::WebAuthn::new(&config, site_url)?;
+        let hook_before_user_created =
+            match (&config.hook_before_user_created_enabled, &config.hook_before_user_created_uri) {
+                (false, _) => None,
+                (true, Some(uri)) => {
+                    Some(hooks::function_of_uri(uri).map_err(|e| format!("HOOK_BEFORE_USER_CREATED_URI: {e}"))?)
+                }
+                (true, None) => {
+                    return Err("HOOK_BEFORE_USER_CREATED_ENABLED needs HOOK_BEFORE_USER_CREATED_URI".into())
+                }
+            };
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -101,6 +114,7 @@ impl AuthState {
             sms,
             oidc,
             webauthn,
+            hook_before_user_created,
         })
     }
 

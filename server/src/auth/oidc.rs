@@ -671,6 +671,7 @@ pub async fn user_for(
     let user = users::insert_external(db, provider.name, &sub, email.as_deref(), verified, &data)
         .await?
         .ok_or(AuthError::EmailExists)?;
+    super::hooks::before_user_created(state, db, &user, ip).await?;
     super::audit::log(db, Some(user.id), user.email_str(), "user_signedup", json!({"provider": provider.name}), ip)
         .await;
     Ok(user)

@@ -222,11 +222,26 @@ impl Sms {
 
     /// Send `code` to `phone` (E.164 digits); `kind` names the flow in the inbox (`sms`, `phone_change`).
     pub async fn send(&self, phone: &str, kind: &str, code: &str) -> Result<(), AuthError> {
+        let body = self.template.replace("{{ .Code }}", code).replace("{{.Code}}", code);
+        self.send_text(phone, kind, &body).await
+    }
+
+    /// Text a free message (the outbox's) to `phone` (E.164 digits). Twilio Verify sends only
+    /// its own verification codes, so with it this is an error.
+    pub async fn send_message(&self, phone: &str, kind: &str, body: &str) -> Result<(), AuthError> {
+        if matches!(self.provider, Provider::TwilioVerify { .. }) {
+            return Err(AuthError::internal("twilio_verify sends verification codes only, not messages"));
+        }
+        self.send_text(phone, kind, body).await
+    }
+
+    /// Text `body` to `phone` (E.164 digits); `kind` names the message in the inbox.
+    async fn send_text(&self, phone: &str, kind: &str, body: &str) -> Result<(), AuthError> {
         if self.test_code(phone).is_some() {
             tracing::info!(kind, "a test number (SMS_TEST_OTP): nothing texted");
             return Ok(());
         }
-        let body = self.template.replace("{{ .Code }}", code).replace("{{.Code}}", code);
+        let body = body.to_string();
         let to = format!("+{phone}");
         match &self.provider {
             Provider::Inbox => {

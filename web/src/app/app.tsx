@@ -4,6 +4,8 @@ import { BrowserRouter } from 'react-router';
 import { SessionProvider } from '@/lib/session';
 import { ToastHost } from '@/lib/notify';
 import { AppRoutes } from './router';
+import { useSiteSettings } from '@/lib/site-settings';
+import { displayCurrency, setDisplayCurrency } from '@/lib/format';
 
 export function newQueryClient() {
   return new QueryClient({
@@ -37,9 +39,14 @@ function ReadyMark() {
  * and ids from useId (which label dialogs and fields) depend on the tree's shape.
  */
 export function AppContent() {
+  const settings = useSiteSettings();
+  // prices everywhere follow the back office's currency: set it before the pages render, and
+  // render them again (a new key) when it changes; dollars, the default, change nothing.
+  setDisplayCurrency(settings.currency, settings.exchangeRate);
+  const { currency, rate } = displayCurrency();
   return (
     <>
-      <AppRoutes />
+      <AppRoutes key={`${currency}:${rate}`} />
       <ReadyMark />
     </>
   );

@@ -1,13 +1,32 @@
-import { describe, expect, it } from 'vitest';
-import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatPrice, priceDisplay, thumbnailUrl } from './format';
+import { afterEach, describe, expect, it } from 'vitest';
+import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatMoney, formatPrice, priceDisplay, setDisplayCurrency, thumbnailUrl } from './format';
+
+/** Intl's french grouping and the space before the symbol are no-break spaces: show them as spaces. */
+const plain = (s: string | null) => s?.replace(/[\u202f\u00a0]/g, ' ') ?? s;
 
 describe('formatPrice', () => {
-  it('shows US dollars with two decimals', () => {
-    expect(formatPrice(150)).toBe('$150.00');
-    expect(formatPrice(1234.5)).toBe('$1,234.50');
-    expect(formatPrice('65.00')).toBe('$65.00');
-    expect(formatPrice(null)).toBe('$0.00');
-    expect(formatPrice('abc')).toBe('$0.00');
+  afterEach(() => setDisplayCurrency('USD', 1));
+
+  it('shows dollars in French: grouped thousands, a decimal comma, the symbol after', () => {
+    expect(plain(formatPrice(150))).toBe('150,00 $');
+    expect(plain(formatPrice(1065))).toBe('1 065,00 $');
+    expect(plain(formatPrice('65.00'))).toBe('65,00 $');
+    expect(plain(formatPrice(null))).toBe('0,00 $');
+    expect(plain(formatPrice('abc'))).toBe('0,00 $');
+  });
+
+  it('converts to the display currency the settings chose', () => {
+    setDisplayCurrency('CDF', 2800);
+    expect(plain(formatPrice(1065))).toBe('2 982 000 FC');
+    setDisplayCurrency('EUR', 0.92);
+    expect(plain(formatPrice(1065))).toBe('979,80 €');
+    setDisplayCurrency('USD', 2800);
+    expect(plain(formatPrice(10))).toBe('10,00 $');
+  });
+
+  it('formats an amount already in a currency', () => {
+    expect(plain(formatMoney(1234.5, 'USD'))).toBe('1 234,50 $');
+    expect(plain(formatMoney(2982000.4, 'CDF'))).toBe('2 982 000 FC');
   });
 });
 
@@ -28,14 +47,18 @@ describe('dates', () => {
 
 describe('priceDisplay', () => {
   it('strikes the base price only with a discount', () => {
-    expect(priceDisplay({ base_total: 700, total: 630, discount_percent: 10 })).toEqual({
-      total: '$630.00',
-      base: '$700.00',
+    const shown = (q: Parameters<typeof priceDisplay>[0]) => {
+      const p = priceDisplay(q);
+      return { ...p, total: plain(p.total), base: plain(p.base), saving: plain(p.saving) };
+    };
+    expect(shown({ base_total: 700, total: 630, discount_percent: 10 })).toEqual({
+      total: '630,00 $',
+      base: '700,00 $',
       badge: '-10%',
-      saving: '$70.00',
+      saving: '70,00 $',
     });
-    expect(priceDisplay({ base_total: '90.00', total: '90.00', discount_percent: '0' })).toEqual({
-      total: '$90.00',
+    expect(shown({ base_total: '90.00', total: '90.00', discount_percent: '0' })).toEqual({
+      total: '90,00 $',
       base: null,
       badge: null,
       saving: null,

@@ -1,12 +1,39 @@
 import { format, parseISO, isValid } from 'date-fns';
 import { fr } from 'date-fns/locale';
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+type Currency = 'USD' | 'CDF' | 'EUR';
 
-/** Dollars with two decimals: 1234.5 → "$1,234.50". Accepts PostgREST numerics sent as strings. */
+const symbols: Record<Currency, string> = { USD: '$', CDF: 'FC', EUR: '€' };
+const numbers = {
+  2: new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  0: new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 0, maximumFractionDigits: 0 }),
+};
+
+/** The currency prices are shown in and its rate (units per dollar): the back office's setting. */
+let display: { currency: Currency; rate: number } = { currency: 'USD', rate: 1 };
+
+/** Show prices in `currency` at `rate` per dollar from now on (the site's settings call this). */
+export function setDisplayCurrency(currency: Currency, rate: number): void {
+  display = { currency, rate: currency === 'USD' || !(rate > 0) ? 1 : rate };
+}
+
+export function displayCurrency() {
+  return display;
+}
+
+/** An amount already in `currency`, French style: "1 065,00 $", "2 982 000 FC", "979,80 €". */
+export function formatMoney(value: number, currency: Currency): string {
+  const digits = currency === 'CDF' ? 0 : 2;
+  return `${numbers[digits].format(Number.isFinite(value) ? value : 0)}\u00a0${symbols[currency]}`;
+}
+
+/**
+ * A dollar amount (as stored) in the display currency: 1065 → "1 065,00 $", or "3 035 250 FC" at
+ * 2 850 FC per dollar. Accepts PostgREST numerics sent as strings.
+ */
 export function formatPrice(amount: number | string | null | undefined): string {
   const n = typeof amount === 'string' ? Number(amount) : (amount ?? 0);
-  return usd.format(Number.isFinite(n) ? n : 0);
+  return formatMoney((Number.isFinite(n) ? n : 0) * display.rate, display.currency);
 }
 
 function toDate(value: string | Date): Date | null {

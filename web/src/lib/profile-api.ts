@@ -3,7 +3,7 @@ import { supabase } from './supabase';
 import { toAppError } from './errors';
 import type { Profile } from '@/types/database';
 
-const PROFILE_COLUMNS = 'id, user_id, username, email, full_name, phone, role, updated_at';
+const PROFILE_COLUMNS = 'id, user_id, username, email, full_name, phone, role, notify_email, notify_sms, updated_at';
 
 /** The signed-in user's profile; created (role user) if the database has none yet. */
 export async function fetchOwnProfile(user: User): Promise<Profile> {
@@ -32,6 +32,16 @@ export async function updateOwnProfile(userId: string, values: { full_name: stri
   if (error) throw toAppError(error);
   const account = await supabase().auth.updateUser({ data: { full_name, phone } });
   if (account.error) throw toAppError(account.error, 'Erreur lors de la mise à jour du compte');
+  return data as Profile;
+}
+
+/**
+ * How the customer hears of their bookings (the database's outbox reads these): by e-mail, by
+ * text message (to the profile's phone, when the company sends texts).
+ */
+export async function updateNotificationChoices(userId: string, values: { notify_email: boolean; notify_sms: boolean }): Promise<Profile> {
+  const { data, error } = await supabase().from('profiles').update(values).eq('user_id', userId).select(PROFILE_COLUMNS).single();
+  if (error) throw toAppError(error);
   return data as Profile;
 }
 

@@ -71,6 +71,9 @@ export interface Profile {
   full_name: string | null;
   phone: string | null;
   role: 'user' | 'admin';
+  /** booking messages by e-mail (default on) and by text message (default off). */
+  notify_email: boolean;
+  notify_sms: boolean;
   updated_at: string;
 }
 

@@ -177,6 +177,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
                 let data = p.body.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
                 let user =
                     users::insert_phone(db, number, "", &data, false).await?.ok_or(AuthError::UserAlreadyExists)?;
+                crate::auth::hooks::before_user_created(&state, db, &user, &p.ip).await?;
                 audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "phone"}), &p.ip).await;
                 user
             }
@@ -204,6 +205,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
                 invited: false,
             };
             let user = users::insert(db, &new).await?.ok_or(AuthError::UserAlreadyExists)?;
+            crate::auth::hooks::before_user_created(&state, db, &user, &p.ip).await?;
             audit::log(db, Some(user.id), &p.email, "user_signedup", json!({"provider": "email"}), &p.ip).await;
             user
         }

@@ -14,7 +14,7 @@ use crate::auth::flows::{self, LinkType};
 use crate::auth::phone::{self, PhoneOtp};
 use crate::auth::request::{client_info, client_ip, json_body, query};
 use crate::auth::users::{self, time, NewUser};
-use crate::auth::{audit, password, rate_limit, sessions, sms, AuthState};
+use crate::auth::{audit, hooks, password, rate_limit, sessions, sms, AuthState};
 
 #[derive(Debug, Deserialize)]
 struct Body {
@@ -103,6 +103,7 @@ pub async fn signup(
                 invited: false,
             };
             let user = users::insert(db, &new).await?.ok_or(AuthError::UserAlreadyExists)?;
+            hooks::before_user_created(&state, db, &user, &ip).await?;
             audit::log(db, Some(user.id), &email, "user_signedup", json!({"provider": "email"}), &ip).await;
             user
         }
@@ -157,6 +158,7 @@ async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -
             let user = users::insert_phone(db, &number, &hash, &data, autoconfirm)
                 .await?
                 .ok_or(AuthError::UserAlreadyExists)?;
+            hooks::before_user_created(state, db, &user, ip).await?;
             audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "phone"}), ip).await;
             user
         }
@@ -203,6 +205,7 @@ async fn anonymous(
     let tx = client.transaction().await?;
     let db = &tx;
     let user = users::insert_anonymous(db, &data).await?;
+    hooks::before_user_created(state, db, &user, ip).await?;
     audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "anonymous"}), ip).await;
     let issued = sessions::create(db, user.id, "anonymous", &client_info(state, req)).await?;
     users::touch_sign_in(db, user.id).await?;

@@ -15,20 +15,26 @@ use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::templates::{html_escape, Kind, Rendered};
+use super::templates::{html_escape, Rendered};
 use crate::auth::error::AuthError;
 use crate::auth::AuthState;
 
 /// Keep a message.
-pub async fn store(pool: &Pool, to: &str, kind: Kind, rendered: &Rendered, link: &str) -> Result<(), AuthError> {
+pub async fn store(
+    pool: &Pool,
+    to: &str,
+    kind: &str,
+    rendered: &Rendered,
+    link: Option<&str>,
+) -> Result<(), AuthError> {
     let client = pool.get().await?;
     client
         .cached_execute(
             "insert into auth.dev_inbox (recipient, subject, kind, html, body_text, link) values ($1, $2, $3, $4, $5, $6)",
-            &[&to, &rendered.subject, &kind.name(), &rendered.html, &rendered.text, &link],
+            &[&to, &rendered.subject, &kind, &rendered.html, &rendered.text, &link],
         )
         .await?;
-    tracing::info!(to, kind = kind.name(), "mail stored in the development inbox (/inbox)");
+    tracing::info!(to, kind, "mail stored in the development inbox (/inbox)");
     Ok(())
 }
 

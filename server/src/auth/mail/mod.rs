@@ -80,18 +80,34 @@ impl Mailer {
     /// Render `kind` and deliver it to `to`.
     pub async fn send(&self, to: &str, kind: Kind, vars: &Vars) -> Result<(), AuthError> {
         let rendered = self.templates.render(kind, vars);
+        self.deliver(to, kind.name(), &rendered, Some(&vars.confirmation_url)).await
+    }
+
+    /// Deliver a message rendered elsewhere (the outbox's); `kind` names it in the inbox, `link`
+    /// is the one the inbox shows beside it.
+    pub async fn deliver(
+        &self,
+        to: &str,
+        kind: &str,
+        rendered: &Rendered,
+        link: Option<&str>,
+    ) -> Result<(), AuthError> {
         match &self.transport {
-            Transport::Inbox => inbox::store(&self.pool, to, kind, &rendered, &vars.confirmation_url).await,
+            Transport::Inbox => inbox::store(&self.pool, to, kind, rendered, link).await,
             Transport::Smtp(smtp) => {
                 let to_box: Mailbox = to.parse().map_err(|e| AuthError::internal(format!("recipient {to}: {e}")))?;
                 let message = Message::builder()
                     .from(self.from.clone())
                     .to(to_box)
-                    .subject(rendered.subject)
+                    .subject(rendered.subject.clone())
                     .multipart(
                         MultiPart::alternative()
-                            .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(rendered.text))
-                            .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(rendered.html)),
+                            .singlepart(
+                                SinglePart::builder().header(ContentType::TEXT_PLAIN).body(rendered.text.clone()),
+                            )
+                            .singlepart(
+                                SinglePart::builder().header(ContentType::TEXT_HTML).body(rendered.html.clone()),
+                            ),
                     )
                     .map_err(|e| AuthError::internal(format!("building mail: {e}")))?;
                 smtp.send(message).await.map_err(|e| AuthError::internal(format!("smtp: {e}")))?;

@@ -1,14 +1,16 @@
 import { Link } from 'react-router';
-import { Mail, MapPin, Phone, Clock } from 'lucide-react';
+import { useCompany, whatsappUrl } from '@/lib/site-settings';
+import { Mail, MapPin, MessageCircle, Phone, Clock } from 'lucide-react';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
 
 export function Footer() {
+  const company = useCompany();
   return (
     <footer id="contact" className="bg-blue-950 text-blue-100">
       <div className="mx-auto grid max-w-7xl gap-8 px-4 py-12 sm:grid-cols-2 lg:grid-cols-4">
         <div>
-          <p className="text-lg font-bold text-white">{site.name}</p>
+          <p className="text-lg font-bold text-white">{company.name}</p>
           <p className="mt-3 text-sm leading-relaxed">
             Votre partenaire de confiance pour la location de véhicules et le service protocole à Kinshasa.
           </p>
@@ -19,21 +21,27 @@ export function Footer() {
             <li className="flex gap-2">
               <MapPin className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
               <span>
-                {site.address}
+                {company.address}
                 <br />
                 {site.addressNote}
               </span>
             </li>
             <li className="flex gap-2">
               <Phone className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <a href={site.phoneHref} className="hover:text-white">
-                {site.phone}
+              <a href={company.phoneHref} className="hover:text-white">
+                {company.phone}
+              </a>
+            </li>
+            <li className="flex gap-2">
+              <MessageCircle className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
+              <a href={whatsappUrl(company.phone)} className="hover:text-white" target="_blank" rel="noreferrer" data-testid="whatsapp">
+                WhatsApp
               </a>
             </li>
             <li className="flex gap-2">
               <Mail className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <a href={`mailto:${site.email}`} className="hover:text-white">
-                {site.email}
+              <a href={`mailto:${company.email}`} className="hover:text-white">
+                {company.email}
               </a>
             </li>
             <li className="flex gap-2">
@@ -65,7 +73,7 @@ export function Footer() {
       </div>
       {/* The year of a page rendered at build time may be older: the browser's wins, silently. */}
       <div className="border-t border-blue-900 py-4 text-center text-xs text-blue-200" suppressHydrationWarning>
-        © {new Date().getFullYear()} {site.name}. Tous droits réservés.
+        © {new Date().getFullYear()} {company.name}. Tous droits réservés.
       </div>
     </footer>
   );

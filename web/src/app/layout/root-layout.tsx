@@ -5,6 +5,9 @@ import { Navbar } from './navbar';
 import { Footer } from './footer';
 import { StatusStrip } from './status-strip';
 import { RouteErrorBoundary } from './route-error';
+import { MaintenancePage, openDuringMaintenance } from './maintenance';
+import { useSiteSettings } from '@/lib/site-settings';
+import { useSession } from '@/lib/session';
 
 /** A new page starts at its top, or at the section its URL fragment names. */
 function useScrollOnNavigation() {
@@ -19,6 +22,9 @@ function useScrollOnNavigation() {
 export function RootLayout() {
   const location = useLocation();
   useScrollOnNavigation();
+  const settings = useSiteSettings();
+  const { profile } = useSession();
+  const closed = settings.maintenanceMode && profile?.role !== 'admin' && !openDuringMaintenance(location.pathname);
   return (
     <div className="flex min-h-screen flex-col">
       <a href="#contenu" className="skip-link">
@@ -36,7 +42,7 @@ export function RootLayout() {
               </div>
             }
           >
-            <Outlet />
+            {closed ? <MaintenancePage /> : <Outlet />}
           </Suspense>
         </RouteErrorBoundary>
       </main>

@@ -1,9 +1,11 @@
 import { Clock, Mail, MapPin, Phone, Navigation } from 'lucide-react';
+import { useCompany } from '@/lib/site-settings';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { directionsUrl, site } from '@/config/site';
 import { ContactForm } from '@/features/contact/components/contact-form';
 
 export default function ContactPage() {
+  const company = useCompany();
   usePageTitle('Contact');
   return (
     <>
@@ -14,15 +16,15 @@ export default function ContactPage() {
             <ul className="space-y-4 rounded-2xl bg-white p-6 shadow-sm">
               <li className="flex gap-3">
                 <Phone className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <a href={site.phoneHref} className="hover:underline">{site.phone}</a>
+                <a href={company.phoneHref} className="hover:underline">{company.phone}</a>
               </li>
               <li className="flex gap-3">
                 <Mail className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <a href={`mailto:${site.email}`} className="hover:underline">{site.email}</a>
+                <a href={`mailto:${company.email}`} className="hover:underline">{company.email}</a>
               </li>
               <li className="flex gap-3">
                 <MapPin className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
-                <span>{site.address}<br />{site.addressNote}</span>
+                <span>{company.address}<br />{site.addressNote}</span>
               </li>
               <li className="flex gap-3">
                 <Clock className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
@@ -32,9 +34,9 @@ export default function ContactPage() {
             <div className="rounded-2xl border border-dashed border-slate-300 bg-white p-6" role="region" aria-label="Plan d'accès">
               <p className="font-semibold text-blue-950">Plan d'accès</p>
               <p className="mt-2 text-sm text-slate-700">
-                La carte interactive n'est pas disponible. Notre adresse : {site.address} ({site.addressNote}).
+                La carte interactive n'est pas disponible. Notre adresse : {company.address} ({site.addressNote}).
               </p>
-              <a href={directionsUrl(site.address)} target="_blank" rel="noreferrer" className="mt-3 inline-flex items-center gap-1 text-sm font-semibold text-blue-900 hover:underline">
+              <a href={directionsUrl(company.address)} target="_blank" rel="noreferrer" className="mt-3 inline-flex items-center gap-1 text-sm font-semibold text-blue-900 hover:underline">
                 <Navigation className="h-4 w-4" aria-hidden="true" /> Itinéraire (ouvre un nouvel onglet)
               </a>
             </div>

@@ -15,6 +15,7 @@ import { totalSpent, useMyBookings } from '@/features/profile/api/bookings';
 import { useLiveMyBookings } from '@/features/profile/api/live-bookings';
 import { BookingList } from '@/features/profile/components/booking-list';
 import { ProfileForm } from '@/features/profile/components/profile-form';
+import { NotificationForm } from '@/features/profile/components/notification-form';
 
 const tabs = [
   { key: 'dashboard', label: 'Tableau de bord' },
@@ -139,12 +140,8 @@ export default function ProfilePage() {
             contacte pour confirmer. Aucun moyen de paiement n'est enregistré sur votre compte.
           </Alert>
         )}
-        {tab === 'notifications' && (
-          <Alert tone="info">
-            Les préférences de notification ne sont pas encore disponibles. Vous recevez aujourd'hui uniquement les emails liés à votre compte (confirmation d'adresse,
-            réinitialisation du mot de passe) ; notre équipe vous contacte par téléphone pour vos réservations.
-          </Alert>
-        )}
+        {tab === 'notifications' &&
+          (profileLoading ? <Spinner /> : profile ? <NotificationForm key={profile.updated_at} profile={profile} /> : <ErrorState message="Profil introuvable." />)}
       </div>
     </div>
   );

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { useSiteSettings } from '@/lib/site-settings';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
@@ -16,6 +17,7 @@ const passwordCodes = new Set(['weak_password']);
 
 export default function RegisterPage() {
   usePageTitle('Inscription');
+  const settings = useSiteSettings();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [values, setValues] = useState({ fullName: '', email: '', password: '', confirmPassword: '' });
@@ -71,6 +73,11 @@ export default function RegisterPage() {
 
   return (
     <AuthCard title="Créer un compte" subtitle="Réservez nos services aéroportuaires, premium et de diagnostic, et suivez vos réservations.">
+      {!settings.allowRegistrations && (
+        <div className="mb-4">
+          <Alert tone="info">Les inscriptions sont fermées pour le moment. Pour réserver, appelez-nous au {settings.companyPhone}.</Alert>
+        </div>
+      )}
       <form noValidate onSubmit={submit} className="space-y-4">
         <TextField label="Nom complet (facultatif)" autoComplete="name" value={values.fullName} onChange={(e) => set('fullName', e.target.value)} />
         <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />

@@ -66,7 +66,7 @@ describe('booking confirmation', () => {
     bookOnce();
     expect(screen.getByRole('heading', { name: 'Réservation confirmée !' })).toBeTruthy();
     expect(screen.getByTestId('booking-reference').textContent).toBe('ABCDEF12');
-    expect(screen.getByTestId('booking-total').textContent).toBe('$300.00');
+    expect(screen.getByTestId('booking-total').textContent).toBe('300,00\u00a0$');
     expect(screen.getByRole('link', { name: 'Voir mes réservations' }).getAttribute('href')).toBe('/profile');
     expect(screen.queryByLabelText('Numéro de vol')).toBeNull();
   });

@@ -35,7 +35,7 @@ export function ServiceCard({
   );
 }
 
-/** A price with its unit in small print: "$300.00 par jour". */
+/** A price with its unit in small print: "300,00 $ par jour". */
 export function PerUnit({ amount, unit }: { amount: number | string; unit: string }) {
   return (
     <>

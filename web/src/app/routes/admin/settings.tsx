@@ -162,6 +162,18 @@ export default function AdminSettingsPage() {
                 <option value="EUR">Euro (EUR)</option>
                 <option value="CDF">Franc congolais (CDF)</option>
               </SelectField>
+              {g.currency !== 'USD' && (
+                <TextField
+                  label={g.currency === 'CDF' ? 'Taux : francs congolais pour 1 $' : 'Taux : euros pour 1 $'}
+                  type="number"
+                  min="0"
+                  step="any"
+                  value={shown(g.exchangeRates[g.currency])}
+                  onChange={(e) => set('general', 'exchangeRates', { ...g.exchangeRates, [g.currency]: num(e) })}
+                  error={err(`general.exchangeRates.${g.currency}`)}
+                  hint="Les montants restent enregistrés en dollars ; le site les affiche dans cette devise."
+                />
+              )}
               <SelectField label="Fuseau horaire" value={g.timezone} onChange={(e) => set('general', 'timezone', e.target.value)}>
                 <option value="Africa/Kinshasa">Afrique/Kinshasa</option>
                 <option value="Europe/Paris">Europe/Paris</option>

@@ -3,6 +3,7 @@ import { supabase } from '@/lib/supabase';
 import { toAppError } from '@/lib/errors';
 import { defaultSettings, settingsSections, type Settings } from '../schemas/settings-schema';
 import { adminKeys } from './keys';
+import { siteSettingsKeys } from '@/lib/site-settings';
 
 /** The four groups from `app_settings` (administrators only); a missing group keeps its defaults. */
 export async function fetchSettings(): Promise<Settings> {
@@ -27,5 +28,12 @@ export const useSettings = () => useQuery({ queryKey: adminKeys.settings(), quer
 
 export function useSaveSettings() {
   const qc = useQueryClient();
-  return useMutation({ mutationFn: saveSettings, onSuccess: () => qc.invalidateQueries({ queryKey: adminKeys.settings() }) });
+  return useMutation({
+    mutationFn: saveSettings,
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: adminKeys.settings() });
+      // the site's own view of them (currency, maintenance, contact details) follows at once.
+      void qc.invalidateQueries({ queryKey: siteSettingsKeys.all });
+    },
+  });
 }

@@ -22,6 +22,12 @@ export const generalSchema = z.object({
   timezone: z.enum(['Europe/Paris', 'Africa/Kinshasa', 'America/New_York']),
   language: z.enum(['fr', 'en']),
   companyAddress: z.string().trim(),
+  /** units of each currency per dollar: the site shows prices in `currency` at its rate (V64). */
+  exchangeRates: z.object({
+    USD: z.literal(1),
+    CDF: z.coerce.number({ error: 'Taux du franc : un nombre est requis' }).positive('Taux du franc : un nombre positif'),
+    EUR: z.coerce.number({ error: "Taux de l'euro : un nombre est requis" }).positive("Taux de l'euro : un nombre positif"),
+  }),
 });
 
 export const businessSchema = z
@@ -82,6 +88,7 @@ export const defaultSettings: Settings = {
     timezone: 'Africa/Kinshasa',
     language: 'fr',
     companyAddress: '',
+    exchangeRates: { USD: 1, CDF: 2850, EUR: 0.92 },
   },
   business: {
     defaultRentalDuration: 1,

@@ -30,8 +30,8 @@ function setup(onSubmit = vi.fn()) {
 describe('DetailsForm', () => {
   it('shows the summary with the database total and the discount', () => {
     setup();
-    expect(screen.getByTestId('summary-total').textContent).toBe('$1,080.00');
-    expect(screen.getByText('-10% (-$120.00)')).toBeTruthy();
+    expect(screen.getByTestId('summary-total').textContent).toBe('1\u202f080,00\u00a0$');
+    expect(screen.getByText('-10% (-120,00 $)')).toBeTruthy();
     expect(screen.getByText('22 novembre 2026')).toBeTruthy();
     expect(screen.getByText(/Protection incluse: Assurance tous risques et assistance 24\/7/)).toBeTruthy();
   });

@@ -133,7 +133,7 @@ describe('ReservationDialog', () => {
     const start = addDaysIso(todayIso(), 3);
     type('Date de début', start);
     type('Durée (jours)', '7');
-    expect((await screen.findByTestId('quote-total')).textContent).toBe('$630.00');
+    expect((await screen.findByTestId('quote-total')).textContent).toBe('630,00\u00a0$');
     expect(screen.getByText('Remise (10 %)')).toBeTruthy();
     expect(rpc).toHaveBeenLastCalledWith('quote_vehicle_rental', { vehicle_id: 'veh-1', start_date: start, end_date: addDaysIso(start, 7) });
   });
@@ -162,10 +162,10 @@ describe('ReservationDialog', () => {
     setup({ name: '', email: '', phone: '+243 81 234 5678' });
     fillPersonal();
     await fillBooking();
-    expect(screen.getByTestId('total-with-fee').textContent).toBe('$630.00');
+    expect(screen.getByTestId('total-with-fee').textContent).toBe('630,00\u00a0$');
     expect(screen.getByTestId('accepted-currencies').textContent).toBe('Devises acceptées : USD et EUR. Montants affichés en dollars US.');
     fireEvent.click(screen.getByRole('radio', { name: /Mobile money/ }));
-    expect(screen.getByTestId('total-with-fee').textContent).toBe('$636.30');
+    expect(screen.getByTestId('total-with-fee').textContent).toBe('636,30\u00a0$');
     expect((screen.getByRole('button', { name: 'Continuer' }) as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(screen.getByLabelText('Opérateur'), { target: { value: 'orange' } });
     expect((screen.getByRole('button', { name: 'Continuer' }) as HTMLButtonElement).disabled).toBe(false);
@@ -181,7 +181,7 @@ describe('ReservationDialog', () => {
     fillCard();
     click('Continuer');
     expect(heading()).toBe('Étape 4 sur 4 : Récapitulatif');
-    expect(screen.getByTestId('summary-total').textContent).toBe('$630.00');
+    expect(screen.getByTestId('summary-total').textContent).toBe('630,00\u00a0$');
     expect(screen.getByText(/Aucun paiement n'est effectué sur ce site/)).toBeTruthy();
     await act(async () => click('Confirmer'));
     await waitFor(() => expect(onBooked).toHaveBeenCalledOnce());
