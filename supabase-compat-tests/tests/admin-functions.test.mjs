@@ -57,6 +57,33 @@ test('settings: the administrator saves in range; out of range and customers are
   assert.deepEqual((await as(A).from('app_settings').select('*')).data, []);
 });
 
+test('the embeds back-office.md section 7 reads: bookings with their profile and vehicle, a profile with its bookings', async () => {
+  const admin = as(ADMIN);
+  const v = await admin.from('vehicles').insert({ name: 'Toyota Hilux', make: 'Toyota', model: 'Hilux', year: 2022, category: 'utility', daily_rate: 80 }).select('id').single();
+  assert.equal(v.error, null);
+  const start = new Date(Date.now() + 20 * 86400000).toISOString().slice(0, 10);
+  const end = new Date(Date.now() + 22 * 86400000).toISOString().slice(0, 10);
+  const made = await as(A).from('bookings').insert({ user_id: A, vehicle_id: v.data.id, start_date: start, end_date: end }).select('id').single();
+  assert.equal(made.error, null);
+  const air = await as(A).from('airport_bookings').insert({ user_id: A, service_type: 'vip', flight_date: start, flight_time: '10:00', flight_number: 'AF123', passengers: 1 }).select('id').single();
+  assert.equal(air.error, null);
+
+  const bookings = await admin.from('bookings').select('*,profiles(full_name,email,phone,role),vehicles(name,make,model,license_plate)').eq('id', made.data.id).single();
+  assert.equal(bookings.error, null);
+  assert.deepEqual(bookings.data.profiles, { full_name: 'Alice Mbuyi', email: 'alice@example.cd', phone: null, role: 'user' });
+  assert.equal(bookings.data.vehicles.name, 'Toyota Hilux');
+  const airport = await admin.from('airport_bookings').select('id,profiles(full_name,email)').eq('id', air.data.id).single();
+  assert.equal(airport.error, null);
+  assert.deepEqual(airport.data.profiles, { full_name: 'Alice Mbuyi', email: 'alice@example.cd' });
+  const profile = await admin.from('profiles').select('*,bookings(id,total_amount,created_at,booking_status)').eq('user_id', A).single();
+  assert.equal(profile.error, null);
+  assert.deepEqual(profile.data.bookings.map((b) => [b.id, Number(b.total_amount), b.booking_status]), [[made.data.id, 160, 'pending']]);
+  // row-level security still decides: a customer embeds only what they may read
+  const own = await as(B).from('profiles').select('user_id,bookings(id)');
+  assert.equal(own.error, null);
+  assert.deepEqual(own.data, [{ user_id: B, bookings: [] }]);
+});
+
 test('admin_delete_users: refused to customers and for oneself; deletes the account for an administrator', async () => {
   assert.equal((await anon.rpc('admin_delete_users', { ids: [B] })).error?.code, '42501');
   assert.equal((await as(A).rpc('admin_delete_users', { ids: [B] })).error?.code, '42501');

@@ -17,8 +17,10 @@ type Row = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** A row of one of the four tables in the list's shape. */
-export function normalizeBooking(kind: BookingKind, row: Row, profiles: Record<string, CustomerRef>): AdminBooking {
-  const profile: CustomerRef | null = typeof row.user_id === 'string' ? (profiles[row.user_id] ?? null) : null;
+export function normalizeBooking(kind: BookingKind, row: Row, profiles: Record<string, CustomerRef> = {}): AdminBooking {
+  // the profile embedded by the read (`profiles(...)`, V65), else the one known by id (a live row)
+  const embedded = row.profiles && typeof row.profiles === 'object' ? (row.profiles as CustomerRef) : null;
+  const profile: CustomerRef | null = embedded ?? (typeof row.user_id === 'string' ? (profiles[row.user_id] ?? null) : null);
   const customer: CustomerRef = {
     full_name: profile?.full_name ?? str(row.customer_name),
     email: profile?.email ?? str(row.customer_email),
@@ -77,14 +79,17 @@ export function normalizeBooking(kind: BookingKind, row: Row, profiles: Record<s
 
 const LOAD_ERROR = 'Erreur lors du chargement des réservations';
 
-/** Every booking of the four kinds, newest first, with the customer's profile. */
+/** The customer's profile, embedded in each read through the bookings' reference to it (V65). */
+const PROFILE = 'profiles(user_id, full_name, email, phone, role)';
+
+/** Every booking of the four kinds, newest first, with the customer's profile: four requests, no join in the page. */
 export async function fetchAllBookings(): Promise<AdminBooking[]> {
   const db = supabase();
   const [vehicle, airport, diagnostic, premium] = await Promise.all([
-    db.from('bookings').select('*, vehicles(id, name, make, model, year, license_plate, category, daily_rate)').order('created_at', { ascending: false }),
-    db.from('airport_bookings').select('*').order('created_at', { ascending: false }),
-    db.from('diagnostic_bookings').select('*').order('created_at', { ascending: false }),
-    db.from('premium_service_bookings').select('*').order('created_at', { ascending: false }),
+    db.from('bookings').select(`*, ${PROFILE}, vehicles(id, name, make, model, year, license_plate, category, daily_rate)`).order('created_at', { ascending: false }),
+    db.from('airport_bookings').select(`*, ${PROFILE}`).order('created_at', { ascending: false }),
+    db.from('diagnostic_bookings').select(`*, ${PROFILE}`).order('created_at', { ascending: false }),
+    db.from('premium_service_bookings').select(`*, ${PROFILE}`).order('created_at', { ascending: false }),
   ]);
   for (const r of [vehicle, airport, diagnostic, premium]) if (r.error) throw toAppError(r.error, LOAD_ERROR);
   const all: [BookingKind, Row[]][] = [
@@ -93,16 +98,7 @@ export async function fetchAllBookings(): Promise<AdminBooking[]> {
     ['diagnostic', (diagnostic.data ?? []) as Row[]],
     ['premium', (premium.data ?? []) as Row[]],
   ];
-  const ids = [...new Set(all.flatMap(([, rows]) => rows.map((r) => r.user_id)).filter((x): x is string => typeof x === 'string'))];
-  const profiles: Record<string, CustomerRef> = {};
-  if (ids.length) {
-    const { data, error } = await db.from('profiles').select('user_id, full_name, email, phone, role').in('user_id', ids);
-    if (error) throw toAppError(error, LOAD_ERROR);
-    for (const p of data ?? []) profiles[p.user_id as string] = p as unknown as CustomerRef;
-  }
-  return all
-    .flatMap(([kind, rows]) => rows.map((r) => normalizeBooking(kind, r, profiles)))
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  return all.flatMap(([kind, rows]) => rows.map((r) => normalizeBooking(kind, r))).sort((a, b) => b.created_at.localeCompare(a.created_at));
 }
 
 /** Thrown when a conditional update matched no row: someone changed the booking since it was shown. */

@@ -35,17 +35,16 @@ export async function fetchDashboard(): Promise<Dashboard> {
     db.from('profiles').select('id', { count: 'exact', head: true }),
     db.from('vehicles').select('id', { count: 'exact', head: true }),
     db.rpc('admin_statistics', { period_days: 30 }),
-    db.from('bookings').select('id, booking_status, total_amount, created_at, start_date, end_date, customer_name, user_id, vehicles(name, license_plate)').order('created_at', { ascending: false }).limit(5),
+    db.from('bookings').select('id, booking_status, total_amount, created_at, start_date, end_date, customer_name, user_id, vehicles(name, license_plate), profiles(full_name, email)').order('created_at', { ascending: false }).limit(5),
     db.from('profiles').select('id, user_id, full_name, email, created_at').order('created_at', { ascending: false }).limit(2),
   ]);
   for (const r of [users, vehicles, stats, recent, recentUsers]) if (r.error) throw toAppError(r.error, LOAD_ERROR);
   const bookings = (recent.data ?? []) as unknown as RecentBooking[];
-  const ids = [...new Set(bookings.map((b) => b.user_id).filter((x): x is string => !!x))];
+  // the customer's name comes embedded (profiles(...), V65): no second request
   const names: Record<string, string> = {};
-  if (ids.length) {
-    const { data, error } = await db.from('profiles').select('user_id, full_name, email').in('user_id', ids);
-    if (error) throw toAppError(error, LOAD_ERROR);
-    for (const p of data ?? []) names[p.user_id as string] = (p.full_name as string | null) || (p.email as string | null) || '';
+  for (const b of bookings) {
+    const p = (b as unknown as { profiles?: { full_name: string | null; email: string | null } | null }).profiles;
+    if (b.user_id && p) names[b.user_id] = p.full_name || p.email || '';
   }
   return {
     users: users.count ?? 0,
