@@ -435,6 +435,41 @@ test('settings take effect: sign-ups closed, maintenance mode, prices in Congole
   await admin.context().close();
 });
 
+test('messages: the unread count, a message opened, answered by mail and archived', async () => {
+  const sender = `question.${Date.now()}@example.cd`;
+  await service('contact_messages', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'Marie Kabila', email: sender, phone: '+243 81 000 0005', subject: 'information', message: 'Bonjour,\nfaites-vous la livraison du véhicule à l’aéroport ?' }),
+  });
+  const page = await adminPage();
+  const unreadBefore = Number(await page.getByTestId('unread-count').textContent());
+  assert.ok(unreadBefore >= 1, `unread: ${unreadBefore}`);
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: /Messages/ }).click();
+  await page.getByRole('heading', { name: 'Messages' }).waitFor();
+  await page.getByTestId('message-item').filter({ hasText: 'Marie Kabila' }).click();
+  const detail = page.getByRole('article', { name: 'Message de Marie Kabila' });
+  await detail.getByTestId('message-body').getByText('faites-vous la livraison').waitFor();
+  // opened: one unread less in the menu
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=unread-count]')?.textContent ?? 0) === n, unreadBefore - 1);
+  await axe(page, '/admin/messages');
+  await detail.getByLabel('Votre réponse').fill('Bonjour Marie,\noui : nous livrons à N’djili sans frais.');
+  await detail.getByRole('button', { name: `Envoyer la réponse à ${sender}` }).click();
+  await page.getByText(`Réponse envoyée à ${sender}`).first().waitFor();
+  await detail.getByTestId('message-reply').getByText('nous livrons à N’djili sans frais').waitFor();
+  await shot(page, 'admin-messages');
+  const mail = await mailTo(sender, 'Réponse à votre demande d’information'.replace('’', "'"));
+  assert.match(mail.text, /^Bonjour Marie Kabila,\n\nBonjour Marie,\noui : nous livrons à N’djili sans frais\./);
+  assert.match(mail.text, /> faites-vous la livraison du véhicule à l’aéroport \?/);
+  await detail.getByRole('button', { name: 'Archiver' }).click();
+  await page.getByText('Message archivé').first().waitFor();
+  await page.getByTestId('message-item').filter({ hasText: 'Marie Kabila' }).waitFor({ state: 'detached' });
+  await page.getByRole('tab', { name: 'Archivés' }).click();
+  await page.getByTestId('message-item').filter({ hasText: 'Marie Kabila' }).waitFor();
+  const [row] = (await service(`contact_messages?email=eq.${encodeURIComponent(sender)}&select=handled,read_at,replied_at,archived_at`)).body;
+  assert.ok(row.handled && row.read_at && row.replied_at && row.archived_at, JSON.stringify(row));
+  await page.context().close();
+});
+
 test('reports: the period analytics with the chart toggle', async () => {
   const page = await adminPage();
   await page.goto(`${stack.baseUrl}/admin/reports`);

@@ -15,6 +15,7 @@ const Dashboard = lazyPage(() => import('./routes/admin/dashboard'));
 const Bookings = lazyPage(() => import('./routes/admin/bookings'));
 const Vehicles = lazyPage(() => import('./routes/admin/vehicles'));
 const Users = lazyPage(() => import('./routes/admin/users'));
+const Messages = lazyPage(() => import('./routes/admin/messages'));
 const Reports = lazyPage(() => import('./routes/admin/reports'));
 const Settings = lazyPage(() => import('./routes/admin/settings'));
 const Security = lazyPage(() => import('./routes/admin/security'));
@@ -40,6 +41,7 @@ export const adminRoutes = (
       <Route path="bookings" element={<Bookings />} />
       <Route path="vehicles" element={<Vehicles />} />
       <Route path="users" element={<Users />} />
+      <Route path="messages" element={<Messages />} />
       <Route path="reports" element={<Reports />} />
       <Route path="settings" element={<Settings />} />
       <Route path="security" element={<Security />} />

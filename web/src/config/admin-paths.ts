@@ -6,6 +6,7 @@ export const adminPaths = {
   bookings: '/admin/bookings',
   vehicles: '/admin/vehicles',
   users: '/admin/users',
+  messages: '/admin/messages',
   reports: '/admin/reports',
   settings: '/admin/settings',
   security: '/admin/security',

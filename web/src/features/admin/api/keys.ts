@@ -7,6 +7,8 @@ export const adminKeys = {
   users: () => [...adminKeys.all, 'users'] as const,
   vehicles: () => [...adminKeys.all, 'vehicles'] as const,
   settings: () => [...adminKeys.all, 'settings'] as const,
+  messages: (box: string) => [...adminKeys.all, 'messages', box] as const,
+  unread: () => [...adminKeys.all, 'unread'] as const,
   aal: (accessToken: string | undefined) => [...adminKeys.all, 'aal', accessToken ?? ''] as const,
   factors: () => [...adminKeys.all, 'factors'] as const,
 };

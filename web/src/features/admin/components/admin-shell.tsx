@@ -1,7 +1,8 @@
 /** The back office's frame: a side navigation (a top bar on small screens) and the page. */
 import { Suspense, type ReactNode } from 'react';
 import { Link, NavLink, useNavigate } from 'react-router';
-import { BarChart3, CalendarCheck, Car, LayoutDashboard, LogOut, Settings, ShieldCheck, Users, ExternalLink } from 'lucide-react';
+import { BarChart3, CalendarCheck, Car, LayoutDashboard, LogOut, Mail, Settings, ShieldCheck, Users, ExternalLink } from 'lucide-react';
+import { useUnreadCount } from '../api/messages';
 import { notify } from '@/lib/notify';
 import { Spinner } from '@/components/ui/states';
 import { adminPaths } from '@/config/admin-paths';
@@ -15,6 +16,7 @@ const items = [
   { to: adminPaths.bookings, label: 'Réservations', icon: CalendarCheck },
   { to: adminPaths.vehicles, label: 'Véhicules', icon: Car },
   { to: adminPaths.users, label: 'Utilisateurs', icon: Users },
+  { to: adminPaths.messages, label: 'Messages', icon: Mail },
   { to: adminPaths.reports, label: 'Rapports', icon: BarChart3 },
   { to: adminPaths.settings, label: 'Paramètres', icon: Settings },
   { to: adminPaths.security, label: 'Sécurité', icon: ShieldCheck },
@@ -22,6 +24,7 @@ const items = [
 
 export function AdminShell({ email, children }: { email: string | null; children: ReactNode }) {
   const navigate = useNavigate();
+  const unread = useUnreadCount().data ?? 0;
   const logout = async () => {
     const { error } = await supabase().auth.signOut();
     if (error) notify.error('Erreur lors de la déconnexion');
@@ -54,6 +57,11 @@ export function AdminShell({ email, children }: { email: string | null; children
                 >
                   <Icon className="h-4 w-4" aria-hidden="true" />
                   {label}
+                  {to === adminPaths.messages && unread > 0 && (
+                    <span className="ml-auto rounded-full bg-red-600 px-2 py-0.5 text-xs font-bold text-white" data-testid="unread-count" aria-label={`${unread} non lu(s)`}>
+                      {unread}
+                    </span>
+                  )}
                 </NavLink>
               </li>
             ))}

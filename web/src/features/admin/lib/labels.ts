@@ -120,3 +120,11 @@ export function paymentText(r: Record<string, unknown>): string {
   }
   return label;
 }
+
+/** The subjects of the contact and support forms, as the inbox shows them. */
+export const messageSubjectLabels: Record<string, string> = {
+  reservation: 'Réservation',
+  information: 'Information',
+  support: 'Assistance',
+  other: 'Autre',
+};
