@@ -109,6 +109,36 @@ test('a visitor filters the fleet and completes a public booking', async () => {
   await page.context().close();
 });
 
+test('a vehicle page: photos, specifications, price rules, taken dates, Réserver', async () => {
+  // the Hilux is rented (confirmed) from today to + 3: its page shows those days taken
+  const hilux = '5eed0000-0000-4000-8000-000000000014';
+  const r = await fetch(`${stack.apiUrl}/rest/v1/bookings`, {
+    method: 'POST',
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'Content-Type': 'application/json', Prefer: 'return=minimal' },
+    body: JSON.stringify({ vehicle_id: hilux, start_date: isoInDays(0), end_date: isoInDays(3), booking_status: 'confirmed', customer_name: 'Loueur', customer_email: 'loueur@example.cd', customer_phone: '+243810000077', driver_license_number: 'KIN-9' }),
+  });
+  assert.equal(r.status, 201, await r.text());
+  const page = await newPage();
+  await page.goto(`${stack.baseUrl}/fleet?category=utility`);
+  await page.getByRole('link', { name: 'Toyota Hilux', exact: true }).click();
+  await page.waitForURL(new RegExp(`/fleet/${hilux}$`));
+  await page.getByRole('heading', { level: 1, name: 'Toyota Hilux' }).waitFor();
+  assert.match(await page.title(), /Toyota Hilux 2022/);
+  await page.getByTestId('price-rules').getByText('À partir de 7 jours : -10 %').waitFor();
+  await page.getByRole('heading', { name: 'Caractéristiques' }).waitFor();
+  await page.getByTestId('next-free').getByText(/^Prochaines dates libres : à partir du /).waitFor();
+  assert.ok((await page.getByTestId('availability-month').count()) >= 3);
+  assert.equal(await page.locator('td[data-state=booked]').count(), 3, 'today, + 1 and + 2 are taken; + 3, the return day, is free');
+  await shot(page, 'vehicle-page');
+  await page.getByRole('link', { name: 'Réserver Toyota Hilux' }).click();
+  await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();
+  assert.match(page.url(), new RegExp(`start=${isoInDays(3)}`));
+  // an unknown vehicle
+  await page.goto(`${stack.baseUrl}/fleet/00000000-0000-4000-8000-000000000000`);
+  await page.getByText('Véhicule introuvable').waitFor();
+  await page.context().close();
+});
+
 test('a visitor reserves on /car-rental through the reservation dialog, paying nothing online', async () => {
   const page = await newPage();
   await page.goto(`${stack.baseUrl}/car-rental`);

@@ -79,18 +79,20 @@ pub async fn run(admin: &Pool, config: &SeedConfig, storage: &images::ImageSink)
     client.batch_execute(SEED_SQL).await?;
     let vehicles: i64 = client.query_one("select count(*) from public.vehicles", &[]).await?.get(0);
     let rows = client
-        .query("select split_part(primary_image, '/', -1), name, category from public.vehicles where primary_image like '/storage/v1/object/public/vehicles/%'", &[])
+        .query(
+            "select split_part(primary_image, '/', -1), name, category, make, model, coalesce(color, '') from public.vehicles \
+             where primary_image like '/storage/v1/object/public/vehicles/%'",
+            &[],
+        )
         .await?;
     let mut stored = 0;
     for row in rows {
         let file: String = row.get(0);
         let name: String = row.get(1);
         let category: String = row.get(2);
-        if storage
-            .put_if_missing(&client, &file, images::vehicle_svg(&name, &category))
-            .await
-            .map_err(SeedError::Images)?
-        {
+        let (make, model, color): (String, String, String) = (row.get(3), row.get(4), row.get(5));
+        let drawn = images::Drawn { name: &name, make: &make, model: &model, category: &category, color: &color };
+        if storage.put_if_missing(&client, &file, images::vehicle_svg(&drawn)).await.map_err(SeedError::Images)? {
             stored += 1;
         }
     }

@@ -11,6 +11,7 @@ import { adminRoutes } from './admin-routes';
  * JavaScript every page loads (see docs/web.md).
  */
 const Fleet = lazyPage(() => import('./routes/fleet'));
+const VehiclePage = lazyPage(() => import('./routes/fleet-vehicle'));
 const CarRental = lazyPage(() => import('./routes/car-rental'));
 const Services = lazyPage(() => import('./routes/services'));
 const Premium = lazyPage(() => import('./routes/premium-service'));
@@ -63,6 +64,7 @@ export function AppRoutes() {
       <Route element={<RootLayout />}>
         <Route index element={<Home />} />
         <Route path="fleet" element={<Fleet />} />
+        <Route path="fleet/:id" element={<VehiclePage />} />
         <Route path="car-rental" element={<CarRental />} />
         <Route path="services" element={<Services />} />
         <Route path="premium-service" element={<Premium />} />

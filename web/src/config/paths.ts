@@ -2,6 +2,7 @@
 export const paths = {
   home: '/',
   fleet: '/fleet',
+  vehicle: (id: string) => `/fleet/${encodeURIComponent(id)}`,
   carRental: '/car-rental',
   services: '/services',
   premium: '/premium-service',

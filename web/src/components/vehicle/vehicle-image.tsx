@@ -7,10 +7,23 @@ import { getApiUrl } from '@/lib/supabase';
  * A vehicle picture from storage, as an 800 x 480 thumbnail made by the server (the full picture
  * if the thumbnail fails); a drawn placeholder when there is none or it fails to load.
  */
-export function VehicleImage({ path, alt, className, eager = false }: { path: string | null; alt: string; className?: string; eager?: boolean }) {
+export function VehicleImage({
+  path,
+  alt,
+  className,
+  eager = false,
+  size = [800, 480],
+}: {
+  path: string | null;
+  alt: string;
+  className?: string;
+  eager?: boolean;
+  /** the thumbnail's width and height (a list's small pictures ask for less) */
+  size?: [number, number];
+}) {
   const [failures, setFailures] = useState(0);
   const full = apiAssetUrl(getApiUrl(), path);
-  const thumbnail = thumbnailUrl(full, 800, 480);
+  const thumbnail = thumbnailUrl(full, size[0], size[1]);
   const src = failures === 0 ? thumbnail : failures === 1 && thumbnail !== full ? full : null;
   if (!src)
     return (

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { VehicleImage } from '@/components/vehicle/vehicle-image';
 import { notify } from '@/lib/notify';
 import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
@@ -119,11 +120,16 @@ export default function AdminVehiclesPage() {
                   <SelectBox label={`Sélectionner ${v.name}`} checked={selected.has(v.id)} onChange={() => toggle(v.id)} />
                 </td>
                 <td className="px-4 py-3">
-                  <p className="font-medium">{v.name}</p>
-                  <p className="text-xs text-slate-600">
-                    {v.make} {v.model} {v.year}
-                    {v.license_plate && <> · {v.license_plate}</>}
-                  </p>
+                  <div className="flex items-center gap-3">
+                    <VehicleImage path={v.primary_image} alt="" className="h-10 w-16 shrink-0 rounded" size={[128, 80]} />
+                    <div>
+                      <p className="font-medium">{v.name}</p>
+                      <p className="text-xs text-slate-600">
+                        {v.make} {v.model} {v.year}
+                        {v.license_plate && <> · {v.license_plate}</>}
+                      </p>
+                    </div>
+                  </div>
                 </td>
                 <td className="px-4 py-3">{categoryLabel(v.category)}</td>
                 <td className="px-4 py-3 text-right">{formatPrice(v.daily_rate)}</td>

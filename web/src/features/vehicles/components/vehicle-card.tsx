@@ -33,7 +33,11 @@ export function VehicleCard({
       <div className="flex flex-1 flex-col gap-3 p-4">
         <div className="flex items-start justify-between gap-2">
           <div>
-            <h3 className="text-lg font-bold text-blue-950">{vehicle.name}</h3>
+            <h3 className="text-lg font-bold text-blue-950">
+              <Link to={paths.vehicle(vehicle.id)} className="hover:underline">
+                {vehicle.name}
+              </Link>
+            </h3>
             <p className="text-sm text-slate-600">
               {vehicle.make} {vehicle.model} · {vehicle.year}
             </p>
