@@ -51,14 +51,25 @@ insert into public.blog_posts (slug, title, excerpt, content, author, category, 
    'Équipe Kinshasa Prestige Auto', 'Conseils', '/storage/v1/object/public/vehicles/toyota-land-cruiser.svg', true, now())
 on conflict (slug) do nothing;
 
--- bookings of each kind for the demo customer, in different statuses.
+-- bookings of each kind for the demo customer, in different statuses. each id starts with its own
+-- eight characters, the reference the site shows (#5EEDB001, #5EEDA001, ...); a database seeded
+-- before they did (every reference #5EED0000) has its bookings renamed first.
+update public.bookings set id = ('5eed' || right(id::text, 4) || '-0000-4000-8000-000000000000')::uuid
+where id::text ~ '^5eed0000-0000-4000-8000-00000000b00[0-9]$';
+update public.airport_bookings set id = ('5eed' || right(id::text, 4) || '-0000-4000-8000-000000000000')::uuid
+where id::text ~ '^5eed0000-0000-4000-8000-00000000a00[0-9]$';
+update public.diagnostic_bookings set id = ('5eed' || right(id::text, 4) || '-0000-4000-8000-000000000000')::uuid
+where id::text ~ '^5eed0000-0000-4000-8000-00000000d00[0-9]$';
+update public.premium_service_bookings set id = ('5eed' || right(id::text, 4) || '-0000-4000-8000-000000000000')::uuid
+where id::text ~ '^5eed0000-0000-4000-8000-00000000c00[0-9]$';
+
 with demo as (select id from auth.users where email = current_setting('seed.demo_email', true))
 insert into public.bookings (id, user_id, vehicle_id, start_date, end_date, pickup_location, dropoff_location, booking_status)
 select b.id::uuid, demo.id, b.vehicle::uuid, current_date + b.s, current_date + b.e, 'Aéroport de N''djili', 'Gombe', b.status
 from demo, (values
-  ('5eed0000-0000-4000-8000-00000000b001', '5eed0000-0000-4000-8000-000000000009', 5, 8, 'confirmed'),
-  ('5eed0000-0000-4000-8000-00000000b002', '5eed0000-0000-4000-8000-000000000001', 20, 30, 'pending'),
-  ('5eed0000-0000-4000-8000-00000000b003', '5eed0000-0000-4000-8000-000000000005', -30, -28, 'completed')
+  ('5eedb001-0000-4000-8000-000000000000', '5eed0000-0000-4000-8000-000000000009', 5, 8, 'confirmed'),
+  ('5eedb002-0000-4000-8000-000000000000', '5eed0000-0000-4000-8000-000000000001', 20, 30, 'pending'),
+  ('5eedb003-0000-4000-8000-000000000000', '5eed0000-0000-4000-8000-000000000005', -30, -28, 'completed')
 ) as b(id, vehicle, s, e, status)
 on conflict (id) do nothing;
 
@@ -66,8 +77,8 @@ with demo as (select id from auth.users where email = current_setting('seed.demo
 insert into public.airport_bookings (id, user_id, service_type, flight_date, flight_time, flight_number, flight_type, passengers, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.t::time, b.flight, b.kind, b.pax, b.status
 from demo, (values
-  ('5eed0000-0000-4000-8000-00000000a001', 'vip', 7, '14:30', 'ET863', 'arrival', 2, 'pending'),
-  ('5eed0000-0000-4000-8000-00000000a002', 'standard', -10, '09:15', 'SN351', 'departure', 1, 'completed')
+  ('5eeda001-0000-4000-8000-000000000000', 'vip', 7, '14:30', 'ET863', 'arrival', 2, 'pending'),
+  ('5eeda002-0000-4000-8000-000000000000', 'standard', -10, '09:15', 'SN351', 'departure', 1, 'completed')
 ) as b(id, service, d, t, flight, kind, pax, status)
 on conflict (id) do nothing;
 
@@ -75,8 +86,8 @@ with demo as (select id, email from auth.users where email = current_setting('se
 insert into public.diagnostic_bookings (id, user_id, service_type, appointment_date, appointment_time, vehicle_type, customer_email, customer_phone, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.t::time, b.vehicle, demo.email, '+243 81 234 5678', b.status
 from demo, (values
-  ('5eed0000-0000-4000-8000-00000000d001', 'mechanical', 3, '10:00', 'Toyota RAV4 2019', 'confirmed'),
-  ('5eed0000-0000-4000-8000-00000000d002', 'climate', -5, '15:00', 'Hyundai Tucson', 'cancelled')
+  ('5eedd001-0000-4000-8000-000000000000', 'mechanical', 3, '10:00', 'Toyota RAV4 2019', 'confirmed'),
+  ('5eedd002-0000-4000-8000-000000000000', 'climate', -5, '15:00', 'Hyundai Tucson', 'cancelled')
 ) as b(id, service, d, t, vehicle, status)
 on conflict (id) do nothing;
 
@@ -85,8 +96,8 @@ with demo as (select u.id, u.email, p.full_name from auth.users u join public.pr
 insert into public.premium_service_bookings (id, user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.days, demo.full_name, demo.email, '+243 81 234 5678', b.status
 from demo, (values
-  ('5eed0000-0000-4000-8000-00000000c001', 'private_driver', 12, 3, 'pending'),
-  ('5eed0000-0000-4000-8000-00000000c002', 'business_pack', -1, 3, 'active')
+  ('5eedc001-0000-4000-8000-000000000000', 'private_driver', 12, 3, 'pending'),
+  ('5eedc002-0000-4000-8000-000000000000', 'business_pack', -1, 3, 'active')
 ) as b(id, service, d, days, status)
 on conflict (id) do nothing;
 

@@ -51,11 +51,20 @@ async fn seeding_twice_loads_the_demo_data_once() {
     assert_eq!(row.get::<_, i64>(5), 4, "vehicles in the four categories");
     let total: String = client
         .query_one(
-            "select total_amount::text from public.bookings where id = '5eed0000-0000-4000-8000-00000000b002'",
+            "select total_amount::text from public.bookings where id = '5eedb002-0000-4000-8000-000000000000'",
             &[],
         )
         .await
         .expect("query")
         .get(0);
     assert_eq!(total, "405.00", "10 days of the Corolla at 45 with the weekly discount");
+    let references: i64 = client
+        .query_one("select count(distinct upper(left(id::text, 8))) from public.all_bookings", &[])
+        .await
+        .expect("query")
+        .get(0);
+    assert_eq!(references, 9, "each seeded booking has its own reference (the first 8 characters of its id)");
+    let messages: i64 =
+        client.query_one("select count(*) from outbox.messages", &[]).await.expect("query").get(0);
+    assert_eq!(messages, 0, "the demo bookings send no mail");
 }

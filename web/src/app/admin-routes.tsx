@@ -13,6 +13,7 @@ const AdminLogin = lazyPage(() => import('./routes/admin/login'));
 const AdminLayout = lazyPage(() => import('./routes/admin/layout'));
 const Dashboard = lazyPage(() => import('./routes/admin/dashboard'));
 const Bookings = lazyPage(() => import('./routes/admin/bookings'));
+const Calendar = lazyPage(() => import('./routes/admin/calendar'));
 const Vehicles = lazyPage(() => import('./routes/admin/vehicles'));
 const Users = lazyPage(() => import('./routes/admin/users'));
 const Messages = lazyPage(() => import('./routes/admin/messages'));
@@ -39,6 +40,7 @@ export const adminRoutes = (
       <Route index element={<Dashboard />} />
       <Route path="dashboard" element={<Dashboard />} />
       <Route path="bookings" element={<Bookings />} />
+      <Route path="calendar" element={<Calendar />} />
       <Route path="vehicles" element={<Vehicles />} />
       <Route path="users" element={<Users />} />
       <Route path="messages" element={<Messages />} />

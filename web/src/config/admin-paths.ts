@@ -4,6 +4,7 @@ export const adminPaths = {
   root: '/admin',
   dashboard: '/admin/dashboard',
   bookings: '/admin/bookings',
+  calendar: '/admin/calendar',
   vehicles: '/admin/vehicles',
   users: '/admin/users',
   messages: '/admin/messages',

@@ -1,7 +1,7 @@
 /** The back office's frame: a side navigation (a top bar on small screens) and the page. */
 import { Suspense, type ReactNode } from 'react';
 import { Link, NavLink, useNavigate } from 'react-router';
-import { BarChart3, CalendarCheck, Car, LayoutDashboard, LogOut, Mail, Settings, ShieldCheck, Users, ExternalLink } from 'lucide-react';
+import { BarChart3, CalendarCheck, CalendarRange, Car, LayoutDashboard, LogOut, Mail, Settings, ShieldCheck, Users, ExternalLink } from 'lucide-react';
 import { useUnreadCount } from '../api/messages';
 import { notify } from '@/lib/notify';
 import { Spinner } from '@/components/ui/states';
@@ -14,6 +14,7 @@ import { supabase } from '@/lib/supabase';
 const items = [
   { to: adminPaths.dashboard, label: 'Tableau de bord', icon: LayoutDashboard },
   { to: adminPaths.bookings, label: 'Réservations', icon: CalendarCheck },
+  { to: adminPaths.calendar, label: 'Calendrier', icon: CalendarRange },
   { to: adminPaths.vehicles, label: 'Véhicules', icon: Car },
   { to: adminPaths.users, label: 'Utilisateurs', icon: Users },
   { to: adminPaths.messages, label: 'Messages', icon: Mail },
