@@ -164,10 +164,11 @@ lateral (values
 ) cases(change, expected, service, what);
 
 insert into cases (who, stmt, expected, what) values
-  ('a', $$update public.bookings set start_date = current_date + 11 where id = 'a0000000-0000-4000-8000-0000000000a1'$$, 'error:42501', 'a customer cannot change the dates of her booking (update, a)'),
+  ('a', $$update public.bookings set start_date = current_date + 11 where id = 'a0000000-0000-4000-8000-0000000000a1'$$, 'ok:1', 'a customer moves the dates of her pending rental (V68)'),
+  ('a', $$update public.bookings set start_date = current_date + 11, pickup_location = 'Ailleurs' where id = 'a0000000-0000-4000-8000-0000000000a1'$$, 'error:42501', 'but changes nothing else with them'),
   ('a', $$update public.bookings set created_at = '2020-01-01' where id = 'a0000000-0000-4000-8000-0000000000a1'$$, 'error:428C9', 'a customer cannot rewrite created_at (update, a)'),
   ('a', $$insert into public.bookings (id, user_id, vehicle_id, start_date, end_date) values ('a0000000-0000-4000-8000-0000000000a1', auth.uid(), '11111111-0000-4000-8000-00000000000a', current_date + 10, current_date + 13)
-          on conflict (id) do update set end_date = excluded.end_date$$, 'error:42501', 'a customer cannot rewrite her booking through an upsert (upsert, a)'),
+          on conflict (id) do update set end_date = excluded.end_date, pickup_location = 'Ailleurs'$$, 'error:42501', 'a customer cannot rewrite her booking through an upsert (upsert, a)'),
   ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values ('bbbbbbbb-0000-4000-8000-000000000002', '22222222-0000-4000-8000-00000000000b', current_date + 50, current_date + 51)$$, 'error:42501', 'a customer cannot book in another account''s name (insert, a)'),
   ('a', $$insert into public.bookings (user_id, vehicle_id, start_date, end_date) values (null, '22222222-0000-4000-8000-00000000000b', current_date + 50, current_date + 51)$$, 'error:42501', 'a signed-in customer books with her account (insert, a)'),
   ('anon', pg_temp.rental('anon', '22222222-0000-4000-8000-00000000000b', 50, 51, ', user_id', $$, 'aaaaaaaa-0000-4000-8000-000000000001'$$), 'error:42501', 'a visitor cannot book in an account''s name (insert, anon)'),

@@ -378,6 +378,35 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   assert.equal(await page.getByTestId('booking-item').count(), 3);
   await shot(page, 'profile-dashboard');
 
+  // move the pending rental to other dates: checked and priced again by the database, and mailed
+  await page.getByRole('tab', { name: 'Mes réservations' }).click();
+  const rental = page.getByTestId('booking-item').first();
+  await rental.getByRole('button', { name: /^Modifier les dates de la réservation / }).click();
+  await rental.getByLabel('Nouvelle date de début').fill(isoInDays(20));
+  await rental.getByLabel('Nouvelle date de fin').fill(isoInDays(27));
+  await rental.getByRole('button', { name: 'Enregistrer' }).click();
+  const toast = page.getByText(/^Dates modifiées : nouveau total /).first();
+  await toast.waitFor();
+  const newTotal = (await toast.textContent()).replace('Dates modifiées : nouveau total ', '');
+  await rental.getByTestId('booking-amount').filter({ hasText: newTotal }).waitFor();
+  const changed = await inbox(customer.email, 'booking.changed');
+  assert.match(changed.subject, /^Réservation modifiée #[0-9A-F]{8}$/);
+  assert.match(changed.text, /\(7 jours\)/);
+
+  // its receipt, printable
+  await rental.getByRole('link', { name: /^Reçu de la réservation / }).click();
+  const receipt = page.getByTestId('receipt');
+  await receipt.getByRole('heading', { name: 'Bon de réservation' }).waitFor();
+  assert.match(await page.getByTestId('receipt-reference').textContent(), /^#[0-9A-F]{8}$/);
+  assert.equal(await page.getByTestId('receipt-total').textContent(), newTotal, 'the receipt shows the new total');
+  await shot(page, 'receipt');
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.locator('header').first().isVisible(), false, 'the navigation is not printed');
+  const pdf = await page.pdf({ format: 'A4' });
+  assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  await page.emulateMedia({ media: 'screen' });
+  await page.goto(`${stack.baseUrl}/profile`);
+
   // edit the profile
   await page.getByRole('tab', { name: 'Profil' }).click();
   await page.getByLabel('Téléphone').fill('+243 81 111 2222');

@@ -22,6 +22,7 @@ export const paths = {
   verifyEmail: '/verify-email',
   resetPassword: '/reset-password',
   profile: '/profile',
+  receipt: (kind: string, id: string) => `/profile/receipts/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`,
   adminDashboard: '/admin/dashboard',
 } as const;
 

@@ -7,7 +7,7 @@ import { site } from '@/config/site';
 export function Footer() {
   const company = useCompany();
   return (
-    <footer id="contact" className="bg-blue-950 text-blue-100">
+    <footer id="contact" className="bg-blue-950 text-blue-100 print:hidden">
       <div className="mx-auto grid max-w-7xl gap-8 px-4 py-12 sm:grid-cols-2 lg:grid-cols-4">
         <div>
           <p className="text-lg font-bold text-white">{company.name}</p>

@@ -155,7 +155,7 @@ export function Navbar() {
     });
 
   return (
-    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur print:hidden">
       <nav aria-label="Navigation principale" className="mx-auto flex max-w-7xl items-center justify-between gap-2 px-4 py-3">
         <Link to={paths.home} className="flex items-center gap-2 whitespace-nowrap font-extrabold text-blue-950">
           <CarFront className="h-7 w-7 text-amber-500" aria-hidden="true" />

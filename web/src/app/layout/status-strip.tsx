@@ -9,7 +9,7 @@ export function StatusStrip() {
   const { user, profile } = useSession();
   const pending = usePendingCount(user?.id);
   return (
-    <div className="bg-slate-900 text-xs text-slate-200">
+    <div className="bg-slate-900 text-xs text-slate-200 print:hidden">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-1.5">
         <a href={company.phoneHref} className="inline-flex items-center gap-1 hover:text-white">
           <Phone className="h-3.5 w-3.5" aria-hidden="true" /> Assistance 24/7 : {company.phone}

@@ -24,6 +24,8 @@ export interface MyBooking {
   total: Numeric;
   status: BookingStatus;
   createdAt: string;
+  /** a rental's dates (ISO), which its customer may change while it is pending */
+  dates?: { start: string; end: string };
 }
 
 export const statusLabels: Record<BookingStatus, string> = {
@@ -58,6 +60,7 @@ export function toMyBookings(
       total: b.total_amount,
       status: b.booking_status,
       createdAt: b.created_at,
+      dates: { start: b.start_date, end: b.end_date },
     })),
     ...airport.map((b) => ({
       kind: 'airport' as const,
@@ -128,6 +131,30 @@ export async function cancelBooking(kind: BookingKind, id: string): Promise<void
   if (error) throw toAppError(error, "Erreur lors de l'annulation");
   // no row: it is no longer pending (confirmed by the team meanwhile)
   if (!data || data.length === 0) throw new AppError('booking_changed', errorMessages.booking_changed);
+}
+
+/**
+ * A customer moves their pending rental to new dates (V68): the database checks them as a new
+ * booking's and prices them again; returns the new total.
+ */
+export async function changeBookingDates(id: string, start: string, end: string): Promise<number> {
+  const { data, error } = await supabase()
+    .from('bookings')
+    .update({ start_date: start, end_date: end })
+    .eq('id', id)
+    .eq('booking_status', 'pending')
+    .select('total_amount');
+  if (error) throw toAppError(error, 'Erreur lors du changement de dates');
+  if (!data || data.length === 0) throw new AppError('booking_changed', errorMessages.booking_changed);
+  return Number(data[0]!.total_amount);
+}
+
+export function useChangeBookingDates() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, start, end }: { id: string; start: string; end: string }) => changeBookingDates(id, start, end),
+    onSuccess: () => qc.invalidateQueries({ queryKey: myBookingKeys.all }),
+  });
 }
 
 export const myBookingKeys = {

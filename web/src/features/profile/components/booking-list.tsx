@@ -1,9 +1,13 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { notify } from '@/lib/notify';
-import { Button } from '@/components/ui/button';
-import { bookingReference, formatDate, formatPrice } from '@/lib/format';
+import { Button, buttonClass } from '@/components/ui/button';
+import { TextField } from '@/components/ui/field';
+import { paths } from '@/config/paths';
+import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import type { BookingStatus } from '@/types/database';
-import { kindLabels, statusLabels, useCancelBooking, type MyBooking } from '../api/bookings';
+import { kindLabels, statusLabels, useCancelBooking, useChangeBookingDates, type MyBooking } from '../api/bookings';
 
 const statusTones: Record<BookingStatus, string> = {
   pending: 'bg-amber-100 text-amber-900',
@@ -37,6 +41,10 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
               <p className="text-lg font-extrabold text-blue-950" data-testid="booking-amount">
                 {formatPrice(b.total)}
               </p>
+              <Link to={paths.receipt(b.kind, b.id)} className={cn(buttonClass('ghost'), 'px-3 py-1.5 text-xs')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
+                Reçu
+              </Link>
+              {allowCancel && b.status === 'pending' && b.dates && <ChangeDates booking={b} dates={b.dates} />}
               {allowCancel && b.status === 'pending' && (
                 <Button
                   variant="outline"
@@ -62,5 +70,52 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
         </li>
       ))}
     </ul>
+  );
+}
+
+/** « Modifier les dates » of a pending rental: the database checks and prices the new dates. */
+function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: string; end: string } }) {
+  const [open, setOpen] = useState(false);
+  const [start, setStart] = useState(dates.start);
+  const [end, setEnd] = useState(dates.end);
+  const [error, setError] = useState<string | undefined>();
+  const change = useChangeBookingDates();
+  const ref = bookingReference(booking.id);
+  if (!open)
+    return (
+      <Button variant="outline" className="px-3 py-1.5 text-xs" onClick={() => setOpen(true)} aria-label={`Modifier les dates de la réservation ${ref}`}>
+        Modifier les dates
+      </Button>
+    );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!start || !end) return setError('Choisissez les deux dates');
+    if (start < todayIso()) return setError('La date de début ne peut pas être dans le passé');
+    if (end < start) return setError('La date de fin doit suivre la date de début');
+    setError(undefined);
+    change.mutate(
+      { id: booking.id, start, end },
+      {
+        onSuccess: (total) => {
+          notify.success(`Dates modifiées : nouveau total ${formatPrice(total)}`);
+          setOpen(false);
+        },
+        onError: (err) => setError(err.message),
+      },
+    );
+  };
+  return (
+    <form onSubmit={submit} noValidate className="w-64 space-y-2 rounded-lg border border-slate-200 p-3" aria-label={`Nouvelles dates de la réservation ${ref}`}>
+      <TextField label="Nouvelle date de début" type="date" min={todayIso()} value={start} onChange={(e) => setStart(e.target.value)} />
+      <TextField label="Nouvelle date de fin" type="date" min={start} value={end} onChange={(e) => setEnd(e.target.value)} error={error} />
+      <div className="flex gap-2">
+        <Button type="submit" className="px-3 py-1.5 text-xs" disabled={change.isPending}>
+          {change.isPending ? 'Enregistrement…' : 'Enregistrer'}
+        </Button>
+        <Button variant="ghost" className="px-3 py-1.5 text-xs" onClick={() => setOpen(false)}>
+          Fermer
+        </Button>
+      </div>
+    </form>
   );
 }
