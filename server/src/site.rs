@@ -1,7 +1,9 @@
 //! The built web app at `/`: static files from `WEB_DIR` (pages rendered at build time are
 //! `<path>/index.html`) with a fallback to `shell.html` (else `index.html`) for other client-side
 //! routes, and `/config.json` telling the app where the API is and its anon key
-//! (a public key). Mounted last, so it never shadows an API route.
+//! (a public key). Mounted last, so it never shadows an API route. When the build lists the
+//! paths the app answers (`routes.json`: `/fleet/:id`, `/admin/*`, ...), any other path gets the
+//! same page (the app shows « Page introuvable ») with the status 404.
 //!
 //! Files are compressed (gzip, brotli or zstd, as the browser accepts) and cached: the
 //! content-hashed build output under `/assets/` for a year, everything else (`index.html`,
@@ -38,9 +40,11 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     // A build with pages rendered ahead keeps the empty page apart for the other client routes.
     let shell = web_dir.join("shell.html");
     let fallback = if shell.exists() { shell } else { index };
+    let routes = std::sync::Arc::new(RoutePatterns::load(&web_dir.join("routes.json")));
     let files = Files::new("/", web_dir).index_file("index.html").prefer_utf8(true).default_handler(fn_service(
         move |req: ServiceRequest| {
             let index = fallback.clone();
+            let routes = routes.clone();
             async move {
                 let (req, _) = req.into_parts();
                 // Unknown paths that look like files are real 404s; others are client routes.
@@ -49,12 +53,51 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
                     return Ok(ServiceResponse::new(req, HttpResponse::NotFound().finish()));
                 }
                 let file = NamedFile::open_async(&index).await?;
-                let res = file.into_response(&req);
+                let mut res = file.into_response(&req);
+                if !routes.answers(req.path()) {
+                    *res.status_mut() = actix_web::http::StatusCode::NOT_FOUND;
+                }
                 Ok(ServiceResponse::new(req, res))
             }
         },
     ));
     cfg.service(web::scope("").wrap(from_fn(cache_policy)).wrap(Compress::default()).service(files));
+}
+
+/// The paths the app answers, from the build's `routes.json`; without it, every path.
+#[derive(Debug, Default)]
+struct RoutePatterns(Option<Vec<Vec<String>>>);
+
+impl RoutePatterns {
+    fn load(file: &std::path::Path) -> RoutePatterns {
+        let parsed = std::fs::read(file).ok().and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
+        RoutePatterns(parsed.map(|list| list.iter().map(|p| segments(p)).collect()))
+    }
+
+    /// Whether a pattern matches `path`: `:name` takes one segment, a final `*` the rest.
+    fn answers(&self, path: &str) -> bool {
+        let Some(patterns) = &self.0 else {
+            return true;
+        };
+        let parts = segments(path);
+        patterns.iter().any(|pattern| {
+            let mut i = 0;
+            for segment in pattern {
+                if segment == "*" {
+                    return true;
+                }
+                match parts.get(i) {
+                    Some(part) if segment.starts_with(':') || part == segment => i += 1,
+                    _ => return false,
+                }
+            }
+            i == parts.len()
+        })
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
 /// Vite names everything under `assets/` by its content hash: those never change.
@@ -74,4 +117,30 @@ async fn cache_policy(
         res.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static(value));
     }
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patterns(list: &[&str]) -> RoutePatterns {
+        RoutePatterns(Some(list.iter().map(|p| segments(p)).collect()))
+    }
+
+    #[test]
+    fn known_paths_are_answered_and_others_are_not() {
+        let routes = patterns(&["/", "/fleet", "/fleet/:id", "/admin/*", "/profile/receipts/:kind/:id"]);
+        for ok in ["/", "/fleet", "/fleet/", "/fleet/5eed", "/admin", "/admin/x/y", "/profile/receipts/vehicle/abc"] {
+            assert!(routes.answers(ok), "{ok}");
+        }
+        for missing in ["/page-inconnue", "/fleet/a/b", "/profile/receipts/vehicle", "/flee"] {
+            assert!(!routes.answers(missing), "{missing}");
+        }
+    }
+
+    #[test]
+    fn without_a_list_every_path_is_answered() {
+        assert!(RoutePatterns::default().answers("/anything"));
+        assert!(RoutePatterns::load(std::path::Path::new("/nonexistent/routes.json")).answers("/x"));
+    }
 }

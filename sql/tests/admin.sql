@@ -2,7 +2,7 @@
 -- customer and for anon; the settings ranges of back-office.md section 5 held by the database.
 begin;
 \ir setup.psql
-select plan(31);
+select plan(33);
 
 -- admin_delete_users: the account goes, not only the profile; never one's own.
 select is(pg_temp.attempt('anon', $$select public.admin_delete_users(array['bbbbbbbb-0000-4000-8000-000000000002']::uuid[])$$), 'error:42501', 'anon cannot delete users');
@@ -42,6 +42,16 @@ select is((select (s ->> 'revenue')::numeric from an), 1575.00, 'revenue of the 
 select is((select (s ->> 'average_basket')::numeric from an), 196.88, 'average basket = revenue / bookings');
 select is((select (s -> 'customers' ->> 'total')::int from an), 1, 'customers are the profiles with role user');
 select is((select jsonb_array_length(s -> 'top_vehicles') from an), 2, 'top vehicles are those booked in the period');
+select is((select (v ->> 'utilisation')::numeric from an, jsonb_array_elements(s -> 'top_vehicles') v where v ->> 'name' = 'Toyota Land Cruiser'), 0::numeric,
+  'a vehicle with only a pending request was rented no day of the period (V69)');
+-- the land cruiser, in the fleet for 90 days, rented 9 of them
+update public.vehicles set created_at = current_date - 89 where id = '11111111-0000-4000-8000-00000000000a';
+insert into public.bookings (user_id, vehicle_id, start_date, end_date, booking_status) values
+  ('aaaaaaaa-0000-4000-8000-000000000001', '11111111-0000-4000-8000-00000000000a', current_date - 20, current_date - 11, 'completed');
+set local role authenticated;
+select is((select (v ->> 'utilisation')::numeric from jsonb_array_elements(public.admin_analytics(current_date - 89, current_date) -> 'top_vehicles') v
+           where v ->> 'name' = 'Toyota Land Cruiser'), 10.0, 'utilisation is the share of its days in the period a vehicle was rented: 9 of 90');
+reset role;
 
 -- an administrator keeps their own role (V44); changes others'.
 select is(pg_temp.attempt('admin', $$update public.profiles set role = 'user' where user_id = auth.uid()$$), 'error:22023', 'an administrator cannot demote themselves');

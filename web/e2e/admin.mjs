@@ -156,6 +156,7 @@ test('bookings: filter, change a status inline (kept after reload), edit a booki
   await shot(page, 'admin-booking-edit');
   await edit.getByRole('button', { name: 'Sauvegarder' }).click();
   await edit.waitFor({ state: 'hidden' });
+  await page.getByText(`Réservation #${ref} mise à jour`).first().waitFor();
   assert.equal((await service(`bookings?id=eq.${id}&select=pickup_location`)).body[0].pickup_location, 'Hôtel Pullman, Gombe');
   await page.getByRole('button', { name: `Voir les détails de #${ref}` }).click();
   await page.getByRole('dialog').getByText('Hôtel Pullman, Gombe').waitFor();
@@ -186,6 +187,12 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByLabel('Numéro VIN').fill('knapx81abk7000001');
   await wizard.getByLabel('Tarif journalier ($)').fill('95');
   await axe(page, 'vehicle wizard');
+  // an out-of-range year stops the step it is typed in
+  await wizard.getByLabel('Année').fill('1985');
+  await next.click();
+  await wizard.getByText(/^Année entre 1990 et \d{4}$/).waitFor();
+  await wizard.getByText('Étape 1 sur 6').waitFor();
+  await wizard.getByLabel('Année').fill('2024');
   await next.click();
   await wizard.getByText('Étape 2 sur 6').waitFor();
   await wizard.getByLabel('Transmission').selectOption('Automatique');
@@ -193,6 +200,12 @@ test('vehicles: the six-step wizard with an uploaded photo, found on /fleet; bul
   await wizard.getByText('Étape 3 sur 6').waitFor();
   await wizard.getByText('Total : 665,00\u00a0$').waitFor(); // 7 days x 95, before the 10 % weekly discount
   await wizard.getByText('598,50\u00a0$').waitFor();
+  // and a 60 % discount the pricing step
+  await wizard.getByLabel('Remise 7 jours et plus (%)').fill('60');
+  await next.click();
+  await wizard.getByText('Remise entre 0 et 50 %').waitFor();
+  await wizard.getByText('Étape 3 sur 6').waitFor();
+  await wizard.getByLabel('Remise 7 jours et plus (%)').fill('10');
   await wizard.getByRole('button', { name: 'Ajouter un tarif saisonnier' }).click();
   const season = wizard.getByTestId('seasonal-rate');
   await season.getByLabel('Nom', { exact: true }).fill('Fêtes');
@@ -320,6 +333,7 @@ test('users: edit a name, the add button explains, delete deletes the account', 
   await edit.getByLabel('Téléphone').fill('+243 81 555 0000');
   await edit.getByRole('button', { name: 'Sauvegarder' }).click();
   await edit.waitFor({ state: 'hidden' });
+  await page.getByText(`Réservation #${ref} mise à jour`).first().waitFor();
   await page.getByText('Client Démo Renommé').waitFor();
   const demo = (await service(`profiles?email=eq.${encodeURIComponent(DEMO.email)}&select=full_name,phone`)).body[0];
   assert.deepEqual(demo, { full_name: 'Client Démo Renommé', phone: '+243 81 555 0000' });
@@ -489,7 +503,11 @@ test('calendar: the fleet by day, a pending request on a confirmed rental flagge
   await axe(page, '/admin/calendar');
   await shot(page, 'admin-calendar');
   await bar.click();
-  await page.getByRole('dialog', { name: `Détails de la réservation #${ref}` }).waitFor();
+  const details = page.getByRole('dialog', { name: `Détails de la réservation #${ref}` });
+  await details.waitFor();
+  // the licence number the visitor had to type is there for the staff
+  await details.getByText('Permis de conduire').waitFor();
+  await details.getByText('KIN-CAL', { exact: true }).waitFor();
   await page.context().close();
   // leave the prado as it was for the other tests
   await service(`bookings?id=in.(${pending.id},${confirmed.id})`, { method: 'PATCH', body: JSON.stringify({ booking_status: 'cancelled' }) });

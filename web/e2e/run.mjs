@@ -302,7 +302,13 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await dialog.getByLabel('Date du vol').fill(isoInDays(5));
   await dialog.getByLabel('Heure du vol').fill('14:30');
   await dialog.getByLabel('Numéro de vol').fill('et863');
+  // 60 passengers: refused, and no total is estimated for a number that cannot be booked
+  await dialog.getByLabel('Passagers').fill('60');
+  await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
+  await dialog.getByText(/50 passagers/).first().waitFor();
+  assert.equal(await dialog.getByText('Total estimé').count(), 0);
   await dialog.getByLabel('Passagers').fill('2');
+  await dialog.getByText('Total estimé').waitFor();
   await dialog.getByRole('button', { name: 'Confirmer la réservation' }).click();
   await page.getByRole('heading', { name: 'Réservation confirmée !' }).waitFor();
   assert.equal(await page.getByTestId('booking-total').textContent(), '300,00\u00a0$');
@@ -475,6 +481,12 @@ test('the contact form stores the message', async () => {
 
 test('blog article and unknown article', async () => {
   const page = await newPage();
+  // an unknown path: the app's « Page introuvable », with the status 404 (routes.json)
+  const missing = await page.goto(`${stack.baseUrl}/page-inconnue`);
+  assert.equal(missing.status(), 404);
+  await page.getByRole('heading', { name: 'Page introuvable' }).waitFor();
+  const known = await page.goto(`${stack.baseUrl}/fleet/5eed0000-0000-4000-8000-000000000001`);
+  assert.equal(known.status(), 200);
   await page.goto(`${stack.baseUrl}/blog`);
   await page.getByRole('link', { name: /Lire la suite/ }).first().click();
   await page.waitForURL(/\/blog\/.+/);

@@ -1,7 +1,8 @@
 // After `vite build`: renders the public pages to HTML (src/entry-server.tsx, built for Node
 // into node_modules/.prerender, removed after) and writes dist/<page>/index.html, which the server sends for
 // that path. The empty page is kept as dist/shell.html: the server answers it for every other
-// client route (/profile, /blog/<id>, unknown paths), which the browser renders itself.
+// client route (/profile, /blog/<id>, unknown paths), which the browser renders itself; the
+// paths the app answers go to dist/routes.json, so the server answers the others with a 404.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,7 +21,9 @@ try {
     logLevel: 'warn',
     build: { ssr: path.join(web, 'src/entry-server.tsx'), outDir: out, emptyOutDir: true, copyPublicDir: false },
   });
-  const { render, paths } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  const { render, paths, routes } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  // the paths the app answers: the server sends the others its « Page introuvable » with a 404.
+  writeFileSync(path.join(dist, 'routes.json'), JSON.stringify(routes, null, 1));
   const shell = readFileSync(path.join(dist, 'index.html'), 'utf8');
   if (!shell.includes('<div id="root"></div>')) throw new Error('dist/index.html has no empty #root');
   writeFileSync(path.join(dist, 'shell.html'), shell);

@@ -6,10 +6,13 @@
 import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router';
 import { AppContent, AppProviders, newQueryClient } from '@/app/app';
-import { prerenderedPages } from '@/app/router';
+import { prerenderedPages, routePatterns } from '@/app/router';
 import { ssrHead } from '@/components/ui/page';
 
 export const paths = Object.keys(prerenderedPages);
+
+/** The paths the site answers, for the server's 404s (dist/routes.json). */
+export const routes = routePatterns();
 
 /** `{ html, title }` of one page. */
 export async function render(path: string): Promise<{ html: string; title: string }> {

@@ -64,7 +64,6 @@ async fn seeding_twice_loads_the_demo_data_once() {
         .expect("query")
         .get(0);
     assert_eq!(references, 9, "each seeded booking has its own reference (the first 8 characters of its id)");
-    let messages: i64 =
-        client.query_one("select count(*) from outbox.messages", &[]).await.expect("query").get(0);
+    let messages: i64 = client.query_one("select count(*) from outbox.messages", &[]).await.expect("query").get(0);
     assert_eq!(messages, 0, "the demo bookings send no mail");
 }

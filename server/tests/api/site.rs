@@ -67,3 +67,22 @@ async fn the_site_is_served_with_a_fallback_for_client_routes() {
     assert!(api.headers().get("content-encoding").is_none(), "API answers are not compressed");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn paths_the_app_does_not_answer_are_404_with_its_page() {
+    let dir = std::env::temp_dir().join(format!("site-test-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html><title>Accueil</title>").unwrap();
+    std::fs::write(dir.join("shell.html"), "<!doctype html><title>Chargement</title>").unwrap();
+    std::fs::write(dir.join("routes.json"), r#"["/", "/fleet", "/fleet/:id", "/admin/*"]"#).unwrap();
+    let web_dir = dir.clone();
+    let app = spawn_app_with(move |c| c.web_dir = web_dir).await;
+    let get = |path: &str| app.http.get(format!("{}{}", app.address, path)).send();
+
+    for (path, status) in [("/fleet/5eed0000", 200), ("/admin/anything/here", 200), ("/page-inconnue", 404), ("/fleet/a/b", 404)] {
+        let res = get(path).await.unwrap();
+        assert_eq!(res.status().as_u16(), status, "{path}");
+        assert!(res.text().await.unwrap().contains("Chargement"), "{path}: the app's page, which says « Page introuvable » itself");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,4 +1,4 @@
-import { Route, Routes } from 'react-router';
+import { createRoutesFromElements, Route, Routes, type RouteObject } from 'react-router';
 import { RootLayout } from './layout/root-layout';
 import { lazyPage, type LazyPage } from './lazy-page';
 // The landing page comes with the app itself: one request less before it shows.
@@ -57,37 +57,61 @@ export const prerenderedPages: Record<string, LazyPage | null> = {
   '/forgot-password': ForgotPassword,
 };
 
+/** Every route of the site, the back office's included, as <Route> elements. */
+const routeElements = (
+  <>
+    {/* The back office (/admin/*): its own layout and lazily loaded chunks (admin-routes.tsx). */}
+    {adminRoutes}
+    <Route element={<RootLayout />}>
+      <Route index element={<Home />} />
+      <Route path="fleet" element={<Fleet />} />
+      <Route path="fleet/:id" element={<VehiclePage />} />
+      <Route path="car-rental" element={<CarRental />} />
+      <Route path="services" element={<Services />} />
+      <Route path="premium-service" element={<Premium />} />
+      <Route path="diagnostics" element={<Diagnostics />} />
+      <Route path="airport-service" element={<Airport />} />
+      <Route path="support" element={<Support />} />
+      <Route path="booking" element={<Booking />} />
+      <Route path="reserve" element={<Booking />} />
+      <Route path="blog" element={<Blog />} />
+      <Route path="blog/:id" element={<BlogArticle />} />
+      <Route path="about" element={<About />} />
+      <Route path="locations" element={<Locations />} />
+      <Route path="contact" element={<Contact />} />
+      <Route path="login" element={<Login />} />
+      <Route path="register" element={<Register />} />
+      <Route path="forgot-password" element={<ForgotPassword />} />
+      <Route path="verify-email" element={<VerifyEmail />} />
+      <Route path="reset-password" element={<ResetPassword />} />
+      <Route path="profile" element={<Profile />} />
+      <Route path="profile/receipts/:kind/:id" element={<Receipt />} />
+      <Route path="*" element={<NotFound />} />
+    </Route>
+  </>
+);
+
 export function AppRoutes() {
-  return (
-    <Routes>
-      {/* The back office (/admin/*): its own layout and lazily loaded chunks (admin-routes.tsx). */}
-      {adminRoutes}
-      <Route element={<RootLayout />}>
-        <Route index element={<Home />} />
-        <Route path="fleet" element={<Fleet />} />
-        <Route path="fleet/:id" element={<VehiclePage />} />
-        <Route path="car-rental" element={<CarRental />} />
-        <Route path="services" element={<Services />} />
-        <Route path="premium-service" element={<Premium />} />
-        <Route path="diagnostics" element={<Diagnostics />} />
-        <Route path="airport-service" element={<Airport />} />
-        <Route path="support" element={<Support />} />
-        <Route path="booking" element={<Booking />} />
-        <Route path="reserve" element={<Booking />} />
-        <Route path="blog" element={<Blog />} />
-        <Route path="blog/:id" element={<BlogArticle />} />
-        <Route path="about" element={<About />} />
-        <Route path="locations" element={<Locations />} />
-        <Route path="contact" element={<Contact />} />
-        <Route path="login" element={<Login />} />
-        <Route path="register" element={<Register />} />
-        <Route path="forgot-password" element={<ForgotPassword />} />
-        <Route path="verify-email" element={<VerifyEmail />} />
-        <Route path="reset-password" element={<ResetPassword />} />
-        <Route path="profile" element={<Profile />} />
-        <Route path="profile/receipts/:kind/:id" element={<Receipt />} />
-        <Route path="*" element={<NotFound />} />
-      </Route>
-    </Routes>
-  );
+  return <Routes>{routeElements}</Routes>;
 }
+
+/**
+ * The paths the site answers (`/fleet/:id`, `/admin/*`, …), for the server: any other path is
+ * answered 404 with the app's « Page introuvable » (scripts/prerender.mjs writes them to
+ * dist/routes.json). The catch-all of the public site is left out; the back office's, which
+ * sends any /admin/... to its dashboard, is kept.
+ */
+export function routePatterns(): string[] {
+  const out = new Set<string>();
+  const walk = (routes: RouteObject[], prefix: string) => {
+    for (const r of routes) {
+      const here = r.index ? prefix : r.path ? `${prefix.replace(/\/$/, '')}/${r.path}` : prefix;
+      if (r.path === '*' && prefix === '') continue;
+      if (r.index || (r.path && !r.children)) out.add(here || '/');
+      if (r.children) walk(r.children, here);
+    }
+  };
+  walk(createRoutesFromElements(routeElements), '');
+  return [...out].sort();
+}
+

@@ -3,8 +3,8 @@ import { fieldErrors } from '@/lib/validation';
 import { defaultSettings, parseSettingsFile, settingsSchema } from './schemas/settings-schema';
 import { airportBookingEditSchema, premiumBookingEditSchema, vehicleBookingEditSchema } from './schemas/booking-edit-schema';
 import { USER_REQUIRED_MESSAGE, userSchema } from './schemas/user-schema';
-import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, splitVehiclePayload, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
-import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, pricePreview, rentalDayCount, retentionRate, utilisation } from './lib/stats';
+import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, splitVehiclePayload, stepErrors, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
+import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, monthComparison, pricePreview, rentalDayCount, retentionRate, revenueComparison, sinceLabel, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
 import { bookingTiles, filterBookings, emptyBookingFilters, filterUsers, filterVehicles } from './lib/filters';
 import { uploadErrorMessage } from './api/vehicles';
@@ -120,6 +120,11 @@ describe('vehicle wizard', () => {
     expect(stepValid(2, f)).toBe(false);
     expect(stepValid(3, f)).toBe(true);
     expect(stepValid(4, filled())).toBe(false);
+    // ranges stop the step they are typed in (not the last one)
+    expect(stepErrors(0, filled())).toEqual({});
+    expect(Object.keys(stepErrors(0, { ...filled(), year: 1985 }))).toEqual(['year']);
+    expect(Object.keys(stepErrors(2, { ...filled(), weekly_discount: 60 }))).toEqual(['weekly_discount']);
+    expect(stepErrors(1, { ...filled(), weekly_discount: 60 })).toEqual({});
     expect(stepValid(4, { ...filled(), images: [{ id: 'a', url: 'u', title: 't', is_primary: true, order: 0 }] })).toBe(true);
     expect(stepValid(5, f)).toBe(true);
   });
@@ -223,6 +228,14 @@ describe('statistics helpers', () => {
     expect(growthPercent(150, 100)).toBe(50);
     expect(growthPercent(50, 100)).toBe(-50);
     expect(growthPercent(10, 0)).toBe(0);
+    expect(monthComparison(4, 3)).toBe('4 ce mois (+33,3 % vs le mois dernier)');
+    expect(monthComparison(2, 0)).toBe('2 ce mois, aucune le mois dernier');
+    expect(monthComparison(0, 0)).toBe('aucune ce mois');
+    expect(revenueComparison(150, 100)).toBe('+50 % par rapport au mois dernier');
+    expect(revenueComparison(150, 0)).toBe('aucun revenu le mois dernier');
+    expect(sinceLabel(0)).toBe("Aujourd'hui");
+    expect(sinceLabel(1)).toBe('Hier');
+    expect(sinceLabel(5)).toBe('Il y a 5 jours');
     expect(growthPercent('110', '100')).toBe(10);
     expect(growthPercent(1, 3)).toBe(-66.7);
     expect(formatGrowth(12.5)).toBe('+12,5 %');

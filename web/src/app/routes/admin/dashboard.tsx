@@ -8,7 +8,7 @@ import { bookingReference, formatDate, formatDateTime, formatPrice } from '@/lib
 import { useDashboard } from '@/features/admin/api/dashboard';
 import { useLiveDashboard } from '@/features/admin/api/live';
 import { AdminHeader, BookingStatusBadge, Panel, RefreshButton, StatTile } from '@/features/admin/components/admin-ui';
-import { formatGrowth, growthPercent } from '@/features/admin/lib/stats';
+import { monthComparison, revenueComparison } from '@/features/admin/lib/stats';
 
 export default function AdminDashboardPage() {
   usePageTitle('Tableau de bord administrateur');
@@ -37,8 +37,6 @@ export default function AdminDashboardPage() {
 
 function Content({ data }: { data: NonNullable<ReturnType<typeof useDashboard>['data']> }) {
   const { stats } = data;
-  const bookingGrowth = growthPercent(stats.month.bookings, stats.month.previous_bookings);
-  const revenueGrowth = growthPercent(stats.month.revenue, stats.month.previous_revenue);
   const activity = [
     ...data.recentBookings.slice(0, 3).map((b) => ({
       key: `b-${b.id}`,
@@ -61,11 +59,11 @@ function Content({ data }: { data: NonNullable<ReturnType<typeof useDashboard>['
           testId="tile-bookings"
           hint={
             <>
-              <span data-testid="tile-bookings-total">{stats.total_bookings}</span> au total · {formatGrowth(bookingGrowth)} ce mois
+              <span data-testid="tile-bookings-total">{stats.total_bookings}</span> au total · {monthComparison(stats.month.bookings, stats.month.previous_bookings)}
             </>
           }
         />
-        <StatTile label="Revenus du mois" value={formatPrice(stats.month.revenue)} icon={DollarSign} testId="tile-revenue" hint={`${formatGrowth(revenueGrowth)} par rapport au mois dernier`} />
+        <StatTile label="Revenus du mois" value={formatPrice(stats.month.revenue)} icon={DollarSign} testId="tile-revenue" hint={revenueComparison(stats.month.revenue, stats.month.previous_revenue)} />
       </div>
 
       <div className="grid gap-6 xl:grid-cols-3">

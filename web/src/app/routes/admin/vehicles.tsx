@@ -13,7 +13,7 @@ import { AdminHeader, AdminTable, ConfirmDialog, FilterInput, FilterSelect, Refr
 import { VehicleWizard } from '@/features/admin/components/vehicle-wizard';
 import { filterVehicles, vehicleFigures, type VehicleSort } from '@/features/admin/lib/filters';
 import { categoryLabel, rentalStatuses, rentalStatusLabels } from '@/features/admin/lib/labels';
-import { daysSince } from '@/features/admin/lib/stats';
+import { daysSince, sinceLabel } from '@/features/admin/lib/stats';
 import { useSelection } from '@/features/admin/lib/selection';
 import type { AdminVehicle } from '@/features/admin/types';
 
@@ -138,7 +138,7 @@ export default function AdminVehiclesPage() {
                 </td>
                 <td className="px-4 py-3">
                   {f.count}
-                  {f.last && <span className="block text-xs text-slate-600">Il y a {daysSince(f.last)} jour(s)</span>}
+                  {f.last && <span className="block text-xs text-slate-600">{sinceLabel(daysSince(f.last))}</span>}
                 </td>
                 <td className="px-4 py-3 text-right">{formatPrice(f.revenue)}</td>
                 <td className="whitespace-nowrap px-4 py-3 text-right">

@@ -43,6 +43,7 @@ export function BookingDetailsDialog({ booking, onClose, onEdit }: { booking: Ad
                 </Row>
                 <Row label="Restitution">{s('dropoff_location')}</Row>
                 <Row label="Personnes">{s('passengers')}</Row>
+                <Row label="Permis de conduire">{s('driver_license_number')}</Row>
                 <Row label="Paiement prévu">
                   {paymentText(r)}
                 </Row>

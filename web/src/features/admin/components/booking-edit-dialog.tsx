@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Dialog } from '@/components/ui/dialog';
+import { notify } from '@/lib/notify';
 import { FormActions } from '@/components/ui/button';
 import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
 import { bookingReference, formatPrice } from '@/lib/format';
@@ -63,7 +64,15 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
     }
     setErrors({});
     // conditional on the booking as shown: a booking changed meanwhile is not overwritten
-    update.mutate({ booking, values: r.data as Record<string, unknown> }, { onSuccess: onClose });
+    update.mutate(
+      { booking, values: r.data as Record<string, unknown> },
+      {
+        onSuccess: () => {
+          notify.success(`Réservation #${bookingReference(booking.id)} mise à jour`);
+          onClose();
+        },
+      },
+    );
   };
 
   return (

@@ -11,7 +11,7 @@ import { useSaveVehicle, useUploadVehicleImages, type SavedVehicle } from '../ap
 import { categoryLabel, rentalStatuses, rentalStatusLabels } from '../lib/labels';
 import { pricePreview } from '../lib/stats';
 import {
-  addImages, emptySeasonalRate, emptyVehicleForm, ENGINE_TYPES, FUEL_TYPES, imageProblem, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid,
+  addImages, emptySeasonalRate, emptyVehicleForm, ENGINE_TYPES, FUEL_TYPES, imageProblem, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, stepValid, stepErrors, STEP_FIELDS,
   toVehiclePayload, TRANSMISSIONS, vehicleSchema, vehicleToForm, WIZARD_STEPS, type VehicleForm,
 } from '../schemas/vehicle-schema';
 import { fieldErrors } from '@/lib/validation';
@@ -381,7 +381,15 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
             {save.isPending ? 'Enregistrement…' : vehicle ? 'Mettre à jour' : 'Enregistrer le véhicule'}
           </Button>
         ) : (
-          <Button onClick={() => setStep((s) => s + 1)} disabled={!valid}>
+          <Button
+            onClick={() => {
+              // the step's own ranges first: an out-of-range value is shown where it was typed
+              const stepErrs = stepErrors(step, form);
+              setErrors((e) => ({ ...e, ...Object.fromEntries((STEP_FIELDS[step] ?? []).map((k) => [k, undefined])), ...stepErrs }));
+              if (Object.keys(stepErrs).length === 0) setStep((s) => s + 1);
+            }}
+            disabled={!valid}
+          >
             Suivant <ChevronRight className="h-4 w-4" aria-hidden="true" />
           </Button>
         )}

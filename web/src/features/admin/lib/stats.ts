@@ -45,7 +45,33 @@ export function utilisation(bookings: number, createdAt: string | Date, now: Dat
   return Math.min(100, Math.round((bookings / days) * 1000) / 10);
 }
 
-/** Whole days since a date (for 'Il y a {n} jour(s)'). */
+/** "Aujourd'hui", "Hier", "Il y a 3 jours": how long ago a day was. */
+export function sinceLabel(days: number): string {
+  if (days <= 0) return "Aujourd'hui";
+  if (days === 1) return 'Hier';
+  return `Il y a ${days} jours`;
+}
+
+/**
+ * This month's count against last month's, without a growth figure when last month had none
+ * (a percentage of nothing means nothing): "4 ce mois (+33,3 % vs le mois dernier)",
+ * "2 ce mois, aucune le mois dernier", "aucune ce mois".
+ */
+export function monthComparison(current: unknown, previous: unknown): string {
+  const c = num(current);
+  const p = num(previous);
+  if (c === 0 && p === 0) return 'aucune ce mois';
+  if (p === 0) return `${c} ce mois, aucune le mois dernier`;
+  return `${c} ce mois (${formatGrowth(growthPercent(c, p))} vs le mois dernier)`;
+}
+
+/** The month's revenue against last month's: a growth figure only when last month had some. */
+export function revenueComparison(current: unknown, previous: unknown): string {
+  if (num(previous) === 0) return num(current) === 0 ? 'aucun revenu ce mois ni le mois dernier' : 'aucun revenu le mois dernier';
+  return `${formatGrowth(growthPercent(current, previous))} par rapport au mois dernier`;
+}
+
+/** Whole days since a date (for sinceLabel). */
 export function daysSince(date: string | Date, now: Date = new Date()): number {
   const d = typeof date === 'string' ? new Date(date) : date;
   return Math.max(0, Math.floor((now.getTime() - d.getTime()) / 86_400_000));

@@ -94,7 +94,7 @@ export function AirportBookingDialog({
           <TextField label="Passagers" type="number" min={1} max={50} inputMode="numeric" value={passengers} onChange={(e) => setPassengers(e.target.value)} error={errors.passengers} required />
         </div>
         <TextAreaField label="Demandes particulières" value={notes} onChange={(e) => setNotes(e.target.value)} rows={3} />
-        {service && count >= 1 && (
+        {service && Number.isInteger(count) && count >= 1 && count <= 50 && (
           <p className="rounded-lg bg-blue-50 px-4 py-3 text-sm text-blue-950">
             Total estimé : <strong>{formatPrice(Number(service.price) * count)}</strong> ({formatPrice(service.price)} × {count} passager{count > 1 ? 's' : ''})
           </p>

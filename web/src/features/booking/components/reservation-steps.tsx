@@ -208,11 +208,16 @@ export function SummaryStep({
           {formatPrice(quote.total)}
           {discount > 0 && ` (remise ${discount} % incluse)`}
         </Row>
-        <Row label={`Frais (${fee.percent} %)`}>{formatPrice(fee.fee)}</Row>
-        <dt className="border-t border-slate-200 pt-2 font-bold text-blue-950">Total avec frais</dt>
+        <dt className="border-t border-slate-200 pt-2 font-bold text-blue-950">Total de la réservation</dt>
         <dd className="border-t border-slate-200 pt-2 text-lg font-extrabold text-blue-950" data-testid="summary-total">
-          {formatPrice(fee.total)}
+          {formatPrice(quote.total)}
         </dd>
+        {fee.fee > 0 && (
+          <>
+            <Row label={`Frais de l'opérateur (${fee.percent} %), au règlement`}>{formatPrice(fee.fee)}</Row>
+            <Row label="À prévoir au règlement">{formatPrice(fee.total)}</Row>
+          </>
+        )}
       </dl>
       <p className="flex items-start gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950">
         <Info className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />

@@ -246,12 +246,12 @@ export function PaymentForm({
       {value.method === 'digital_wallet' && <Note>Notre équipe vous indique comment régler avec votre portefeuille numérique quand elle confirme la réservation.</Note>}
 
       <dl className="grid grid-cols-[1fr_auto] gap-x-4 gap-y-1 rounded-xl bg-blue-50 p-4 text-sm text-blue-950">
-        <dt>Total de la location</dt>
-        <dd className="text-right">{formatPrice(total)}</dd>
-        <dt>Frais de paiement ({fee.percent} %)</dt>
+        <dt className="font-bold">Total de la réservation</dt>
+        <dd className="text-right font-bold">{formatPrice(total)}</dd>
+        <dt>Frais de l'opérateur ({fee.percent} %), payés au règlement</dt>
         <dd className="text-right">{formatPrice(fee.fee)}</dd>
-        <dt className="font-bold">Total avec frais</dt>
-        <dd className="text-right font-bold" data-testid="total-with-fee">
+        <dt>À prévoir au règlement</dt>
+        <dd className="text-right" data-testid="total-with-fee">
           {formatPrice(fee.total)}
         </dd>
       </dl>
