@@ -513,6 +513,49 @@ test('calendar: the fleet by day, a pending request on a confirmed rental flagge
   await service(`bookings?id=in.(${pending.id},${confirmed.id})`, { method: 'PATCH', body: JSON.stringify({ booking_status: 'cancelled' }) });
 });
 
+test('layout: the back-office tables fit 1280 px; narrower, they scroll with their identity column kept in view, and no page overflows', async () => {
+  const page = await adminPage();
+  // the path and the column (1-based) that says what a row is
+  const tables = [
+    ['/admin/bookings', 1],
+    ['/admin/vehicles', 2],
+    ['/admin/users', 2],
+  ];
+  const measure = (column) =>
+    page.evaluate((column) => {
+      const box = document.querySelector('[data-testid=admin-table]');
+      const rect = box.getBoundingClientRect();
+      const scrolls = box.scrollWidth - box.clientWidth;
+      box.scrollLeft = box.scrollWidth;
+      const identity = document.querySelector(`tbody tr td:nth-child(${column})`).getBoundingClientRect();
+      const last = document.querySelector('tbody tr td:last-child').getBoundingClientRect();
+      return {
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        table: scrolls,
+        identityLeft: Math.round(identity.left - rect.left),
+        lastRight: Math.round(last.right),
+      };
+    }, column);
+  for (const [width, height] of [[1280, 900], [1024, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    for (const [path, column] of tables) {
+      await page.goto(`${stack.baseUrl}${path}`);
+      await page.locator('tbody tr').first().waitFor();
+      const m = await measure(column);
+      assert.ok(m.page <= 0, `${path} at ${width} px: the page overflows by ${m.page} px`);
+      if (width >= 1280) {
+        assert.ok(m.table <= 0, `${path} at ${width} px: the table scrolls by ${m.table} px`);
+        assert.ok(m.lastRight <= width, `${path} at ${width} px: the actions end at ${m.lastRight} px`);
+      } else if (m.table > 0) {
+        // scrolled to its end, the row's identity is still at the table's left edge
+        assert.ok(m.identityLeft >= 0 && m.identityLeft <= 60, `${path} at ${width} px: the identity column is at ${m.identityLeft} px`);
+      }
+    }
+    if (width === 390) await shot(page, 'admin-users-390');
+  }
+  await page.context().close();
+});
+
 test('reports: the period analytics with the chart toggle', async () => {
   const page = await adminPage();
   await page.goto(`${stack.baseUrl}/admin/reports`);

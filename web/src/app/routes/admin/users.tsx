@@ -84,6 +84,7 @@ export default function AdminUsersPage() {
             {list.length} utilisateur(s) trouvé(s)
           </p>
           <AdminTable
+            sticky={2}
             columns={[
               { label: <SelectBox label="Tout sélectionner" checked={allOf(selectable)} onChange={() => toggleAll(selectable)} /> },
               { label: 'Utilisateur' },

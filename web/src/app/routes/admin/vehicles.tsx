@@ -101,6 +101,7 @@ export default function AdminVehiclesPage() {
         <EmptyState title="Aucun véhicule trouvé">{search || status !== 'all' ? 'Aucun véhicule ne correspond à votre recherche.' : 'Commencez par ajouter des véhicules à votre flotte.'}</EmptyState>
       ) : (
         <AdminTable
+            sticky={2}
           columns={[
             { label: <SelectBox label="Tout sélectionner" checked={allOf(ids)} onChange={() => toggleAll(ids)} /> },
             { label: 'Véhicule' },

@@ -156,11 +156,20 @@ export function SelectBox({ label, checked, onChange, disabled }: { label: strin
 /** A column of `AdminTable`: its heading, right-aligned for amounts and actions. */
 export type Column = { label: ReactNode; right?: boolean };
 
+/**
+ * Sticky identity columns: what a row is stays in view while a narrow screen scrolls the table
+ * sideways (1: the first column; 2: a selection box then the identity column).
+ */
+const stickyClasses = {
+  1: '[&_tr>*:first-child]:sticky [&_tr>*:first-child]:left-0 [&_tr>*:first-child]:z-10 [&_td:first-child]:bg-white [&_th:first-child]:bg-slate-50 [&_tr>*:first-child]:shadow-[1px_0_0_0_rgb(226,232,240)]',
+  2: '[&_tr>*:first-child]:sticky [&_tr>*:first-child]:left-0 [&_tr>*:first-child]:z-10 [&_tr>*:first-child]:w-14 [&_tr>*:first-child]:min-w-14 [&_td:first-child]:bg-white [&_th:first-child]:bg-slate-50 [&_tr>*:nth-child(2)]:sticky [&_tr>*:nth-child(2)]:left-14 [&_tr>*:nth-child(2)]:z-10 [&_td:nth-child(2)]:bg-white [&_th:nth-child(2)]:bg-slate-50 [&_tr>*:nth-child(2)]:shadow-[1px_0_0_0_rgb(226,232,240)]',
+} as const;
+
 /** The back office's scrollable table: a head of columns and the rows given as children. */
-export function AdminTable({ columns, children }: { columns: Column[]; children: ReactNode }) {
+export function AdminTable({ columns, children, sticky = 1 }: { columns: Column[]; children: ReactNode; sticky?: 1 | 2 }) {
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-      <table className="min-w-full text-left text-sm">
+    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" data-testid="admin-table">
+      <table className={cn('min-w-full text-left text-sm', stickyClasses[sticky])}>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
           <tr>
             {columns.map((c, i) => (
