@@ -109,6 +109,20 @@ async fn a_send_the_mail_server_refuses_is_tried_again_until_it_goes() {
 }
 
 #[tokio::test]
+async fn a_text_message_goes_through_the_sms_provider() {
+    let app = spawn_app_with(|c| c.outbox.poll = Duration::from_secs(1)).await;
+    app.admin_sql(
+        "select outbox.enqueue('sms', '+243 81 222 3333', null, 'Kinshasa Prestige Auto : réservation confirmée #ABCDEF12.', 'booking.confirmed')",
+    )
+    .await;
+    let text: Value = eventually(async || app.inbox("+243812223333").await.into_iter().next())
+        .await
+        .expect("the text reaches the development inbox (the SMS provider here)");
+    assert_eq!(text["text"], "Kinshasa Prestige Auto : réservation confirmée #ABCDEF12.");
+    assert_eq!(text["kind"], "booking.confirmed");
+}
+
+#[tokio::test]
 async fn a_message_that_can_never_go_is_given_up_at_once_and_kept() {
     let app = spawn_app_with(|c| c.outbox.poll = Duration::from_secs(1)).await;
     app.admin_sql("select outbox.enqueue('sms', 'pas un numéro', null, 'Bonjour', 'booking.received')").await;
