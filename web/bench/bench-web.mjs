@@ -1,4 +1,5 @@
-// make bench-web: the weight of the JavaScript the home page loads, and Lighthouse's performance
+// make bench-web: the weight of the JavaScript the home page loads, the booking mails' rate
+// through the outbox, and Lighthouse's performance
 // and accessibility scores of /, /fleet and /booking, against the real server on a fresh seeded
 // database, in Debian's Chromium. Beside them, the same measures of a baseline: a static HTML
 // page with the home page's hero text and the site's stylesheet, served by the same server
@@ -9,7 +10,8 @@
 //   RUNS=5             Lighthouse runs per page (the median is shown)
 //   SERVER_BIN=...     server binary (default: the release build)
 //   CHROMIUM_PATH=...  browser (default /usr/bin/chromium)
-//   LIGHTHOUSE=0       only the JavaScript weight
+//   LIGHTHOUSE=0       only the JavaScript weight and the outbox's mails per second
+//   OUTBOX_BOOKINGS=N  visitor bookings for the mail rate (default 150, two mails each)
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -94,6 +96,48 @@ async function lighthouseScores(url, chrome) {
   return { perf: median(perf), a11y: median(a11y), fcp: m['first-contentful-paint'], lcp: m['largest-contentful-paint'], tbt: m['total-blocking-time'], cls: m['cumulative-layout-shift'] };
 }
 
+/**
+ * The booking mails' rate: N visitor bookings written through /rest/v1 (8 at a time), each
+ * making two mails (the visitor's, the company's notice) that the outbox worker delivers to the
+ * development inbox; mails delivered per second from the first booking to the last mail, beside
+ * the bookings written per second (the baseline: what the mails follow).
+ */
+async function outboxRate(stack) {
+  const N = Number(process.env.OUTBOX_BOOKINGS ?? 150);
+  const to = `bench.${Date.now()}@example.cd`;
+  const headers = { apikey: stack.anonKey, 'Content-Type': 'application/json', Prefer: 'return=minimal' };
+  const vehicles = await (await fetch(`${stack.apiUrl}/rest/v1/vehicles?select=id&rental_status=eq.available&order=id`, { headers })).json();
+  const day = (n) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+  const started = performance.now();
+  let next = 0;
+  let refused = 0;
+  const worker = async () => {
+    while (next < N) {
+      const i = next++;
+      const slot = Math.floor(i / vehicles.length);
+      const body = { vehicle_id: vehicles[i % vehicles.length].id, start_date: day(2 + 2 * slot), end_date: day(3 + 2 * slot), customer_name: 'Banc Essai', customer_email: to, customer_phone: '+243810000000', driver_license_number: 'KIN-BENCH' };
+      const r = await fetch(`${stack.apiUrl}/rest/v1/bookings`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (r.status !== 201) refused++;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const written = performance.now();
+  const booked = N - refused;
+  const count = async (address) => (await (await fetch(`${stack.baseUrl}/inbox/api/messages?to=${encodeURIComponent(address)}`)).json()).messages.length;
+  // the company's notices go to the settings' address (fresh stack: only these bookings')
+  const company = 'admin@example.cd';
+  let mails = 0;
+  while (performance.now() - started < 120_000) {
+    mails = (await count(to)) + (await count(company));
+    if (mails >= 2 * Math.min(booked, 200)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const done = performance.now();
+  console.log('Booking mails through the outbox (visitor bookings, two mails each, development inbox)');
+  console.log(`bookings written   ${booked} in ${((written - started) / 1000).toFixed(2)} s   ${(booked / ((written - started) / 1000)).toFixed(0).padStart(6)} /s${refused ? `  (${refused} refused)` : ''}`);
+  console.log(`mails delivered    ${mails} in ${((done - started) / 1000).toFixed(2)} s   ${(mails / ((done - started) / 1000)).toFixed(0).padStart(6)} /s   ratio to bookings ${((mails / ((done - started) / 1000)) / (booked / ((written - started) / 1000))).toFixed(2)}\n`);
+}
+
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x, d = 1) => x.toFixed(d).padStart(8);
 
@@ -116,6 +160,8 @@ async function main() {
     console.log(`budget ${BUDGET_KB} KB gzip: ${total <= BUDGET_KB ? 'within' : 'OVER'} (${(total / BUDGET_KB).toFixed(2)} of the budget); static baseline page: ${sum(base, 'gzip').toFixed(1)} KB`);
     const admin = home.filter((r) => /admin/i.test(r.file));
     console.log(`back-office chunks loaded by /: ${admin.length ? admin.map((r) => r.file).join(', ') : 'none'}\n`);
+
+    await outboxRate(stack);
 
     if (process.env.LIGHTHOUSE === '0') return;
     chrome = await chromeLauncher.launch({ chromePath: CHROMIUM, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] });
