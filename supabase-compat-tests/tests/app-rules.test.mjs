@@ -125,14 +125,14 @@ test('the reservation dialog\'s booking keeps how the customer will pay, and ref
   assert.deepEqual(row.data, { payment_method: 'bank', payment_reference: 'VIR-K7M2Q9XZ', pickup_time: '09:30:00', passengers: 3, booking_status: 'pending' });
 
   const wrong = await anon.rpc('book_vehicle', {
-    vehicle_id: CRUISER, start_date: future(110), end_date: future(111),
+    vehicle_id: CRUISER, start_date: future(70), end_date: future(71),
     customer_name: 'V', customer_email: 'v@example.cd', customer_phone: '+243810000011', driver_license_number: 'kin-1', payment_method: 'cheque',
   });
   assert.equal(wrong.error.code, '22023');
 
-  await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(120), end_date: future(125), booking_status: 'confirmed' }).throwOnError();
+  await admin.from('bookings').insert({ user_id: A, vehicle_id: CRUISER, start_date: future(75), end_date: future(80), booking_status: 'confirmed' }).throwOnError();
   const taken = await anon.rpc('book_vehicle', {
-    vehicle_id: CRUISER, start_date: future(122), end_date: future(124),
+    vehicle_id: CRUISER, start_date: future(77), end_date: future(79),
     customer_name: 'V', customer_email: 'v@example.cd', customer_phone: '+243810000011', driver_license_number: 'kin-1', payment_method: 'card',
   });
   assert.equal(taken.status, 409);

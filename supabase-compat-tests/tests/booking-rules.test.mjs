@@ -25,6 +25,8 @@ const fixture = `
     ('${CRUISER}', 'Toyota Land Cruiser', 'Toyota', 'Land Cruiser', 2022, 'suv', 100, 'available', '{"seats": 7}'),
     ('${SWIFT}', 'Suzuki Swift', 'Suzuki', 'Swift', 2021, 'economic', 40, 'available', '{"seats": 5}'),
     ('${RANGE}', 'Range Rover', 'Land Rover', 'Vogue', 2021, 'luxury', 300, 'maintenance', '{}');
+  -- the races below book up to 250 days ahead (the advance limit, 90 by default, has its own tests)
+  update public.app_settings set value = value || '{"advanceBookingDays": 400}' where section = 'business';
   -- a confirmed rental of the land cruiser from + 30 to + 35 days
   insert into public.bookings (user_id, vehicle_id, start_date, end_date, booking_status)
     values ('${ADMIN}', '${CRUISER}', current_date + 30, current_date + 35, 'confirmed');

@@ -388,8 +388,8 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.getByRole('tab', { name: 'Mes réservations' }).click();
   const rental = page.getByTestId('booking-item').first();
   await rental.getByRole('button', { name: /^Modifier les dates de la réservation / }).click();
-  await rental.getByLabel('Nouvelle date de début').fill(isoInDays(20));
-  await rental.getByLabel('Nouvelle date de fin').fill(isoInDays(27));
+  await rental.getByLabel('Nouvelle date de début').fill(isoInDays(45));
+  await rental.getByLabel('Nouvelle date de fin').fill(isoInDays(52));
   await rental.getByRole('button', { name: 'Enregistrer' }).click();
   const toast = page.getByText(/^Dates modifiées : nouveau total /).first();
   await toast.waitFor();

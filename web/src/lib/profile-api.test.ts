@@ -5,7 +5,16 @@ import { updateOwnProfile } from './profile-api';
 const calls: unknown[][] = [];
 let profileAnswer: { data: unknown; error: unknown };
 let accountAnswer: { data: unknown; error: unknown };
+// data through supabase() (PostgREST), the account through the full client (supabaseClient()).
 vi.mock('./supabase', () => ({
+  supabaseClient: async () => ({
+    auth: {
+      updateUser: async (attributes: unknown) => {
+        calls.push(['updateUser', attributes]);
+        return accountAnswer;
+      },
+    },
+  }),
   supabase: () => ({
     from: (table: string) => ({
       update: (row: unknown) => ({
@@ -19,12 +28,6 @@ vi.mock('./supabase', () => ({
         }),
       }),
     }),
-    auth: {
-      updateUser: async (attributes: unknown) => {
-        calls.push(['updateUser', attributes]);
-        return accountAnswer;
-      },
-    },
   }),
 }));
 

@@ -1,5 +1,5 @@
 import type { User } from '@supabase/supabase-js';
-import { supabase } from './supabase';
+import { supabase, supabaseClient } from './supabase';
 import { toAppError } from './errors';
 import type { Profile } from '@/types/database';
 
@@ -30,7 +30,7 @@ export async function updateOwnProfile(userId: string, values: { full_name: stri
   const phone = values.phone.trim() || null;
   const { data, error } = await supabase().from('profiles').update({ full_name, phone }).eq('user_id', userId).select(PROFILE_COLUMNS).single();
   if (error) throw toAppError(error);
-  const account = await supabase().auth.updateUser({ data: { full_name, phone } });
+  const account = await (await supabaseClient()).auth.updateUser({ data: { full_name, phone } });
   if (account.error) throw toAppError(account.error, 'Erreur lors de la mise à jour du compte');
   return data as Profile;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RealtimeChannel, RealtimePostgresChangesPayload } from '@supabase/supabase-js';
-import { supabase } from './supabase';
+import { supabaseClient } from './supabase';
 
 /*
  * The plumbing of the live queries: one channel of postgres_changes on some tables of `public`,
@@ -119,42 +119,47 @@ export function useTableChanges({ name, tables, enabled, onChanges, onSubscribed
   useEffect(() => {
     if (!enabled) return;
     const bindings = JSON.parse(bindingsKey) as TableBinding[];
-    const client = supabase();
-    // a unique topic: a channel being left (unmounted a moment ago, e.g. by StrictMode) keeps its
-    // name until the server answers, and supabase-js would hand it back instead of a new one.
-    const channel: RealtimeChannel = client.channel(`${name}:${++channelCount}`, { config: { postgres_changes_options: { wait: true } } });
     let active = true; // false once cleaned up: the channel's last callbacks are ignored
     let pending: TableChange[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let remove: (() => void) | undefined;
     const flush = () => {
       timer = undefined;
       const changes = pending;
       pending = [];
       if (active && changes.length) handlers.current.onChanges(changes);
     };
-    for (const { table, filter } of bindings) {
-      channel.on<Row>('postgres_changes', { event: '*', schema: 'public', table, ...(filter ? { filter } : {}) }, (payload) => {
-        pending.push(toTableChange(payload));
-        timer ??= setTimeout(flush, CHANGE_BATCH_MS);
-      });
-    }
     setStatus('connecting');
-    channel.subscribe((state, err) => {
+    // realtime comes with the full supabase-js client, loaded on first use
+    void supabaseClient().then((client) => {
       if (!active) return;
-      if (state === 'SUBSCRIBED') {
-        setStatus('live');
-        handlers.current.onSubscribed?.();
-      } else if (state === 'CHANNEL_ERROR' || state === 'TIMED_OUT') {
-        setStatus('error');
-        console.warn(`realtime ${channel.topic}: ${state}`, err ?? '');
-      } else if (state === 'CLOSED') {
-        setStatus('off');
+      // a unique topic: a channel being left (unmounted a moment ago, e.g. by StrictMode) keeps its
+      // name until the server answers, and supabase-js would hand it back instead of a new one.
+      const channel: RealtimeChannel = client.channel(`${name}:${++channelCount}`, { config: { postgres_changes_options: { wait: true } } });
+      remove = () => void client.removeChannel(channel);
+      for (const { table, filter } of bindings) {
+        channel.on<Row>('postgres_changes', { event: '*', schema: 'public', table, ...(filter ? { filter } : {}) }, (payload) => {
+          pending.push(toTableChange(payload));
+          timer ??= setTimeout(flush, CHANGE_BATCH_MS);
+        });
       }
+      channel.subscribe((state, err) => {
+        if (!active) return;
+        if (state === 'SUBSCRIBED') {
+          setStatus('live');
+          handlers.current.onSubscribed?.();
+        } else if (state === 'CHANNEL_ERROR' || state === 'TIMED_OUT') {
+          setStatus('error');
+          console.warn(`realtime ${channel.topic}: ${state}`, err ?? '');
+        } else if (state === 'CLOSED') {
+          setStatus('off');
+        }
+      });
     });
     return () => {
       active = false;
       if (timer !== undefined) clearTimeout(timer);
-      void client.removeChannel(channel);
+      remove?.();
     };
   }, [name, bindingsKey, enabled]);
 

@@ -1,7 +1,7 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { Session, User } from '@supabase/supabase-js';
+import type { Session, SupabaseClient, User } from '@supabase/supabase-js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { supabase } from './supabase';
+import { hasStoredSession, loadedSupabaseClient, onSupabaseLoaded, supabaseClient } from './supabase';
 import { fetchOwnProfile, profileKeys } from './profile-api';
 import { errorCode } from './errors';
 import type { Profile } from '@/types/database';
@@ -27,22 +27,29 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
 
   useEffect(() => {
-    const client = supabase();
     let active = true;
-    client.auth.getSession().then(({ data }) => {
-      if (!active) return;
-      setSession(data.session);
-      setLoading(false);
-    });
-    const { data } = client.auth.onAuthStateChange((event, next) => {
-      setLastEvent(event);
-      setSession(next);
-      setLoading(false);
-      if (event === 'SIGNED_OUT') queryClient.clear();
-    });
+    let subscription: { unsubscribe(): void } | undefined;
+    // the session is known once supabase-js is loaded; a visitor with no stored session needs it
+    // only when they sign in (a page then loads it, and this follows).
+    const attach = (client: SupabaseClient) => {
+      client.auth.getSession().then(({ data }) => {
+        if (!active) return;
+        setSession(data.session);
+        setLoading(false);
+      });
+      subscription = client.auth.onAuthStateChange((event, next) => {
+        setLastEvent(event);
+        setSession(next);
+        setLoading(false);
+        if (event === 'SIGNED_OUT') queryClient.clear();
+      }).data.subscription;
+    };
+    if (!loadedSupabaseClient() && !hasStoredSession()) setLoading(false);
+    const stop = onSupabaseLoaded(attach);
     return () => {
       active = false;
-      data.subscription.unsubscribe();
+      stop();
+      subscription?.unsubscribe();
     };
   }, [queryClient]);
 
@@ -57,7 +64,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // A session whose profile cannot be read (other than for a network failure) is not usable.
   const profileError = profileQuery.error;
   useEffect(() => {
-    if (profileError && errorCode(profileError) !== 'network') void supabase().auth.signOut({ scope: 'local' });
+    if (profileError && errorCode(profileError) !== 'network') void supabaseClient().then((c) => c.auth.signOut({ scope: 'local' }));
   }, [profileError]);
 
   const value = useMemo<SessionState>(

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { renderHook, waitFor } from '@testing-library/react';
 import { FakeRealtime } from '@/test/fake-realtime';
-import { initSupabase, supabase } from '@/lib/supabase';
+import { initSupabase, supabaseClient } from '@/lib/supabase';
 import type { TableChange } from '@/lib/realtime';
 import { normalizeBooking } from './api/bookings';
 import { adminKeys } from './api/keys';
@@ -57,8 +57,9 @@ describe('the live back office hooks', () => {
     initSupabase({ supabaseUrl: 'http://127.0.0.1:54321', anonKey: 'anon-key' });
   });
   afterAll(async () => {
-    await supabase().removeAllChannels();
-    supabase().auth.stopAutoRefresh();
+    const client = await supabaseClient();
+    await client.removeAllChannels();
+    client.auth.stopAutoRefresh();
     vi.unstubAllGlobals();
   });
   const setup = () => {

@@ -122,11 +122,11 @@ export default function AdminBookingsPage() {
                       <p className="font-mono font-semibold">#{ref}</p>
                       <p className="text-xs text-slate-600">{kindLabels[b.kind]}</p>
                     </td>
-                    <td className="px-4 py-3">
+                    <td className="max-w-[14rem] px-4 py-3">
                       <p className="font-medium">{b.customer.full_name || 'Nom non renseigné'}</p>
-                      <p className="text-xs text-slate-600">{b.customer.email}</p>
+                      <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{b.customer.email}</p>
                     </td>
-                    <td className="px-4 py-3">
+                    <td className="max-w-[14rem] px-4 py-3">
                       <p className="font-medium">{b.subject}</p>
                       <p className="text-xs text-slate-600">{b.detail}</p>
                     </td>

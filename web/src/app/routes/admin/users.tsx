@@ -103,11 +103,11 @@ export default function AdminUsersPage() {
                   <td className="px-4 py-3">
                     <SelectBox label={`Sélectionner ${name}`} disabled={self} checked={selected.has(u.user_id)} onChange={() => toggle(u.user_id)} />
                   </td>
-                  <td className="px-4 py-3">
+                  <td className="max-w-[15rem] px-4 py-3">
                     <p className="font-medium">
                       {name} {self && <span className="text-xs text-slate-600">(vous)</span>}
                     </p>
-                    <p className="text-xs text-slate-600">{u.email}</p>
+                    <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{u.email}</p>
                     {u.phone && <p className="text-xs text-slate-600">{u.phone}</p>}
                   </td>
                   <td className="px-4 py-3">

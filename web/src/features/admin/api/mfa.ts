@@ -6,7 +6,7 @@
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Factor } from '@supabase/supabase-js';
-import { supabase } from '@/lib/supabase';
+import { supabaseClient } from '@/lib/supabase';
 import { toAppError } from '@/lib/errors';
 import { qrImageSrc } from '../lib/qr';
 import { adminKeys } from './keys';
@@ -25,14 +25,14 @@ export interface Enrolment {
 }
 
 export async function fetchAssuranceLevel(): Promise<AssuranceLevel> {
-  const { data, error } = await supabase().auth.mfa.getAuthenticatorAssuranceLevel();
+  const { data, error } = await (await supabaseClient()).auth.mfa.getAuthenticatorAssuranceLevel();
   if (error) throw toAppError(error);
   return { currentLevel: data.currentLevel as AssuranceLevel['currentLevel'], nextLevel: data.nextLevel as AssuranceLevel['nextLevel'] };
 }
 
 /** Every factor of the signed-in user (verified and in progress). */
 export async function fetchFactors(): Promise<Factor[]> {
-  const { data, error } = await supabase().auth.mfa.listFactors();
+  const { data, error } = await (await supabaseClient()).auth.mfa.listFactors();
   if (error) throw toAppError(error, 'Erreur lors du chargement des méthodes de vérification');
   return data.all;
 }
@@ -43,7 +43,7 @@ export async function fetchFactors(): Promise<Factor[]> {
  */
 export async function enrollTotp(friendlyName: string): Promise<Enrolment> {
   await removeStaleFactors();
-  const { data, error } = await supabase().auth.mfa.enroll({ factorType: 'totp', friendlyName });
+  const { data, error } = await (await supabaseClient()).auth.mfa.enroll({ factorType: 'totp', friendlyName });
   if (error) throw toAppError(error, "Erreur lors de l'ajout de la méthode de vérification");
   return { factorId: data.id, qrCode: qrImageSrc(data.totp.qr_code), secret: data.totp.secret, uri: data.totp.uri };
 }
@@ -62,7 +62,7 @@ export const browserHasPasskeys = () =>
 async function removeStaleFactors(): Promise<void> {
   const stale = (await fetchFactors()).filter((f) => f.status !== 'verified');
   for (const f of stale) {
-    const { error } = await supabase().auth.mfa.unenroll({ factorId: f.id });
+    const { error } = await (await supabaseClient()).auth.mfa.unenroll({ factorId: f.id });
     if (error) throw toAppError(error);
   }
 }
@@ -73,25 +73,25 @@ async function removeStaleFactors(): Promise<void> {
  */
 export async function registerPasskey(friendlyName: string): Promise<void> {
   await removeStaleFactors();
-  const { error } = await supabase().auth.mfa.webauthn.register({ friendlyName });
+  const { error } = await (await supabaseClient()).auth.mfa.webauthn.register({ friendlyName });
   if (error) throw toAppError(error, PASSKEY_FAILED);
 }
 
 /** Proves the passkey factor `factorId` in the browser: the session becomes aal2. */
 export async function verifyPasskey(factorId: string): Promise<void> {
-  const { error } = await supabase().auth.mfa.webauthn.authenticate({ factorId });
+  const { error } = await (await supabaseClient()).auth.mfa.webauthn.authenticate({ factorId });
   if (error) throw toAppError(error, PASSKEY_FAILED);
 }
 
 /** Challenge + verify: the session becomes aal2 (and the factor verified when it was new). */
 export async function verifyTotp({ factorId, code }: { factorId: string; code: string }): Promise<void> {
-  const { error } = await supabase().auth.mfa.challengeAndVerify({ factorId, code });
+  const { error } = await (await supabaseClient()).auth.mfa.challengeAndVerify({ factorId, code });
   if (error) throw toAppError(error);
 }
 
 /** Removes a factor; a verified one needs an aal2 session (GoTrue: insufficient_aal). */
 export async function unenrollFactor(factorId: string): Promise<void> {
-  const { error } = await supabase().auth.mfa.unenroll({ factorId });
+  const { error } = await (await supabaseClient()).auth.mfa.unenroll({ factorId });
   if (error) throw toAppError(error, 'Erreur lors de la suppression de la méthode de vérification');
 }
 

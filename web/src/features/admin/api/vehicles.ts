@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { supabase } from '@/lib/supabase';
+import { supabase, supabaseClient } from '@/lib/supabase';
 import { AppError, errorCode, errorMessages, toAppError, type ErrorCode } from '@/lib/errors';
 import type { RentalStatus } from '@/types/database';
 import type { AdminVehicle, VehicleImage } from '../types';
@@ -68,7 +68,7 @@ export async function uploadVehicleImages(files: File[]): Promise<Omit<VehicleIm
     const problem = imageProblem(f);
     if (problem) throw new AppError('invalid_image', problem);
   }
-  const bucket = supabase().storage.from('vehicles');
+  const bucket = (await supabaseClient()).storage.from('vehicles');
   const out: Omit<VehicleImage, 'is_primary' | 'order'>[] = [];
   const stamp = Date.now();
   for (const [i, file] of files.entries()) {

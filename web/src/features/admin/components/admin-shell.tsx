@@ -9,7 +9,7 @@ import { adminPaths } from '@/config/admin-paths';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
 import { cn } from '@/lib/cn';
-import { supabase } from '@/lib/supabase';
+import { supabaseClient } from '@/lib/supabase';
 
 const items = [
   { to: adminPaths.dashboard, label: 'Tableau de bord', icon: LayoutDashboard },
@@ -27,7 +27,7 @@ export function AdminShell({ email, children }: { email: string | null; children
   const navigate = useNavigate();
   const unread = useUnreadCount().data ?? 0;
   const logout = async () => {
-    const { error } = await supabase().auth.signOut();
+    const { error } = await (await supabaseClient()).auth.signOut();
     if (error) notify.error('Erreur lors de la déconnexion');
     navigate(adminPaths.login, { replace: true });
   };

@@ -12,7 +12,7 @@ import { Button } from '@/components/ui/button';
 import { Spinner, ErrorState } from '@/components/ui/states';
 import { usePageTitle } from '@/components/ui/page';
 import { adminPaths } from '@/config/admin-paths';
-import { supabase } from '@/lib/supabase';
+import { supabaseClient } from '@/lib/supabase';
 import { notify } from '@/lib/notify';
 import { browserHasPasskeys, useFactors, useVerifyPasskey, useVerifyTotp } from '../api/mfa';
 import { MfaCodeField, useMfaCode } from './mfa-code-field';
@@ -48,7 +48,7 @@ export function MfaChallenge() {
   };
 
   const signOut = async () => {
-    await supabase().auth.signOut();
+    await (await supabaseClient()).auth.signOut();
     navigate(adminPaths.login, { replace: true });
   };
 

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { supabase, getApiUrl, REMEMBER_ME_KEY } from '@/lib/supabase';
+import { supabaseClient, getApiUrl, REMEMBER_ME_KEY } from '@/lib/supabase';
 import { AppError, toAppError } from '@/lib/errors';
 import { fetchOwnProfile } from '@/lib/profile-api';
 import { paths } from '@/config/paths';
@@ -13,7 +13,7 @@ export const PENDING_EMAIL_KEY = 'kpa.pending-verification-email';
 
 export async function signIn(email: string, password: string, remember: boolean): Promise<Profile> {
   window.localStorage.setItem(REMEMBER_ME_KEY, String(remember));
-  const { data, error } = await supabase().auth.signInWithPassword({ email, password });
+  const { data, error } = await (await supabaseClient()).auth.signInWithPassword({ email, password });
   if (error) {
     if (error.code === 'email_not_confirmed') window.localStorage.setItem(PENDING_EMAIL_KEY, email);
     throw toAppError(error, 'Échec de la connexion');
@@ -23,7 +23,7 @@ export async function signIn(email: string, password: string, remember: boolean)
 }
 
 export async function signUp(email: string, password: string, fullName: string): Promise<void> {
-  const { data, error } = await supabase().auth.signUp({
+  const { data, error } = await (await supabaseClient()).auth.signUp({
     email,
     password,
     options: { data: { full_name: fullName }, emailRedirectTo: siteUrl(paths.verifyEmail) },
@@ -37,17 +37,17 @@ export async function signUp(email: string, password: string, fullName: string):
 }
 
 export async function resendVerification(email: string): Promise<void> {
-  const { error } = await supabase().auth.resend({ type: 'signup', email, options: { emailRedirectTo: siteUrl(paths.verifyEmail) } });
+  const { error } = await (await supabaseClient()).auth.resend({ type: 'signup', email, options: { emailRedirectTo: siteUrl(paths.verifyEmail) } });
   if (error) throw toAppError(error, "Échec de l'envoi. Veuillez réessayer plus tard.");
 }
 
 export async function requestPasswordReset(email: string): Promise<void> {
-  const { error } = await supabase().auth.resetPasswordForEmail(email, { redirectTo: siteUrl(paths.resetPassword) });
+  const { error } = await (await supabaseClient()).auth.resetPasswordForEmail(email, { redirectTo: siteUrl(paths.resetPassword) });
   if (error) throw toAppError(error, 'Une erreur est survenue. Veuillez réessayer.');
 }
 
 export async function updatePassword(password: string): Promise<void> {
-  const { error } = await supabase().auth.updateUser({ password });
+  const { error } = await (await supabaseClient()).auth.updateUser({ password });
   if (error) throw toAppError(error, 'Une erreur est survenue. Veuillez réessayer.');
 }
 
@@ -65,14 +65,14 @@ export async function phoneSignInOffered(): Promise<boolean> {
 
 /** Text a sign-in code to `phone` (E.164); the account is made on the first sign-in. */
 export async function sendSmsCode(phone: string): Promise<void> {
-  const { error } = await supabase().auth.signInWithOtp({ phone });
+  const { error } = await (await supabaseClient()).auth.signInWithOtp({ phone });
   if (error) throw toAppError(error, "Échec de l'envoi du code. Veuillez réessayer.");
 }
 
 /** Sign in with the code texted to `phone`. */
 export async function verifySmsCode(phone: string, code: string, remember: boolean): Promise<Profile> {
   window.localStorage.setItem(REMEMBER_ME_KEY, String(remember));
-  const { data, error } = await supabase().auth.verifyOtp({ phone, token: code, type: 'sms' });
+  const { data, error } = await (await supabaseClient()).auth.verifyOtp({ phone, token: code, type: 'sms' });
   if (error && error.code !== 'otp_expired') throw toAppError(error, 'Code invalide ou expiré');
   if (error || !data.user) {
     throw new AppError('otp_expired', 'Code invalide ou expiré. Vérifiez le code ou demandez-en un nouveau.');
@@ -81,7 +81,7 @@ export async function verifySmsCode(phone: string, code: string, remember: boole
 }
 
 export async function signOut(): Promise<void> {
-  const { error } = await supabase().auth.signOut();
+  const { error } = await (await supabaseClient()).auth.signOut();
   if (error) throw toAppError(error, 'Erreur lors de la déconnexion');
 }
 
@@ -98,13 +98,13 @@ export const useVerifySmsCode = () =>
 
 /** Confirms a link that carries `token_hash` in its query (PKCE-style links). */
 export async function verifyTokenHash(tokenHash: string, type: 'signup' | 'email' | 'recovery'): Promise<void> {
-  const { error } = await supabase().auth.verifyOtp({ token_hash: tokenHash, type });
+  const { error } = await (await supabaseClient()).auth.verifyOtp({ token_hash: tokenHash, type });
   if (error) throw toAppError(error, 'Lien de vérification invalide.');
 }
 
 /** Forget the session in this browser only (after confirming an e-mail, the user signs in). */
 export async function forgetLocalSession(): Promise<void> {
-  await supabase().auth.signOut({ scope: 'local' });
+  await (await supabaseClient()).auth.signOut({ scope: 'local' });
 }
 
 export type LinkOutcome = { kind: 'session'; type: string } | { kind: 'token'; tokenHash: string; type: string } | { kind: 'error'; code: string } | { kind: 'none' };

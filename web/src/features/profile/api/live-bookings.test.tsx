@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { renderHook, waitFor } from '@testing-library/react';
 import { FakeRealtime } from '@/test/fake-realtime';
-import { initSupabase, supabase } from '@/lib/supabase';
+import { initSupabase, supabaseClient } from '@/lib/supabase';
 import type { TableChange } from '@/lib/realtime';
 import { myBookingKeys, toMyBookings, type MyBooking } from './bookings';
 import { myBookingsAfterChanges, useLiveMyBookings } from './live-bookings';
@@ -83,8 +83,9 @@ describe('useLiveMyBookings', () => {
     initSupabase({ supabaseUrl: 'http://127.0.0.1:54321', anonKey: 'anon-key' });
   });
   afterAll(async () => {
-    await supabase().removeAllChannels();
-    supabase().auth.stopAutoRefresh();
+    const client = await supabaseClient();
+    await client.removeAllChannels();
+    client.auth.stopAutoRefresh();
     vi.unstubAllGlobals();
   });
 
@@ -95,8 +96,8 @@ describe('useLiveMyBookings', () => {
     return { qc, wrapper };
   };
 
-  it('the client keeps the spec settings: heartbeat every 30 s, reconnect after 1, 2, 5, then 10 s', () => {
-    const realtime = supabase().realtime;
+  it('the client keeps the spec settings: heartbeat every 30 s, reconnect after 1, 2, 5, then 10 s', async () => {
+    const realtime = (await supabaseClient()).realtime;
     expect(realtime.heartbeatIntervalMs).toBe(30_000);
     expect([1, 2, 3, 4, 5, 9].map((tries) => realtime.reconnectAfterMs(tries))).toEqual([1000, 2000, 5000, 10000, 10000, 10000]);
   });
