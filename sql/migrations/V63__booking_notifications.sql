@@ -108,6 +108,10 @@ begin
 end
 $$;
 
+-- the helpers read other customers' contact details (security definer): not an api.
+revoke execute on function public.booking_contact(jsonb) from public, anon, authenticated, service_role;
+revoke execute on function public.booking_description(text, jsonb) from public, anon, authenticated, service_role;
+
 -- the words of each event: subject, the paragraph of the mail, the words of the text message.
 create function public.booking_event_words(event text, out subject text, out paragraph text, out short text)
 language sql immutable

@@ -5,7 +5,7 @@ begin;
 \ir setup.psql
 \set QUIET 1
 
-select plan(46);
+select plan(48);
 
 -- run `stmt` as `who` ('anon', 'a', 'b', 'admin') and keep what it did.
 create function pg_temp.run_as(who text, stmt text) returns void
@@ -146,6 +146,8 @@ select is(pg_temp.attempt('service_role', 'select * from outbox.messages'), 'err
 select is(pg_temp.attempt('a', $$select outbox.enqueue('email', 'x@example.cd', 's', 'b', 't')$$), 'error:42501', 'a customer cannot write to it');
 select is(pg_temp.attempt('a', 'select public.enqueue_booking_reminders()'), 'error:42501', 'nor run the reminders');
 select is(pg_temp.attempt('anon', $$select public.send_booking_messages('bookings', 'confirmed', '{}')$$), 'error:42501', 'nor send booking messages');
+select is(pg_temp.attempt('anon', $$select public.booking_contact('{"user_id": "aaaaaaaa-0000-4000-8000-000000000001"}')$$), 'error:42501', 'nobody reads a customer''s contact details through the helper');
+select is(pg_temp.attempt('b', $$select public.booking_description('bookings', '{}')$$), 'error:42501', 'nor calls the description helper');
 select is(pg_temp.attempt('a', $$update public.profiles set notify_sms = true where user_id = auth.uid()$$), 'ok:1', 'a customer sets their own notification choices');
 select is(pg_temp.attempt('a', $$update public.profiles set notify_sms = true where user_id = 'bbbbbbbb-0000-4000-8000-000000000002'$$), 'ok:0', 'but not another customer''s');
 

@@ -1,6 +1,6 @@
 // make bench-web: the weight of the JavaScript the home page loads, the booking mails' rate
 // through the outbox, and Lighthouse's performance
-// and accessibility scores of /, /fleet and /booking, against the real server on a fresh seeded
+// and accessibility scores of /, /fleet, /booking and a vehicle page (/fleet/:id), against the real server on a fresh seeded
 // database, in Debian's Chromium. Beside them, the same measures of a baseline: a static HTML
 // page with the home page's hero text and the site's stylesheet, served by the same server
 // (what the pages would score with no JavaScript at all). Prints tables; not a test: nothing here
@@ -28,7 +28,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RUNS = Number(process.env.RUNS ?? 5);
 const BUDGET_KB = 180;
 const SCORE_TARGET = 95;
-const PAGES = ['/', '/fleet', '/booking'];
+// a seeded vehicle's page (the Corolla): /fleet/:id is rendered in the browser, not at build time
+const PAGES = ['/', '/fleet', '/booking', '/fleet/5eed0000-0000-4000-8000-000000000001'];
 const BASELINE = '/bench-baseline.html';
 
 /** A copy of the build with the baseline page added (the build itself is left untouched). */

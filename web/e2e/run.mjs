@@ -413,6 +413,16 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.emulateMedia({ media: 'screen' });
   await page.goto(`${stack.baseUrl}/profile`);
 
+  // how to hear of the bookings: texts too (the database reads the choice)
+  await page.getByRole('tab', { name: 'Notifications' }).click();
+  await page.getByRole('checkbox', { name: /Par SMS/ }).check();
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await page.getByText('Préférences de notification enregistrées').first().waitFor();
+  const [choices] = await (await fetch(`${stack.apiUrl}/rest/v1/profiles?email=eq.${encodeURIComponent(customer.email)}&select=notify_email,notify_sms`, {
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}` },
+  })).json();
+  assert.deepEqual(choices, { notify_email: true, notify_sms: true });
+
   // edit the profile
   await page.getByRole('tab', { name: 'Profil' }).click();
   await page.getByLabel('Téléphone').fill('+243 81 111 2222');
