@@ -41,10 +41,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     let shell = web_dir.join("shell.html");
     let fallback = if shell.exists() { shell } else { index };
     let routes = std::sync::Arc::new(RoutePatterns::load(&web_dir.join("routes.json")));
+    let root = web_dir.to_path_buf();
     let files = Files::new("/", web_dir).index_file("index.html").prefer_utf8(true).default_handler(fn_service(
         move |req: ServiceRequest| {
             let index = fallback.clone();
             let routes = routes.clone();
+            let root = root.clone();
             async move {
                 let (req, _) = req.into_parts();
                 // Unknown paths that look like files are real 404s; others are client routes.
@@ -52,9 +54,17 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
                 if last.contains('.') {
                     return Ok(ServiceResponse::new(req, HttpResponse::NotFound().finish()));
                 }
-                let file = NamedFile::open_async(&index).await?;
+                let found = routes.find(req.path());
+                // a page with a parameter rendered ahead in its loading state (`fleet/_id/index.html`)
+                let page = match &found {
+                    Some(Some(pattern)) => {
+                        Some(root.join(pattern_dir(pattern)).join("index.html")).filter(|p| p.is_file())
+                    }
+                    _ => None,
+                };
+                let file = NamedFile::open_async(page.as_ref().unwrap_or(&index)).await?;
                 let mut res = file.into_response(&req);
-                if !routes.answers(req.path()) {
+                if found.is_none() {
                     *res.status_mut() = actix_web::http::StatusCode::NOT_FOUND;
                 }
                 Ok(ServiceResponse::new(req, res))
@@ -66,21 +76,23 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
 
 /// The paths the app answers, from the build's `routes.json`; without it, every path.
 #[derive(Debug, Default)]
-struct RoutePatterns(Option<Vec<Vec<String>>>);
+struct RoutePatterns(Option<Vec<(String, Vec<String>)>>);
 
 impl RoutePatterns {
     fn load(file: &std::path::Path) -> RoutePatterns {
         let parsed = std::fs::read(file).ok().and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
-        RoutePatterns(parsed.map(|list| list.iter().map(|p| segments(p)).collect()))
+        RoutePatterns(parsed.map(|list| list.into_iter().map(|p| (segments(&p), p)).map(|(s, p)| (p, s)).collect()))
     }
 
-    /// Whether a pattern matches `path`: `:name` takes one segment, a final `*` the rest.
-    fn answers(&self, path: &str) -> bool {
+    /// The pattern that answers `path` (`Some(None)` without a list), `None` when none does: a
+    /// `:name` segment takes one segment, a final `*` the rest. Exact patterns win over those
+    /// with parameters.
+    fn find(&self, path: &str) -> Option<Option<&str>> {
         let Some(patterns) = &self.0 else {
-            return true;
+            return Some(None);
         };
         let parts = segments(path);
-        patterns.iter().any(|pattern| {
+        let matches = |pattern: &[String]| {
             let mut i = 0;
             for segment in pattern {
                 if segment == "*" {
@@ -92,12 +104,26 @@ impl RoutePatterns {
                 }
             }
             i == parts.len()
-        })
+        };
+        let mut found: Vec<&(String, Vec<String>)> = patterns.iter().filter(|(_, p)| matches(p)).collect();
+        found.sort_by_key(|(p, _)| p.contains(':') || p.contains('*'));
+        found.first().map(|(p, _)| Some(p.as_str()))
     }
 }
 
 fn segments(path: &str) -> Vec<String> {
     path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+/// Where the build writes a pattern's page: `/fleet/:id` in `fleet/_id`. Only names made of
+/// letters, digits, `_` and `-` are used (a pattern is never a way out of the directory).
+fn pattern_dir(pattern: &str) -> String {
+    segments(pattern)
+        .iter()
+        .map(|s| s.strip_prefix(':').map(|name| format!("_{name}")).unwrap_or_else(|| s.clone()))
+        .filter(|s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Vite names everything under `assets/` by its content hash: those never change.
@@ -124,23 +150,32 @@ mod tests {
     use super::*;
 
     fn patterns(list: &[&str]) -> RoutePatterns {
-        RoutePatterns(Some(list.iter().map(|p| segments(p)).collect()))
+        RoutePatterns(Some(list.iter().map(|p| (p.to_string(), segments(p))).collect()))
     }
 
     #[test]
     fn known_paths_are_answered_and_others_are_not() {
         let routes = patterns(&["/", "/fleet", "/fleet/:id", "/admin/*", "/profile/receipts/:kind/:id"]);
         for ok in ["/", "/fleet", "/fleet/", "/fleet/5eed", "/admin", "/admin/x/y", "/profile/receipts/vehicle/abc"] {
-            assert!(routes.answers(ok), "{ok}");
+            assert!(routes.find(ok).is_some(), "{ok}");
         }
         for missing in ["/page-inconnue", "/fleet/a/b", "/profile/receipts/vehicle", "/flee"] {
-            assert!(!routes.answers(missing), "{missing}");
+            assert!(routes.find(missing).is_none(), "{missing}");
         }
+        assert_eq!(routes.find("/fleet"), Some(Some("/fleet")), "the exact pattern wins");
+        assert_eq!(routes.find("/fleet/5eed"), Some(Some("/fleet/:id")));
     }
 
     #[test]
     fn without_a_list_every_path_is_answered() {
-        assert!(RoutePatterns::default().answers("/anything"));
-        assert!(RoutePatterns::load(std::path::Path::new("/nonexistent/routes.json")).answers("/x"));
+        assert_eq!(RoutePatterns::default().find("/anything"), Some(None));
+        assert!(RoutePatterns::load(std::path::Path::new("/nonexistent/routes.json")).find("/x").is_some());
+    }
+
+    #[test]
+    fn a_pattern_names_its_page_directory() {
+        assert_eq!(pattern_dir("/fleet/:id"), "fleet/_id");
+        assert_eq!(pattern_dir("/profile/receipts/:kind/:id"), "profile/receipts/_kind/_id");
+        assert_eq!(pattern_dir("/../:x"), "_x");
     }
 }

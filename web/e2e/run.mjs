@@ -129,6 +129,9 @@ test('a vehicle page: photos, specifications, price rules, taken dates, Réserve
   await page.getByTestId('next-free').getByText(/^Prochaines dates libres : à partir du /).waitFor();
   assert.ok((await page.getByTestId('availability-month').count()) >= 3);
   assert.equal(await page.locator('td[data-state=booked]').count(), 3, 'today, + 1 and + 2 are taken; + 3, the return day, is free');
+  // a WhatsApp chat with the company's number, about this vehicle
+  const whatsapp = await page.getByRole('link', { name: 'WhatsApp' }).first().getAttribute('href');
+  assert.match(whatsapp, /^https:\/\/wa\.me\/243810000000\?text=.*Toyota%20Hilux/);
   await shot(page, 'vehicle-page');
   await page.getByRole('link', { name: 'Réserver Toyota Hilux' }).click();
   await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();

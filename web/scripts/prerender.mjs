@@ -21,13 +21,15 @@ try {
     logLevel: 'warn',
     build: { ssr: path.join(web, 'src/entry-server.tsx'), outDir: out, emptyOutDir: true, copyPublicDir: false },
   });
-  const { render, paths, routes } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  const { render, paths, patterns, routes } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
   // the paths the app answers: the server sends the others its « Page introuvable » with a 404.
   writeFileSync(path.join(dist, 'routes.json'), JSON.stringify(routes, null, 1));
   const shell = readFileSync(path.join(dist, 'index.html'), 'utf8');
   if (!shell.includes('<div id="root"></div>')) throw new Error('dist/index.html has no empty #root');
   writeFileSync(path.join(dist, 'shell.html'), shell);
-  for (const page of paths) {
+  // pages with a parameter, in their loading state: /fleet/:id is written as /fleet/_id, which the
+  // server sends for every /fleet/<id> (the browser renders the page itself, without hydrating).
+  for (const page of [...paths, ...patterns.map((p) => p.replace(/:([a-z]+)/g, '_$1'))]) {
     const { html, title } = await render(page);
     // The page is readable before its code runs: the code need not compete with the page for
     // the first paint (it is fetched at low priority; it still starts at once).

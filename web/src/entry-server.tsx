@@ -6,17 +6,20 @@
 import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router';
 import { AppContent, AppProviders, newQueryClient } from '@/app/app';
-import { prerenderedPages, routePatterns } from '@/app/router';
+import { prerenderedPages, prerenderedPatterns, routePatterns } from '@/app/router';
 import { ssrHead } from '@/components/ui/page';
 
 export const paths = Object.keys(prerenderedPages);
+
+/** Pages with a parameter, rendered in their loading state (the parameter written `_name`). */
+export const patterns = Object.keys(prerenderedPatterns);
 
 /** The paths the site answers, for the server's 404s (dist/routes.json). */
 export const routes = routePatterns();
 
 /** `{ html, title }` of one page. */
 export async function render(path: string): Promise<{ html: string; title: string }> {
-  await prerenderedPages[path]?.preload();
+  await (prerenderedPages[path] ?? prerenderedPatterns[path.replace(/\/_([a-z]+)/g, '/:$1')])?.preload();
   ssrHead.title = '';
   const html = renderToString(
     <AppProviders client={newQueryClient()}>

@@ -33,7 +33,8 @@ async function start() {
       hydrateRoot(container, app);
     });
   } else {
-    container.replaceChildren();
+    // what the server sent (a page rendered ahead in its loading state, /fleet/:id) stays on
+    // screen until React's first commit replaces it: no blank frame, nothing shifts.
     createRoot(container).render(app);
   }
 }

@@ -75,14 +75,26 @@ async fn paths_the_app_does_not_answer_are_404_with_its_page() {
     std::fs::write(dir.join("index.html"), "<!doctype html><title>Accueil</title>").unwrap();
     std::fs::write(dir.join("shell.html"), "<!doctype html><title>Chargement</title>").unwrap();
     std::fs::write(dir.join("routes.json"), r#"["/", "/fleet", "/fleet/:id", "/admin/*"]"#).unwrap();
+    // the vehicle page, rendered ahead in its loading state, for every /fleet/<id>
+    std::fs::create_dir_all(dir.join("fleet/_id")).unwrap();
+    std::fs::write(dir.join("fleet/_id/index.html"), "<!doctype html><title>Véhicule</title>").unwrap();
     let web_dir = dir.clone();
     let app = spawn_app_with(move |c| c.web_dir = web_dir).await;
     let get = |path: &str| app.http.get(format!("{}{}", app.address, path)).send();
 
-    for (path, status) in [("/fleet/5eed0000", 200), ("/admin/anything/here", 200), ("/page-inconnue", 404), ("/fleet/a/b", 404)] {
+    for (path, status) in [("/admin/anything/here", 200), ("/page-inconnue", 404), ("/fleet/a/b", 404)] {
         let res = get(path).await.unwrap();
         assert_eq!(res.status().as_u16(), status, "{path}");
-        assert!(res.text().await.unwrap().contains("Chargement"), "{path}: the app's page, which says « Page introuvable » itself");
+        assert!(
+            res.text().await.unwrap().contains("Chargement"),
+            "{path}: the app's page, which says « Page introuvable » itself"
+        );
     }
+    let vehicle = get("/fleet/5eed0000").await.unwrap();
+    assert_eq!(vehicle.status().as_u16(), 200);
+    assert!(
+        vehicle.text().await.unwrap().contains("Véhicule"),
+        "a vehicle's path gets the page rendered for /fleet/:id"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -91,6 +91,16 @@ const routeElements = (
   </>
 );
 
+/**
+ * Pages with a parameter rendered at build time in their loading state, by pattern: the server
+ * sends that page for any path of the pattern (`/fleet/<id>`), so the header and footer show at
+ * once instead of an empty page while the JavaScript loads (scripts/prerender.mjs writes
+ * `/fleet/:id` to dist/fleet/_id/index.html).
+ */
+export const prerenderedPatterns: Record<string, LazyPage> = {
+  '/fleet/:id': VehiclePage,
+};
+
 export function AppRoutes() {
   return <Routes>{routeElements}</Routes>;
 }

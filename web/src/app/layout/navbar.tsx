@@ -4,7 +4,7 @@ import { ChevronDown, Menu, ShoppingCart, X, CarFront, UserRound, LogOut, Shield
 import { notify } from '@/lib/notify';
 import { useSession } from '@/lib/session';
 import { paths } from '@/config/paths';
-import { site } from '@/config/site';
+import { useCompany } from '@/lib/site-settings';
 import { buttonClass } from '@/components/ui/button';
 import { useSignOut } from '@/features/auth/api/auth';
 import { cn } from '@/lib/cn';
@@ -139,6 +139,7 @@ function CartLink({ mobile = false }: { mobile?: boolean }) {
 
 export function Navbar() {
   const { user, isAdmin } = useSession();
+  const company = useCompany();
   const [mobileOpen, setMobileOpen] = useState(false);
   const location = useLocation();
   const navigate = useNavigate();
@@ -159,7 +160,7 @@ export function Navbar() {
       <nav aria-label="Navigation principale" className="mx-auto flex max-w-7xl items-center justify-between gap-2 px-4 py-3">
         <Link to={paths.home} className="flex items-center gap-2 whitespace-nowrap font-extrabold text-blue-950">
           <CarFront className="h-7 w-7 text-amber-500" aria-hidden="true" />
-          <span className="text-base sm:text-lg">{site.name}</span>
+          <span className="text-base sm:text-lg">{company.name}</span>
         </Link>
         <div className="hidden items-center gap-0.5 xl:flex">
           {navMenus.map((m) => (

@@ -47,7 +47,13 @@ export default function VehiclePage() {
   const vehicle = useVehicle(id);
   const v = vehicle.data;
   usePageTitle(v ? `${v.name} ${v.year}` : 'Véhicule');
-  if (vehicle.isPending) return <Spinner label="Chargement du véhicule…" />;
+  // the page's height is kept while it loads: nothing below moves when the vehicle comes
+  if (vehicle.isPending)
+    return (
+      <div className="min-h-screen">
+        <Spinner label="Chargement du véhicule…" />
+      </div>
+    );
   if (vehicle.isError) return <ErrorState message={vehicle.error.message} onRetry={() => void vehicle.refetch()} />;
   if (!v)
     return (
@@ -190,7 +196,9 @@ function VehicleDetails({ vehicle: v }: { vehicle: Vehicle }) {
         {taken.isError ? (
           <ErrorState message={taken.error.message} onRetry={() => void taken.refetch()} />
         ) : taken.isPending ? (
-          <Spinner label="Chargement des disponibilités…" />
+          <div className="min-h-[18rem]">
+            <Spinner label="Chargement des disponibilités…" />
+          </div>
         ) : (
           <AvailabilityMonths states={dayStates(taken.data, today, AVAILABILITY_DAYS)} today={today} />
         )}
@@ -222,7 +230,7 @@ function AvailabilityMonths({ states, today }: { states: { date: string; state: 
                   {week.map((date, j) => {
                     const state = date ? byDate.get(date) : undefined;
                     return (
-                      <td key={j} className={cn('rounded py-1', state ? stateStyle[state] : 'text-slate-300')} title={date && state ? `${formatDate(date)} : ${stateLabel[state]}` : undefined} data-state={state}>
+                      <td key={j} className={cn('rounded py-1', state ? stateStyle[state] : 'text-slate-500')} title={date && state ? `${formatDate(date)} : ${stateLabel[state]}` : undefined} data-state={state}>
                         {date ? Number(date.slice(8)) : ''}
                         {date && state && <span className="sr-only"> {stateLabel[state]}</span>}
                         {date === today && <span className="sr-only"> (aujourd'hui)</span>}
