@@ -81,7 +81,14 @@ struct RoutePatterns(Option<Vec<(String, Vec<String>)>>);
 impl RoutePatterns {
     fn load(file: &std::path::Path) -> RoutePatterns {
         let parsed = std::fs::read(file).ok().and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
-        RoutePatterns(parsed.map(|list| list.into_iter().map(|p| (segments(&p), p)).map(|(s, p)| (p, s)).collect()))
+        RoutePatterns(parsed.map(|list| {
+            list.into_iter()
+                .map(|p| {
+                    let parts = segments(&p);
+                    (p, parts)
+                })
+                .collect()
+        }))
     }
 
     /// The pattern that answers `path` (`Some(None)` without a list), `None` when none does: a

@@ -50,6 +50,14 @@ create function public.format_day(d date) returns text
 language sql immutable
 as $$ select to_char(d, 'DD/MM/YYYY') $$;
 
+-- the first day of a booking of table `kind`: its start, flight or appointment date.
+create function public.booking_first_day(kind text, b jsonb) returns date
+language sql immutable
+as $$
+  select (b ->> case kind when 'airport_bookings' then 'flight_date'
+                          when 'diagnostic_bookings' then 'appointment_date' else 'start_date' end)::date
+$$;
+
 -- what a booking is, for messages: a line naming it, a line of dates, and its first day.
 create function public.booking_description(kind text, b jsonb, out what text, out dates text, out first_day date)
 language plpgsql stable security definer set search_path = ''
@@ -57,15 +65,14 @@ as $$
 declare
   n int;
 begin
+  first_day := public.booking_first_day(kind, b);
   if kind = 'bookings' then
-    first_day := (b ->> 'start_date')::date;
     n := public.rental_days(first_day, (b ->> 'end_date')::date);
     select 'Location de véhicule : ' || v.name || ' (' || v.make || ' ' || v.model || ')' into what
     from public.vehicles v where v.id = (b ->> 'vehicle_id')::uuid;
     dates := 'Du ' || public.format_day(first_day) || ' au ' || public.format_day((b ->> 'end_date')::date)
              || ' (' || n || case when n > 1 then ' jours)' else ' jour)' end;
   elsif kind = 'airport_bookings' then
-    first_day := (b ->> 'flight_date')::date;
     select 'Service aéroport : ' || s.name || ', vol ' || (b ->> 'flight_number') || ', '
            || (b ->> 'passengers') || case when (b ->> 'passengers')::int > 1 then ' passagers' else ' passager' end
       into what
@@ -73,11 +80,9 @@ begin
     dates := 'Le ' || public.format_day(first_day) || ' à ' || left(b ->> 'flight_time', 5)
              || case b ->> 'flight_type' when 'departure' then ' (départ)' else ' (arrivée)' end;
   elsif kind = 'diagnostic_bookings' then
-    first_day := (b ->> 'appointment_date')::date;
     what := 'Diagnostic : ' || coalesce(b ->> 'service_name', b ->> 'service_type') || ', véhicule ' || (b ->> 'vehicle_type');
     dates := 'Le ' || public.format_day(first_day) || ' à ' || left(b ->> 'appointment_time', 5);
   else
-    first_day := (b ->> 'start_date')::date;
     n := (b ->> 'duration_days')::int;
     what := 'Service premium : ' || coalesce(b ->> 'service_name', b ->> 'service_type');
     dates := 'À partir du ' || public.format_day(first_day) || ' pour ' || n || case when n > 1 then ' jours' else ' jour' end;

@@ -71,13 +71,9 @@ begin
       coalesce(public.setting('general', 'companyPhone') #>> '{}', '+243 81 000 0000')
       using errcode = 'PT503', hint = 'maintenanceMode of the system settings';
   end if;
-  first_day := case tg_table_name when 'airport_bookings' then (to_jsonb(new) ->> 'flight_date')::date
-                                  when 'diagnostic_bookings' then (to_jsonb(new) ->> 'appointment_date')::date
-                                  else (to_jsonb(new) ->> 'start_date')::date end;
+  first_day := public.booking_first_day(tg_table_name, to_jsonb(new));
   if tg_op = 'UPDATE' then
-    old_first_day := case tg_table_name when 'airport_bookings' then (to_jsonb(old) ->> 'flight_date')::date
-                                        when 'diagnostic_bookings' then (to_jsonb(old) ->> 'appointment_date')::date
-                                        else (to_jsonb(old) ->> 'start_date')::date end;
+    old_first_day := public.booking_first_day(tg_table_name, to_jsonb(old));
   end if;
   ahead := coalesce((public.setting('business', 'advanceBookingDays'))::int, 90);
   if first_day is distinct from old_first_day and first_day > current_date + ahead then

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, closeSession, newPageIn, openSession, shot } from './harness.mjs';
+import { SEED, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
 import { totp } from '../../supabase-compat-tests/lib/totp.mjs';
 const ADMIN = { email: process.env.SEED_ADMIN_EMAIL ?? 'admin@kinshasa-auto.test', password: SEED.adminPassword };
 const DEMO = { email: process.env.SEED_DEMO_EMAIL ?? 'client@kinshasa-auto.test', password: SEED.demoPassword };
@@ -376,15 +376,8 @@ test('settings: a value out of range is refused; a saved value is there after re
 });
 
 /** The newest message of the development inbox to `to` whose subject starts with `subject`. */
-async function mailTo(to, subject) {
-  for (let i = 0; i < 75; i++) {
-    const r = await fetch(`${stack.baseUrl}/inbox/api/messages?to=${encodeURIComponent(to)}`);
-    const { messages } = await r.json();
-    const m = messages.find((x) => x.subject.startsWith(subject));
-    if (m) return m;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  throw new Error(`no mail « ${subject} » for ${to}`);
+function mailTo(to, subject) {
+  return waitForMail(stack.baseUrl, to, (x) => x.subject.startsWith(subject), `mail « ${subject} »`);
 }
 
 const setSettings = async (section, patch) => {

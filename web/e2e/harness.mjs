@@ -76,6 +76,21 @@ export async function closeSession({ stack, browser }) {
   await stack?.stop();
 }
 
+/**
+ * The newest message of the development inbox to `to` (an address, or `+<digits>` for texts) that
+ * `match` accepts, polled every 200 ms for at most 15 s.
+ */
+export async function waitForMail(baseUrl, to, match = () => true, what = 'a message') {
+  for (let i = 0; i < 75; i++) {
+    const r = await fetch(`${baseUrl}/inbox/api/messages?to=${encodeURIComponent(to)}`);
+    const { messages } = await r.json();
+    const m = messages.find(match);
+    if (m) return m;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error(`no ${what} for ${to}`);
+}
+
 /** { baseUrl, apiUrl, anonKey, serviceKey, log(), stop() } */
 export async function startStack({ webDir }) {
   const given = process.env.E2E_BASE_URL;

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, closeSession, newPageIn, openSession, shot } from './harness.mjs';
+import { SEED, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
 
 let stack;
 let browser;
@@ -22,16 +22,7 @@ function isoInDays(n) {
 const newPage = (viewport = { width: 1280, height: 900 }) => newPageIn(browser, viewport, { acceptDialogs: true });
 
 
-async function inbox(email, kind) {
-  for (let i = 0; i < 50; i++) {
-    const r = await fetch(`${stack.baseUrl}/inbox/api/messages?to=${encodeURIComponent(email)}`);
-    const { messages } = await r.json();
-    const m = messages.find((x) => !kind || x.kind === kind);
-    if (m) return m;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  throw new Error(`no ${kind} mail for ${email}`);
-}
+const inbox = (email, kind) => waitForMail(stack.baseUrl, email, (x) => !kind || x.kind === kind, `${kind ?? 'any'} mail`);
 
 async function login(page, email, password) {
   await page.getByLabel('Email').fill(email);

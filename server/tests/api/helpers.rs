@@ -147,6 +147,13 @@ impl TestApp {
         client.batch_execute(sql).await.expect("admin sql");
     }
 
+    /// One row of `sql` run as the database owner (assert steps).
+    pub async fn admin_query_one(&self, sql: &str) -> tokio_postgres::Row {
+        let (client, conn) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.expect("connect");
+        tokio::spawn(conn);
+        client.query_one(sql, &[]).await.expect("admin query")
+    }
+
     /// Run DDL as the owner, then reload the REST schema cache.
     pub async fn ddl(&self, sql: &str) {
         self.admin_sql(sql).await;

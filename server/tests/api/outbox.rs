@@ -21,12 +21,6 @@ async fn with_vehicle(app: &TestApp) {
     .await;
 }
 
-async fn query_one(app: &TestApp, sql: &str) -> tokio_postgres::Row {
-    let (client, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    client.query_one(sql, &[]).await.expect("query")
-}
-
 /// Poll `check` every 100 ms for at most 15 s.
 async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> Option<T> {
     for _ in 0..150 {
@@ -76,7 +70,7 @@ async fn a_visitor_booking_mails_the_visitor_and_the_company_in_french() {
     assert!(notice["text"].as_str().unwrap_or_default().contains("Permis : KIN-777"));
 
     let row =
-        query_one(&app, "select count(*) filter (where sent_at is not null), count(*) from outbox.messages").await;
+        app.admin_query_one("select count(*) filter (where sent_at is not null), count(*) from outbox.messages").await;
     assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (2, 2), "both messages are marked sent");
 }
 
@@ -99,7 +93,7 @@ async fn a_send_the_mail_server_refuses_is_tried_again_until_it_goes() {
     let received = eventually(async || sink.received().into_iter().next()).await.expect("the mail is delivered");
     assert!(received.contains("To: client@example.cd"), "{received}");
     let row = eventually(async || {
-        let row = query_one(&app, "select attempts, sent_at is not null, last_error from outbox.messages").await;
+        let row = app.admin_query_one("select attempts, sent_at is not null, last_error from outbox.messages").await;
         row.get::<_, bool>(1).then_some(row)
     })
     .await
@@ -127,9 +121,9 @@ async fn a_message_that_can_never_go_is_given_up_at_once_and_kept() {
     let app = spawn_app_with(|c| c.outbox.poll = Duration::from_secs(1)).await;
     app.admin_sql("select outbox.enqueue('sms', 'pas un numéro', null, 'Bonjour', 'booking.received')").await;
     let row = eventually(async || {
-        let row =
-            query_one(&app, "select attempts, failed_at is not null, last_error, sent_at is null from outbox.messages")
-                .await;
+        let row = app
+            .admin_query_one("select attempts, failed_at is not null, last_error, sent_at is null from outbox.messages")
+            .await;
         row.get::<_, bool>(1).then_some(row)
     })
     .await
@@ -163,7 +157,7 @@ async fn sign_ups_closed_in_the_back_office_are_refused_by_the_auth_server() {
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["error_code"], "signup_disabled");
     assert_eq!(body["msg"], "Les inscriptions sont fermées pour le moment. Contactez-nous au +243 81 000 0000.");
-    let row = query_one(&app, "select count(*) from auth.users where email = 'closed@example.cd'").await;
+    let row = app.admin_query_one("select count(*) from auth.users where email = 'closed@example.cd'").await;
     assert_eq!(row.get::<_, i64>(0), 0, "the refused user is not kept");
 
     app.admin_sql(

@@ -10,8 +10,7 @@ import type { BookingStatus } from '@/types/database';
 import { useAllBookings, useUpdateBookingStatus } from '@/features/admin/api/bookings';
 import { useLiveAdminBookings } from '@/features/admin/api/live';
 import { AdminHeader, AdminTable, FilterInput, FilterSelect, RefreshButton, RowAction, StatTile } from '@/features/admin/components/admin-ui';
-import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
-import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
+import { useBookingDialogs } from '@/features/admin/components/booking-dialogs';
 import { bookingTiles, emptyBookingFilters, filterBookings, hasBookingFilters, type BookingFilters } from '@/features/admin/lib/filters';
 import { bookingStatusChoices, bookingStatuses, bookingStatusLabels, kindLabels } from '@/features/admin/lib/labels';
 import { downloadJson } from '@/features/admin/lib/download';
@@ -24,8 +23,7 @@ export default function AdminBookingsPage() {
   const live = useLiveAdminBookings();
   const setStatus = useUpdateBookingStatus();
   const [filters, setFilters] = useState<BookingFilters>(emptyBookingFilters);
-  const [viewing, setViewing] = useState<AdminBooking | null>(null);
-  const [editing, setEditing] = useState<AdminBooking | null>(null);
+  const { view, edit, dialogs } = useBookingDialogs();
   const list = useMemo(() => filterBookings(q.data ?? [], filters), [q.data, filters]);
   const tiles = useMemo(() => bookingTiles(q.data ?? []), [q.data]);
   const set = <K extends keyof BookingFilters>(k: K) => (v: BookingFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
@@ -150,8 +148,8 @@ export default function AdminBookingsPage() {
                     </td>
                     <td className="whitespace-nowrap px-4 py-3 text-right font-semibold">{formatPrice(b.total_amount)}</td>
                     <td className="whitespace-nowrap px-4 py-3 text-right">
-                      <RowAction label={`Voir les détails de #${ref}`} icon={Eye} onClick={() => setViewing(b)} />
-                      <RowAction label={`Modifier #${ref}`} icon={Pencil} onClick={() => setEditing(b)} />
+                      <RowAction label={`Voir les détails de #${ref}`} icon={Eye} onClick={() => view(b)} />
+                      <RowAction label={`Modifier #${ref}`} icon={Pencil} onClick={() => edit(b)} />
                     </td>
                   </tr>
                 );
@@ -160,15 +158,7 @@ export default function AdminBookingsPage() {
           )}
         </div>
       )}
-      <BookingDetailsDialog
-        booking={viewing}
-        onClose={() => setViewing(null)}
-        onEdit={(b) => {
-          setViewing(null);
-          setEditing(b);
-        }}
-      />
-      <BookingEditDialog booking={editing} onClose={() => setEditing(null)} />
+      {dialogs}
     </div>
   );
 }

@@ -6,12 +6,10 @@ import { ErrorState, Spinner } from '@/components/ui/states';
 import { addDaysIso, bookingReference, formatDate, todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import { AdminHeader, RefreshButton } from '@/features/admin/components/admin-ui';
-import { BookingDetailsDialog } from '@/features/admin/components/booking-details-dialog';
-import { BookingEditDialog } from '@/features/admin/components/booking-edit-dialog';
+import { useBookingDialogs } from '@/features/admin/components/booking-dialogs';
 import { useAllBookings } from '@/features/admin/api/bookings';
 import { useAdminVehicles } from '@/features/admin/api/vehicles';
 import { layoutCalendar } from '@/features/admin/lib/calendar';
-import type { AdminBooking } from '@/features/admin/types';
 
 const DAYS = 21;
 const statusStyle: Record<string, string> = {
@@ -27,8 +25,7 @@ export default function AdminCalendarPage() {
   const [from, setFrom] = useState(todayIso());
   const bookings = useAllBookings();
   const vehicles = useAdminVehicles();
-  const [viewing, setViewing] = useState<AdminBooking | null>(null);
-  const [editing, setEditing] = useState<AdminBooking | null>(null);
+  const { view, dialogs } = useBookingDialogs();
   const fleet = useMemo(() => (vehicles.data ?? []).filter((v) => v.rental_status !== 'retired'), [vehicles.data]);
   const rows = useMemo(() => layoutCalendar(fleet.map((v) => v.id), bookings.data ?? [], from, DAYS), [fleet, bookings.data, from]);
   const days = Array.from({ length: DAYS }, (_, i) => addDaysIso(from, i));
@@ -98,7 +95,7 @@ export default function AdminCalendarPage() {
                         <button
                           key={b.id}
                           type="button"
-                          onClick={() => setViewing(b)}
+                          onClick={() => view(b)}
                           data-testid="calendar-bar"
                           data-status={b.booking_status}
                           data-clash={clash || undefined}
@@ -125,15 +122,7 @@ export default function AdminCalendarPage() {
           </div>
         </div>
       )}
-      <BookingDetailsDialog
-        booking={viewing}
-        onClose={() => setViewing(null)}
-        onEdit={(b) => {
-          setViewing(null);
-          setEditing(b);
-        }}
-      />
-      <BookingEditDialog booking={editing} onClose={() => setEditing(null)} />
+      {dialogs}
     </>
   );
 }
