@@ -32,6 +32,7 @@ setup-system:
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \
 	if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
 	if ! command -v rclone >/dev/null 2>&1; then missing="$$missing rclone"; fi; \
+	if ! test -x /usr/sbin/pgbouncer && ! command -v pgbouncer >/dev/null 2>&1; then missing="$$missing pgbouncer"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -114,6 +115,7 @@ test: setup
 	cargo test -p server || status=$$?; \
 	$(MAKE) --no-print-directory test-sql || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
+	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm run test:pooled) || status=$$?; \
 	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
 	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
 	exit $$status

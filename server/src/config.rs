@@ -104,6 +104,32 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_parser = secret)]
     pub database_url: Option<SecretString>,
 
+    /// A direct PostgreSQL URL (no transaction-mode pooler) for what needs a session of its own:
+    /// migrations (an advisory lock), LISTEN (schema reloads, the outbox, realtime) and logical
+    /// replication. Unset: DATABASE_URL is direct.
+    #[arg(long, env = "DATABASE_DIRECT_URL", hide_env_values = true, value_parser = secret)]
+    pub database_direct_url: Option<SecretString>,
+
+    /// Whether statements are prepared once per connection and reused (PostgREST's
+    /// `db-prepared-statements`). `false` behind a transaction-mode pooler that does not track
+    /// them (PgBouncer before 1.21): every statement is then sent unnamed, in one message.
+    #[arg(long, env = "DB_PREPARED_STATEMENTS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub db_prepared_statements: bool,
+
+    /// Read replicas (comma-separated PostgreSQL URLs, owner credentials as DATABASE_URL): GET and
+    /// HEAD on /rest/v1 and read-only RPC run there, unless the client wrote recently.
+    #[arg(long, env = "DATABASE_READ_URL", hide_env_values = true, value_delimiter = ',', value_parser = secret)]
+    pub database_read_urls: Vec<SecretString>,
+
+    /// Longest replay lag (seconds) of a replica kept in rotation; also how long a caller that
+    /// wrote reads from the primary.
+    #[arg(long, env = "DATABASE_READ_MAX_LAG_SECONDS", default_value = "5", value_parser = seconds)]
+    pub database_read_max_lag: std::time::Duration,
+
+    /// Bearer token that `GET /metrics` (Prometheus) wants; unset, /metrics answers 404.
+    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true, value_parser = secret)]
+    pub metrics_token: Option<SecretString>,
+
     /// Directory for the embedded database, generated secrets and local files.
     #[arg(long, env = "DATA_DIR", default_value = ".data")]
     pub data_dir: PathBuf,

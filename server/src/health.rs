@@ -6,6 +6,7 @@
 //! hand out a connection within `WAIT` is reported `exhausted`: the requests waiting on it
 //! would wait too. The checks borrow a connection each and do nothing else.
 
+use crate::db::cached::CachedQueries;
 use std::time::Duration;
 
 use actix_web::{web, HttpResponse};
@@ -26,7 +27,7 @@ async fn check(pool: &Pool) -> (bool, Value) {
             tracing::warn!(error = %err, "health check: no database connection");
             "unreachable"
         }
-        Ok(Ok(client)) => match tokio::time::timeout(WAIT, client.query_one("select 1", &[])).await {
+        Ok(Ok(client)) => match tokio::time::timeout(WAIT, client.cached_query_one("select 1", &[])).await {
             Ok(Ok(_)) => "ok",
             Ok(Err(_)) => "unreachable",
             Err(_) => "timeout",

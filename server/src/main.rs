@@ -5,7 +5,7 @@ use clap::Parser;
 use secrecy::ExposeSecret;
 use server::config::{Cli, Command, Config, DbAction, KeysAction};
 use server::db::embedded::EmbeddedPostgres;
-use server::db::{Pools, AUTHENTICATOR};
+use server::db::AUTHENTICATOR;
 use server::keys::Keys;
 use server::startup::{self, Application};
 
@@ -41,7 +41,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let keys = Keys::load_or_generate(&config)?;
             let cfg = config.clone();
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
-            let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
+            let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             let applied = startup::migrate_and_prepare(&pools, &keys).await?;
             println!("{} migration(s) applied", applied.len());
             if let Some(cluster) = database.embedded {
@@ -53,7 +53,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let keys = Keys::load_or_generate(&config)?;
             let cfg = config.clone();
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
-            let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
+            let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             startup::migrate_and_prepare(&pools, &keys).await?;
             let store = server::storage::backend::build(&config.storage, &config.data_dir)?;
             let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
@@ -100,7 +100,7 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
     let was_running = config.database_url.is_none()
         && EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?.is_running();
     let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
-    let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), 2)?;
+    let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
     startup::migrate_and_prepare(&pools, &keys).await?;
     let mut client = pools.admin.get().await?;
     let outcome = match action {

@@ -17,7 +17,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     );
     // The development inbox (answers 404 when SMTP is configured).
     cfg.configure(crate::auth::mail::inbox::configure);
-    cfg.service(web::scope("/rest/v1").wrap(from_fn(gate::middleware)).configure(crate::rest::configure));
+    cfg.service(
+        web::scope("/rest/v1")
+            .wrap(from_fn(crate::rest::mark_writes))
+            .wrap(from_fn(gate::middleware))
+            .configure(crate::rest::configure),
+    );
     // Storage gates its own scope: public and signed-URL routes need no key.
     crate::storage::configure(cfg);
     // Realtime checks its own keys: a refused upgrade answers in Realtime's shape.

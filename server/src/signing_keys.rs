@@ -13,6 +13,7 @@
 //! generated here (ring); RS256 keys are imported from PEM (`openssl genrsa`). The operations
 //! behind `server keys new|rotate|revoke` are the functions at the end.
 
+use crate::db::cached::CachedQueries;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -200,9 +201,9 @@ impl SigningKeys {
     }
 }
 
-async fn read_set(client: &impl GenericClient) -> Result<KeySet, SigningKeyError> {
+async fn read_set(client: &impl crate::db::cached::Db) -> Result<KeySet, SigningKeyError> {
     let rows = client
-        .query(
+        .cached_query(
             "select id, algorithm, status, private_key, public_jwk from auth.signing_keys \
              where status <> 'revoked' order by created_at",
             &[],
@@ -407,12 +408,12 @@ fn der_of(pem: &str) -> Result<(String, Vec<u8>), SigningKeyError> {
 
 /// On a database whose table is empty (a new installation), generate an ES256 key in use.
 /// Concurrent instances race safely: the one-in-use index keeps a single key.
-pub async fn ensure_initial(client: &impl GenericClient) -> Result<(), SigningKeyError> {
-    let empty: bool = client.query_one("select not exists (select 1 from auth.signing_keys)", &[]).await?.get(0);
+pub async fn ensure_initial(client: &impl crate::db::cached::Db) -> Result<(), SigningKeyError> {
+    let empty: bool = client.cached_query_one("select not exists (select 1 from auth.signing_keys)", &[]).await?.get(0);
     if empty {
         let key = generate_es256()?;
         client
-            .execute(
+            .cached_execute(
                 "insert into auth.signing_keys (id, algorithm, status, private_key, public_jwk) \
                  values ($1, $2, 'in_use', $3, $4) on conflict do nothing",
                 &[&key.id, &key.algorithm, &key.pem, &key.public_jwk],
@@ -423,9 +424,9 @@ pub async fn ensure_initial(client: &impl GenericClient) -> Result<(), SigningKe
 }
 
 /// Every key, oldest first, without private halves.
-pub async fn list(client: &impl GenericClient) -> Result<Vec<KeyInfo>, SigningKeyError> {
+pub async fn list(client: &impl crate::db::cached::Db) -> Result<Vec<KeyInfo>, SigningKeyError> {
     let rows = client
-        .query(
+        .cached_query(
             "select id, algorithm, status, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') \
              from auth.signing_keys order by created_at",
             &[],
@@ -438,9 +439,9 @@ pub async fn list(client: &impl GenericClient) -> Result<Vec<KeyInfo>, SigningKe
 }
 
 /// Add `key` as a standby key: published and verifying, not signing until `rotate`.
-pub async fn add_standby(client: &impl GenericClient, key: &NewKey) -> Result<(), SigningKeyError> {
+pub async fn add_standby(client: &impl crate::db::cached::Db, key: &NewKey) -> Result<(), SigningKeyError> {
     client
-        .execute(
+        .cached_execute(
             "insert into auth.signing_keys (id, algorithm, status, private_key, public_jwk) values ($1, $2, 'standby', $3, $4)",
             &[&key.id, &key.algorithm, &key.pem, &key.public_jwk],
         )
@@ -452,27 +453,28 @@ pub async fn add_standby(client: &impl GenericClient, key: &NewKey) -> Result<()
 pub async fn rotate(client: &mut deadpool_postgres::Client) -> Result<Uuid, SigningKeyError> {
     let tx = client.transaction().await?;
     let standby = tx
-        .query_opt(
+        .cached_query_opt(
             "select id from auth.signing_keys where status = 'standby' order by created_at limit 1 for update",
             &[],
         )
         .await?
         .ok_or_else(|| SigningKeyError::Refused("no standby key: add one with `server keys new` first".into()))?;
     let id: Uuid = standby.get(0);
-    tx.execute(
+    tx.cached_execute(
         "update auth.signing_keys set status = 'previously_used', updated_at = now() where status = 'in_use'",
         &[],
     )
     .await?;
-    tx.execute("update auth.signing_keys set status = 'in_use', updated_at = now() where id = $1", &[&id]).await?;
+    tx.cached_execute("update auth.signing_keys set status = 'in_use', updated_at = now() where id = $1", &[&id])
+        .await?;
     tx.commit().await?;
     Ok(id)
 }
 
 /// Revoke a standby or previously used key: tokens it signed stop verifying everywhere.
-pub async fn revoke(client: &impl GenericClient, id: Uuid) -> Result<(), SigningKeyError> {
+pub async fn revoke(client: &impl crate::db::cached::Db, id: Uuid) -> Result<(), SigningKeyError> {
     let status: Option<String> =
-        client.query_opt("select status from auth.signing_keys where id = $1", &[&id]).await?.map(|r| r.get(0));
+        client.cached_query_opt("select status from auth.signing_keys where id = $1", &[&id]).await?.map(|r| r.get(0));
     match status.as_deref() {
         None => Err(SigningKeyError::Refused(format!("no signing key {id}"))),
         Some("in_use") => {
@@ -480,7 +482,10 @@ pub async fn revoke(client: &impl GenericClient, id: Uuid) -> Result<(), Signing
         }
         Some(_) => {
             client
-                .execute("update auth.signing_keys set status = 'revoked', updated_at = now() where id = $1", &[&id])
+                .cached_execute(
+                    "update auth.signing_keys set status = 'revoked', updated_at = now() where id = $1",
+                    &[&id],
+                )
                 .await?;
             Ok(())
         }

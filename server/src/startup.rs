@@ -114,24 +114,43 @@ impl AppState {
 /// Where the database is, and the embedded cluster when the server runs one.
 pub struct Database {
     pub url: SecretString,
+    /// The direct URL (`DATABASE_DIRECT_URL`, else `url`): migrations, LISTEN, replication.
+    pub direct: SecretString,
     pub embedded: Option<EmbeddedPostgres>,
+}
+
+impl Database {
+    /// The pools on `url`, with the direct pool on `direct` when it differs.
+    pub fn pools(&self, authenticator_password: &str, size: usize) -> Result<Pools, crate::db::PoolError> {
+        let pools = Pools::new(&self.url, authenticator_password, size)?;
+        if self.direct.expose_secret() == self.url.expose_secret() {
+            Ok(pools)
+        } else {
+            pools.with_direct(&self.direct)
+        }
+    }
 }
 
 /// Use DATABASE_URL, or start the embedded cluster (blocking; call from a blocking context).
 pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
     match &config.database_url {
-        Some(url) => Ok(Database { url: url.clone(), embedded: None }),
+        Some(url) => Ok(Database {
+            url: url.clone(),
+            direct: config.database_direct_url.clone().unwrap_or_else(|| url.clone()),
+            embedded: None,
+        }),
         None => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
             cluster.start()?;
-            Ok(Database { url: SecretString::from(cluster.socket_url()), embedded: Some(cluster) })
+            let url = SecretString::from(cluster.socket_url());
+            Ok(Database { direct: url.clone(), url, embedded: Some(cluster) })
         }
     }
 }
 
 /// Apply migrations and give the `authenticator` role its login password.
 pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<String>, StartupError> {
-    let applied = migrate::run(&pools.admin).await?;
+    let applied = migrate::run(&pools.direct).await?;
     let client = pools.admin.get().await.map_err(|e| StartupError::Setup(e.to_string()))?;
     crate::signing_keys::ensure_initial(&client)
         .await
@@ -172,12 +191,18 @@ impl Application {
     pub async fn build(config: Config) -> Result<Application, StartupError> {
         return_large_allocations();
         check_origins(&config.cors_allowed_origins)?;
+        if config.metrics_token.is_some() {
+            crate::metrics::enable();
+        }
         let keys = Keys::load_or_generate(&config)?;
         let cfg = config.clone();
         let database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))??;
-        let pools = Pools::new(&database.url, &keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;
+        if !config.db_prepared_statements {
+            crate::db::cached::use_unnamed_statements(database.direct.clone());
+        }
+        let pools = database.pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;
         migrate_and_prepare(&pools, &keys).await?;
         let signing_keys = Arc::new(
             crate::signing_keys::SigningKeys::load(&pools.admin)
@@ -210,7 +235,7 @@ impl Application {
                 server_timing: rest_config.server_timing,
             },
         };
-        let database_name = std::str::FromStr::from_str(database.url.expose_secret())
+        let database_name = std::str::FromStr::from_str(database.direct.expose_secret())
             .ok()
             .and_then(|c: tokio_postgres::Config| c.get_dbname().map(str::to_string))
             .unwrap_or_else(|| "postgres".into());
@@ -218,16 +243,23 @@ impl Application {
             config.realtime.clone(),
             gate.clone(),
             pools.clone(),
-            database.url.clone(),
+            database.direct.clone(),
             database_name,
             port,
         )
         .await;
         let gate = web::Data::new(gate);
+        let replicas = crate::db::replicas::Replicas::new(
+            &config.database_read_urls,
+            &keys.derived_password(AUTHENTICATOR),
+            config.db_pool_size,
+            config.database_read_max_lag,
+        )?;
         let rest = RestState::new(rest_config.clone(), pools.admin.clone(), pools.request.clone())
             .await
-            .map_err(|e| StartupError::Setup(e.to_string()))?;
-        crate::rest::spawn_listener(rest.clone(), database.url.clone());
+            .map_err(|e| StartupError::Setup(e.to_string()))?
+            .with_replicas(Arc::new(replicas));
+        crate::rest::spawn_listener(rest.clone(), database.direct.clone());
         let rest = web::Data::new(rest);
         let storage = web::Data::new(crate::storage::StorageState {
             store: crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?,
@@ -256,7 +288,7 @@ impl Application {
         crate::outbox::spawn(
             config.outbox.clone(),
             pools.admin.clone(),
-            database.url.clone(),
+            database.direct.clone(),
             auth.clone().into_inner(),
         );
         let state = web::Data::new(AppState {
@@ -288,6 +320,7 @@ impl Application {
                 .wrap(actix_web::middleware::DefaultHeaders::new().add(("Keep-Alive", KEEP_ALIVE_HINT)))
                 .route("/health", web::get().to(health::health))
                 .route("/health/ready", web::get().to(health::ready))
+                .route("/metrics", web::get().to(crate::metrics::serve))
                 .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         // Nagle's algorithm would hold a streamed body's first write until the client acknowledges

@@ -36,12 +36,27 @@ fn request_id(req: &ServiceRequest) -> String {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
 }
 
+/// The request's id, kept in the request's extensions for the surfaces to hand to Postgres.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// The setting that names a request in Postgres: while its transaction runs, the connection's
+/// `application_name` (seen in `pg_stat_activity` and in logs with `%a`) is the request's id.
+pub fn postgres_setting(req: &actix_web::HttpRequest) -> Option<(String, String)> {
+    use actix_web::HttpMessage;
+    req.extensions().get::<RequestId>().map(|id| ("application_name".to_string(), id.0.clone()))
+}
+
 /// Middleware: run the request inside a span carrying its id, and log its outcome.
 pub async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = request_id(&req);
+    {
+        use actix_web::HttpMessage;
+        req.extensions_mut().insert(RequestId(id.clone()));
+    }
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     let started = Instant::now();
     let result = next.call(req).instrument(span.clone()).await;
@@ -50,6 +65,16 @@ pub async fn middleware(
     match result {
         Ok(mut response) => {
             let status = response.status().as_u16();
+            if crate::metrics::enabled() {
+                let request = response.request();
+                crate::metrics::record_request(
+                    request.path(),
+                    request.match_pattern().as_deref(),
+                    request.method().as_str(),
+                    status,
+                    started.elapsed(),
+                );
+            }
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(HeaderName::from_static("x-request-id"), value);
             }

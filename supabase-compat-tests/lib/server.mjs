@@ -64,6 +64,32 @@ export async function sql(dbUrl, text, params = []) {
   }
 }
 
+let pooler;
+/**
+ * With COMPAT_VIA_PGBOUNCER=1, every server of this process reaches its database through one
+ * PgBouncer in transaction mode (DB_PREPARED_STATEMENTS=false, the direct URL beside it): the
+ * same suites, proving each surface works behind the pooler.
+ */
+async function viaPooler(dbUrl) {
+  if (process.env.COMPAT_VIA_PGBOUNCER !== '1') return {};
+  const { startPgbouncer } = await import('./pgbouncer.mjs');
+  if (!pooler) {
+    pooler = startPgbouncer(dbUrl, { poolSize: 4, background: true });
+    pooler.then((bouncer) => process.once('exit', () => bouncer.kill()), () => {});
+  }
+  const bouncer = await pooler;
+  const dbName = new URL(dbUrl.replace(/^postgres(ql)?:/, 'http:')).searchParams.get('dbname');
+  return { DATABASE_URL: bouncer.url(dbName), DATABASE_DIRECT_URL: dbUrl, DB_PREPARED_STATEMENTS: 'false' };
+}
+
+/** Create a new, empty database in the test cluster; resolves to its superuser URL. */
+export async function freshDatabase() {
+  const admin = clusterUrl();
+  const dbName = `compat_${randomBytes(8).toString('hex')}`;
+  await sql(admin, `create database ${dbName}`);
+  return withParam(admin, 'dbname', dbName);
+}
+
 /**
  * Start a server on a fresh database. Resolves to
  * { url, anonKey, serviceKey, publishableKey, secretKey, jwtSecret, dbUrl, pid, logs(), stop() }.
@@ -73,13 +99,7 @@ export async function sql(dbUrl, text, params = []) {
  * `stop()` (pass `{ PORT }` in `extraEnv` to get the same URL back).
  */
 export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl, jwtSecret: existingSecret } = {}) {
-  let dbUrl = existingDbUrl;
-  if (!dbUrl) {
-    const admin = clusterUrl();
-    const dbName = `compat_${randomBytes(8).toString('hex')}`;
-    await sql(admin, `create database ${dbName}`);
-    dbUrl = withParam(admin, 'dbname', dbName);
-  }
+  const dbUrl = existingDbUrl || await freshDatabase();
   const jwtSecret = existingSecret || randomBytes(32).toString('hex');
   if (fixture) {
     // Migrate first so the fixture gets the platform roles and default privileges.
@@ -92,6 +112,7 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
   const env = {
     ...process.env,
     DATABASE_URL: dbUrl,
+    ...(await viaPooler(dbUrl)),
     PORT: '0',
     HTTP_WORKERS: '1',
     JWT_SECRET: jwtSecret,

@@ -4,13 +4,18 @@
 //!
 //! Writing the log never fails a request: an error is logged and the request goes on.
 
-use crate::db::cached::CachedQueries;
-use deadpool_postgres::GenericClient;
 use serde_json::Value;
 use uuid::Uuid;
 
 /// Record `action` by `actor` (a user id or the admin role).
-pub async fn log(db: &impl GenericClient, actor: Option<Uuid>, username: &str, action: &str, traits: Value, ip: &str) {
+pub async fn log(
+    db: &impl crate::db::cached::Db,
+    actor: Option<Uuid>,
+    username: &str,
+    action: &str,
+    traits: Value,
+    ip: &str,
+) {
     let result = db
         .cached_execute("select auth.write_audit($1, $2, $3, $4, $5)", &[&actor, &username, &action, &traits, &ip])
         .await;

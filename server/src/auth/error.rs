@@ -230,7 +230,10 @@ impl From<tokio_postgres::Error> for AuthError {
 impl From<deadpool_postgres::PoolError> for AuthError {
     fn from(err: deadpool_postgres::PoolError) -> AuthError {
         match err {
-            deadpool_postgres::PoolError::Timeout(_) => AuthError::PoolTimeout,
+            deadpool_postgres::PoolError::Timeout(_) => {
+                crate::metrics::pool_timeout("admin");
+                AuthError::PoolTimeout
+            }
             // No new connection could be made: whatever PostgreSQL said, it is unavailable.
             other => AuthError::Unavailable(format!("database pool: {other}")),
         }

@@ -5,9 +5,7 @@
 //! Links are `API_EXTERNAL_URL/auth/v1/verify?token=<hash>&type=<type>&redirect_to=<url>`; a
 //! PKCE flow prefixes the hash with `pkce_`. Handlers decide which flow to start.
 
-use crate::db::cached::CachedQueries;
 use chrono::{Duration, Utc};
-use deadpool_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -113,7 +111,7 @@ pub struct Link {
 /// Make and store a token for `user`, and its link. `target` is the address the mail goes to.
 pub async fn make_link(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     link_type: LinkType,
     target: &str,
@@ -148,7 +146,7 @@ pub fn check_spacing(state: &AuthState, user: &User, link_type: LinkType) -> Res
 /// per-user spacing check.
 pub async fn send_link(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     link_type: LinkType,
     target: Option<&str>,
@@ -163,7 +161,7 @@ pub async fn send_link(
 /// server-wide hourly limit still applies.
 pub async fn deliver(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     link_type: LinkType,
     target: Option<&str>,
@@ -213,7 +211,7 @@ pub const SINGLE_CONFIRMATION: &str =
 /// Check a token hash of one of `types` and apply it (confirm, recover, change the address).
 pub async fn verify(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     types: &[LinkType],
     token_hash: &str,
 ) -> Result<Verified, AuthError> {
@@ -289,7 +287,7 @@ pub fn challenge(code: Option<&str>, method: Option<&str>) -> Result<Option<Chal
 
 /// Remember a PKCE challenge for `user` and `link_type`.
 pub async fn save_flow_state(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user_id: Uuid,
     link_type: LinkType,
     challenge: &Challenge,
@@ -315,7 +313,7 @@ pub async fn save_flow_state(
 /// A PKCE flow state of the OAuth redirect flow, before the user is known; its id (carried in
 /// the `state` sent to the provider).
 pub async fn save_oauth_flow_state(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     provider: &str,
     challenge: &Challenge,
 ) -> Result<Uuid, AuthError> {
@@ -332,7 +330,7 @@ pub async fn save_oauth_flow_state(
 
 /// The provider came back: bind the flow state to its user and issue its auth code.
 pub async fn bind_oauth_flow_state(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     id: Uuid,
     user_id: Uuid,
     provider_token: &str,
@@ -349,7 +347,7 @@ pub async fn bind_oauth_flow_state(
 }
 
 pub async fn issue_auth_code(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user_id: Uuid,
     link_type: LinkType,
 ) -> Result<Option<String>, AuthError> {
@@ -366,7 +364,7 @@ pub async fn issue_auth_code(
 
 /// Exchange an auth code and its verifier for the flow's user (the flow state is consumed).
 pub async fn exchange_code(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     auth_code: &str,
     verifier: &str,
 ) -> Result<(Uuid, String), AuthError> {

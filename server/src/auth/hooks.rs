@@ -9,7 +9,6 @@
 //! row back (the function can see it). An `error_code` in the error (ours, not GoTrue's) is sent
 //! as the error code when it is one of the auth codes a sign-up can fail with.
 
-use deadpool_postgres::GenericClient;
 use serde_json::{json, Value};
 
 use super::error::AuthError;
@@ -34,7 +33,7 @@ pub fn function_of_uri(uri: &str) -> Result<String, String> {
 /// Run the before-user-created hook, when on, for `user` just written; an error refuses it.
 pub async fn before_user_created(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     ip: &str,
 ) -> Result<(), AuthError> {
@@ -51,7 +50,7 @@ pub async fn before_user_created(
         "user": user.to_json(),
     });
     let row = db
-        .query_one(&format!("select {function}($1::jsonb)::jsonb"), &[&event])
+        .cached_query_one(&format!("select {function}($1::jsonb)::jsonb"), &[&event])
         .await
         .map_err(|e| AuthError::internal(format!("before-user-created hook: {e}")))?;
     let answer: Option<Value> = row.get(0);

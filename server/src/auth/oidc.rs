@@ -643,7 +643,7 @@ pub fn email_verified(claims: &Value) -> bool {
 /// vouches for (the identity is linked), else created (unless sign-ups are off).
 pub async fn user_for(
     state: &super::AuthState,
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     provider: &Provider,
     claims: &Value,
     ip: &str,
@@ -680,7 +680,7 @@ pub async fn user_for(
 /// Link a verified identity to `user` (`linkIdentity`, or `signInWithIdToken` with
 /// `link_identity`): refused when another user has it.
 pub async fn link_to(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &super::users::User,
     provider: &Provider,
     claims: &Value,

@@ -4,9 +4,7 @@
 //! Only storage lives here: making, mailing and checking tokens is `flows`' business. Column
 //! names come from [`TokenColumn`], never from input.
 
-use crate::db::cached::CachedQueries;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::error::AuthError;
@@ -62,7 +60,7 @@ impl TokenColumn {
 
 /// Store a token hash (and its send time), mirrored in `auth.one_time_tokens` as GoTrue does.
 pub async fn set_token(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     id: Uuid,
     column: TokenColumn,
     hash: &str,
@@ -86,7 +84,7 @@ pub async fn set_token(
 }
 
 /// Forget a used token.
-pub async fn clear_token(db: &impl GenericClient, id: Uuid, column: TokenColumn) -> Result<(), AuthError> {
+pub async fn clear_token(db: &impl crate::db::cached::Db, id: Uuid, column: TokenColumn) -> Result<(), AuthError> {
     let sql = format!("update auth.users set {} = '' where id = $1", column.name());
     db.cached_execute(&sql, &[&id]).await?;
     db.cached_execute(
@@ -112,7 +110,7 @@ pub fn sent_at(user: &User, column: TokenColumn) -> Option<DateTime<Utc>> {
 /// confirmation or a reauthentication, the new number for a phone change. For codes a provider
 /// makes and checks (Twilio Verify), whose hash the server cannot know.
 pub async fn by_pending_number(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     column: TokenColumn,
     phone: &str,
 ) -> Result<Option<User>, AuthError> {
@@ -128,7 +126,11 @@ pub async fn by_pending_number(
 }
 
 /// The user holding a token hash in `column` (one of the token columns), with when it was sent.
-pub async fn by_token(db: &impl GenericClient, column: TokenColumn, hash: &str) -> Result<Option<User>, AuthError> {
+pub async fn by_token(
+    db: &impl crate::db::cached::Db,
+    column: TokenColumn,
+    hash: &str,
+) -> Result<Option<User>, AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u where u.{} = $1 and $1 <> ''", column.name());
     Ok(db.cached_query_opt(&sql, &[&hash]).await?.as_ref().map(User::from_row))
 }

@@ -4,10 +4,8 @@
 //! `RATE_LIMIT_SMS_SENT` per hour for the server, valid `SMS_OTP_EXP` seconds. Handlers decide
 //! which flow to start; `sms` delivers.
 
-use crate::db::cached::CachedQueries;
 use actix_web::http::StatusCode;
 use chrono::{Duration, Utc};
-use deadpool_postgres::GenericClient;
 
 use super::error::AuthError;
 use super::one_time::{self, TokenColumn};
@@ -63,7 +61,7 @@ fn over_limit(message: String) -> AuthError {
 /// server-wide hourly cap.
 pub async fn send_code(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     phone: &str,
     otp: PhoneOtp,
@@ -91,7 +89,7 @@ pub async fn send_code(
 /// the new number (`phone_change`). The user as it is now.
 pub async fn verify(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     otp: PhoneOtp,
     phone: &str,
     code: &str,
@@ -141,7 +139,12 @@ pub fn phone_exists() -> AuthError {
 
 /// Start a phone change to `phone` (already normalised): applied at once with `SMS_AUTOCONFIRM`,
 /// else texted and pending until `verify`.
-pub async fn change(state: &AuthState, db: &impl GenericClient, user: &User, phone: &str) -> Result<(), AuthError> {
+pub async fn change(
+    state: &AuthState,
+    db: &impl crate::db::cached::Db,
+    user: &User,
+    phone: &str,
+) -> Result<(), AuthError> {
     if users::by_phone(db, phone).await?.is_some_and(|other| other.id != user.id) {
         return Err(phone_exists());
     }

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use actix_web::HttpRequest;
-use deadpool_postgres::GenericClient;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use uuid::Uuid;
@@ -77,7 +76,11 @@ pub struct Authed {
 }
 
 /// The user of the Bearer token, whose user and session must still exist.
-pub async fn require_user(state: &AuthState, req: &HttpRequest, db: &impl GenericClient) -> Result<Authed, AuthError> {
+pub async fn require_user(
+    state: &AuthState,
+    req: &HttpRequest,
+    db: &impl crate::db::cached::Db,
+) -> Result<Authed, AuthError> {
     let claims = verify(state, &bearer(req)?)?;
     let sub = claims
         .get("sub")

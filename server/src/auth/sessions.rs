@@ -6,11 +6,9 @@
 //! that lost a response can recover); outside it, every token of the session is revoked and the
 //! request fails with `refresh_token_already_used`. This module does not check passwords.
 
-use crate::db::cached::CachedQueries;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -38,7 +36,7 @@ pub struct ClientInfo {
 
 /// Start a session for `user` signed in by `method` (`password`, `otp`, `pkce`...).
 pub async fn create(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user_id: Uuid,
     method: &str,
     client: &ClientInfo,
@@ -57,7 +55,7 @@ pub async fn create(
 /// time and the `login` audit row (with `traits`), then the `Session` object.
 pub async fn sign_in(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     mut user: User,
     method: &str,
     client: &ClientInfo,
@@ -90,7 +88,7 @@ pub async fn sign_in(
 /// The `Session` object: access token, refresh token, expiry and user.
 pub async fn response(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     issued: &Issued,
 ) -> Result<Value, AuthError> {
@@ -154,7 +152,7 @@ static REFRESH: LazyLock<String> = LazyLock::new(|| {
 /// object, or why not.
 pub async fn refresh(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     token: &str,
     ip: &str,
     limit_key: &str,
@@ -201,7 +199,7 @@ impl Scope {
 
 /// End sessions (their refresh tokens go with them).
 pub async fn logout(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user_id: Uuid,
     session_id: Option<Uuid>,
     scope: Scope,

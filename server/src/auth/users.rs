@@ -5,11 +5,9 @@
 //! lower-case. `User::to_json` leaves out null fields exactly where GoTrue's `omitempty` does.
 //! This module makes no decision about who may do what: handlers decide.
 
-use crate::db::cached::CachedQueries;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use deadpool_postgres::GenericClient;
 use serde_json::{json, Map, Value};
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -162,7 +160,7 @@ fn put_time(o: &mut Map<String, Value>, key: &str, t: Option<DateTime<Utc>>) {
 }
 
 /// The user with this id.
-pub async fn by_id(db: &impl GenericClient, id: Uuid) -> Result<Option<User>, AuthError> {
+pub async fn by_id(db: &impl crate::db::cached::Db, id: Uuid) -> Result<Option<User>, AuthError> {
     static SQL: LazyLock<String> = LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.id = $1"));
     Ok(db.cached_query_opt(SQL.as_str(), &[&id]).await?.as_ref().map(User::from_row))
 }
@@ -170,7 +168,7 @@ pub async fn by_id(db: &impl GenericClient, id: Uuid) -> Result<Option<User>, Au
 /// The user with this id and whether the session `session` (when given) still exists, in one
 /// round trip.
 pub async fn by_id_with_session(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     id: Uuid,
     session: Option<Uuid>,
 ) -> Result<Option<(User, bool)>, AuthError> {
@@ -185,14 +183,14 @@ pub async fn by_id_with_session(
 }
 
 /// The (non-SSO) user with this address, compared lower-case.
-pub async fn by_email(db: &impl GenericClient, email: &str) -> Result<Option<User>, AuthError> {
+pub async fn by_email(db: &impl crate::db::cached::Db, email: &str) -> Result<Option<User>, AuthError> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.email = lower($1) and not u.is_sso_user"));
     Ok(db.cached_query_opt(SQL.as_str(), &[&email]).await?.as_ref().map(User::from_row))
 }
 
 /// The user with this phone number (E.164 digits, as stored).
-pub async fn by_phone(db: &impl GenericClient, phone: &str) -> Result<Option<User>, AuthError> {
+pub async fn by_phone(db: &impl crate::db::cached::Db, phone: &str) -> Result<Option<User>, AuthError> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("select {COLUMNS} from auth.users u where u.phone = $1 and not u.is_sso_user"));
     Ok(db.cached_query_opt(SQL.as_str(), &[&phone]).await?.as_ref().map(User::from_row))
@@ -201,7 +199,7 @@ pub async fn by_phone(db: &impl GenericClient, phone: &str) -> Result<Option<Use
 /// Insert a user known by its phone number (provider `phone`) and its `phone` identity;
 /// `Ok(None)` when the number is taken.
 pub async fn insert_phone(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     phone: &str,
     encrypted_password: &str,
     user_metadata: &Value,
@@ -233,7 +231,11 @@ pub async fn insert_phone(
 }
 
 /// The user of an external identity (`provider`, the provider's `sub`).
-pub async fn by_identity(db: &impl GenericClient, provider: &str, sub: &str) -> Result<Option<User>, AuthError> {
+pub async fn by_identity(
+    db: &impl crate::db::cached::Db,
+    provider: &str,
+    sub: &str,
+) -> Result<Option<User>, AuthError> {
     let row = db
         .cached_query_opt(
             "select user_id from auth.identities where provider = $1 and provider_id = $2",
@@ -249,7 +251,7 @@ pub async fn by_identity(db: &impl GenericClient, provider: &str, sub: &str) -> 
 /// Record an external identity of `id` (or refresh its data), adding the provider to the user's
 /// `app_metadata.providers`.
 pub async fn link_identity(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     id: Uuid,
     provider: &str,
     sub: &str,
@@ -283,7 +285,7 @@ pub enum Unlinked {
 
 /// Remove identity `identity` (its `identity_id`) of user `id`, unless it is the user's last one;
 /// the provider leaves `app_metadata.providers` when no identity of it remains.
-pub async fn unlink_identity(db: &impl GenericClient, id: Uuid, identity: Uuid) -> Result<Unlinked, AuthError> {
+pub async fn unlink_identity(db: &impl crate::db::cached::Db, id: Uuid, identity: Uuid) -> Result<Unlinked, AuthError> {
     let count: i64 =
         db.cached_query_one("select count(*) from auth.identities where user_id = $1", &[&id]).await?.get(0);
     let row = db
@@ -312,7 +314,7 @@ pub async fn unlink_identity(db: &impl GenericClient, id: Uuid, identity: Uuid) 
 /// A user made from an external identity: its address (confirmed when the provider vouches for
 /// it), `provider` in `app_metadata`, the claims as metadata, the identity.
 pub async fn insert_external(
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     provider: &str,
     sub: &str,
     email: Option<&str>,
@@ -339,7 +341,7 @@ pub async fn insert_external(
 }
 
 /// Mark the phone number confirmed (and `phone_verified` in the identity).
-pub async fn confirm_phone(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+pub async fn confirm_phone(db: &impl crate::db::cached::Db, id: Uuid) -> Result<(), AuthError> {
     db.cached_execute(
         "update auth.users set phone_confirmed_at = coalesce(phone_confirmed_at, now()), confirmation_token = '', \
              updated_at = now() where id = $1",
@@ -357,7 +359,7 @@ pub async fn confirm_phone(db: &impl GenericClient, id: Uuid) -> Result<(), Auth
 
 /// Apply a pending phone change (confirmed): the number, its identity, the user's providers.
 /// `false` when another user has taken the number meanwhile.
-pub async fn apply_phone_change(db: &impl GenericClient, id: Uuid, phone: &str) -> Result<bool, AuthError> {
+pub async fn apply_phone_change(db: &impl crate::db::cached::Db, id: Uuid, phone: &str) -> Result<bool, AuthError> {
     let taken = db.cached_query_opt("select 1 from auth.users where phone = $1 and id <> $2", &[&phone, &id]).await?;
     if taken.is_some() {
         return Ok(false);
@@ -388,7 +390,7 @@ pub async fn apply_phone_change(db: &impl GenericClient, id: Uuid, phone: &str) 
 }
 
 /// A page of users, newest first, with the total count.
-pub async fn page(db: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<User>, i64), AuthError> {
+pub async fn page(db: &impl crate::db::cached::Db, page: i64, per_page: i64) -> Result<(Vec<User>, i64), AuthError> {
     let sql = format!("select {COLUMNS} from auth.users u order by u.created_at desc, u.id limit $1 offset $2");
     let rows = db.cached_query(&sql, &[&per_page, &((page - 1) * per_page)]).await?;
     let total: i64 = db.cached_query_one("select count(*) from auth.users", &[]).await?.get(0);
@@ -408,7 +410,7 @@ pub struct NewUser {
 }
 
 /// Insert a user and its `email` identity; `Ok(None)` when the address is taken.
-pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<User>, AuthError> {
+pub async fn insert(db: &impl crate::db::cached::Db, new: &NewUser) -> Result<Option<User>, AuthError> {
     let id = Uuid::new_v4();
     let email = new.email.to_lowercase();
     let mut app = match &new.app_metadata {
@@ -457,7 +459,7 @@ pub async fn insert(db: &impl GenericClient, new: &NewUser) -> Result<Option<Use
 }
 
 /// Insert an anonymous user: no address, no password, no identity, provider `anonymous`.
-pub async fn insert_anonymous(db: &impl GenericClient, user_metadata: &Value) -> Result<User, AuthError> {
+pub async fn insert_anonymous(db: &impl crate::db::cached::Db, user_metadata: &Value) -> Result<User, AuthError> {
     let id = Uuid::new_v4();
     db.cached_execute(
         "insert into auth.users (instance_id, id, aud, role, encrypted_password, raw_app_meta_data, \
@@ -471,7 +473,7 @@ pub async fn insert_anonymous(db: &impl GenericClient, user_metadata: &Value) ->
 }
 
 /// Mark the address confirmed (and `email_verified` in the metadata and identity).
-pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+pub async fn confirm_email(db: &impl crate::db::cached::Db, id: Uuid) -> Result<(), AuthError> {
     db.cached_execute(
         "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', \
              raw_user_meta_data = coalesce(raw_user_meta_data, '{}') || '{\"email_verified\": true}', updated_at = now() \
@@ -494,14 +496,14 @@ pub async fn confirm_email(db: &impl GenericClient, id: Uuid) -> Result<(), Auth
 }
 
 /// Record a successful sign-in.
-pub async fn touch_sign_in(db: &impl GenericClient, id: Uuid) -> Result<(), AuthError> {
+pub async fn touch_sign_in(db: &impl crate::db::cached::Db, id: Uuid) -> Result<(), AuthError> {
     db.cached_execute("update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1", &[&id])
         .await?;
     Ok(())
 }
 
 /// Set a new password hash and forget outstanding tokens, as GoTrue does on a password change.
-pub async fn set_password(db: &impl GenericClient, id: Uuid, hash: &str) -> Result<(), AuthError> {
+pub async fn set_password(db: &impl crate::db::cached::Db, id: Uuid, hash: &str) -> Result<(), AuthError> {
     db.cached_execute(
         "update auth.users set encrypted_password = $2, recovery_token = '', confirmation_token = '', \
              updated_at = now() where id = $1",
@@ -512,7 +514,12 @@ pub async fn set_password(db: &impl GenericClient, id: Uuid, hash: &str) -> Resu
 }
 
 /// Merge `updates` into a metadata column (`null` values remove keys).
-pub async fn merge_metadata(db: &impl GenericClient, id: Uuid, app: bool, updates: &Value) -> Result<(), AuthError> {
+pub async fn merge_metadata(
+    db: &impl crate::db::cached::Db,
+    id: Uuid,
+    app: bool,
+    updates: &Value,
+) -> Result<(), AuthError> {
     let column = if app { "raw_app_meta_data" } else { "raw_user_meta_data" };
     let sql = format!(
         "update auth.users set {column} = jsonb_strip_nulls(coalesce({column}, '{{}}') || $2), updated_at = now() \
@@ -524,7 +531,7 @@ pub async fn merge_metadata(db: &impl GenericClient, id: Uuid, app: bool, update
 
 /// Change the address (confirmed), keeping the identity's copy in step. An anonymous user who
 /// gets an address becomes permanent: `is_anonymous` false, provider `email`, an `email` identity.
-pub async fn set_email(db: &impl GenericClient, id: Uuid, email: &str) -> Result<bool, AuthError> {
+pub async fn set_email(db: &impl crate::db::cached::Db, id: Uuid, email: &str) -> Result<bool, AuthError> {
     let taken =
         db.cached_query_opt("select 1 from auth.users where email = lower($1) and id <> $2", &[&email, &id]).await?;
     if taken.is_some() {

@@ -11,6 +11,8 @@
 use std::sync::Arc;
 
 use deadpool_postgres::{Object, Transaction};
+
+use super::cached::CachedQueries;
 use serde_json::Value;
 
 /// Who makes the request, as established by the API-key / JWT gate.
@@ -94,9 +96,8 @@ pub async fn begin<'a>(
     access: Access,
 ) -> Result<Transaction<'a>, tokio_postgres::Error> {
     let tx = client.build_transaction().read_only(access == Access::ReadOnly).start().await?;
-    let stmt = tx.prepare_cached(SET_CONTEXT).await?;
     let ctx = ContextValues::of(caller, request);
-    tx.query_one(&stmt, &ctx.params()).await?;
+    tx.cached_query_one(SET_CONTEXT, &ctx.params()).await?;
     Ok(tx)
 }
 
@@ -134,6 +135,9 @@ pub async fn run_pipelined(
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     let Unit { caller, request, access, extra, end } = *unit;
+    if super::cached::unnamed() {
+        return run_in_steps(client, unit, text, params).await;
+    }
     let context = client.prepare_cached(SET_CONTEXT).await?;
     let ctx = ContextValues::of(caller, request);
     let begin = if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" };
@@ -168,4 +172,35 @@ pub async fn run_pipelined(
     };
     end?;
     Ok(rows)
+}
+
+/// [`run_pipelined`] behind a transaction-mode pooler (`DB_PREPARED_STATEMENTS=false`): the same
+/// steps one after the other, each an unnamed statement, inside the one transaction that keeps
+/// them on one server connection.
+async fn run_in_steps(
+    client: &Object,
+    unit: &Unit<'_>,
+    text: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    let Unit { caller, request, access, extra, end } = *unit;
+    client.batch_execute(if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" }).await?;
+    let steps = async {
+        let ctx = ContextValues::of(caller, request);
+        client.cached_query_one(SET_CONTEXT, &ctx.params()).await?;
+        if let Some(extra) = extra {
+            client.batch_execute(extra).await?;
+        }
+        client.cached_query(text, params).await
+    };
+    match steps.await {
+        Ok(rows) => {
+            client.batch_execute(if end == End::Commit { "COMMIT" } else { "ROLLBACK" }).await?;
+            Ok(rows)
+        }
+        Err(err) => {
+            let _ = client.batch_execute("ROLLBACK").await;
+            Err(err)
+        }
+    }
 }

@@ -12,6 +12,7 @@ pub mod embedded;
 pub mod listen;
 pub mod migrate;
 pub mod one_trip;
+pub mod replicas;
 pub mod supervise;
 
 use std::str::FromStr;
@@ -29,11 +30,14 @@ pub enum PoolError {
     Build(String),
 }
 
-/// The two pools of the server.
+/// The two pools of the server, and the direct one migrations use.
 #[derive(Clone)]
 pub struct Pools {
     pub admin: Pool,
     pub request: Pool,
+    /// Owner connections that bypass a transaction-mode pooler (`DATABASE_DIRECT_URL`), for the
+    /// session-level advisory lock of migrations; the admin pool when there is no pooler.
+    pub direct: Pool,
 }
 
 /// Whether Postgres refused a value as data (SQLSTATE class 22: a NUL byte, text the column
@@ -77,11 +81,21 @@ impl Pools {
         request_cfg.user(AUTHENTICATOR).password(authenticator_password).application_name("server-request");
         let mut admin_cfg = admin_cfg;
         admin_cfg.application_name("server-admin");
-        Ok(Pools { admin: pool(admin_cfg, size.clamp(2, 16))?, request: pool(request_cfg, size)? })
+        let admin = pool(admin_cfg, size.clamp(2, 16))?;
+        Ok(Pools { direct: admin.clone(), admin, request: pool(request_cfg, size)? })
+    }
+
+    /// Use `direct_url` (owner credentials, no pooler) for the direct pool.
+    pub fn with_direct(mut self, direct_url: &SecretString) -> Result<Pools, PoolError> {
+        let mut cfg = tokio_postgres::Config::from_str(direct_url.expose_secret())
+            .map_err(|e| PoolError::Url(format!("DATABASE_DIRECT_URL: {e}")))?;
+        cfg.application_name("server-direct");
+        self.direct = pool(cfg, 2)?;
+        Ok(self)
     }
 }
 
-fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
+pub(crate) fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
     let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     Pool::builder(manager)
         .max_size(size)

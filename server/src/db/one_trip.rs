@@ -18,6 +18,11 @@
 //! sent again with or without the `PREPARE`. Both are bounded: past `MAX_TEXTS` statement
 //! texts (or `MAX_TEXT_BYTES` of them) the names start over at fresh numbers, and a connection
 //! holding `MAX_PER_CONNECTION` statements deallocates them.
+//!
+//! Behind a transaction-mode pooler (`DB_PREPARED_STATEMENTS=false`) nothing is remembered: each
+//! message starts with `DEALLOCATE ALL` and prepares its statement again, since a pooler does
+//! not carry SQL-level prepared statements (names chosen by each instance) from one transaction
+//! to the next or keep one instance's names apart from another's.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -63,6 +68,19 @@ pub async fn run(
     ending: Ending,
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
     let name = name_of(text);
+    if super::cached::unnamed() {
+        // Behind a transaction-mode pooler the next message may reach another server
+        // connection: prepare in every message, after clearing whatever an earlier message left.
+        let (message, before) = message(unit, text, name, params, true, ending);
+        let message = format!("DEALLOCATE ALL;{message}");
+        return match send(client, &message, before + 1, true).await {
+            Ok(rows) => Ok(rows),
+            Err((err, _)) => {
+                let _ = client.batch_execute("ROLLBACK").await;
+                Err(err)
+            }
+        };
+    }
     let mut prepare = !connection_has(client, name);
     let mut retried = false;
     loop {

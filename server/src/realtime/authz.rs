@@ -7,6 +7,7 @@
 //! then selected as the caller (read rights) and inserted again as the caller inside savepoints
 //! (write rights); the transaction is always rolled back, so nothing is kept or announced.
 
+use crate::db::cached::CachedQueries;
 use serde_json::Value;
 
 use super::error::TokenError;
@@ -95,9 +96,8 @@ pub async fn policies(pools: &Pools, caller: &Caller, topic: &str) -> Result<Pol
             return Ok(Policies::default());
         }
     };
-    let context = client.prepare_cached(SET_CONTEXT).await?;
     let tx = client.transaction().await?;
-    let probes: Vec<uuid::Uuid> = tx.query_one("select realtime.probe($1)", &[&topic]).await?.get(0);
+    let probes: Vec<uuid::Uuid> = tx.cached_query_one("select realtime.probe($1)", &[&topic]).await?.get(0);
     let request = RequestInfo {
         method: "GET".into(),
         path: "/realtime/v1/websocket".into(),
@@ -105,9 +105,9 @@ pub async fn policies(pools: &Pools, caller: &Caller, topic: &str) -> Result<Pol
         settings: vec![("realtime.topic".into(), topic.to_string())],
     };
     let values = ContextValues::of(caller, &request);
-    tx.query_one(&context, &values.params()).await?;
+    tx.cached_query_one(SET_CONTEXT, &values.params()).await?;
     let mut rights = Policies::default();
-    for row in tx.query("select extension from realtime.messages where id = any($1)", &[&probes]).await? {
+    for row in tx.cached_query("select extension from realtime.messages where id = any($1)", &[&probes]).await? {
         match row.get::<_, &str>(0) {
             "broadcast" => rights.read_broadcast = true,
             "presence" => rights.read_presence = true,
@@ -117,7 +117,7 @@ pub async fn policies(pools: &Pools, caller: &Caller, topic: &str) -> Result<Pol
     for (extension, right) in [("broadcast", &mut rights.write_broadcast), ("presence", &mut rights.write_presence)] {
         tx.batch_execute("savepoint write_check").await?;
         let inserted = tx
-            .execute(
+            .cached_execute(
                 "insert into realtime.messages (topic, extension, event, private) values ($1, $2, 'probe', true)",
                 &[&topic, &extension],
             )

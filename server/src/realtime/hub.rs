@@ -35,8 +35,10 @@ impl Outbox {
 
     /// Queue a frame without waiting; a full queue marks the socket lagged.
     pub fn send(&self, frame: Frame) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(frame) {
-            self.lagged.store(true, Ordering::Relaxed);
+        match self.tx.try_send(frame) {
+            Ok(()) => crate::metrics::realtime_frames("sent", 1),
+            Err(mpsc::error::TrySendError::Full(_)) => self.lagged.store(true, Ordering::Relaxed),
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 

@@ -10,6 +10,7 @@
 //! so one instance pays nothing. Delivery is at-most-once: a message sent while an instance's
 //! listening connection is down does not reach it.
 
+use crate::db::cached::CachedQueries;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -170,13 +171,13 @@ async fn send_loop(rt: Arc<Realtime>, mut rx: mpsc::Receiver<String>) {
             let client = rt.pools.admin.get().await.map_err(|e| e.to_string())?;
             if !small.is_empty() {
                 client
-                    .execute("select pg_notify($1, b) from unnest($2::text[]) b", &[&CHANNEL, &small])
+                    .cached_execute("select pg_notify($1, b) from unnest($2::text[]) b", &[&CHANNEL, &small])
                     .await
                     .map_err(|e| e.to_string())?;
             }
             for body in &large {
                 client
-                    .execute(
+                    .cached_execute(
                         "with r as (insert into realtime.relay (body) values ($2) returning id) \
                          select pg_notify($1, json_build_object('k', 'r', 'id', id)::text) from r",
                         &[&CHANNEL, body],

@@ -108,8 +108,14 @@ async fn serve(
             message = stream.recv() => {
                 last_seen = Instant::now();
                 match message {
-                    Some(Ok(AggregatedMessage::Text(text))) => conn.on_text(&text).await,
-                    Some(Ok(AggregatedMessage::Binary(data))) => conn.on_binary(data).await,
+                    Some(Ok(AggregatedMessage::Text(text))) => {
+                        crate::metrics::realtime_frames("received", 1);
+                        conn.on_text(&text).await
+                    }
+                    Some(Ok(AggregatedMessage::Binary(data))) => {
+                        crate::metrics::realtime_frames("received", 1);
+                        conn.on_binary(data).await
+                    }
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {
                         if session.pong(&bytes).await.is_err() {
                             break None;

@@ -5,6 +5,7 @@
 use deadpool_postgres::{Object, PoolError, Transaction};
 use tokio_postgres::Row;
 
+use crate::db::cached::CachedQueries;
 use crate::db::context::{self, Access};
 use crate::db::one_trip::{self, Ending};
 use crate::rest::error::RestError;
@@ -42,10 +43,31 @@ where
     }
 }
 
+/// A connection for `req`'s transaction: a read-only one goes to a replica when one is in
+/// rotation and the caller has not written recently; a read-write one marks the caller as a
+/// writer (read-your-writes).
+pub async fn connection_for(state: &RestState, req: &RestRequest, access: Access) -> Result<Object, RestError> {
+    let replicas = &state.replicas;
+    if !replicas.is_empty() {
+        let writer = req.caller.subject().unwrap_or(&req.caller.role);
+        if access == Access::ReadWrite {
+            replicas.wrote(writer);
+        } else if !req.wrote_recently && !replicas.wrote_recently(writer) {
+            if let Some(client) = replicas.connection().await {
+                return Ok(client);
+            }
+        }
+    }
+    connection(state).await
+}
+
 /// A connection from the request pool.
 pub async fn connection(state: &RestState) -> Result<Object, RestError> {
     state.request.get().await.map_err(|err| match err {
-        PoolError::Timeout(_) => RestError::PoolTimeout,
+        PoolError::Timeout(_) => {
+            crate::metrics::pool_timeout("request");
+            RestError::PoolTimeout
+        }
         // No new connection could be made: whatever PostgreSQL said, it is PGRST000 (503).
         PoolError::Backend(e) => {
             tracing::error!(error = %e, "rest: cannot connect to the database");
@@ -125,7 +147,7 @@ pub async fn run_statement(
     sql: &Sql,
     check: Option<Check<'_>>,
 ) -> Result<ReadResult, RestError> {
-    let mut client = connection(state).await?;
+    let mut client = connection_for(state, req, access).await?;
     if let Some(params) = literal_params(sql) {
         tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
         let end = end_of(req, state);
@@ -198,8 +220,7 @@ pub async fn finish(tx: Transaction<'_>, req: &RestRequest, state: &RestState) -
 pub async fn query(tx: &Transaction<'_>, text: &str, sql: &Sql, req: &RestRequest) -> Result<Vec<Row>, RestError> {
     // The statement text only (never the bound values, which may hold secrets).
     tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
-    let stmt = tx.prepare_cached(text).await.map_err(|e| pg(&e, req))?;
-    tx.query(&stmt, &sql.refs()).await.map_err(|e| pg(&e, req))
+    tx.cached_query(text, &sql.refs()).await.map_err(|e| pg(&e, req))
 }
 
 /// The `(total, page, body, response_headers, response_status)` row of a statement.

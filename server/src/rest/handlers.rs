@@ -122,7 +122,7 @@ async fn read(
     let text = read_statement(&plan, &mut sql, count == Some(CountPref::Exact), shape, None);
     rr.timing.mark("plan");
 
-    let mut client = execute::connection(state).await?;
+    let mut client = execute::connection_for(state, rr, Access::ReadOnly).await?;
     let simple = rr.media != MediaType::Plan && !matches!(count, Some(CountPref::Planned | CountPref::Estimated));
     let result = if simple {
         // The common case: one round trip to the database.

@@ -39,6 +39,8 @@ pub struct RestState {
     pub admin: Pool,
     /// Pool logged in as `authenticator`, where requests run.
     pub request: Pool,
+    /// Read replicas (none unless `DATABASE_READ_URL` is set).
+    pub replicas: Arc<crate::db::replicas::Replicas>,
     /// Serialises reloads so a slow, older catalog read never replaces a newer one.
     reload_lock: Arc<tokio::sync::Mutex<()>>,
 }
@@ -51,10 +53,21 @@ impl RestState {
             cache: SchemaCacheHandle::default(),
             admin,
             request,
+            replicas: Arc::new(
+                crate::db::replicas::Replicas::new(&[], "", 1, std::time::Duration::from_secs(1))
+                    .map_err(|e| error::RestError::internal(e.to_string()))?,
+            ),
             reload_lock: Arc::new(tokio::sync::Mutex::new(())),
         };
         state.reload().await?;
         Ok(state)
+    }
+
+    /// Send read-only requests to these replicas.
+    pub fn with_replicas(mut self, replicas: Arc<crate::db::replicas::Replicas>) -> RestState {
+        replicas.spawn_checks();
+        self.replicas = replicas;
+        self
     }
 
     /// The bounds on one request's size and complexity.
@@ -65,10 +78,11 @@ impl RestState {
     /// Re-read the catalog and swap the cache in; requests in flight keep the old one.
     pub async fn reload(&self) -> Result<(), error::RestError> {
         let _serialised = self.reload_lock.lock().await;
-        let client = self.admin.get().await.map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
-        let cache = schema::load(&client, &self.config.schemas)
-            .await
-            .map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
+        let failed = |e: &dyn std::fmt::Display| error::RestError::internal(format!("schema cache: {e}"));
+        let mut client = self.admin.get().await.map_err(|e| failed(&e))?;
+        let tx = client.build_transaction().read_only(true).start().await.map_err(|e| failed(&e))?;
+        let cache = schema::load(&tx, &self.config.schemas).await.map_err(|e| failed(&e))?;
+        tx.commit().await.map_err(|e| failed(&e))?;
         tracing::info!(tables = cache.tables.len(), functions = cache.functions.len(), "schema cache loaded");
         self.cache.replace(cache);
         Ok(())
@@ -84,4 +98,32 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .default_service(web::to(|| async {
             Err::<actix_web::HttpResponse, _>(error::RestError::InvalidResourcePath)
         }));
+}
+
+/// Middleware: a successful write through `/rest/v1`, with replicas configured, sets the
+/// read-your-writes cookie for the lag window, so the client's next reads go to the primary
+/// whichever instance serves them.
+pub async fn mark_writes(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    use actix_web::http::Method;
+    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let window = req
+        .app_data::<web::Data<RestState>>()
+        .filter(|state| !state.replicas.is_empty())
+        .map(|state| state.replicas.max_lag);
+    let mut res = next.call(req).await?;
+    if let (true, Some(window)) = (write, window) {
+        if res.status().is_success() {
+            let cookie = actix_web::cookie::Cookie::build(crate::db::replicas::WROTE_COOKIE, "1")
+                .path("/rest/v1")
+                .http_only(true)
+                .same_site(actix_web::cookie::SameSite::Lax)
+                .max_age(actix_web::cookie::time::Duration::seconds(window.as_secs().max(1) as i64))
+                .finish();
+            let _ = res.response_mut().add_cookie(&cookie);
+        }
+    }
+    Ok(res)
 }

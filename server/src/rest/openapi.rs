@@ -6,6 +6,7 @@
 //! the tables and functions its role has privileges on (`ignore-privileges`: all of them;
 //! `disabled`: PGRST126).
 
+use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::{json, Map, Value};
 
@@ -33,9 +34,9 @@ const ACCESSIBLE: &str = "select coalesce((select array_agg(c.relname::text orde
      obj_description($1::text::regnamespace, 'pg_namespace')";
 
 async fn visible(rr: &RestRequest, state: &RestState) -> Result<Visible, RestError> {
-    let mut client = execute::connection(state).await?;
+    let mut client = execute::connection_for(state, rr, Access::ReadOnly).await?;
     let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
-    let row = tx.query_one(ACCESSIBLE, &[&rr.schema]).await.map_err(|e| execute::pg(&e, rr))?;
+    let row = tx.cached_query_one(ACCESSIBLE, &[&rr.schema]).await.map_err(|e| execute::pg(&e, rr))?;
     let visible = Visible { tables: row.get(0), functions: row.get(1), description: row.get(2) };
     execute::finish(tx, rr, state).await?;
     Ok(visible)

@@ -60,6 +60,8 @@ pub struct RestRequest {
     pub timing: crate::rest::timing::Timing,
     /// The media type chosen when `media` is [`MediaType::Custom`].
     pub custom_media: Option<String>,
+    /// The client wrote recently (its read-your-writes cookie): reads go to the primary.
+    pub wrote_recently: bool,
 }
 
 pub fn parse_error(err: ParseError) -> RestError {
@@ -152,6 +154,7 @@ impl RestRequest {
             .filter(|(name, _)| !name.is_empty())
             .collect();
         settings.push(("request.cookies".into(), Value::Object(cookies).to_string()));
+        settings.extend(crate::telemetry::postgres_setting(req));
         let info = RequestInfo {
             method: method.to_string(),
             // PostgREST behind Supabase's gateway sees the path without `/rest/v1`.
@@ -160,6 +163,8 @@ impl RestRequest {
             settings,
         };
         let anonymous = caller.role == state.config.anon_role;
+        let wrote_recently = !state.replicas.is_empty()
+            && req.cookie(crate::db::replicas::WROTE_COOKIE).is_some_and(|c| c.value() == "1");
         Ok(RestRequest {
             caller,
             schema,
@@ -175,6 +180,7 @@ impl RestRequest {
             method,
             timing,
             custom_media,
+            wrote_recently,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! vehicle in its body shape and colour, with its make and model, stored in the public
 //! `vehicles` bucket.
 
+use crate::db::cached::CachedQueries;
 use std::sync::Arc;
 
 use md5::{Digest, Md5};
@@ -26,7 +27,10 @@ impl ImageSink {
         svg: String,
     ) -> Result<bool, String> {
         let exists = client
-            .query_opt("select 1 from storage.objects where bucket_id = $1 and name = $2", &[&self.bucket, &file])
+            .cached_query_opt(
+                "select 1 from storage.objects where bucket_id = $1 and name = $2",
+                &[&self.bucket, &file],
+            )
             .await
             .map_err(|e| e.to_string())?;
         if exists.is_some() {
@@ -39,7 +43,7 @@ impl ImageSink {
         self.store.put(&backend::key_of(&version), PutPayload::from(bytes)).await.map_err(|e| e.to_string())?;
         let metadata = object_metadata(size, &etag, "image/svg+xml", "max-age=3600");
         client
-            .execute(
+            .cached_execute(
                 "insert into storage.objects (bucket_id, name, metadata, version) values ($1, $2, $3, $4)",
                 &[&self.bucket, &file, &metadata, &version],
             )

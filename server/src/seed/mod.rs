@@ -9,6 +9,7 @@
 
 mod images;
 
+use crate::db::cached::CachedQueries;
 use deadpool_postgres::Pool;
 use rand::Rng;
 use serde_json::json;
@@ -71,15 +72,17 @@ pub async fn run(admin: &Pool, config: &SeedConfig, storage: &images::ImageSink)
         };
         users::insert(&client, &new).await.map_err(|e| account_error(email, e))?;
         if role == "admin" {
-            client.execute("update public.profiles set role = 'admin' where email = lower($1)", &[email]).await?;
+            client
+                .cached_execute("update public.profiles set role = 'admin' where email = lower($1)", &[email])
+                .await?;
         }
         created.push(CreatedAccount { role, email: email.clone(), password });
     }
-    client.execute("select set_config('seed.demo_email', lower($1), false)", &[&config.demo_email]).await?;
+    client.cached_execute("select set_config('seed.demo_email', lower($1), false)", &[&config.demo_email]).await?;
     client.batch_execute(SEED_SQL).await?;
-    let vehicles: i64 = client.query_one("select count(*) from public.vehicles", &[]).await?.get(0);
+    let vehicles: i64 = client.cached_query_one("select count(*) from public.vehicles", &[]).await?.get(0);
     let rows = client
-        .query(
+        .cached_query(
             "select split_part(primary_image, '/', -1), name, category, make, model, coalesce(color, '') from public.vehicles \
              where primary_image like '/storage/v1/object/public/vehicles/%'",
             &[],

@@ -9,7 +9,7 @@ use crate::db::cached::CachedQueries;
 use std::sync::Arc;
 
 use actix_web::{HttpMessage, HttpRequest};
-use deadpool_postgres::{GenericClient, Object, Pool, PoolError, Transaction};
+use deadpool_postgres::{Object, Pool, PoolError, Transaction};
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
@@ -73,14 +73,16 @@ fn request_info(req: &HttpRequest, role: &str) -> RequestInfo {
             headers.insert(name.as_str().to_string(), Value::String(value.to_string()));
         }
     }
+    let mut settings: Vec<(String, String)> = req
+        .app_data::<actix_web::web::Data<super::StorageState>>()
+        .and_then(|state| state.roles.get().role_settings.get(role).cloned())
+        .unwrap_or_default();
+    settings.extend(crate::telemetry::postgres_setting(req));
     RequestInfo {
         method: req.method().to_string(),
         path: req.path().to_string(),
         headers: Value::Object(headers),
-        settings: req
-            .app_data::<actix_web::web::Data<super::StorageState>>()
-            .and_then(|state| state.roles.get().role_settings.get(role).cloned())
-            .unwrap_or_default(),
+        settings,
     }
 }
 
@@ -154,7 +156,7 @@ impl ObjectRow {
 
 /// Read one object row with `client` (the caller's transaction, or the admin pool for public and signed reads).
 pub async fn find_object(
-    client: &impl GenericClient,
+    client: &impl crate::db::cached::Db,
     bucket: &str,
     name: &str,
 ) -> Result<Option<ObjectRow>, StorageError> {

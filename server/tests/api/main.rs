@@ -7,6 +7,7 @@ mod fuzz;
 mod helpers;
 mod keys;
 mod memory;
+mod metrics;
 mod oidc;
 mod outbox;
 mod phone;

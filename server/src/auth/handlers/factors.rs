@@ -52,11 +52,7 @@ fn factor_id(path: &str) -> Result<Uuid, AuthError> {
 }
 
 /// The factor `id` of the caller.
-async fn own_factor(
-    db: &impl deadpool_postgres::GenericClient,
-    authed: &Authed,
-    id: Uuid,
-) -> Result<Factor, AuthError> {
+async fn own_factor(db: &impl crate::db::cached::Db, authed: &Authed, id: Uuid) -> Result<Factor, AuthError> {
     let row = db
         .cached_query_opt(
             "select status::text, coalesce(secret, ''), factor_type::text, coalesce(phone, ''), web_authn_credential \
@@ -85,11 +81,7 @@ fn webauthn_disabled(what: &str, code: &'static str) -> AuthError {
 }
 
 /// A friendly name no other factor of the user has (an empty name never conflicts).
-async fn check_name_free(
-    db: &impl deadpool_postgres::GenericClient,
-    user_id: Uuid,
-    friendly: &str,
-) -> Result<(), AuthError> {
+async fn check_name_free(db: &impl crate::db::cached::Db, user_id: Uuid, friendly: &str) -> Result<(), AuthError> {
     if friendly.trim().is_empty() {
         return Ok(());
     }
@@ -140,7 +132,7 @@ async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) ->
 /// `webauthn` member of the challenge and the state to keep.
 async fn webauthn_ceremony(
     state: &AuthState,
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     authed: &Authed,
     factor: &Factor,
 ) -> Result<(Value, Value), AuthError> {

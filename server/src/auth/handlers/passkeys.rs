@@ -45,7 +45,7 @@ fn not_found() -> AuthError {
 async fn require_member(
     state: &AuthState,
     req: &HttpRequest,
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
 ) -> Result<Authed, AuthError> {
     let authed = require_user(state, req, db).await?;
     if authed.user.is_anonymous {
@@ -59,7 +59,7 @@ async fn require_member(
 }
 
 /// A user with a verified factor manages passkeys only from an `aal2` session.
-async fn require_management_aal(db: &impl deadpool_postgres::GenericClient, authed: &Authed) -> Result<(), AuthError> {
+async fn require_management_aal(db: &impl crate::db::cached::Db, authed: &Authed) -> Result<(), AuthError> {
     let has_mfa: bool = db
         .cached_query_one(
             "select exists (select 1 from auth.mfa_factors where user_id = $1 and status = 'verified')",
@@ -80,7 +80,7 @@ async fn require_management_aal(db: &impl deadpool_postgres::GenericClient, auth
 
 /// The user's credentials, as the WebAuthn library knows them.
 async fn credentials_of(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     user_id: Uuid,
 ) -> Result<Vec<webauthn_rs_core::proto::Credential>, AuthError> {
     let rows = db
@@ -117,7 +117,7 @@ impl VerifyBody {
 /// Take the challenge `id` of `kind` (bound to `user`, or unbound); it is gone afterwards,
 /// whatever the answer.
 async fn consume_challenge(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     id: Uuid,
     kind: &str,
     user: Option<Uuid>,
@@ -141,7 +141,7 @@ async fn consume_challenge(
 /// Store a new challenge; answers its id and expiry (UNIX seconds).
 async fn store_challenge(
     state: &AuthState,
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     kind: &str,
     user: Option<Uuid>,
     session_data: &Value,
@@ -333,7 +333,7 @@ pub async fn list(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpR
     Ok(HttpResponse::Ok().json(list_of(&client, authed.user.id).await?))
 }
 
-async fn list_of(db: &impl deadpool_postgres::GenericClient, user_id: Uuid) -> Result<Value, AuthError> {
+async fn list_of(db: &impl crate::db::cached::Db, user_id: Uuid) -> Result<Value, AuthError> {
     let sql = format!(
         "select coalesce(json_agg({PASSKEY_JSON} order by c.created_at), '[]') from auth.webauthn_credentials c where c.user_id = $1"
     );

@@ -3,11 +3,9 @@
 //! password when `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` is on and the session is
 //! older than 24 hours, as GoTrue does.
 
-use crate::db::cached::CachedQueries;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
-use deadpool_postgres::GenericClient;
 use serde_json::json;
 
 use crate::auth::error::AuthError;
@@ -59,7 +57,7 @@ pub async fn reauthenticate(state: web::Data<AuthState>, req: HttpRequest) -> Re
 /// nonce must match the last one sent (it is then used up).
 pub async fn check_nonce(
     state: &AuthState,
-    db: &impl GenericClient,
+    db: &impl crate::db::cached::Db,
     user: &User,
     session_id: Option<uuid::Uuid>,
     nonce: Option<&str>,
@@ -92,7 +90,7 @@ pub async fn check_nonce(
     verify(state, db, user, nonce).await
 }
 
-async fn verify(state: &AuthState, db: &impl GenericClient, user: &User, nonce: &str) -> Result<(), AuthError> {
+async fn verify(state: &AuthState, db: &impl crate::db::cached::Db, user: &User, nonce: &str) -> Result<(), AuthError> {
     let not_valid = |status, message: &str| AuthError::Coded(status, "reauthentication_not_valid", message.into());
     let pending: bool = db
         .cached_query_one(

@@ -8,6 +8,7 @@
 //! so the cost is one round trip per batch of changes and one small statement per group and
 //! table — not one round trip per subscriber.
 
+use crate::db::cached::CachedQueries;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -87,7 +88,7 @@ async fn may_select(rt: &Realtime, role: &str, table: u32) -> bool {
     }
     let Ok(client) = rt.pools.admin.get().await else { return false };
     let allowed = client
-        .query_one(
+        .cached_query_one(
             "select exists(select from pg_roles where rolname = $1) and has_table_privilege($1, $2::oid, 'SELECT')",
             &[&role, &table],
         )
@@ -104,7 +105,7 @@ async fn bypasses_rls(rt: &Realtime, role: &str) -> bool {
     }
     let Ok(client) = rt.pools.admin.get().await else { return false };
     let bypass = client
-        .query_opt("select rolbypassrls or rolsuper from pg_roles where rolname = $1", &[&role])
+        .cached_query_opt("select rolbypassrls or rolsuper from pg_roles where rolname = $1", &[&role])
         .await
         .ok()
         .flatten()
@@ -143,7 +144,6 @@ async fn check_rows(
     groups: &BTreeMap<(String, String), Vec<usize>>,
 ) -> Result<Vec<usize>, String> {
     let pooled = rt.pools.request.get().await.map_err(|e| e.to_string())?;
-    let context = pooled.prepare_cached(SET_CONTEXT).await.map_err(|e| e.to_string())?;
     let request = RequestInfo {
         method: "GET".into(),
         path: "/realtime/v1/websocket".into(),
@@ -155,7 +155,7 @@ async fn check_rows(
         group: usize,
         candidates: Vec<usize>,
         keys: String,
-        statement: tokio_postgres::Statement,
+        sql: String,
     }
     let mut checks = Vec::new();
     let mut callers = Vec::new();
@@ -172,10 +172,39 @@ async fn check_rows(
                 continue;
             }
             let sql = check_sql(&rel.schema, &rel.table, &rel.primary_key);
-            let statement = pooled.prepare_cached(&sql).await.map_err(|e| e.to_string())?;
             let keys = Value::Array(members.iter().map(|&m| changes[candidates[m].change].key()).collect());
-            checks.push(Check { group: g, candidates: members, keys: keys.to_string(), statement });
+            checks.push(Check { group: g, candidates: members, keys: keys.to_string(), sql });
         }
+    }
+    let passed_of = |index: usize, positions: &[i32]| -> Vec<usize> {
+        let check = &checks[index];
+        positions.iter().filter_map(|p| check.candidates.get((*p as usize).wrapping_sub(1)).copied()).collect()
+    };
+    if crate::db::cached::unnamed() {
+        // Behind a transaction-mode pooler: one step after the other inside the transaction.
+        pooled.batch_execute("BEGIN READ ONLY").await.map_err(|e| e.to_string())?;
+        let steps = async {
+            let mut passed = Vec::new();
+            for (g, caller) in callers.iter().enumerate() {
+                let ctx = ContextValues::of(caller, &request);
+                pooled.cached_query_one(SET_CONTEXT, &ctx.params()).await?;
+                for (index, check) in checks.iter().enumerate().filter(|(_, c)| c.group == g) {
+                    let row = pooled.cached_query_one(&check.sql, &[&check.keys]).await?;
+                    passed.extend(passed_of(index, &row.get::<_, Vec<i32>>(0)));
+                }
+            }
+            Ok::<_, tokio_postgres::Error>(passed)
+        };
+        let outcome = steps.await;
+        let ended = pooled.batch_execute("ROLLBACK").await;
+        let passed = outcome.map_err(|e| e.to_string())?;
+        ended.map_err(|e| e.to_string())?;
+        return Ok(passed);
+    }
+    let context = pooled.prepare_cached(SET_CONTEXT).await.map_err(|e| e.to_string())?;
+    let mut statements = Vec::with_capacity(checks.len());
+    for check in &checks {
+        statements.push(pooled.prepare_cached(&check.sql).await.map_err(|e| e.to_string())?);
     }
     let contexts: Vec<ContextValues> = callers.iter().map(|c| ContextValues::of(c, &request)).collect();
     let context_params: Vec<_> = contexts.iter().map(ContextValues::params).collect();
@@ -188,9 +217,9 @@ async fn check_rows(
         let context = &context;
         steps.push(Box::pin(async move { client.query(context, params).await.map(|_| None) }) as Step<'_>);
         while next_check < checks.len() && checks[next_check].group == g {
-            let check = &checks[next_check];
+            let (check, statement) = (&checks[next_check], &statements[next_check]);
             steps.push(Box::pin(async move {
-                let row = client.query_one(&check.statement, &[&check.keys]).await?;
+                let row = client.query_one(statement, &[&check.keys]).await?;
                 Ok(Some((next_check, row.get::<_, Vec<i32>>(0))))
             }));
             next_check += 1;
@@ -202,10 +231,7 @@ async fn check_rows(
     let mut passed = Vec::new();
     for result in results {
         match result {
-            Ok(Some((index, positions))) => {
-                let check = &checks[index];
-                passed.extend(positions.iter().filter_map(|p| check.candidates.get((*p as usize).wrapping_sub(1))));
-            }
+            Ok(Some((index, positions))) => passed.extend(passed_of(index, &positions)),
             Ok(None) => {}
             Err(err) => {
                 let _ = client.batch_execute("ROLLBACK").await;

@@ -15,6 +15,7 @@ pub mod pgoutput;
 mod reader;
 pub mod values;
 
+use crate::db::cached::CachedQueries;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
@@ -173,7 +174,7 @@ async fn validate(rt: &Realtime, sub: &Subscription) -> Result<(), String> {
     let database = || "Realtime was unable to connect to the project database".to_string();
     let client = rt.pools.admin.get().await.map_err(|_| database())?;
     let role_ok: bool = client
-        .query_one("select pg_has_role('authenticator', $1, 'MEMBER')", &[&sub.caller.role])
+        .cached_query_one("select pg_has_role('authenticator', $1, 'MEMBER')", &[&sub.caller.role])
         .await
         .map(|r| r.get(0))
         .unwrap_or(false);
@@ -183,7 +184,7 @@ async fn validate(rt: &Realtime, sub: &Subscription) -> Result<(), String> {
     for binding in &sub.bindings {
         let Some(table) = &binding.table else {
             let n: i64 = client
-                .query_one(
+                .cached_query_one(
                     "select count(*) from pg_publication_tables where pubname = 'supabase_realtime' \
                      and ($1 = '*' or schemaname = $1)",
                     &[&binding.schema],
@@ -197,7 +198,7 @@ async fn validate(rt: &Realtime, sub: &Subscription) -> Result<(), String> {
             continue;
         };
         let row = client
-            .query_opt(
+            .cached_query_opt(
                 "select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace \
                  join pg_publication_tables p on p.pubname = 'supabase_realtime' \
                  and p.schemaname = n.nspname and p.tablename = c.relname \
@@ -210,7 +211,7 @@ async fn validate(rt: &Realtime, sub: &Subscription) -> Result<(), String> {
         let oid: u32 = row.get(0);
         for filter in &binding.filters {
             let ty: Option<String> = client
-                .query_opt(
+                .cached_query_opt(
                     "select format_type(atttypid, atttypmod) from pg_attribute \
                      where attrelid = $1 and attname = $2 and attnum > 0 and not attisdropped",
                     &[&oid, &filter.column],
@@ -225,7 +226,7 @@ async fn validate(rt: &Realtime, sub: &Subscription) -> Result<(), String> {
             // The type name comes from the catalog, the value is a bind parameter.
             let cast = format!("select $1::text::{ty}");
             for value in &filter.values {
-                if let Err(err) = client.query_one(&cast, &[value]).await {
+                if let Err(err) = client.cached_query_one(&cast, &[value]).await {
                     let detail = err.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| err.to_string());
                     return Err(format!("invalid value for filter {}: {detail}", filter.column));
                 }
@@ -248,13 +249,14 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
         .await
         .map_err(|e| format!("Realtime was unable to connect to the project database: {e}"))?;
     let exists = client
-        .query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
+        .cached_query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
         .await
         .map_err(|e| e.to_string())?
         .is_some();
     if !exists {
-        if let Err(err) =
-            client.query_one("select pg_create_logical_replication_slot($1, 'pgoutput')", &[&rt.changes.slot]).await
+        if let Err(err) = client
+            .cached_query_one("select pg_create_logical_replication_slot($1, 'pgoutput')", &[&rt.changes.slot])
+            .await
         {
             let detail = err.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| err.to_string());
             tracing::error!(slot = %rt.changes.slot, error = %detail, "realtime: cannot create the replication slot");
@@ -273,14 +275,14 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
 pub async fn resume_if_slot_exists(rt: Arc<Realtime>) {
     let Ok(client) = rt.pools.admin.get().await else { return };
     let exists = client
-        .query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
+        .cached_query_opt("select 1 from pg_replication_slots where slot_name = $1", &[&rt.changes.slot])
         .await
         .ok()
         .flatten()
         .is_some();
     // Slots of instances that are gone keep WAL on disk until dropped: say so.
     let stale = client
-        .query(
+        .cached_query(
             "select slot_name::text, coalesce(pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), '?') \
              from pg_replication_slots where slot_name like 'supabase\\_realtime\\_%' and slot_name <> $1 \
              and not active and database = current_database()",
@@ -298,7 +300,7 @@ pub async fn resume_if_slot_exists(rt: Arc<Realtime>) {
     }
     if exists {
         let end: Option<String> =
-            client.query_one("select pg_current_wal_lsn()::text", &[]).await.ok().map(|r| r.get(0));
+            client.cached_query_one("select pg_current_wal_lsn()::text", &[]).await.ok().map(|r| r.get(0));
         let _ = rt.changes.backlog_end.set(end.as_deref().and_then(parse_lsn).unwrap_or(0));
     }
     drop(client);

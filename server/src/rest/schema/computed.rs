@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use tokio_postgres::Client;
+// Read in one read-only transaction: one snapshot, and one server connection behind a pooler.
+use tokio_postgres::Transaction as Client;
 
 use super::relationships::{Cardinality, Relationship};
 use super::{QualifiedName, Table};
@@ -35,7 +36,7 @@ pub struct ComputedFunction {
 }
 
 /// Read the candidate functions of `schemas`.
-pub async fn load(client: &Client, schemas: &[String]) -> Result<Vec<ComputedFunction>, tokio_postgres::Error> {
+pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<Vec<ComputedFunction>, tokio_postgres::Error> {
     Ok(client
         .query(COMPUTED, &[&schemas])
         .await?

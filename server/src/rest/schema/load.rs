@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 
-use tokio_postgres::Client;
+// Read in one read-only transaction: one snapshot, and one server connection behind a pooler.
+use tokio_postgres::Transaction as Client;
 
 use super::computed;
 use super::relationships::{self, ForeignKey};
@@ -82,7 +83,7 @@ const ROLE_SETTINGS_APPLIED: &[&str] =
     &["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "work_mem", "hash_mem_multiplier"];
 
 /// Read the catalog and build the cache for `schemas`.
-pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, tokio_postgres::Error> {
+pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache, tokio_postgres::Error> {
     let mut tables: HashMap<u32, Table> = HashMap::new();
     for row in client.query(TABLES, &[&schemas]).await? {
         let kind = match row.get::<_, String>(3).as_str() {
@@ -193,7 +194,7 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, to
 
 /// Column names by (relation oid, attnum), for the relations views read from.
 async fn attribute_names(
-    client: &Client,
+    client: &Client<'_>,
     views: &HashMap<u32, Vec<ViewColumnSource>>,
 ) -> Result<HashMap<(u32, i16), String>, tokio_postgres::Error> {
     let mut oids: Vec<u32> = views.values().flatten().filter_map(|s| s.origin.map(|(oid, _)| oid)).collect();
@@ -210,7 +211,7 @@ async fn attribute_names(
 }
 
 async fn load_functions(
-    client: &Client,
+    client: &Client<'_>,
     schemas: &[String],
 ) -> Result<HashMap<QualifiedName, Vec<Function>>, tokio_postgres::Error> {
     let rows = client.query(FUNCTIONS, &[&schemas]).await?;
@@ -306,7 +307,9 @@ fn is_media_type(name: &str) -> bool {
     name == "*/*" || name.split_once('/').is_some_and(|(kind, sub)| ok(kind, false) && ok(sub, true))
 }
 
-async fn load_role_settings(client: &Client) -> Result<HashMap<String, Vec<(String, String)>>, tokio_postgres::Error> {
+async fn load_role_settings(
+    client: &Client<'_>,
+) -> Result<HashMap<String, Vec<(String, String)>>, tokio_postgres::Error> {
     let mut settings: HashMap<String, Vec<(String, String)>> = HashMap::new();
     for row in client.query(ROLE_SETTINGS, &[]).await? {
         let role: String = row.get(0);

@@ -585,7 +585,7 @@ async fn delete_objects(
 
 /// Issue an S3 access key: its id (20 characters) and secret (40), stored for SigV4.
 pub async fn new_credentials(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
     description: &str,
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     use rand::Rng;
@@ -595,7 +595,7 @@ pub async fn new_credentials(
     let mut secret_bytes = [0u8; 30];
     rng.fill(&mut secret_bytes);
     let secret = base64::engine::general_purpose::STANDARD.encode(secret_bytes);
-    db.execute(
+    db.cached_execute(
         "insert into storage.s3_credentials (access_key_id, secret_access_key, description) values ($1, $2, $3)",
         &[&id, &secret, &description],
     )
@@ -605,10 +605,10 @@ pub async fn new_credentials(
 
 /// The S3 access keys: id, description, creation time (UTC).
 pub async fn list_credentials(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::cached::Db,
 ) -> Result<Vec<(String, String, String)>, Box<dyn std::error::Error>> {
     let rows = db
-        .query(
+        .cached_query(
             "select access_key_id, description, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') \
              from storage.s3_credentials order by created_at",
             &[],
@@ -618,9 +618,6 @@ pub async fn list_credentials(
 }
 
 /// Revoke an S3 access key; whether it existed.
-pub async fn revoke_credentials(
-    db: &impl deadpool_postgres::GenericClient,
-    id: &str,
-) -> Result<bool, Box<dyn std::error::Error>> {
-    Ok(db.execute("delete from storage.s3_credentials where access_key_id = $1", &[&id]).await? > 0)
+pub async fn revoke_credentials(db: &impl crate::db::cached::Db, id: &str) -> Result<bool, Box<dyn std::error::Error>> {
+    Ok(db.cached_execute("delete from storage.s3_credentials where access_key_id = $1", &[&id]).await? > 0)
 }

@@ -1,0 +1,190 @@
+//! Prometheus metrics at `GET /metrics`, through the `metrics` facade and its Prometheus
+//! exporter: requests by surface, route and status with latency histograms (recorded by the
+//! request middleware), and, read when scraped, pool usage, realtime sockets and channels, the
+//! mail outbox's depth and the embedded cluster's state.
+//!
+//! Off unless `METRICS_TOKEN` is set: nothing is recorded and `/metrics` answers 404. With it,
+//! `/metrics` wants `Authorization: Bearer <token>` (Prometheus' `authorization` scrape setting).
+//! Labels are bounded: a route is its pattern (`/rest/v1/{table}`), never the path itself.
+
+use crate::db::cached::CachedQueries;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use secrecy::ExposeSecret;
+use serde_json::json;
+
+use crate::startup::AppState;
+
+/// Latency buckets, in seconds: 1 ms to 10 s.
+const LATENCY_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Install the process-wide recorder (once; later calls reuse it) and start recording.
+pub fn enable() {
+    let handle = HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("duration_seconds".into()), LATENCY_BUCKETS)
+            .ok()?
+            .build_recorder();
+        let handle = recorder.handle();
+        metrics::set_global_recorder(recorder).ok()?;
+        Some(handle)
+    });
+    if handle.is_some() {
+        ENABLED.store(true, Ordering::Relaxed);
+        describe();
+    }
+}
+
+/// Whether requests are being recorded.
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+fn describe() {
+    metrics::describe_counter!("http_requests_total", "HTTP requests answered, by surface, route, method and status");
+    metrics::describe_histogram!(
+        "http_request_duration_seconds",
+        metrics::Unit::Seconds,
+        "Time from a request's arrival to its response's head, by surface and route"
+    );
+    metrics::describe_gauge!("db_pool_connections", "Open connections of a pool, by state (in_use, idle)");
+    metrics::describe_gauge!("db_pool_max_connections", "Largest number of connections a pool opens");
+    metrics::describe_gauge!("db_pool_waiting", "Requests waiting for a connection of a pool");
+    metrics::describe_counter!("db_pool_timeouts_total", "Waits for a pool connection that timed out");
+    metrics::describe_gauge!("realtime_connections", "Open realtime sockets");
+    metrics::describe_gauge!("realtime_channels", "Channels with at least one member on this instance");
+    metrics::describe_counter!("realtime_messages_sent_total", "Frames queued to realtime sockets");
+    metrics::describe_counter!("realtime_messages_received_total", "Frames received from realtime sockets");
+    metrics::describe_gauge!(
+        "outbox_messages",
+        "Unsent mail and text messages of the outbox: pending (still tried) and failed (given up)"
+    );
+    metrics::describe_gauge!("embedded_postgres_up", "1 when the embedded cluster runs, 0 when it is down");
+}
+
+/// The surface a path belongs to (a bounded label).
+pub fn surface(path: &str) -> &'static str {
+    let mut parts = path.trim_start_matches('/').splitn(3, '/');
+    match (parts.next(), parts.next()) {
+        (Some("auth"), Some("v1")) => "auth",
+        (Some("rest"), Some("v1")) => "rest",
+        (Some("storage"), Some("v1")) => "storage",
+        (Some("realtime"), Some("v1")) => "realtime",
+        (Some("health"), _) | (Some("metrics"), None) => "internal",
+        _ => "site",
+    }
+}
+
+/// Record one answered request (called by the request middleware when enabled).
+pub fn record_request(path: &str, route: Option<&str>, method: &str, status: u16, elapsed: Duration) {
+    let surface = surface(path);
+    let route = route.unwrap_or("unmatched").to_string();
+    metrics::counter!(
+        "http_requests_total",
+        "surface" => surface,
+        "route" => route.clone(),
+        "method" => method.to_string(),
+        "status" => status.to_string(),
+    )
+    .increment(1);
+    metrics::histogram!("http_request_duration_seconds", "surface" => surface, "route" => route)
+        .record(elapsed.as_secs_f64());
+}
+
+/// Count a pool wait that timed out.
+pub fn pool_timeout(pool: &'static str) {
+    if enabled() {
+        metrics::counter!("db_pool_timeouts_total", "pool" => pool).increment(1);
+    }
+}
+
+/// Count frames to or from realtime sockets.
+pub fn realtime_frames(direction: &'static str, n: u64) {
+    if enabled() {
+        let name =
+            if direction == "sent" { "realtime_messages_sent_total" } else { "realtime_messages_received_total" };
+        metrics::counter!(name).increment(n);
+    }
+}
+
+fn pool_gauges(name: &'static str, pool: &deadpool_postgres::Pool) {
+    let status = pool.status();
+    let idle = status.available as f64;
+    metrics::gauge!("db_pool_connections", "pool" => name, "state" => "idle").set(idle);
+    metrics::gauge!("db_pool_connections", "pool" => name, "state" => "in_use").set(status.size as f64 - idle);
+    metrics::gauge!("db_pool_max_connections", "pool" => name).set(status.max_size as f64);
+    metrics::gauge!("db_pool_waiting", "pool" => name).set(status.waiting as f64);
+}
+
+/// The outbox's unsent messages: (waiting to be sent, given up), none when the database does not answer.
+async fn outbox_depth(pool: &deadpool_postgres::Pool) -> Option<(i64, i64)> {
+    let client = pool.get().await.ok()?;
+    let row = client
+        .cached_query_one(
+            "select count(*) filter (where failed_at is null), count(*) filter (where failed_at is not null) \
+             from outbox.messages where sent_at is null",
+            &[],
+        )
+        .await
+        .ok()?;
+    Some((row.get(0), row.get(1)))
+}
+
+/// `GET /metrics`: the Prometheus text format, for a scraper holding the token.
+pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let not_found = || HttpResponse::NotFound().json(json!({"message": "Not found"}));
+    let Some(token) = state.config.metrics_token.as_ref() else { return not_found() };
+    let Some(handle) = HANDLE.get().and_then(Option::as_ref) else { return not_found() };
+    let presented = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !constant_time_eq(presented.as_bytes(), token.expose_secret().as_bytes()) {
+        return HttpResponse::Unauthorized()
+            .insert_header(("WWW-Authenticate", "Bearer"))
+            .json(json!({"message": "Invalid metrics token"}));
+    }
+    pool_gauges("admin", &state.pools.admin);
+    pool_gauges("request", &state.pools.request);
+    metrics::gauge!("realtime_connections").set(state.realtime.connections.load(Ordering::Relaxed) as f64);
+    metrics::gauge!("realtime_channels").set(state.realtime.hub.channel_count() as f64);
+    if let Some((pending, failed)) = outbox_depth(&state.pools.admin).await {
+        metrics::gauge!("outbox_messages", "status" => "pending").set(pending as f64);
+        metrics::gauge!("outbox_messages", "status" => "failed").set(failed as f64);
+    }
+    if let Some(up) = state.embedded_running() {
+        metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
+    }
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(handle.render())
+}
+
+/// Compare two secrets in time that does not depend on where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_map_to_their_surface() {
+        assert_eq!(surface("/auth/v1/token"), "auth");
+        assert_eq!(surface("/rest/v1/vehicles"), "rest");
+        assert_eq!(surface("/storage/v1/object/a/b"), "storage");
+        assert_eq!(surface("/realtime/v1/websocket"), "realtime");
+        assert_eq!(surface("/health/ready"), "internal");
+        assert_eq!(surface("/metrics"), "internal");
+        assert_eq!(surface("/fleet/3"), "site");
+        assert_eq!(surface("/restv1"), "site");
+    }
+}
