@@ -170,6 +170,12 @@ bench-realtime: build supabase-compat-tests/node_modules/.package-lock.json
 bench-soak: build
 	python3 scripts/bench_soak.py
 
+## bench-scale: /rest/v1 GETSingle and POSTSingle with 1, 2 and 3 instances, directly and through PgBouncer,
+## reads on a streaming replica, and /metrics on, as ratios to one direct instance (prints a table; not a test).
+.PHONY: bench-scale
+bench-scale: build bench-tools
+	python3 scripts/bench_scale.py
+
 ## bench-peer: this server beside PocketBase (pip-installed into a temp dir) on the same seeded rows: getOne, list,
 ## list+embed, sign-in, refresh, /user req/s, p50/p99, CPU per request and memory, as ratios (prints a table; not a test).
 .PHONY: bench-peer

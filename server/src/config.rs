@@ -111,8 +111,9 @@ pub struct Config {
     pub database_direct_url: Option<SecretString>,
 
     /// Whether statements are prepared once per connection and reused (PostgREST's
-    /// `db-prepared-statements`). `false` behind a transaction-mode pooler that does not track
-    /// them (PgBouncer before 1.21): every statement is then sent unnamed, in one message.
+    /// `db-prepared-statements`). `false` behind a transaction-mode pooler (PgBouncer,
+    /// Supavisor): every statement is then sent unnamed, in one message, and `/rest/v1`'s SQL
+    /// `PREPARE`, which no pooler carries between transactions, is made in each message.
     #[arg(long, env = "DB_PREPARED_STATEMENTS", default_value_t = true, action = clap::ArgAction::Set)]
     pub db_prepared_statements: bool,
 

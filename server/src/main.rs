@@ -11,7 +11,7 @@ use server::startup::{self, Application};
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    server::telemetry::init(&cli.config.log_format);
+    let _traces = server::telemetry::init(&cli.config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(err) => {

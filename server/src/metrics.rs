@@ -34,6 +34,15 @@ pub fn enable() {
             .build_recorder();
         let handle = recorder.handle();
         metrics::set_global_recorder(recorder).ok()?;
+        // Histogram samples wait in buffers until drained: drain them even when nobody scrapes.
+        let upkeep = handle.clone();
+        std::thread::Builder::new()
+            .name("metrics-upkeep".into())
+            .spawn(move || loop {
+                std::thread::sleep(Duration::from_secs(5));
+                upkeep.run_upkeep();
+            })
+            .ok()?;
         Some(handle)
     });
     if handle.is_some() {
@@ -57,6 +66,10 @@ fn describe() {
     metrics::describe_gauge!("db_pool_connections", "Open connections of a pool, by state (in_use, idle)");
     metrics::describe_gauge!("db_pool_max_connections", "Largest number of connections a pool opens");
     metrics::describe_gauge!("db_pool_waiting", "Requests waiting for a connection of a pool");
+    metrics::describe_gauge!(
+        "db_replica_in_rotation",
+        "1 while a read replica takes reads, 0 while it is down or lagging"
+    );
     metrics::describe_counter!("db_pool_timeouts_total", "Waits for a pool connection that timed out");
     metrics::describe_gauge!("realtime_connections", "Open realtime sockets");
     metrics::describe_gauge!("realtime_channels", "Channels with at least one member on this instance");
@@ -82,20 +95,54 @@ pub fn surface(path: &str) -> &'static str {
     }
 }
 
+/// A request's counter and histogram, for one route, method and status.
+struct Handles {
+    route: String,
+    method: String,
+    status: u16,
+    counter: metrics::Counter,
+    histogram: metrics::Histogram,
+}
+
+thread_local! {
+    /// Each worker thread's handles, by a hash of route, method and status: a request then costs
+    /// a hash and two atomic updates, not a registry look-up with its labels built anew.
+    static HANDLES: std::cell::RefCell<std::collections::HashMap<u64, Vec<Handles>>> = Default::default();
+}
+
 /// Record one answered request (called by the request middleware when enabled).
 pub fn record_request(path: &str, route: Option<&str>, method: &str, status: u16, elapsed: Duration) {
-    let surface = surface(path);
-    let route = route.unwrap_or("unmatched").to_string();
-    metrics::counter!(
-        "http_requests_total",
-        "surface" => surface,
-        "route" => route.clone(),
-        "method" => method.to_string(),
-        "status" => status.to_string(),
-    )
-    .increment(1);
-    metrics::histogram!("http_request_duration_seconds", "surface" => surface, "route" => route)
-        .record(elapsed.as_secs_f64());
+    use std::hash::{Hash, Hasher};
+    let route = route.unwrap_or("unmatched");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (route, method, status).hash(&mut hasher);
+    HANDLES.with_borrow_mut(|handles| {
+        let bucket = handles.entry(hasher.finish()).or_default();
+        let index = match bucket.iter().position(|h| h.status == status && h.route == route && h.method == method) {
+            Some(index) => index,
+            None => {
+                let surface = surface(path);
+                bucket.push(Handles {
+                    route: route.to_string(),
+                    method: method.to_string(),
+                    status,
+                    counter: metrics::counter!(
+                        "http_requests_total",
+                        "surface" => surface,
+                        "route" => route.to_string(),
+                        "method" => method.to_string(),
+                        "status" => status.to_string(),
+                    ),
+                    histogram: metrics::histogram!(
+                        "http_request_duration_seconds", "surface" => surface, "route" => route.to_string()
+                    ),
+                });
+                bucket.len() - 1
+            }
+        };
+        bucket[index].counter.increment(1);
+        bucket[index].histogram.record(elapsed.as_secs_f64());
+    });
 }
 
 /// Count a pool wait that timed out.
@@ -114,12 +161,13 @@ pub fn realtime_frames(direction: &'static str, n: u64) {
     }
 }
 
-fn pool_gauges(name: &'static str, pool: &deadpool_postgres::Pool) {
+fn pool_gauges(name: impl Into<metrics::SharedString>, pool: &deadpool_postgres::Pool) {
+    let name: metrics::SharedString = name.into();
     let status = pool.status();
     let idle = status.available as f64;
-    metrics::gauge!("db_pool_connections", "pool" => name, "state" => "idle").set(idle);
-    metrics::gauge!("db_pool_connections", "pool" => name, "state" => "in_use").set(status.size as f64 - idle);
-    metrics::gauge!("db_pool_max_connections", "pool" => name).set(status.max_size as f64);
+    metrics::gauge!("db_pool_connections", "pool" => name.clone(), "state" => "idle").set(idle);
+    metrics::gauge!("db_pool_connections", "pool" => name.clone(), "state" => "in_use").set(status.size as f64 - idle);
+    metrics::gauge!("db_pool_max_connections", "pool" => name.clone()).set(status.max_size as f64);
     metrics::gauge!("db_pool_waiting", "pool" => name).set(status.waiting as f64);
 }
 
@@ -155,6 +203,14 @@ pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
     }
     pool_gauges("admin", &state.pools.admin);
     pool_gauges("request", &state.pools.request);
+    for (label, in_rotation, pool) in state.rest.replicas.members() {
+        pool_gauges(format!("replica {label}"), pool);
+        metrics::gauge!("db_replica_in_rotation", "replica" => label.to_string()).set(if in_rotation {
+            1.0
+        } else {
+            0.0
+        });
+    }
     metrics::gauge!("realtime_connections").set(state.realtime.connections.load(Ordering::Relaxed) as f64);
     metrics::gauge!("realtime_channels").set(state.realtime.hub.channel_count() as f64);
     if let Some((pending, failed)) = outbox_depth(&state.pools.admin).await {

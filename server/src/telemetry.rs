@@ -1,4 +1,6 @@
-//! Structured logs: the subscriber set-up and a per-request span with a request id.
+//! Structured logs: the subscriber set-up and a per-request span with a request id; with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans are also exported as OpenTelemetry traces over
+//! OTLP/HTTP (protobuf), batched on a thread of their own (off by default).
 //!
 //! Each request gets an id (`x-request-id` from the client when it is a sane token, else a new
 //! UUID), echoed in the response, and one log line on completion with method, path (never the
@@ -11,18 +13,71 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Instrument;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::{fmt, EnvFilter};
 
-/// Install the global subscriber (`RUST_LOG` filters, default `info`); safe to call twice.
-pub fn init(format: &str) {
+/// Flushes the traces still batched when dropped (keep it until the process ends).
+pub struct TelemetryGuard(Option<SdkTracerProvider>);
+
+impl Drop for TelemetryGuard {
+    fn drop(&mut self) {
+        if let Some(provider) = self.0.take() {
+            let _ = provider.shutdown();
+        }
+    }
+}
+
+/// Install the global subscriber (`RUST_LOG` filters, default `info`), exporting traces when
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` is set; safe to call twice.
+pub fn init(format: &str) -> TelemetryGuard {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let provider = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|v| !v.trim().is_empty()).and_then(|_| {
+        match tracer_provider() {
+            Ok(provider) => Some(provider),
+            Err(err) => {
+                eprintln!("warning: OpenTelemetry traces are off: {err}");
+                None
+            }
+        }
+    });
+    let traces = provider
+        .as_ref()
+        .map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer("supabase-rs")).with_filter(trace_filter()));
+    let registry = tracing_subscriber::registry().with(traces);
     let result = if format == "json" {
-        fmt().with_env_filter(filter).with_writer(std::io::stderr).json().with_current_span(true).try_init()
+        registry
+            .with(fmt::layer().with_writer(std::io::stderr).json().with_current_span(true).with_filter(filter))
+            .try_init()
     } else {
-        fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init()
+        registry.with(fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter)).try_init()
     };
     drop(result);
+    TelemetryGuard(provider)
+}
+
+/// Traces keep the request spans and what happens inside them at `info` and above, whatever
+/// `RUST_LOG` says of the logs.
+fn trace_filter() -> EnvFilter {
+    EnvFilter::new("info")
+}
+
+/// The OTLP/HTTP exporter, configured by the standard `OTEL_*` variables (endpoint, headers,
+/// timeout; `OTEL_SERVICE_NAME`, default `supabase-rs`; `OTEL_BSP_*` for batching).
+fn tracer_provider() -> Result<SdkTracerProvider, String> {
+    use opentelemetry_otlp::WithExportConfig as _;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| "supabase-rs".into());
+    let resource = opentelemetry_sdk::Resource::builder().with_service_name(service).build();
+    Ok(SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build())
 }
 
 fn request_id(req: &ServiceRequest) -> String {

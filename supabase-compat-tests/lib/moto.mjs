@@ -2,23 +2,12 @@
 // bucket: the S3-compatible store of the tests that run the `s3` storage backend.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './server.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '..', '.venv', 'bin', 'moto_server');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Start moto and create `bucket` in it. Resolves to { endpoint, bucket, env, stop() }, where `env`

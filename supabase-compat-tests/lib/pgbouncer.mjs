@@ -2,24 +2,12 @@
 // the pooler of the tests that run server instances behind one.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { pgConfig, withParam } from './server.mjs';
+import { freePort, pgConfig, withParam } from './server.mjs';
 
 const candidates = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Start PgBouncer in front of the cluster of `clusterDbUrl` (a superuser URL of any database);

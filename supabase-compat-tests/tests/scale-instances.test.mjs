@@ -170,6 +170,41 @@ test('a 100 MB file uploaded through one instance (S3 multipart) is served whole
   assert.equal(part.readUInt32LE(0), offset);
 });
 
+test('a resumable upload (S3) created on one instance takes its chunks on the next and is read whole on the third', async () => {
+  const admin = client(at(0), at(0).serviceKey);
+  const bucket = `tus-${randomBytes(3).toString('hex')}`;
+  assert.equal((await admin.storage.createBucket(bucket)).error, null);
+  const body = randomBytes(13 * 1024 * 1024);
+  const chunk = 6 * 1024 * 1024;
+  const b64 = (v) => Buffer.from(v).toString('base64');
+  const headers = (server) => ({ apikey: server.serviceKey, authorization: `Bearer ${server.serviceKey}`, 'tus-resumable': '1.0.0' });
+  const created = await fetch(`${at(0).url}/storage/v1/upload/resumable`, {
+    method: 'POST',
+    headers: {
+      ...headers(at(0)),
+      'upload-length': String(body.length),
+      'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64('film/part.bin')},contentType ${b64('application/octet-stream')}`,
+    },
+  });
+  assert.equal(created.status, 201, await created.text());
+  const where = new URL(created.headers.get('location')).pathname;
+  for (let offset = 0, i = 0; offset < body.length; offset += chunk, i += 1) {
+    const server = at(i); // each chunk through another instance
+    const part = body.subarray(offset, Math.min(offset + chunk, body.length));
+    const res = await fetch(`${server.url}${where}`, {
+      method: 'PATCH',
+      headers: { ...headers(server), 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+      body: part,
+    });
+    assert.equal(res.status, 204, `chunk ${i} on instance ${i % 3}: ${await res.text()}`);
+    assert.equal(Number(res.headers.get('upload-offset')), offset + part.length);
+  }
+  const got = await client(at(2), at(2).serviceKey).storage.from(bucket).download('film/part.bin');
+  assert.equal(got.error, null);
+  assert.equal(createHash('sha256').update(Buffer.from(await got.data.arrayBuffer())).digest('hex'),
+    createHash('sha256').update(body).digest('hex'));
+});
+
 test('a schema change announced once (NOTIFY pgrst) reaches the schema cache of every instance', async () => {
   const table = `scale_${randomBytes(4).toString('hex')}`;
   for (const server of instances) {

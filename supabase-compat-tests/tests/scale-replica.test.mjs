@@ -30,6 +30,7 @@ before(async () => {
   server = await startServer({
     DATABASE_READ_URL: cluster.replicaUrl(dbName),
     DATABASE_READ_MAX_LAG_SECONDS: '1',
+    METRICS_TOKEN: 'replica-metrics',
   }, { fixture, dbUrl });
 });
 after(async () => {
@@ -67,6 +68,8 @@ test('reads go to the replica: GET on a view, GET and POST calls of a stable fun
   assert.deepEqual(await call('/served_by').then((r) => r.json()), [{ replica: true }]);
   assert.equal(await onReplica(), true);
   assert.equal(await onReplica({ method: 'POST', body: '{}' }), true, 'a stable function runs read-only');
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer replica-metrics' } }).then((r) => r.text());
+  assert.match(metrics, /^db_replica_in_rotation\{replica="[^"]+"\} 1$/m);
   const volatile = await call('/rpc/touch', { method: 'POST', body: '{}' });
   assert.equal(await volatile.json(), false, 'a volatile function may write: primary');
 });
@@ -112,4 +115,6 @@ test('a replica that goes down leaves the rotation; reads keep being answered by
     assert.equal(await onReplica(), false);
     assert.deepEqual(await call('/served_by').then((r) => r.json()), [{ replica: false }]);
   }
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer replica-metrics' } }).then((r) => r.text());
+  assert.match(metrics, /^db_replica_in_rotation\{replica="[^"]+"\} 0$/m, 'the metrics show it out of rotation');
 });

@@ -100,6 +100,11 @@ impl Replicas {
         None
     }
 
+    /// Each replica's label, whether it is in rotation, and its pool (for metrics).
+    pub fn members(&self) -> impl Iterator<Item = (&str, bool, &Pool)> {
+        self.members.iter().map(|m| (m.label.as_str(), m.healthy.load(Ordering::Relaxed), &m.pool))
+    }
+
     /// Note that `caller` wrote: it reads from the primary for `max_lag`.
     pub fn wrote(&self, caller: &str) {
         self.writers.insert(caller.to_string(), ());
