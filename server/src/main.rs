@@ -57,7 +57,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             startup::migrate_and_prepare(&pools, &keys).await?;
             let store = server::storage::backend::build(&config.storage, &config.data_dir)?;
             let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
-            let report = server::seed::run(&pools.admin, &config.seed, &sink).await?;
+            // The seed keeps a session setting between its statements: a direct connection.
+            let report = server::seed::run(&pools.direct, &config.seed, &sink).await?;
             println!("seed: {} vehicles, {} images stored", report.vehicles, report.images);
             for account in &report.created {
                 println!(

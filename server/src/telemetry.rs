@@ -21,6 +21,29 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::{fmt, EnvFilter};
 
+/// Whether spans are exported (then a request's `traceparent` is followed).
+static TRACING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Make `span` a child of the W3C `traceparent` (and `tracestate`) the client sent, so the
+/// request's span joins the caller's trace.
+fn continue_trace(span: &tracing::Span, headers: &actix_web::http::header::HeaderMap) {
+    use opentelemetry::propagation::TextMapPropagator as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    struct Headers<'a>(&'a actix_web::http::header::HeaderMap);
+    impl opentelemetry::propagation::Extractor for Headers<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(|v| v.to_str().ok())
+        }
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(|k| k.as_str()).collect()
+        }
+    }
+    if headers.contains_key("traceparent") {
+        let parent = opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&Headers(headers));
+        let _ = span.set_parent(parent);
+    }
+}
+
 /// Flushes the traces still batched when dropped (keep it until the process ends).
 pub struct TelemetryGuard(Option<SdkTracerProvider>);
 
@@ -57,6 +80,7 @@ pub fn init(format: &str) -> TelemetryGuard {
         registry.with(fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter)).try_init()
     };
     drop(result);
+    TRACING.store(provider.is_some(), std::sync::atomic::Ordering::Relaxed);
     TelemetryGuard(provider)
 }
 
@@ -113,6 +137,9 @@ pub async fn middleware(
         req.extensions_mut().insert(RequestId(id.clone()));
     }
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
+    if TRACING.load(std::sync::atomic::Ordering::Relaxed) {
+        continue_trace(&span, req.headers());
+    }
     let started = Instant::now();
     let result = next.call(req).instrument(span.clone()).await;
     let _entered = span.enter();

@@ -31,6 +31,24 @@ after(async () => {
   collector?.close();
 });
 
+test('a request that carries a W3C traceparent joins the caller\'s trace', async () => {
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const parentId = '00f067aa0ba902b7';
+  const id = `traced-${Date.now()}`;
+  const res = await fetch(`${server.url}/rest/v1/`, {
+    headers: { apikey: server.anonKey, 'x-request-id': id, traceparent: `00-${traceId}-${parentId}-01` },
+  });
+  assert.equal(res.status, 200);
+  const deadline = Date.now() + 15000;
+  let batch;
+  while (!(batch = received.find((r) => r.body.includes(id)))) {
+    assert.ok(Date.now() < deadline, `no span with ${id} reached the collector`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(batch.body.includes(Buffer.from(traceId, 'hex')), 'the span carries the caller\'s trace id');
+  assert.ok(batch.body.includes(Buffer.from(parentId, 'hex')), 'and the caller\'s span as its parent');
+});
+
 test('a request\'s span reaches the OTLP collector with its request id, method and path', async () => {
   const id = `trace-me-${Date.now()}`;
   const res = await fetch(`${server.url}/rest/v1/`, { headers: { apikey: server.anonKey, 'x-request-id': id } });
