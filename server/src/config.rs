@@ -112,8 +112,8 @@ pub struct Config {
 
     /// Whether statements are prepared once per connection and reused (PostgREST's
     /// `db-prepared-statements`). `false` behind a transaction-mode pooler (PgBouncer,
-    /// Supavisor): every statement is then sent unnamed, in one message, and `/rest/v1`'s SQL
-    /// `PREPARE`, which no pooler carries between transactions, is made in each message.
+    /// Supavisor): every statement is then sent unnamed, in one message, and `/rest/v1` prepares
+    /// its SQL `PREPARE`d statement again on a server connection that lacks it.
     #[arg(long, env = "DB_PREPARED_STATEMENTS", default_value_t = true, action = clap::ArgAction::Set)]
     pub db_prepared_statements: bool,
 

@@ -12,17 +12,14 @@
 //! type it inferred for each `$n`, exactly as it reads text-format bind parameters; a value
 //! holding a NUL byte cannot be written in a message, and [`inlinable`] says so beforehand.
 //!
-//! A statement text keeps its name for the life of the process, and each connection remembers
-//! which names it has prepared. When the database says otherwise (a pooler handed the
-//! transaction to another server connection, or the statement was deallocated) the message is
-//! sent again with or without the `PREPARE`. Both are bounded: past `MAX_TEXTS` statement
-//! texts (or `MAX_TEXT_BYTES` of them) the names start over at fresh numbers, and a connection
-//! holding `MAX_PER_CONNECTION` statements deallocates them.
-//!
-//! Behind a transaction-mode pooler (`DB_PREPARED_STATEMENTS=false`) nothing is remembered: each
-//! message starts with `DEALLOCATE ALL` and prepares its statement again, since a pooler does
-//! not carry SQL-level prepared statements (names chosen by each instance) from one transaction
-//! to the next or keep one instance's names apart from another's.
+//! A statement's name is a hash of its text, the same in every process, and each connection
+//! remembers which names it has prepared; a connection holding `MAX_PER_CONNECTION` statements
+//! deallocates them. When the database says otherwise (a pooler handed the transaction to another
+//! server connection, or the statement was deallocated) the message is sent again with or
+//! without the `PREPARE`. Behind a transaction-mode pooler (`DB_PREPARED_STATEMENTS=false`) that
+//! happens until every server connection has prepared the statement, so a few more tries are
+//! allowed there; since a name is its text's hash, a statement another instance prepared on a
+//! shared server connection is the same statement.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -34,9 +31,6 @@ use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 use super::context::{Access, End, Unit};
 use super::{escaped_literal, quote_ident};
 
-/// Statement texts (and their total size) given a name before the names start over.
-const MAX_TEXTS: usize = 10_000;
-const MAX_TEXT_BYTES: usize = 16 << 20;
 /// Statements a connection keeps prepared before it deallocates them (each holds its plans in
 /// the connection's backend).
 const MAX_PER_CONNECTION: usize = 200;
@@ -68,21 +62,9 @@ pub async fn run(
     ending: Ending,
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
     let name = name_of(text);
-    if super::cached::unnamed() {
-        // Behind a transaction-mode pooler the next message may reach another server
-        // connection: prepare in every message, after clearing whatever an earlier message left.
-        let (message, before) = message(unit, text, name, params, true, ending);
-        let message = format!("DEALLOCATE ALL;{message}");
-        return match send(client, &message, before + 1, true).await {
-            Ok(rows) => Ok(rows),
-            Err((err, _)) => {
-                let _ = client.batch_execute("ROLLBACK").await;
-                Err(err)
-            }
-        };
-    }
     let mut prepare = !connection_has(client, name);
-    let mut retried = false;
+    // Behind a pooler each try may reach another server connection.
+    let mut tries_left = if super::cached::unnamed() { 4 } else { 1 };
     loop {
         let (message, before) = message(unit, text, name, params, prepare, ending);
         match send(client, &message, before, prepare).await {
@@ -97,7 +79,7 @@ pub async fn run(
                 if prepared_now {
                     remember(client, name).await;
                 }
-                if retried {
+                if tries_left == 0 {
                     return Err(err);
                 }
                 match err.code().map(|c| c.code()) {
@@ -111,7 +93,7 @@ pub async fn run(
                     }
                     _ => return Err(err),
                 }
-                retried = true;
+                tries_left -= 1;
             }
         }
     }
@@ -327,30 +309,15 @@ async fn send(
     }
 }
 
-/// Names given to statement texts, for the life of the process.
-struct Names {
-    by_text: HashMap<String, u64>,
-    bytes: usize,
-    next: u64,
-}
-
-static NAMES: LazyLock<Mutex<Names>> =
-    LazyLock::new(|| Mutex::new(Names { by_text: HashMap::new(), bytes: 0, next: 1 }));
-
+/// A statement's name: a 64-bit hash of its text (SipHash with fixed keys). The same text has
+/// the same name in every process, and two texts share one only by a 2^-64 chance, so
+/// instances sharing server connections through a pooler never run each other's statements
+/// under one name.
 fn name_of(text: &str) -> u64 {
-    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(&name) = names.by_text.get(text) {
-        return name;
-    }
-    if names.by_text.len() >= MAX_TEXTS || names.bytes + text.len() > MAX_TEXT_BYTES {
-        names.by_text.clear();
-        names.bytes = 0;
-    }
-    let name = names.next;
-    names.next += 1;
-    names.bytes += text.len();
-    names.by_text.insert(text.to_string(), name);
-    name
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What one connection has prepared, keyed by its statement cache (one per connection, alive as
@@ -400,7 +367,9 @@ async fn remember(client: &Object, name: u64) {
             None
         }
     };
-    if let Some(names) = full {
+    // Behind a pooler the statements live on server connections this one does not choose (the
+    // pooler recycles them); forgetting them is all that can be done.
+    if let Some(names) = full.filter(|_| !super::cached::unnamed()) {
         let sql: String = names.iter().map(|n| format!("DEALLOCATE r{n};")).collect();
         if let Err(err) = client.batch_execute(&sql).await {
             tracing::warn!(error = %err, "could not deallocate a connection's statements");
