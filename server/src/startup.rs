@@ -200,6 +200,12 @@ impl Application {
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))??;
         if !config.db_prepared_statements {
+            if config.database_direct_url.is_none() && config.database_url.is_some() {
+                tracing::warn!(
+                    "DB_PREPARED_STATEMENTS=false without DATABASE_DIRECT_URL: behind a transaction-mode pooler, \
+                     migrations, LISTEN and realtime's replication need a direct connection"
+                );
+            }
             crate::db::cached::use_unnamed_statements(database.direct.clone());
         }
         let pools = database.pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;

@@ -56,9 +56,12 @@ async fn param_types(sql: &str) -> Result<Arc<[Type]>, Error> {
         tokio::spawn(connection);
         *learner = Some(client);
     }
-    let Some(client) = learner.as_ref() else { unreachable!("connected above") };
-    // Dropping the statement closes it on that connection.
-    let types: Arc<[Type]> = client.prepare(sql).await?.params().into();
+    let Some(client) = learner.as_mut() else { unreachable!("connected above") };
+    // Inside a transaction, and closed (when dropped) before it ends: nothing is left behind on
+    // the server connection even if the "direct" URL goes through a pooler after all.
+    let tx = client.transaction().await?;
+    let types: Arc<[Type]> = tx.prepare(sql).await?.params().into();
+    tx.rollback().await?;
     let mut map = TYPES.lock().unwrap_or_else(PoisonError::into_inner);
     if map.len() >= MAX_TEXTS {
         map.clear();

@@ -50,7 +50,7 @@ impl Replicas {
         max_lag: Duration,
     ) -> Result<Replicas, PoolError> {
         let mut members = Vec::with_capacity(urls.len());
-        for url in urls {
+        for url in urls.iter().filter(|u| !u.expose_secret().trim().is_empty()) {
             let mut cfg = tokio_postgres::Config::from_str(url.expose_secret())
                 .map_err(|e| PoolError::Url(format!("DATABASE_READ_URL: {e}")))?;
             let label = format!(
