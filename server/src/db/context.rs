@@ -55,6 +55,16 @@ pub enum Access {
     ReadWrite,
 }
 
+impl Access {
+    /// The statement that opens a transaction of this access.
+    pub fn begin_sql(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "BEGIN READ ONLY",
+            Access::ReadWrite => "BEGIN",
+        }
+    }
+}
+
 /// Sets the caller's role and claims and the request facts, transaction-locally.
 pub(crate) const SET_CONTEXT: &str = "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), \
      set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), \
@@ -108,6 +118,16 @@ pub enum End {
     Rollback,
 }
 
+impl End {
+    /// The statement that ends the transaction so.
+    pub fn sql(self) -> &'static str {
+        match self {
+            End::Commit => "COMMIT",
+            End::Rollback => "ROLLBACK",
+        }
+    }
+}
+
 /// Who runs a pipelined statement, and how its transaction is framed.
 #[derive(Debug, Clone, Copy)]
 pub struct Unit<'a> {
@@ -140,11 +160,7 @@ pub async fn run_pipelined(
     }
     let context = client.prepare_cached(SET_CONTEXT).await?;
     let ctx = ContextValues::of(caller, request);
-    let begin = if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" };
-    let finish = match end {
-        End::Commit => "COMMIT",
-        End::Rollback => "ROLLBACK",
-    };
+    let (begin, finish) = (access.begin_sql(), end.sql());
     let ctx_params = ctx.params();
     let extra_sql = extra.unwrap_or("");
     // `tokio::join!` polls in order and each request is sent on its first poll, so the messages
@@ -184,7 +200,7 @@ async fn run_in_steps(
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     let Unit { caller, request, access, extra, end } = *unit;
-    client.batch_execute(if access == Access::ReadOnly { "BEGIN READ ONLY" } else { "BEGIN" }).await?;
+    client.batch_execute(access.begin_sql()).await?;
     let steps = async {
         let ctx = ContextValues::of(caller, request);
         client.cached_query_one(SET_CONTEXT, &ctx.params()).await?;
@@ -195,7 +211,7 @@ async fn run_in_steps(
     };
     match steps.await {
         Ok(rows) => {
-            client.batch_execute(if end == End::Commit { "COMMIT" } else { "ROLLBACK" }).await?;
+            client.batch_execute(end.sql()).await?;
             Ok(rows)
         }
         Err(err) => {

@@ -24,7 +24,8 @@ use tokio_postgres::NoTls;
 /// Why a pool could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PoolError {
-    #[error("invalid DATABASE_URL: {0}")]
+    /// The setting's name and the parser's complaint.
+    #[error("invalid {0}")]
     Url(String),
     #[error("cannot build the connection pool: {0}")]
     Build(String),
@@ -76,7 +77,7 @@ impl Pools {
     /// `authenticator_password` on the same host and database.
     pub fn new(database_url: &SecretString, authenticator_password: &str, size: usize) -> Result<Pools, PoolError> {
         let admin_cfg = tokio_postgres::Config::from_str(database_url.expose_secret())
-            .map_err(|e| PoolError::Url(e.to_string()))?;
+            .map_err(|e| PoolError::Url(format!("DATABASE_URL: {e}")))?;
         let mut request_cfg = admin_cfg.clone();
         request_cfg.user(AUTHENTICATOR).password(authenticator_password).application_name("server-request");
         let mut admin_cfg = admin_cfg;

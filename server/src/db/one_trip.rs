@@ -28,7 +28,7 @@ use deadpool_postgres::{Object, StatementCache};
 use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
-use super::context::{Access, End, Unit};
+use super::context::{End, Unit};
 use super::{escaped_literal, quote_ident};
 
 /// Statements a connection keeps prepared before it deallocates them (each holds its plans in
@@ -128,10 +128,7 @@ impl OpenTransaction {
     /// Commit or roll back.
     pub async fn end(mut self, end: End) -> Result<(), tokio_postgres::Error> {
         let Some(client) = self.client.take() else { return Ok(()) };
-        match end {
-            End::Commit => client.batch_execute("COMMIT").await,
-            End::Rollback => client.batch_execute("ROLLBACK").await,
-        }
+        client.batch_execute(end.sql()).await
     }
 }
 
@@ -158,7 +155,8 @@ fn message(
 ) -> (String, usize) {
     let Unit { caller, request, access, extra, end } = *unit;
     let mut sql = String::with_capacity(512 + text.len() * usize::from(prepare));
-    sql.push_str(if access == Access::ReadOnly { "BEGIN READ ONLY;" } else { "BEGIN;" });
+    sql.push_str(access.begin_sql());
+    sql.push(';');
     let mut before = 1;
     // `SET LOCAL` is a utility statement: parsed, never planned, which costs Postgres less than
     // a `SELECT set_config(...)` parsed and planned on every request. A setting whose value may
@@ -212,7 +210,8 @@ fn message(
         sql.push(')');
     }
     if ending == Ending::InMessage {
-        sql.push_str(if end == End::Commit { ";COMMIT" } else { ";ROLLBACK" });
+        sql.push(';');
+        sql.push_str(end.sql());
     }
     (sql, before)
 }

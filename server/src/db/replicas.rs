@@ -75,6 +75,16 @@ impl Replicas {
         })
     }
 
+    /// No replica: everything on the primary.
+    pub fn none() -> Replicas {
+        Replicas {
+            members: Vec::new(),
+            next: AtomicUsize::new(0),
+            writers: moka::sync::Cache::new(0),
+            max_lag: Duration::ZERO,
+        }
+    }
+
     /// Whether any replica is configured.
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()

@@ -53,10 +53,7 @@ impl RestState {
             cache: SchemaCacheHandle::default(),
             admin,
             request,
-            replicas: Arc::new(
-                crate::db::replicas::Replicas::new(&[], "", 1, std::time::Duration::from_secs(1))
-                    .map_err(|e| error::RestError::internal(e.to_string()))?,
-            ),
+            replicas: Arc::new(crate::db::replicas::Replicas::none()),
             reload_lock: Arc::new(tokio::sync::Mutex::new(())),
         };
         state.reload().await?;
