@@ -17,8 +17,9 @@
 //! deallocates them. When the database says otherwise (a pooler handed the transaction to another
 //! server connection, or the statement was deallocated) the message is sent again with or
 //! without the `PREPARE`. Behind a transaction-mode pooler (`DB_PREPARED_STATEMENTS=false`) that
-//! happens until every server connection has prepared the statement, so a few more tries are
-//! allowed there; since a name is its text's hash, a statement another instance prepared on a
+//! happens until every server connection has prepared the statement; the second try may reach
+//! yet another server connection, so there it starts with `DEALLOCATE ALL` and prepares, which
+//! cannot miss. Since a name is its text's hash, a statement another instance prepared on a
 //! shared server connection is the same statement.
 
 use std::collections::{HashMap, HashSet};
@@ -63,10 +64,16 @@ pub async fn run(
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
     let name = name_of(text);
     let mut prepare = !connection_has(client, name);
-    // Behind a pooler each try may reach another server connection.
-    let mut tries_left = if super::cached::unnamed() { 4 } else { 1 };
+    // Behind a pooler the retry may reach yet another server connection, which may or may not
+    // hold the statement: it clears what that connection holds and prepares, which cannot miss.
+    let pooled = super::cached::unnamed();
+    let mut retried = false;
     loop {
-        let (message, before) = message(unit, text, name, params, prepare, ending);
+        let (mut message, mut before) = message(unit, text, name, params, prepare, ending);
+        if pooled && retried {
+            message.insert_str(0, "DEALLOCATE ALL;");
+            before += 1;
+        }
         match send(client, &message, before, prepare).await {
             Ok(rows) => {
                 if prepare {
@@ -79,7 +86,7 @@ pub async fn run(
                 if prepared_now {
                     remember(client, name).await;
                 }
-                if tries_left == 0 {
+                if retried {
                     return Err(err);
                 }
                 match err.code().map(|c| c.code()) {
@@ -87,13 +94,14 @@ pub async fn run(
                         forget(client, name);
                         prepare = true;
                     }
-                    Some(ALREADY_PREPARED) if prepare => {
+                    Some(ALREADY_PREPARED) if prepare && !pooled => {
                         remember(client, name).await;
                         prepare = false;
                     }
+                    Some(ALREADY_PREPARED) if prepare => {}
                     _ => return Err(err),
                 }
-                tries_left -= 1;
+                retried = true;
             }
         }
     }

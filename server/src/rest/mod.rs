@@ -75,11 +75,10 @@ impl RestState {
     /// Re-read the catalog and swap the cache in; requests in flight keep the old one.
     pub async fn reload(&self) -> Result<(), error::RestError> {
         let _serialised = self.reload_lock.lock().await;
-        let failed = |e: &dyn std::fmt::Display| error::RestError::internal(format!("schema cache: {e}"));
-        let mut client = self.admin.get().await.map_err(|e| failed(&e))?;
-        let tx = client.build_transaction().read_only(true).start().await.map_err(|e| failed(&e))?;
-        let cache = schema::load(&tx, &self.config.schemas).await.map_err(|e| failed(&e))?;
-        tx.commit().await.map_err(|e| failed(&e))?;
+        let client = self.admin.get().await.map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
+        let cache = schema::load(&client, &self.config.schemas)
+            .await
+            .map_err(|e| error::RestError::internal(format!("schema cache: {e}")))?;
         tracing::info!(tables = cache.tables.len(), functions = cache.functions.len(), "schema cache loaded");
         self.cache.replace(cache);
         Ok(())

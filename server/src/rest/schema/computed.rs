@@ -9,8 +9,7 @@
 
 use std::collections::HashMap;
 
-// Read in one read-only transaction: one snapshot, and one server connection behind a pooler.
-use tokio_postgres::Transaction as Client;
+use crate::db::cached::Db;
 
 use super::relationships::{Cardinality, Relationship};
 use super::{QualifiedName, Table};
@@ -36,9 +35,9 @@ pub struct ComputedFunction {
 }
 
 /// Read the candidate functions of `schemas`.
-pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<Vec<ComputedFunction>, tokio_postgres::Error> {
+pub async fn load(client: &impl Db, schemas: &[String]) -> Result<Vec<ComputedFunction>, tokio_postgres::Error> {
     Ok(client
-        .query(COMPUTED, &[&schemas])
+        .cached_query(COMPUTED, &[&schemas])
         .await?
         .iter()
         .map(|row| ComputedFunction {

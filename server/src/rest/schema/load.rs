@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 
-// Read in one read-only transaction: one snapshot, and one server connection behind a pooler.
-use tokio_postgres::Transaction as Client;
+use crate::db::cached::Db;
 
 use super::computed;
 use super::relationships::{self, ForeignKey};
@@ -83,9 +82,9 @@ const ROLE_SETTINGS_APPLIED: &[&str] =
     &["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "work_mem", "hash_mem_multiplier"];
 
 /// Read the catalog and build the cache for `schemas`.
-pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache, tokio_postgres::Error> {
+pub async fn load(client: &impl Db, schemas: &[String]) -> Result<SchemaCache, tokio_postgres::Error> {
     let mut tables: HashMap<u32, Table> = HashMap::new();
-    for row in client.query(TABLES, &[&schemas]).await? {
+    for row in client.cached_query(TABLES, &[&schemas]).await? {
         let kind = match row.get::<_, String>(3).as_str() {
             "v" => TableKind::View,
             "m" => TableKind::MaterializedView,
@@ -108,7 +107,7 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
             },
         );
     }
-    for row in client.query(COLUMNS, &[&schemas]).await? {
+    for row in client.cached_query(COLUMNS, &[&schemas]).await? {
         if let Some(table) = tables.get_mut(&row.get::<_, u32>(0)) {
             table.columns.push(Column {
                 name: row.get(1),
@@ -125,7 +124,7 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
 
     let mut foreign_keys = Vec::new();
     let mut keys_by_oid: HashMap<u32, (Vec<String>, Vec<Vec<String>>)> = HashMap::new();
-    for row in client.query(KEYS, &[]).await? {
+    for row in client.cached_query(KEYS, &[]).await? {
         let relid: u32 = row.get(0);
         let kind: String = row.get(1);
         let columns: Vec<String> = row.get(3);
@@ -145,7 +144,7 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
             }),
         }
     }
-    for row in client.query(UNIQUE_INDEXES, &[]).await? {
+    for row in client.cached_query(UNIQUE_INDEXES, &[]).await? {
         keys_by_oid.entry(row.get(0)).or_default().1.push(row.get(1));
     }
     for (oid, (pk, uniques)) in &keys_by_oid {
@@ -157,7 +156,7 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
 
     // Views: map their columns to base table columns to give them keys and relationships.
     let mut view_sources: HashMap<u32, Vec<ViewColumnSource>> = HashMap::new();
-    for row in client.query(VIEW_RULES, &[]).await? {
+    for row in client.cached_query(VIEW_RULES, &[]).await? {
         let text: String = row.get(1);
         view_sources.insert(row.get(0), views::parse_target_list(&text));
     }
@@ -171,11 +170,13 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
     let functions = load_functions(client, schemas).await?;
     let role_settings = load_role_settings(client).await?;
     // PostgREST offers `application/geo+json` only where PostGIS's `ST_AsGeoJSON` exists.
-    let geojson: bool =
-        client.query_one("select exists(select 1 from pg_proc where proname = 'st_asgeojson')", &[]).await?.get(0);
+    let geojson: bool = client
+        .cached_query_one("select exists(select 1 from pg_proc where proname = 'st_asgeojson')", &[])
+        .await?
+        .get(0);
     // `Prefer: timezone=` is honoured only for a name Postgres knows, as in PostgREST.
     let timezones = client
-        .query("select name from pg_catalog.pg_timezone_names", &[])
+        .cached_query("select name from pg_catalog.pg_timezone_names", &[])
         .await?
         .iter()
         .map(|row| row.get(0))
@@ -194,7 +195,7 @@ pub async fn load(client: &Client<'_>, schemas: &[String]) -> Result<SchemaCache
 
 /// Column names by (relation oid, attnum), for the relations views read from.
 async fn attribute_names(
-    client: &Client<'_>,
+    client: &impl Db,
     views: &HashMap<u32, Vec<ViewColumnSource>>,
 ) -> Result<HashMap<(u32, i16), String>, tokio_postgres::Error> {
     let mut oids: Vec<u32> = views.values().flatten().filter_map(|s| s.origin.map(|(oid, _)| oid)).collect();
@@ -202,7 +203,7 @@ async fn attribute_names(
     oids.sort_unstable();
     oids.dedup();
     let rows = client
-        .query(
+        .cached_query(
             "select attrelid, attnum, attname::text from pg_attribute where attrelid = any($1) and attnum > 0 and not attisdropped",
             &[&oids],
         )
@@ -211,17 +212,17 @@ async fn attribute_names(
 }
 
 async fn load_functions(
-    client: &Client<'_>,
+    client: &impl Db,
     schemas: &[String],
 ) -> Result<HashMap<QualifiedName, Vec<Function>>, tokio_postgres::Error> {
-    let rows = client.query(FUNCTIONS, &[&schemas]).await?;
+    let rows = client.cached_query(FUNCTIONS, &[&schemas]).await?;
     let relids: Vec<u32> = rows.iter().map(|r| r.get::<_, u32>(6)).filter(|oid| *oid != 0).collect();
     let mut composite: HashMap<u32, Vec<(String, String)>> = HashMap::new();
-    for row in client.query(COMPOSITE_COLUMNS, &[&relids]).await? {
+    for row in client.cached_query(COMPOSITE_COLUMNS, &[&relids]).await? {
         composite.entry(row.get(0)).or_default().push((row.get(1), row.get(2)));
     }
     let relation_names: HashMap<u32, QualifiedName> = client
-        .query("select c.oid, n.nspname::text, c.relname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = any($1)", &[&relids])
+        .cached_query("select c.oid, n.nspname::text, c.relname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = any($1)", &[&relids])
         .await?
         .iter()
         .map(|r| (r.get(0), QualifiedName { schema: r.get(1), name: r.get(2) }))
@@ -307,11 +308,9 @@ fn is_media_type(name: &str) -> bool {
     name == "*/*" || name.split_once('/').is_some_and(|(kind, sub)| ok(kind, false) && ok(sub, true))
 }
 
-async fn load_role_settings(
-    client: &Client<'_>,
-) -> Result<HashMap<String, Vec<(String, String)>>, tokio_postgres::Error> {
+async fn load_role_settings(client: &impl Db) -> Result<HashMap<String, Vec<(String, String)>>, tokio_postgres::Error> {
     let mut settings: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    for row in client.query(ROLE_SETTINGS, &[]).await? {
+    for row in client.cached_query(ROLE_SETTINGS, &[]).await? {
         let role: String = row.get(0);
         let config: Vec<String> = row.get(1);
         for entry in config {
