@@ -55,7 +55,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
             let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             startup::migrate_and_prepare(&pools, &keys).await?;
-            let store = server::storage::backend::build(&config.storage, &config.data_dir)?;
+            let store = server::storage::backend::build(&config.storage, &config.data_dir)?.store;
             let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
             // The seed keeps a session setting between its statements: a direct connection.
             let report = server::seed::run(&pools.direct, &config.seed, &sink).await?;

@@ -267,8 +267,10 @@ impl Application {
             .with_replicas(Arc::new(replicas));
         crate::rest::spawn_listener(rest.clone(), database.direct.clone());
         let rest = web::Data::new(rest);
+        let built = crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?;
         let storage = web::Data::new(crate::storage::StorageState {
-            store: crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?,
+            store: built.store,
+            local: built.local,
             request: pools.request.clone(),
             admin: pools.admin.clone(),
             secret: keys.jwt_secret.clone(),

@@ -36,6 +36,8 @@ use self::config::StorageConfig;
 /// Shared state of the storage handlers.
 pub struct StorageState {
     pub store: Arc<dyn ObjectStore>,
+    /// The same store where it is a local directory (the `file` backend): uploads write its files.
+    pub local: Option<Arc<object_store::local::LocalFileSystem>>,
     /// Pool of the caller's transactions (logged in as `authenticator`).
     pub request: Pool,
     /// Owner pool: bucket settings, public and signed reads.

@@ -382,7 +382,16 @@ async fn receive(
     let remaining = (upload.length - offset).max(0) as u64;
     let key = chunk_key(version, offset);
     let body = payload.map(|c| c.map_err(|e| e.to_string()));
-    let stored = match backend::put_stream(state.store.as_ref(), &key, body, remaining, backend::Etag::Mtime).await {
+    let stored = match backend::put_stream(
+        state.store.as_ref(),
+        state.local.as_deref(),
+        &key,
+        body,
+        remaining,
+        backend::Etag::Mtime,
+    )
+    .await
+    {
         Ok(stored) => stored,
         Err(StorageError::EntityTooLarge) => {
             return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "The chunk goes past Upload-Length"))
@@ -441,6 +450,7 @@ async fn finish(
     let version_text = version.to_string();
     let stored = backend::put_concat(
         &state.store,
+        state.local.as_deref(),
         keys.clone(),
         &key_of(&version_text),
         upload.length as u64,

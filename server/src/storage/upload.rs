@@ -177,6 +177,7 @@ async fn store(
     let version = Uuid::new_v4().to_string();
     let stored = backend::put_stream(
         state.store.as_ref(),
+        state.local.as_deref(),
         &key_of(&version),
         incoming.body,
         limit,

@@ -14,7 +14,7 @@ async fn seeding_twice_loads_the_demo_data_once() {
     let base = base_config();
     let mut config = base.seed.clone();
     config.admin_password = Some("Admin-Secret-123".into());
-    let store = server::storage::backend::build(&base.storage, &base.data_dir).expect("store");
+    let store = server::storage::backend::build(&base.storage, &base.data_dir).expect("store").store;
     let sink = ImageSink { store, bucket: "vehicles".into() };
 
     let first = seed::run(&pools.admin, &config, &sink).await.expect("first seed");

@@ -636,8 +636,10 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     let mut config = crate::helpers::base_config();
     config.storage.file_path = Some(dir.clone());
     let pools = server::db::Pools::new(&SecretString::from(app.db_url.clone()), "unused-on-socket-trust", 2).unwrap();
+    let built = backend::build(&config.storage, &config.data_dir).unwrap();
     let state = StorageState {
-        store: backend::build(&config.storage, &config.data_dir).unwrap(),
+        store: built.store,
+        local: built.local,
         request: pools.request.clone(),
         admin: pools.admin.clone(),
         secret: SecretString::from("unused".to_string()),

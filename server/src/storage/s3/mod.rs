@@ -496,7 +496,8 @@ async fn store_checked(
         }
         Ok::<_, String>(chunk)
     });
-    let stored = backend::put_stream(state.store.as_ref(), key, Box::pin(body), limit, etag).await?;
+    let stored =
+        backend::put_stream(state.store.as_ref(), state.local.as_deref(), key, Box::pin(body), limit, etag).await?;
     let actual = hex::encode(hasher.lock().map(|h| h.clone().finalize()).map_err(|_| S3Error::internal("hash"))?);
     if expected.as_ref().is_some_and(|e| *e != actual) {
         let _ = state.store.delete(key).await;

@@ -238,6 +238,7 @@ pub async fn complete(
     let version = Uuid::new_v4().to_string();
     let stored = backend::put_concat(
         &state.store,
+        state.local.as_deref(),
         keys,
         &key_of(&version),
         size_limit(state, &bucket),
