@@ -18,7 +18,8 @@ which is run directly. Then:
 Each scenario is first requested once on both servers (200 and, for the lists, the number of rows
 and embedded categories are checked and printed), then driven by wrk with the same connections,
 threads and duration (BENCH_CONNECTIONS, default 32; sign-in BENCH_SIGNIN_CONNECTIONS, default 8;
-BENCH_SECONDS, default 10), ours first, PocketBase right after:
+BENCH_SECONDS, default 10), ours first, PocketBase right after, after one unmeasured load of the
+first scenario on both (BENCH_WARMUP_SECONDS, default 3) so that our pool's connections are open:
   * getOne     ours GET /rest/v1/vehicles?id=eq.<id> (single object), anon key;
                PocketBase GET /api/collections/vehicles/records/<id>;
   * list       ours GET /rest/v1/vehicles?select=*; PocketBase GET .../vehicles/records?skipTotal=1
@@ -50,6 +51,7 @@ PORT, DB_PORT, PB_PORT = 54431, 54432, 54433
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
+WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", 3))
 OURS, PB = f"http://127.0.0.1:{PORT}", f"http://127.0.0.1:{PB_PORT}"
 EMAIL, PASSWORD = "client@kinshasa-auto.test", "bench-password-1"  # the seeded demo customer
 SUPERUSER = "bench-admin@example.test"
@@ -88,12 +90,12 @@ def expect(result, what, status=200):
     return result[1]
 
 
-def run_wrk(url, conns, lua, scratch):
-    """wrk at `conns` connections for DURATION: (requests, req/s, p50 ms, p99 ms, non-2xx answers)."""
+def run_wrk(url, conns, lua, scratch, duration=None):
+    """wrk at `conns` connections for `duration` (DURATION): (requests, req/s, p50 ms, p99 ms, non-2xx answers)."""
     script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False, dir=scratch)
     script.write(lua)
     script.close()
-    out = subprocess.run(["wrk", "-t", str(min(THREADS, conns)), "-c", str(conns), "-d", f"{DURATION}s", "--latency",
+    out = subprocess.run(["wrk", "-t", str(min(THREADS, conns)), "-c", str(conns), "-d", f"{duration or DURATION}s", "--latency",
                           "-s", script.name, url], capture_output=True, text=True, check=True).stdout
     total = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -397,6 +399,10 @@ def main():
         ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + cluster_pids(data)}
         pb_pids = {"pb": lambda: [pb.pid]}
         results, answers = [], []
+        # A first load on both servers, not measured: our pool opens its connections (a Postgres
+        # backend's start-up is not a request's cost), PocketBase warms up as it does.
+        for side in scenarios(anon, access, refresh, token_file, pb_user, pb_token)[0][1:]:
+            run_wrk(side[0], side[5], side[4], scratch, WARMUP)
         for name, ours, theirs in scenarios(anon, access, refresh, token_file, pb_user, pb_token):
             # One request each first: both must answer 200; the lists' rows are counted.
             shapes = []
