@@ -204,7 +204,10 @@ impl Writer {
                     Some(fs) if held >= BATCH => {
                         let mut w = LocalWriter::start(fs, key)?;
                         for chunk in std::mem::take(chunks) {
-                            w.push(chunk).await?;
+                            if let Err(err) = w.push(chunk).await {
+                                w.abort().await;
+                                return Err(err);
+                            }
                         }
                         *self = Writer::Local(w);
                     }
@@ -246,13 +249,17 @@ impl Writer {
 /// channel: each batch is one `writev` of the chunks as they came off the socket, to a staging
 /// file (`<version>#direct`, which the store's listings hide and the sweep removes if a crash
 /// leaves it) renamed into place once whole. Reading the body goes on while a batch is written.
+/// Dropped unfinished (the request's future dropped when its client goes away), it removes its
+/// staging file once the writer task has stopped.
 struct LocalWriter {
     batch: Vec<Bytes>,
     batch_len: usize,
     sender: Option<tokio::sync::mpsc::Sender<Vec<Bytes>>>,
-    task: tokio::task::JoinHandle<std::io::Result<std::fs::File>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<std::fs::File>>>,
     staging: PathBuf,
     dest: PathBuf,
+    /// Renamed into place, or removed: nothing left for `drop` to clean.
+    done: bool,
 }
 
 impl LocalWriter {
@@ -269,7 +276,15 @@ impl LocalWriter {
             }
             Ok(file)
         });
-        Ok(LocalWriter { batch: Vec::new(), batch_len: 0, sender: Some(sender), task, staging, dest })
+        Ok(LocalWriter {
+            batch: Vec::new(),
+            batch_len: 0,
+            sender: Some(sender),
+            task: Some(task),
+            staging,
+            dest,
+            done: false,
+        })
     }
 
     async fn push(&mut self, chunk: Bytes) -> Result<(), StorageError> {
@@ -292,11 +307,19 @@ impl LocalWriter {
             return Ok(());
         }
         // The writer stopped: its error says why.
+        let err = match self.join().await {
+            Some(Err(err)) => err,
+            _ => std::io::Error::other("the upload's writer stopped"),
+        };
+        Err(StorageError::internal("writing an upload", err))
+    }
+
+    /// Close the channel and wait for the writer task: its file, or why it stopped (`None` once
+    /// it has been waited for).
+    async fn join(&mut self) -> Option<std::io::Result<std::fs::File>> {
         self.sender = None;
-        match (&mut self.task).await {
-            Ok(Err(err)) => Err(StorageError::internal("writing an upload", err)),
-            other => Err(StorageError::internal("writing an upload", format!("{other:?}"))),
-        }
+        let task = self.task.take()?;
+        Some(task.await.unwrap_or_else(|err| Err(std::io::Error::other(err))))
     }
 
     /// Write what is left, move the file into place; its modification time.
@@ -305,36 +328,56 @@ impl LocalWriter {
             self.abort().await;
             return Err(err);
         }
-        self.sender = None;
-        let written = match (&mut self.task).await {
-            Ok(Ok(file)) => {
+        let written = match self.join().await {
+            Some(Ok(file)) => {
                 let (staging, dest) = (self.staging.clone(), self.dest.clone());
                 tokio::task::spawn_blocking(move || {
                     std::fs::rename(&staging, &dest)?;
                     file.metadata()?.modified()
                 })
                 .await
-                .map_err(std::io::Error::other)
-                .and_then(|r| r)
+                .unwrap_or_else(|err| Err(std::io::Error::other(err)))
             }
-            Ok(Err(err)) => Err(err),
-            Err(err) => Err(std::io::Error::other(err)),
+            Some(Err(err)) => Err(err),
+            None => Err(std::io::Error::other("the upload's writer stopped")),
         };
         match written {
-            Ok(modified) => Ok(modified),
+            Ok(modified) => {
+                self.done = true;
+                Ok(modified)
+            }
             Err(err) => {
-                let staging = self.staging.clone();
-                let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(staging)).await;
+                self.abort().await;
                 Err(StorageError::internal("writing an upload", err))
             }
         }
     }
 
+    /// Stop the writer and remove the staging file.
     async fn abort(mut self) {
-        self.sender = None;
-        let _ = (&mut self.task).await;
+        let _ = self.join().await;
         let staging = self.staging.clone();
         let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(staging)).await;
+        self.done = true;
+    }
+}
+
+impl Drop for LocalWriter {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        self.sender = None;
+        let task = self.task.take();
+        let staging = std::mem::take(&mut self.staging);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Some(task) = task {
+                    let _ = task.await;
+                }
+                let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(staging)).await;
+            });
+        }
     }
 }
 
@@ -510,6 +553,25 @@ mod tests {
         let err = put_stream(&store, Some(&store), &key_of("ee5"), body, u64::MAX, Etag::Md5).await.unwrap_err();
         assert!(matches!(err, StorageError::InvalidRequest(_)), "{err:?}");
         assert!(store.head(&key_of("ee5")).await.is_err());
+        assert!(walk(&dir).is_empty(), "{:?}", walk(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_local_upload_dropped_midway_removes_its_staging_file() {
+        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        // 3 MiB arrive, then nothing more: the client went away and the request's future is dropped.
+        let body = futures_util::stream::iter((0..3).map(|_| Ok::<_, String>(Bytes::from(vec![2u8; 1024 * 1024]))))
+            .chain(futures_util::stream::pending());
+        let key = key_of("ff6");
+        let upload = put_stream(&store, Some(&store), &key, Box::pin(body), u64::MAX, Etag::Mtime);
+        assert!(tokio::time::timeout(std::time::Duration::from_millis(300), upload).await.is_err());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !walk(&dir).is_empty() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
         assert!(walk(&dir).is_empty(), "{:?}", walk(&dir));
         std::fs::remove_dir_all(&dir).unwrap();
     }
