@@ -26,9 +26,24 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 /** Debian's Chromium (never a downloaded browser). */
 export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 
+/** The pages' time zone: the company's, whatever the machine's. */
+export const TIME_ZONE = 'Africa/Kinshasa';
+
+/**
+ * The date `n` days from today in `TIME_ZONE`, as yyyy-MM-dd: the pages count days there, so a
+ * test that used the machine's date would be a day behind them between midnight in Kinshasa and
+ * midnight in the machine's zone.
+ */
+export function isoInDays(n) {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: TIME_ZONE }).format(new Date());
+  const d = new Date(`${today}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
 /** A page in a fresh French context (Kinshasa time) whose visits wait for the app to be interactive. */
 export async function newPageIn(browser, viewport, { acceptDialogs = false } = {}) {
-  const context = await browser.newContext({ viewport, locale: 'fr-FR', timezoneId: 'Africa/Kinshasa' });
+  const context = await browser.newContext({ viewport, locale: 'fr-FR', timezoneId: TIME_ZONE });
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   page.on('pageerror', (e) => console.error('[pageerror]', e.message));

@@ -8,7 +8,7 @@
 // document it started with is still the one shown (it was not reloaded).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SEED, closeSession, newPageIn, openSession, shot, waitForAppOnVisit } from './harness.mjs';
+import { SEED, isoInDays, closeSession, newPageIn, openSession, shot, waitForAppOnVisit } from './harness.mjs';
 
 const ADMIN = { email: process.env.SEED_ADMIN_EMAIL ?? 'admin@kinshasa-auto.test', password: SEED.adminPassword };
 const stamp = Date.now();
@@ -17,12 +17,6 @@ const BOOKING_TABLES = ['bookings', 'airport_bookings', 'diagnostic_bookings', '
 
 let stack;
 let browser;
-
-function isoInDays(n) {
-  const d = new Date();
-  d.setDate(d.getDate() + n);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 /** A flight number of this run: two letters and four digits (the database wants [A-Z0-9]{2,8}). */
 let flights = 0;

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { SEED, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
+import { SEED, isoInDays, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
 
 let stack;
 let browser;
@@ -13,11 +13,6 @@ const customer = { email: `client.${stamp}@example.cd`, password: 'Kinshasa2026'
 /** Dollars as the site shows them (french: « 1 065,00 $ », no-break spaces). */
 const usd = (n) => `${new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)}\u00a0$`;
 
-function isoInDays(n) {
-  const d = new Date();
-  d.setDate(d.getDate() + n);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 const newPage = (viewport = { width: 1280, height: 900 }) => newPageIn(browser, viewport, { acceptDialogs: true });
 
