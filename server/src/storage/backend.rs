@@ -512,9 +512,7 @@ mod tests {
 
     #[tokio::test]
     async fn small_and_large_uploads_are_stored_whole() {
-        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let (dir, store) = scratch_store();
         let small = put_stream(&store, Some(&store), &key_of("aa1"), chunks(3, 10), 100, Etag::Md5).await.unwrap();
         assert_eq!(small.size, 30);
         let mut md5 = Md5::new();
@@ -539,9 +537,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_local_upload_cut_short_leaves_nothing() {
-        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let (dir, store) = scratch_store();
         // 3 MiB arrive (the local file is being written), then the body fails.
         let body = futures_util::stream::iter((0..4).map(|i| {
             if i < 3 {
@@ -559,21 +555,41 @@ mod tests {
 
     #[tokio::test]
     async fn a_local_upload_dropped_midway_removes_its_staging_file() {
-        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let (dir, store) = scratch_store();
+        let store = std::sync::Arc::new(store);
         // 3 MiB arrive, then nothing more: the client went away and the request's future is dropped.
         let body = futures_util::stream::iter((0..3).map(|_| Ok::<_, String>(Bytes::from(vec![2u8; 1024 * 1024]))))
             .chain(futures_util::stream::pending());
-        let key = key_of("ff6");
-        let upload = put_stream(&store, Some(&store), &key, Box::pin(body), u64::MAX, Etag::Mtime);
-        assert!(tokio::time::timeout(std::time::Duration::from_millis(300), upload).await.is_err());
+        let writing = store.clone();
+        let upload = tokio::spawn(async move {
+            put_stream(writing.as_ref(), Some(writing.as_ref()), &key_of("ff6"), Box::pin(body), u64::MAX, Etag::Mtime)
+                .await
+        });
+        let staged = until(|| walk(&dir).iter().any(|p| p.to_string_lossy().ends_with("#direct"))).await;
+        assert!(staged, "the staging file was never written: {:?}", walk(&dir));
+        upload.abort();
+        assert!(until(|| walk(&dir).is_empty()).await, "{:?}", walk(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Whether `done` holds within 10 s, polled every 20 ms.
+    async fn until(done: impl Fn() -> bool) -> bool {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !walk(&dir).is_empty() && std::time::Instant::now() < deadline {
+        while !done() {
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
-        assert!(walk(&dir).is_empty(), "{:?}", walk(&dir));
-        std::fs::remove_dir_all(&dir).unwrap();
+        true
+    }
+
+    /// A local store in a new directory of its own.
+    fn scratch_store() -> (std::path::PathBuf, LocalFileSystem) {
+        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        (dir, store)
     }
 
     #[test]
@@ -590,9 +606,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_upload_over_its_limit_leaves_nothing() {
-        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let (dir, store) = scratch_store();
         for local in [Some(&store), None] {
             let limit = 7 * 1024 * 1024;
             let err =
@@ -607,9 +621,7 @@ mod tests {
 
     #[tokio::test]
     async fn local_bodies_stream_the_asked_range_in_large_reads() {
-        let dir = std::env::temp_dir().join(format!("storage-backend-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = LocalFileSystem::new_with_prefix(&dir).unwrap();
+        let (dir, store) = scratch_store();
         let bytes: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
         store.put(&key_of("dd4"), PutPayload::from(bytes.clone())).await.unwrap();
         let options = object_store::GetOptions {

@@ -1,7 +1,7 @@
 //! Removing bytes no object row points at: what an interrupted upload left behind.
 //!
 //! A process killed mid-upload leaves, in the `file` backend, the staging file of the upload
-//! (`objects/xx/<version>#<n>`), and a process killed between writing the bytes and committing
+//! (`objects/xx/<version>#<n>`, or `#direct` when the server wrote it itself), and a process killed between writing the bytes and committing
 //! the row leaves a whole version nobody references. Both are removed once they are older than
 //! `GRACE` (an upload in progress keeps writing, so its files stay fresh), at start-up and then
 //! every hour. Rows are never touched: bytes follow rows, not the other way round. On S3,
@@ -114,7 +114,7 @@ async fn remove_unowned(
     Ok(removed)
 }
 
-/// Delete `<version>#<n>` files under `objects/<shard>/` last written before `cutoff`.
+/// Delete `<version>#<n>` (and `<version>#direct`) files under `objects/<shard>/` last written before `cutoff`.
 fn remove_staging_files(objects: &FsPath, cutoff: SystemTime) -> usize {
     let mut removed = 0;
     let Ok(shards) = std::fs::read_dir(objects) else { return 0 };
