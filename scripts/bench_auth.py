@@ -5,7 +5,8 @@ Starts the release server on a fresh private cluster (rate limits off, autoconfi
 a user, then drives each scenario with wrk at a few concurrencies:
   * POST /token?grant_type=password  (one argon2id verification per request);
   * POST /token?grant_type=refresh_token, each request with its own unused refresh token
-    (tokens are made beforehand in SQL, one session each);
+    (tokens are made beforehand in SQL, one session each), of algorithm 1 (token rows), then of
+    algorithm 2 (a counter signed with the session's key, signed here);
   * GET /user with a user access token;
   * anonymous sign-ins (POST /signup with no address), beside the password sign-ins;
   * token verification on /rest/v1 (a one-row read) with a different token on every request, so
@@ -17,7 +18,7 @@ machine (from the `argon2_cost` binary) for comparison. Not a test: numbers vary
 """
 import base64, concurrent.futures, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import ensure_wrk, headers_lua
+from benchlib import ensure_wrk, headers_lua, v2_sessions_sql, v2_token
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -140,6 +141,27 @@ def verification_rows(env, data_dir, db_url, psql, anon, user_id, refresh_tokens
         print(f"{name:<12}{rps:>10.0f}{p99:>10.1f}{requests:>10}{len(tokens):>10}{errors:>8}{note}")
 
 
+def refresh_lua(path, conns):
+    """Each wrk thread walks its own share of the token file, one unused token per request."""
+    return f'''wrk.method = "POST"
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("tid", counter) end
+function init(args)
+  tokens = {{}}
+  local n = 0
+  for line in io.lines("{path}") do
+    n = n + 1
+    if n % {min(2, conns)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
+  end
+  idx = 0
+end
+function request()
+  idx = idx % #tokens + 1
+  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
+end
+'''
+
+
 def main():
     ensure_wrk()
     for binary in (SERVER, COST):
@@ -193,28 +215,16 @@ def main():
         for c in CONCURRENCIES:
             lua = headers_lua(common) + f'wrk.method = "POST"\nwrk.body = {json.dumps(body)}\n'
             print(f"{'password sign-in (POST /token)':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=password", c, lua)))
-        for i, c in enumerate(CONCURRENCIES):
-            path = os.path.join(data_dir, f"tokens-{c}.txt")
-            with open(path, "w") as f:
-                f.write("\n".join(tokens[i * chunk:(i + 1) * chunk]))
-            lua = headers_lua(common) + f'''wrk.method = "POST"
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args)
-  tokens = {{}}
-  local n = 0
-  for line in io.lines("{path}") do
-    n = n + 1
-    if n % {min(2, c)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
-  end
-  idx = 0
-end
-function request()
-  idx = idx % #tokens + 1
-  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
-end
-'''
-            print(f"{'refresh grant (POST /token)':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=refresh_token", c, lua)))
+        v2_lines = subprocess.run([psql, "-At", "-c", v2_sessions_sql(user_id, chunk * len(CONCURRENCIES)), db_url],
+                                  capture_output=True, text=True, check=True).stdout.split("\n")
+        v2_tokens = [v2_token(*line.split()) for line in v2_lines if line.count(" ") == 1]
+        for label, pool in (("refresh grant (POST /token)", tokens), ("refresh grant, algorithm 2", v2_tokens)):
+            for i, c in enumerate(CONCURRENCIES):
+                path = os.path.join(data_dir, f"tokens-{label[-1]}-{c}.txt")
+                with open(path, "w") as f:
+                    f.write("\n".join(pool[i * chunk:(i + 1) * chunk]))
+                lua = headers_lua(common) + refresh_lua(path, c)
+                print(f"{label:<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=refresh_token", c, lua)))
         for c in CONCURRENCIES:
             lua = headers_lua({"apikey": anon, "Authorization": f"Bearer {access}"})
             print(f"{'GET /user':<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/user", c, lua)))

@@ -29,8 +29,11 @@ first scenario on both (BENCH_WARMUP_SECONDS, default 3) so that our pool's conn
                PocketBase POST /api/collections/users/auth-with-password (bcrypt);
   * refresh    ours POST /auth/v1/token?grant_type=refresh_token, each request with its own unused
                refresh token (made beforehand in SQL, one session each: tokens rotate and are single
-               use); PocketBase POST /api/collections/users/auth-refresh with one auth token (its
-               tokens are stateless, so one is replayed);
+               use), of algorithm 1 (token rows); PocketBase POST /api/collections/users/auth-refresh
+               with one auth token (its tokens are stateless, so one is replayed);
+  * refresh v2 the same with refresh tokens of algorithm 2 (a counter signed with the session's key,
+               made beforehand in SQL and signed here; the server runs with
+               REFRESH_TOKEN_ALGORITHM_VERSION=2 and takes both kinds);
   * /user      ours GET /auth/v1/user; PocketBase GET /api/collections/users/records/<id>, both
                with the user's access token.
 Prints requests/s, p50 and p99 of each, and the CPU time per request of each server's processes
@@ -41,7 +44,7 @@ of the Postgres cluster). Not a test: numbers vary with the machine and whatever
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin
+from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, v2_sessions_sql, v2_token
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -262,8 +265,12 @@ def setup_ours(env, anon, service):
         f"select md5(random()::text || id::text), '{session['user']['id']}', false, now(), now(), id from s returning token")
     tokens = [t for t in subprocess.run(psql + [tokens_sql], capture_output=True, text=True, check=True).stdout.split()
               if len(t) == 32]
+    # As many sessions of algorithm 2, each at counter 0 with its own key; the tokens are signed here.
+    v2_sql = v2_sessions_sql(session['user']['id'], needed)
+    v2_tokens = [v2_token(*line.split()) for line in
+                 subprocess.run(psql + [v2_sql], capture_output=True, text=True, check=True).stdout.split("\n") if line]
     subprocess.run(psql + ["vacuum analyze"], check=True, capture_output=True)
-    return rows, session["access_token"], session["refresh_token"], tokens
+    return rows, session["access_token"], tokens, v2_tokens
 
 
 def refresh_lua(path, conns):
@@ -310,7 +317,7 @@ def measure(side, pids, scratch):
     return {"rps": rps, "p50": p50, "p99": p99, "errors": errors, "cpu": cpu}
 
 
-def scenarios(anon, access, refresh, token_file, pb_user, pb_token):
+def scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token):
     """[(name, ours, PocketBase)], each side (url, method, headers, body, wrk Lua script, connections)."""
     anon_h = {"apikey": anon, "Authorization": f"Bearer {anon}"}
     json_h = {"Content-Type": "application/json"}
@@ -333,9 +340,12 @@ def scenarios(anon, access, refresh, token_file, pb_user, pb_token):
         ("sign-in", post(OURS + "/auth/v1/token?grant_type=password", {"apikey": anon}, {"email": EMAIL, "password": PASSWORD},
                          SIGNIN_CONNS),
          post(PB + "/api/collections/users/auth-with-password", {}, {"identity": EMAIL, "password": PASSWORD}, SIGNIN_CONNS)),
-        # The single request before the load uses the sign-in's own refresh token, wrk the pool.
+        # The single request before the load uses a token kept out of the pool, wrk the pool.
         ("refresh", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon}, {"refresh_token": refresh},
                          lua=refresh_lua(token_file, CONNS)),
+         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
+        ("refresh v2", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon},
+                            {"refresh_token": refresh_v2}, lua=refresh_lua(v2_file, CONNS)),
          post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
         ("/user", get(OURS + "/auth/v1/user", {"apikey": anon, "Authorization": f"Bearer {access}"}),
          get(f"{PB}/api/collections/users/records/{pb_user}", {"Authorization": pb_token})),
@@ -379,7 +389,7 @@ def main():
     os.mkdir(data, 0o755)
     env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
                DB_POOL_SIZE=str(CONNS), RATE_LIMIT_TOKEN_REFRESH="0", RATE_LIMIT_OTP="0", RATE_LIMIT_VERIFY="0",
-               RATE_LIMIT_EMAIL_SENT="0", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
+               RATE_LIMIT_EMAIL_SENT="0", REFRESH_TOKEN_ALGORITHM_VERSION="2", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
     server = pb = None
     interrupted = False
     try:
@@ -387,12 +397,14 @@ def main():
         binary = install_pocketbase(scratch)
         pb_version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
         server, anon, service = start_ours(data, env)
-        rows, access, refresh, tokens = setup_ours(env, anon, service)
+        rows, access, tokens, v2_tokens = setup_ours(env, anon, service)
+        refresh, refresh_v2 = tokens.pop(), v2_tokens.pop()
         pb, pb_dir = start_pocketbase(binary, scratch)
         pb_user, pb_token = setup_pocketbase(rows)
-        token_file = os.path.join(scratch, "refresh-tokens.txt")
-        with open(token_file, "w") as f:
-            f.write("\n".join(tokens))
+        token_file, v2_file = os.path.join(scratch, "refresh-tokens.txt"), os.path.join(scratch, "refresh-v2-tokens.txt")
+        for path, pool in ((token_file, tokens), (v2_file, v2_tokens)):
+            with open(path, "w") as f:
+                f.write("\n".join(pool))
         time.sleep(2)
         idle = memory(server.pid, data, pb.pid)
 
@@ -401,9 +413,9 @@ def main():
         results, answers = [], []
         # A first load on both servers, not measured: our pool opens its connections (a Postgres
         # backend's start-up is not a request's cost), PocketBase warms up as it does.
-        for side in scenarios(anon, access, refresh, token_file, pb_user, pb_token)[0][1:]:
+        for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token)[0][1:]:
             run_wrk(side[0], side[5], side[4], scratch, WARMUP)
-        for name, ours, theirs in scenarios(anon, access, refresh, token_file, pb_user, pb_token):
+        for name, ours, theirs in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token):
             # One request each first: both must answer 200; the lists' rows are counted.
             shapes = []
             for kind, (url, method, headers, body, _, _) in (("ours", ours), ("pb", theirs)):

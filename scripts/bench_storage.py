@@ -6,7 +6,8 @@ a bucket with the service key, then:
   * uploads and downloads 1 MB and 100 MB objects (raw body, streamed from and to disk, the client
     reading and writing through one reused buffer) and prints MB/s next to `cp` of the same bytes
     on the same disk (written and read back with fsync-free copies, as the server's writes are;
-    every destination file, cp's or the client's, is a new file); the 100 MB object is downloaded
+    every destination file, cp's or the client's, is a new file; each timed step starts after a
+    `sync`, so that none pays for an earlier step's writeback); the 100 MB object is downloaded
     once more with the client dropping the bytes, which shows what the client's file write costs;
   * runs 10 KB object uploads (each to a new name) and downloads for a fixed time with wrk
     (keep-alive, a few connections) and prints operations/s;
@@ -116,6 +117,10 @@ class Discard:
 
 
 def timed(fn):
+    """Seconds `fn` takes, started once the disk has written back what earlier steps left dirty
+    (`sync`, not timed): otherwise a step pays for the previous one's writeback, and which side of
+    a ratio pays depends on the order of the steps."""
+    os.sync()
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start

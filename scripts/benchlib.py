@@ -1,8 +1,12 @@
 """Helpers shared by the `make bench-*` scripts."""
+import base64
+import hashlib
+import hmac
 import os
 import re
 import shutil
 import subprocess
+import uuid
 
 
 def pg_bin(name):
@@ -73,3 +77,26 @@ def field_kb(path, name):
         return int(m.group(1)) if m else 0
     except OSError:
         return 0
+
+
+def v2_token(session_id, key, counter=0):
+    """A refresh token of algorithm 2 (GoTrue's format): version 0, the session id, the counter as a
+    varint, 16 bytes of HMAC-SHA-256 under the session's key, 4 of SHA-256 as a checksum; base64url."""
+    body = bytes([0]) + uuid.UUID(session_id).bytes
+    while True:
+        low, counter = counter & 0x7F, counter >> 7
+        body += bytes([low | (0x80 if counter else 0)])
+        if not counter:
+            break
+    body += hmac.new(base64.b64decode(key), body, hashlib.sha256).digest()[:16]
+    body += hashlib.sha256(body).digest()[:4]
+    return base64.urlsafe_b64encode(body).rstrip(b"=").decode()
+
+
+def v2_sessions_sql(user_id, count):
+    """SQL making `count` sessions of refresh-token algorithm 2 for `user_id`, each at counter 0
+    with its own key, returning `<id> <key>` lines for `v2_token`."""
+    return ("insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, refresh_token_hmac_key, "
+            f"refresh_token_counter) select gen_random_uuid(), '{user_id}', now(), now(), 'aal1', "
+            "now() at time zone 'utc', encode(extensions.gen_random_bytes(32), 'base64'), 0 "
+            f"from generate_series(1, {count}) returning id || ' ' || refresh_token_hmac_key")

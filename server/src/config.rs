@@ -224,6 +224,13 @@ pub struct AuthConfig {
     #[arg(long = "refresh-token-reuse-interval", env = "REFRESH_TOKEN_REUSE_INTERVAL", default_value_t = 10)]
     pub refresh_token_reuse_interval: u64,
 
+    /// The refresh tokens new sessions get: 1, a row per token in `auth.refresh_tokens`; 2, a
+    /// session id and counter signed with the session's key (GoTrue's
+    /// `SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION`), one row update per refresh. Tokens of both
+    /// kinds are accepted whatever this says.
+    #[arg(long = "refresh-token-algorithm-version", env = "REFRESH_TOKEN_ALGORITHM_VERSION", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub refresh_token_algorithm_version: u8,
+
     /// Refuse new sign-ups (existing users can still sign in; the admin API can still create users).
     #[arg(long = "disable-signup", env = "DISABLE_SIGNUP", default_value_t = false, action = clap::ArgAction::Set)]
     pub disable_signup: bool,
@@ -851,6 +858,7 @@ mod tests {
         assert_eq!(cli.config.auth.jwt_exp, 3600);
         assert_eq!(cli.config.auth.password_min_length, 6);
         assert_eq!(cli.config.auth.refresh_token_reuse_interval, 10);
+        assert_eq!(cli.config.auth.refresh_token_algorithm_version, 1);
         assert_eq!(cli.config.auth.uri_allow_list, vec!["http://a.test/*", "http://b.test"]);
     }
 }

@@ -19,6 +19,7 @@ pub mod one_time;
 pub mod password;
 pub mod phone;
 pub mod rate_limit;
+pub mod refresh_token;
 pub mod request;
 pub mod sessions;
 pub mod sms;

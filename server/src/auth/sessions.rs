@@ -4,7 +4,11 @@
 //! A refresh token is used once: using it revokes it and issues a child. Presenting a revoked
 //! token again inside the reuse interval answers with the session's current token (a client
 //! that lost a response can recover); outside it, every token of the session is revoked and the
-//! request fails with `refresh_token_already_used`. This module does not check passwords.
+//! request fails with `refresh_token_already_used`. Sessions started under algorithm 2
+//! (`REFRESH_TOKEN_ALGORITHM_VERSION=2`, [`super::refresh_token`]) keep a counter instead of
+//! token rows, with GoTrue's rules for it: the previous counter may always be presented again
+//! (the current token is handed back), an older one only within the reuse interval since the
+//! last refresh; otherwise the session ends. This module does not check passwords.
 
 use std::sync::LazyLock;
 
@@ -13,6 +17,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::error::AuthError;
+use super::refresh_token;
 use super::tokens::{self, AccessClaims, Amr};
 use super::users::{self, User};
 use super::AuthState;
@@ -34,21 +39,34 @@ pub struct ClientInfo {
     pub user_agent: Option<String>,
 }
 
+/// A new session's id and first refresh token, with the key (as stored) that signs it under
+/// algorithm 2.
+fn new_session(state: &AuthState) -> (Issued, Option<String>) {
+    let session_id = Uuid::new_v4();
+    if state.config.refresh_token_algorithm_version >= 2 {
+        let (key, stored) = refresh_token::new_key();
+        let refresh_token = refresh_token::encode(session_id, 0, &key);
+        (Issued { session_id, refresh_token }, Some(stored))
+    } else {
+        (Issued { session_id, refresh_token: tokens::random_token(REFRESH_TOKEN_LEN) }, None)
+    }
+}
+
 /// Start a session for `user` signed in by `method` (`password`, `otp`, `pkce`...).
 pub async fn create(
+    state: &AuthState,
     db: &impl crate::db::cached::Db,
     user_id: Uuid,
     method: &str,
     client: &ClientInfo,
 ) -> Result<Issued, AuthError> {
-    let session_id = Uuid::new_v4();
-    let refresh_token = tokens::random_token(REFRESH_TOKEN_LEN);
+    let (issued, key) = new_session(state);
     db.cached_execute(
-        "select auth.start_session($1, $2, $3, $4, $5, $6)",
-        &[&user_id, &session_id, &method, &refresh_token, &client.user_agent, &client.ip],
+        "select auth.start_session($1, $2, $3, $4, $5, $6, $7)",
+        &[&user_id, &issued.session_id, &method, &issued.refresh_token, &client.user_agent, &client.ip, &key],
     )
     .await?;
-    Ok(Issued { session_id, refresh_token })
+    Ok(issued)
 }
 
 /// A sign-in whose credentials were checked, in one round trip: the session, the user's sign-in
@@ -62,10 +80,10 @@ pub async fn sign_in(
     ip: &str,
     traits: Value,
 ) -> Result<Value, AuthError> {
-    let issued = Issued { session_id: Uuid::new_v4(), refresh_token: tokens::random_token(REFRESH_TOKEN_LEN) };
+    let (issued, key) = new_session(state);
     let row = db
         .cached_query_one(
-            "select o_aal, o_amr, o_signed_in_at from auth.grant_session($1, $2, $3, $4, $5, $6, $7, $8)",
+            "select o_aal, o_amr, o_signed_in_at from auth.grant_session($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[
                 &user.id,
                 &issued.session_id,
@@ -75,6 +93,7 @@ pub async fn sign_in(
                 &client.ip,
                 &ip,
                 &traits,
+                &key,
             ],
         )
         .await?;
@@ -148,6 +167,15 @@ static REFRESH: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The grant of an algorithm-2 token as one statement, joined to the user it signs in.
+static REFRESH_V2: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "select g.o_outcome, g.o_counter, g.o_key, g.o_aal, g.o_amr, {} \
+         from auth.grant_refresh_v2($1, $2, $3, $4, $5, $6, $7, $8, $9) g left join auth.users u on u.id = g.o_user",
+        users::COLUMNS
+    )
+});
+
 /// Present a refresh token (rate-limited under `limit_key`) in one round trip: the `Session`
 /// object, or why not.
 pub async fn refresh(
@@ -157,24 +185,88 @@ pub async fn refresh(
     ip: &str,
     limit_key: &str,
 ) -> Result<Value, AuthError> {
-    let new_token = tokens::random_token(REFRESH_TOKEN_LEN);
     let reuse_interval = state.config.refresh_token_reuse_interval as f64;
     let limit = i32::try_from(state.config.rate_limit_token_refresh).unwrap_or(i32::MAX);
     let window = super::rate_limit::IP_WINDOW_SECS as f64;
+    if let Some(parsed) = refresh_token::parse(token) {
+        let row = db
+            .cached_query_one(
+                REFRESH_V2.as_str(),
+                &[
+                    &parsed.session_id,
+                    &parsed.counter,
+                    &parsed.signed,
+                    &parsed.signature,
+                    &reuse_interval,
+                    &ip,
+                    &limit_key,
+                    &limit,
+                    &window,
+                ],
+            )
+            .await?;
+        check_outcome(row.get(0))?;
+        let key: String = row.get(2);
+        let key = refresh_token::stored_key(&key).ok_or_else(|| {
+            AuthError::internal(format!("session {} has a key that is not base64", parsed.session_id))
+        })?;
+        let refresh_token = refresh_token::encode(parsed.session_id, row.get(1), &key);
+        let user = User::from_row(&row);
+        let issued = Issued { session_id: parsed.session_id, refresh_token };
+        return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)));
+    }
+    let new_token = tokens::random_token(REFRESH_TOKEN_LEN);
     let row = db
         .cached_query_one(REFRESH.as_str(), &[&token, &new_token, &reuse_interval, &ip, &limit_key, &limit, &window])
         .await?;
-    let outcome: String = row.get(0);
-    match outcome.as_str() {
-        "refreshed" | "reused" => {}
-        "rate_limited" => return Err(AuthError::OverRequestRateLimit),
-        "banned" => return Err(AuthError::UserBanned),
-        "already_used" => return Err(AuthError::RefreshTokenAlreadyUsed),
-        _ => return Err(AuthError::RefreshTokenNotFound),
-    }
+    check_outcome(row.get(0))?;
     let user = User::from_row(&row);
     let issued = Issued { session_id: row.get(1), refresh_token: row.get(2) };
     response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)))
+}
+
+/// The error a grant's outcome stands for, if any.
+fn check_outcome(outcome: &str) -> Result<(), AuthError> {
+    match outcome {
+        "refreshed" | "reused" => Ok(()),
+        "rate_limited" => Err(AuthError::OverRequestRateLimit),
+        "banned" => Err(AuthError::UserBanned),
+        "already_used" => Err(AuthError::RefreshTokenAlreadyUsed),
+        "not_issued" => Err(AuthError::Validation("Invalid Refresh Token: Not Issued By This Server".into())),
+        _ => Err(AuthError::RefreshTokenNotFound),
+    }
+}
+
+/// A new refresh token for a session whose assurance level just rose: the next counter of an
+/// algorithm-2 session, or, for one of algorithm 1, a new token row with the others revoked.
+pub async fn reissue(db: &impl crate::db::cached::Db, user_id: Uuid, session_id: Uuid) -> Result<String, AuthError> {
+    let bumped = db
+        .cached_query_opt(
+            "update auth.sessions set refresh_token_counter = refresh_token_counter + 1, updated_at = now() \
+             where id = $1 and refresh_token_hmac_key is not null and refresh_token_counter is not null \
+             returning refresh_token_counter, refresh_token_hmac_key",
+            &[&session_id],
+        )
+        .await?;
+    if let Some(row) = bumped {
+        let key: String = row.get(1);
+        let key = refresh_token::stored_key(&key)
+            .ok_or_else(|| AuthError::internal(format!("session {session_id} has a key that is not base64")))?;
+        return Ok(refresh_token::encode(session_id, row.get(0), &key));
+    }
+    db.cached_execute(
+        "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
+        &[&session_id],
+    )
+    .await?;
+    let refresh_token = tokens::random_token(REFRESH_TOKEN_LEN);
+    db.cached_execute(
+        "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
+         values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)",
+        &[&refresh_token, &user_id.to_string(), &session_id],
+    )
+    .await?;
+    Ok(refresh_token)
 }
 
 /// Which sessions a logout ends.

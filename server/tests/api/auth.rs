@@ -782,3 +782,176 @@ async fn factor_endpoints_check_the_token_before_the_factor_id() {
         assert_eq!(body["message"], "This endpoint requires a valid Bearer token");
     }
 }
+
+/// A confirmed user's session on a server that starts sessions under refresh-token algorithm 2.
+async fn v2_app(reuse_interval: u64) -> (TestApp, Value) {
+    let app = spawn_app_with(|c| {
+        c.auth.refresh_token_algorithm_version = 2;
+        c.auth.refresh_token_reuse_interval = reuse_interval;
+    })
+    .await;
+    let session = confirmed(&app, "v2@example.test", "secret-1").await;
+    (app, session)
+}
+
+async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, Value) {
+    post(app, "/token?grant_type=refresh_token", json!({"refresh_token": token})).await
+}
+
+#[tokio::test]
+async fn algorithm_2_sessions_sign_a_counter_and_write_no_token_rows() {
+    let (app, session) = v2_app(10).await;
+    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    let first = session["refresh_token"].as_str().expect("refresh token").to_string();
+    let parsed = server::auth::refresh_token::parse(&first).expect("an algorithm-2 token");
+    assert_eq!(parsed.counter, 0);
+    let claims = decode_claims(session["access_token"].as_str().expect("access token"));
+    assert_eq!(claims["session_id"], parsed.session_id.to_string());
+
+    let (status, second) = refresh_with(&app, &session["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    let (status, third) = refresh_with(&app, &second["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{third}");
+
+    let counters: Vec<i64> = [&second, &third]
+        .iter()
+        .map(|s| {
+            let token = s["refresh_token"].as_str().unwrap_or_default();
+            server::auth::refresh_token::parse(token).expect("parse").counter
+        })
+        .collect();
+    assert_eq!(counters, vec![1, 2]);
+    let row = db
+        .query_one(
+            "select (select count(*) from auth.refresh_tokens), \
+                    (select refresh_token_counter from auth.sessions where id = $1), \
+                    (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed' \
+                       and payload->>'log_type' = 'token' and payload->>'actor_id' = $2 \
+                       and payload->>'actor_username' = 'v2@example.test')",
+            &[&parsed.session_id, &session["user"]["id"].as_str()],
+        )
+        .await
+        .expect("state");
+    assert_eq!(row.get::<_, i64>(0), 0, "no token rows");
+    assert_eq!(row.get::<_, Option<i64>>(1), Some(2));
+    assert_eq!(row.get::<_, i64>(2), 2);
+    // The access token still names the session.
+    let claims = decode_claims(third["access_token"].as_str().expect("access token"));
+    assert_eq!(claims["session_id"], parsed.session_id.to_string());
+}
+
+/// The claims of a JWT, unverified.
+fn decode_claims(jwt: &str) -> Value {
+    use base64::Engine;
+    let payload = jwt.split('.').nth(1).expect("a JWT");
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("base64"))
+        .expect("json claims")
+}
+
+#[tokio::test]
+async fn algorithm_2_hands_the_current_token_back_for_the_previous_one_and_ends_the_session_for_older() {
+    let (app, session) = v2_app(0).await;
+    let (_, second) = refresh_with(&app, &session["refresh_token"]).await;
+    let (_, third) = refresh_with(&app, &second["refresh_token"]).await;
+
+    // The previous token again (a client that lost the answer): the current token, no new one.
+    let (status, again) = refresh_with(&app, &second["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["refresh_token"], third["refresh_token"]);
+
+    // Two behind, outside the reuse interval: refused, and the whole session is gone.
+    let (status, reused) = refresh_with(&app, &session["refresh_token"]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(reused["code"], "refresh_token_already_used");
+    let (status, current) = refresh_with(&app, &third["refresh_token"]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(current["code"], "refresh_token_not_found", "{current}");
+}
+
+#[tokio::test]
+async fn algorithm_2_lets_any_older_token_back_within_the_reuse_interval() {
+    let (app, session) = v2_app(30).await;
+    let (_, second) = refresh_with(&app, &session["refresh_token"]).await;
+    let (_, third) = refresh_with(&app, &second["refresh_token"]).await;
+
+    let (status, again) = refresh_with(&app, &session["refresh_token"]).await;
+
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["refresh_token"], third["refresh_token"]);
+}
+
+#[tokio::test]
+async fn algorithm_2_refuses_forged_and_unknown_tokens_and_keeps_the_session() {
+    use server::auth::refresh_token::{encode, new_key, parse};
+    let (app, session) = v2_app(10).await;
+    let token = session["refresh_token"].as_str().expect("token").to_string();
+    let parsed = parse(&token).expect("parse");
+
+    // The right session and counter, signed with another key.
+    let forged = encode(parsed.session_id, parsed.counter, &new_key().0);
+    let (status, body) = refresh_with(&app, &json!(forged)).await;
+    assert_eq!((status, body["code"].clone()), (StatusCode::BAD_REQUEST, json!("refresh_token_not_found")));
+    // A session that does not exist.
+    let unknown = encode(uuid::Uuid::new_v4(), 0, &new_key().0);
+    let (status, body) = refresh_with(&app, &json!(unknown)).await;
+    assert_eq!((status, body["code"].clone()), (StatusCode::BAD_REQUEST, json!("refresh_token_not_found")));
+    // A damaged token: not parsed as algorithm 2, and no such algorithm-1 row either.
+    let (status, body) = refresh_with(&app, &json!(format!("{}x", &token[..token.len() - 1]))).await;
+    assert_eq!((status, body["code"].clone()), (StatusCode::BAD_REQUEST, json!("refresh_token_not_found")));
+
+    // None of that touched the session: its token still refreshes.
+    let (status, body) = refresh_with(&app, &session["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn a_counter_ahead_of_the_session_was_not_issued_by_this_server() {
+    use server::auth::refresh_token::{encode, parse, stored_key};
+    let (app, session) = v2_app(10).await;
+    let parsed = parse(session["refresh_token"].as_str().expect("token")).expect("parse");
+    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    let key: String = db
+        .query_one("select refresh_token_hmac_key from auth.sessions where id = $1", &[&parsed.session_id])
+        .await
+        .expect("key")
+        .get(0);
+    let ahead = encode(parsed.session_id, 5, &stored_key(&key).expect("base64 key"));
+
+    let (status, body) = refresh_with(&app, &json!(ahead)).await;
+
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["code"], "validation_failed");
+    assert_eq!(body["message"], "Invalid Refresh Token: Not Issued By This Server");
+}
+
+#[tokio::test]
+async fn algorithm_2_refresh_is_one_statement_and_algorithm_1_tokens_still_refresh() {
+    let app = spawn_app().await;
+    let old = confirmed(&app, "both@example.test", "secret-1").await;
+    // The same database, now served with algorithm 2: the old session keeps its kind.
+    let db_url = app.db_url.clone();
+    let on_same = db_url.clone();
+    let v2 = spawn_app_with(move |c| {
+        c.database_url = Some(secrecy::SecretString::from(on_same));
+        c.auth.refresh_token_algorithm_version = 2;
+    })
+    .await;
+    let (status, rotated) = refresh_with(&v2, &old["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    assert!(server::auth::refresh_token::parse(rotated["refresh_token"].as_str().unwrap_or_default()).is_none());
+
+    let (status, fresh) =
+        post(&v2, "/token?grant_type=password", json!({"email": "both@example.test", "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{fresh}");
+    let (db, conn) = tokio_postgres::connect(&db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    let before = statements_run(&db).await;
+    let (status, next) = refresh_with(&v2, &fresh["refresh_token"]).await;
+    assert_eq!(status, StatusCode::OK, "{next}");
+    let ran = ran_between(&before, &statements_run(&db).await);
+    assert_eq!(ran.len(), 1, "a refresh is one statement: {ran:?}");
+    assert!(ran[0].0.contains("auth.grant_refresh_v2("), "{ran:?}");
+}

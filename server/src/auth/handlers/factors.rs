@@ -476,18 +476,7 @@ pub async fn verify(
         &[&session_id, &Uuid::new_v4(), &amr_method(&factor.kind)],
     )
     .await?;
-    db.cached_execute(
-        "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
-        &[&session_id],
-    )
-    .await?;
-    let refresh_token = tokens::random_token(32);
-    db.cached_execute(
-        "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
-         values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)",
-        &[&refresh_token, &authed.user.id.to_string(), &session_id],
-    )
-    .await?;
+    let refresh_token = sessions::reissue(db, authed.user.id, session_id).await?;
     let user = users::by_id(db, authed.user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
     let session = sessions::response(&state, db, &user, &Issued { session_id, refresh_token }).await?;
     audit::log(

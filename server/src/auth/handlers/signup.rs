@@ -109,7 +109,7 @@ pub async fn signup(
         }
     };
     if autoconfirm {
-        let issued = sessions::create(db, user.id, "password", &client_info(&state, &req)).await?;
+        let issued = sessions::create(&state, db, user.id, "password", &client_info(&state, &req)).await?;
         users::touch_sign_in(db, user.id).await?;
         let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
         let session = sessions::response(&state, db, &user, &issued).await?;
@@ -164,7 +164,7 @@ async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -
         }
     };
     if autoconfirm {
-        let issued = sessions::create(db, user.id, "password", &client_info(state, req)).await?;
+        let issued = sessions::create(state, db, user.id, "password", &client_info(state, req)).await?;
         users::touch_sign_in(db, user.id).await?;
         let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserAlreadyExists)?;
         let session = sessions::response(state, db, &user, &issued).await?;
@@ -207,7 +207,7 @@ async fn anonymous(
     let user = users::insert_anonymous(db, &data).await?;
     hooks::before_user_created(state, db, &user, ip).await?;
     audit::log(db, Some(user.id), "", "user_signedup", json!({"provider": "anonymous"}), ip).await;
-    let issued = sessions::create(db, user.id, "anonymous", &client_info(state, req)).await?;
+    let issued = sessions::create(state, db, user.id, "anonymous", &client_info(state, req)).await?;
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::UserFromJwtMissing)?;
     let session = sessions::response(state, db, &user, &issued).await?;

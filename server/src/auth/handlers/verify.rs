@@ -65,7 +65,7 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
             return Ok(HttpResponse::Ok().json(json!({ "msg": SINGLE_CONFIRMATION, "code": 200 })));
         }
     };
-    let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
+    let issued = sessions::create(&state, db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
     let session = sessions::response(&state, db, &user, &issued).await?;
@@ -102,7 +102,7 @@ async fn phone_verify(
     let tx = client.transaction().await?;
     let db = &tx;
     let user = crate::auth::phone::verify(state, db, otp, &number, &code).await?;
-    let issued = sessions::create(db, user.id, "otp", &client_info(state, req)).await?;
+    let issued = sessions::create(state, db, user.id, "otp", &client_info(state, req)).await?;
     users::touch_sign_in(db, user.id).await?;
     let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
     let session = sessions::response(state, db, &user, &issued).await?;
@@ -153,7 +153,7 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
                 return Ok(format!("{redirect}{sep}code={code}"));
             }
         }
-        let issued = sessions::create(db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
+        let issued = sessions::create(&state, db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
         users::touch_sign_in(db, user.id).await?;
         let session = sessions::response(&state, db, &user, &issued).await?;
         audit::log(
