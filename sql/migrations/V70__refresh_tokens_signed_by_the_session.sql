@@ -127,6 +127,83 @@ begin
     now(), coalesce(p_ip, ''));
 end $$;
 
+-- The grant of algorithm 1 as in V54, with the AAL/AMR read and the audit row written out as in
+-- auth.grant_refresh_v2 (pg_stat_statements: 442 µs per statement with the calls, 409 without).
+create or replace function auth.grant_refresh(p_token text, p_new_token text, p_reuse_interval float8, p_ip text,
+  p_limit_key text, p_limit integer, p_window_secs float8,
+  out o_outcome text, out o_user uuid, out o_session uuid, out o_token text, out o_aal text, out o_amr json)
+language plpgsql as $$
+declare
+  t record;
+  u record;
+  v_aal text;
+begin
+  if p_limit > 0 then
+    if auth.count_hit(p_limit_key, p_window_secs) > p_limit then
+      o_outcome := 'rate_limited';
+      return;
+    end if;
+  end if;
+  select rt.id, rt.user_id, rt.revoked, rt.session_id,
+         extract(epoch from (now() - rt.updated_at))::float8 as age
+    into t from auth.refresh_tokens rt where rt.token = p_token for update;
+  if not found or t.session_id is null then
+    o_outcome := 'not_found';
+    return;
+  end if;
+  select s.aal::text into v_aal from auth.sessions s
+   where s.id = t.session_id and (s.not_after is null or s.not_after > now());
+  if not found then
+    o_outcome := 'not_found';
+    return;
+  end if;
+  select uu.id, uu.email, uu.banned_until into u from auth.users uu
+   where uu.id = case when t.user_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                      then t.user_id::uuid end;
+  if not found then
+    o_outcome := 'not_found';
+    return;
+  end if;
+  if u.banned_until is not null and u.banned_until > now() then
+    o_outcome := 'banned';
+    return;
+  end if;
+  o_user := u.id;
+  o_session := t.session_id;
+  if coalesce(t.revoked, false) then
+    if coalesce(t.age, 0) <= p_reuse_interval then
+      -- A retry shortly after rotation: the session's current token again.
+      select rt.token into o_token from auth.refresh_tokens rt
+       where rt.session_id = t.session_id and not rt.revoked order by rt.id desc limit 1;
+    end if;
+    if o_token is null then
+      update auth.refresh_tokens rt set revoked = true, updated_at = now()
+       where rt.session_id = t.session_id and not rt.revoked;
+      perform auth.write_audit(null, '', 'token_revoked', '{"reason": "refresh_token_already_used"}', p_ip);
+      o_outcome := 'already_used';
+      return;
+    end if;
+    o_outcome := 'reused';
+  else
+    update auth.refresh_tokens rt set revoked = true, updated_at = now() where rt.id = t.id;
+    insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+    values ('00000000-0000-0000-0000-000000000000', p_new_token, u.id::text, false, now(), now(), p_token, t.session_id);
+    update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now() where s.id = t.session_id;
+    o_token := p_new_token;
+    o_outcome := 'refreshed';
+  end if;
+  o_aal := coalesce(v_aal, 'aal1');
+  select coalesce(json_agg(json_build_object('method', c.authentication_method,
+           'timestamp', coalesce(extract(epoch from c.updated_at)::bigint, 0)) order by c.updated_at desc), '[]')
+    into o_amr
+    from auth.mfa_amr_claims c where c.session_id = t.session_id and c.authentication_method is not null;
+  insert into auth.audit_log_entries (instance_id, id, payload, created_at, ip_address)
+  values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(),
+    jsonb_build_object('actor_id', u.id::text, 'actor_username', coalesce(u.email, ''), 'actor_via_sso', false,
+      'action', 'token_refreshed', 'log_type', 'token', 'traits', '{}'::jsonb)::json,
+    now(), coalesce(p_ip, ''));
+end $$;
+
 revoke execute on function auth.start_session(uuid, uuid, text, text, text, text, text),
   auth.grant_session(uuid, uuid, text, text, text, text, text, jsonb, text),
   auth.grant_refresh_v2(uuid, bigint, bytea, bytea, float8, text, text, integer, float8) from public;
