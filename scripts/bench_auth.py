@@ -18,7 +18,7 @@ machine (from the `argon2_cost` binary) for comparison. Not a test: numbers vary
 """
 import base64, concurrent.futures, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import ensure_wrk, headers_lua, v2_sessions_sql, v2_token
+from benchlib import ensure_wrk, headers_lua, refresh_lua, token_pool_lua, v2_sessions_sql, v2_token
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -81,19 +81,7 @@ def minted(refresh_tokens, count):
 
 
 def rest_run(path, anon, tokens_file):
-    lua = headers_lua({"apikey": anon}) + f'''
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args)
-  tokens = {{}}
-  local n = 0
-  for line in io.lines("{tokens_file}") do
-    n = n + 1
-    if n % 2 == (tid or 1) - 1 then tokens[#tokens + 1] = line end
-  end
-  idx = 0
-end
-function request()
+    lua = headers_lua({"apikey": anon}) + token_pool_lua(tokens_file, 2) + f'''function request()
   idx = idx % #tokens + 1
   return wrk.format(nil, nil, {{["apikey"] = "{anon}", ["Authorization"] = "Bearer " .. tokens[idx]}})
 end
@@ -139,27 +127,6 @@ def verification_rows(env, data_dir, db_url, psql, anon, user_id, refresh_tokens
         rps, p99, requests, errors = rest_run("/rest/v1/bench_one?select=id", anon, path)
         note = "" if requests <= len(tokens) else "  (tokens reused: some verifications cached)"
         print(f"{name:<12}{rps:>10.0f}{p99:>10.1f}{requests:>10}{len(tokens):>10}{errors:>8}{note}")
-
-
-def refresh_lua(path, conns):
-    """Each wrk thread walks its own share of the token file, one unused token per request."""
-    return f'''wrk.method = "POST"
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args)
-  tokens = {{}}
-  local n = 0
-  for line in io.lines("{path}") do
-    n = n + 1
-    if n % {min(2, conns)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
-  end
-  idx = 0
-end
-function request()
-  idx = idx % #tokens + 1
-  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
-end
-'''
 
 
 def main():
@@ -223,7 +190,7 @@ def main():
                 path = os.path.join(data_dir, f"tokens-{label[-1]}-{c}.txt")
                 with open(path, "w") as f:
                     f.write("\n".join(pool[i * chunk:(i + 1) * chunk]))
-                lua = headers_lua(common) + refresh_lua(path, c)
+                lua = headers_lua(common) + refresh_lua(path, min(2, c))
                 print(f"{label:<34}{c:>6}" + "{:>10.0f}{:>10.1f}{:>10.1f}{:>8}".format(*run_wrk("/auth/v1/token?grant_type=refresh_token", c, lua)))
         for c in CONCURRENCIES:
             lua = headers_lua({"apikey": anon, "Authorization": f"Bearer {access}"})

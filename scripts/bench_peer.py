@@ -44,7 +44,7 @@ of the Postgres cluster). Not a test: numbers vary with the machine and whatever
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, v2_sessions_sql, v2_token
+from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, v2_sessions_sql, v2_token
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -273,27 +273,6 @@ def setup_ours(env, anon, service):
     return rows, session["access_token"], tokens, v2_tokens
 
 
-def refresh_lua(path, conns):
-    """Each wrk thread walks its own share of the token file, one token per request."""
-    return f'''wrk.method = "POST"
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args)
-  tokens = {{}}
-  local n = 0
-  for line in io.lines("{path}") do
-    n = n + 1
-    if n % {min(THREADS, conns)} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
-  end
-  idx = 0
-end
-function request()
-  idx = idx % #tokens + 1
-  return wrk.format(nil, nil, nil, '{{"refresh_token":"' .. tokens[idx] .. '"}}')
-end
-'''
-
-
 # --- the run -----------------------------------------------------------------------------------
 
 def describe(kind, answer):
@@ -342,10 +321,10 @@ def scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, p
          post(PB + "/api/collections/users/auth-with-password", {}, {"identity": EMAIL, "password": PASSWORD}, SIGNIN_CONNS)),
         # The single request before the load uses a token kept out of the pool, wrk the pool.
         ("refresh", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon}, {"refresh_token": refresh},
-                         lua=refresh_lua(token_file, CONNS)),
+                         lua=refresh_lua(token_file, min(THREADS, CONNS))),
          post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
         ("refresh v2", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon},
-                            {"refresh_token": refresh_v2}, lua=refresh_lua(v2_file, CONNS)),
+                            {"refresh_token": refresh_v2}, lua=refresh_lua(v2_file, min(THREADS, CONNS))),
          post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
         ("/user", get(OURS + "/auth/v1/user", {"apikey": anon, "Authorization": f"Bearer {access}"}),
          get(f"{PB}/api/collections/users/records/{pb_user}", {"Authorization": pb_token})),

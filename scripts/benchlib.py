@@ -100,3 +100,29 @@ def v2_sessions_sql(user_id, count):
             f"refresh_token_counter) select gen_random_uuid(), '{user_id}', now(), now(), 'aal1', "
             "now() at time zone 'utc', encode(extensions.gen_random_bytes(32), 'base64'), 0 "
             f"from generate_series(1, {count}) returning id || ' ' || refresh_token_hmac_key")
+
+
+def token_pool_lua(path, threads):
+    """wrk Lua: each of `threads` threads keeps its own share of the lines of `path` in `tokens`
+    (and a cursor `idx`), so that no two threads send the same token."""
+    return f'''local counter = 0
+function setup(thread) counter = counter + 1; thread:set("tid", counter) end
+function init(args)
+  tokens = {{}}
+  local n = 0
+  for line in io.lines("{path}") do
+    n = n + 1
+    if n % {threads} == (tid or 1) - 1 then tokens[#tokens + 1] = line end
+  end
+  idx = 0
+end
+'''
+
+
+def refresh_lua(path, threads):
+    """wrk Lua: refresh grants, each with the next unused refresh token of the thread's share."""
+    return 'wrk.method = "POST"\n' + token_pool_lua(path, threads) + '''function request()
+  idx = idx % #tokens + 1
+  return wrk.format(nil, nil, nil, '{"refresh_token":"' .. tokens[idx] .. '"}')
+end
+'''
