@@ -4,10 +4,10 @@
 //!
 //! The token is the unpadded base64url of: a version byte (0), the session id's 16 bytes, the
 //! counter as an unsigned LEB128 varint, the first 16 bytes of the HMAC of everything before
-//! them, and the first 4 bytes of the SHA-256 of everything before those (a checksum that turns
-//! away strings that are no token before the database is asked). Algorithm-1 tokens are 32
-//! alphanumeric characters, too short to parse as one of these. Nothing here touches the
-//! database.
+//! them, and the first 4 bytes of the SHA-256 of everything before those (a checksum, so that a
+//! damaged string is told apart without the session's key; the grant then looks it up as an
+//! algorithm-1 token and finds nothing). Algorithm-1 tokens are 32 alphanumeric characters, too
+//! short to parse as one of these. Nothing here touches the database.
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
