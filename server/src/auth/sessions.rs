@@ -206,11 +206,7 @@ pub async fn refresh(
             )
             .await?;
         check_outcome(row.get(0))?;
-        let key: String = row.get(2);
-        let key = refresh_token::stored_key(&key).ok_or_else(|| {
-            AuthError::internal(format!("session {} has a key that is not base64", parsed.session_id))
-        })?;
-        let refresh_token = refresh_token::encode(parsed.session_id, row.get(1), &key);
+        let refresh_token = sign_stored(parsed.session_id, row.get(1), row.get(2))?;
         let user = User::from_row(&row);
         let issued = Issued { session_id: parsed.session_id, refresh_token };
         return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)));
@@ -223,6 +219,13 @@ pub async fn refresh(
     let user = User::from_row(&row);
     let issued = Issued { session_id: row.get(1), refresh_token: row.get(2) };
     response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)))
+}
+
+/// The algorithm-2 token for `counter` of `session_id`, signed with the session's stored key.
+fn sign_stored(session_id: Uuid, counter: i64, key: &str) -> Result<String, AuthError> {
+    let key = refresh_token::stored_key(key)
+        .ok_or_else(|| AuthError::internal(format!("session {session_id} has a key that is not base64")))?;
+    Ok(refresh_token::encode(session_id, counter, &key))
 }
 
 /// The error a grant's outcome stands for, if any.
@@ -249,10 +252,7 @@ pub async fn reissue(db: &impl crate::db::cached::Db, user_id: Uuid, session_id:
         )
         .await?;
     if let Some(row) = bumped {
-        let key: String = row.get(1);
-        let key = refresh_token::stored_key(&key)
-            .ok_or_else(|| AuthError::internal(format!("session {session_id} has a key that is not base64")))?;
-        return Ok(refresh_token::encode(session_id, row.get(0), &key));
+        return sign_stored(session_id, row.get(0), row.get(1));
     }
     db.cached_execute(
         "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",

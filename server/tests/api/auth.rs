@@ -806,7 +806,7 @@ async fn algorithm_2_sessions_sign_a_counter_and_write_no_token_rows() {
     let first = session["refresh_token"].as_str().expect("refresh token").to_string();
     let parsed = server::auth::refresh_token::parse(&first).expect("an algorithm-2 token");
     assert_eq!(parsed.counter, 0);
-    let claims = decode_claims(session["access_token"].as_str().expect("access token"));
+    let claims = claims_of(session["access_token"].as_str().expect("access token"));
     assert_eq!(claims["session_id"], parsed.session_id.to_string());
 
     let (status, second) = refresh_with(&app, &session["refresh_token"]).await;
@@ -837,16 +837,8 @@ async fn algorithm_2_sessions_sign_a_counter_and_write_no_token_rows() {
     assert_eq!(row.get::<_, Option<i64>>(1), Some(2));
     assert_eq!(row.get::<_, i64>(2), 2);
     // The access token still names the session.
-    let claims = decode_claims(third["access_token"].as_str().expect("access token"));
+    let claims = claims_of(third["access_token"].as_str().expect("access token"));
     assert_eq!(claims["session_id"], parsed.session_id.to_string());
-}
-
-/// The claims of a JWT, unverified.
-fn decode_claims(jwt: &str) -> Value {
-    use base64::Engine;
-    let payload = jwt.split('.').nth(1).expect("a JWT");
-    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("base64"))
-        .expect("json claims")
 }
 
 #[tokio::test]
