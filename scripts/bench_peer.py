@@ -18,7 +18,8 @@ which is run directly. Then:
 Each scenario is first requested once on both servers (200 and, for the lists, the number of rows
 and embedded categories are checked and printed), then driven by wrk with the same connections,
 threads and duration (BENCH_CONNECTIONS, default 32; sign-in BENCH_SIGNIN_CONNECTIONS, default 8;
-BENCH_SECONDS, default 10), ours first, PocketBase right after, after one unmeasured load of the
+BENCH_SECONDS, default 10; BENCH_ONLY, a comma-separated list of scenario names, runs only those),
+ours first, PocketBase right after, after one unmeasured load of the
 first scenario on both (BENCH_WARMUP_SECONDS, default 3) so that our pool's connections are open:
   * getOne     ours GET /rest/v1/vehicles?id=eq.<id> (single object), anon key;
                PocketBase GET /api/collections/vehicles/records/<id>;
@@ -55,6 +56,7 @@ CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", 3))
+ONLY = [name.strip() for name in os.environ.get("BENCH_ONLY", "").split(",") if name.strip()]
 OURS, PB = f"http://127.0.0.1:{PORT}", f"http://127.0.0.1:{PB_PORT}"
 EMAIL, PASSWORD = "client@kinshasa-auto.test", "bench-password-1"  # the seeded demo customer
 SUPERUSER = "bench-admin@example.test"
@@ -395,6 +397,8 @@ def main():
         for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token)[0][1:]:
             run_wrk(side[0], side[5], side[4], scratch, WARMUP)
         for name, ours, theirs in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token):
+            if ONLY and name not in ONLY:
+                continue
             # One request each first: both must answer 200; the lists' rows are counted.
             shapes = []
             for kind, (url, method, headers, body, _, _) in (("ours", ours), ("pb", theirs)):

@@ -543,6 +543,33 @@ mod tests {
     }
 
     #[test]
+    fn rsa_keys_in_pkcs1_and_pkcs8_sign_rs256_tokens_their_public_jwk_verifies() {
+        for flag in ["-traditional", "-verbose"] {
+            let out = std::process::Command::new("openssl")
+                .args(["genrsa", flag, "2048"])
+                .output()
+                .expect("openssl (Debian package openssl) makes the test key");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let pem = String::from_utf8(out.stdout).unwrap();
+            let label = if flag == "-traditional" { "RSA PRIVATE KEY" } else { "PRIVATE KEY" };
+            assert!(pem.contains(&format!("BEGIN {label}")), "{pem:.40}");
+            let key = new_key_from_pem(&pem).unwrap();
+            let keys = SigningKeys::of(&[(&key, "in_use")]);
+            let token = keys.sign(&json!({"sub": "x"}), &EncodingKey::from_secret(b"s")).unwrap();
+            assert_eq!(jsonwebtoken::decode_header(&token).unwrap().alg, Algorithm::RS256);
+            let public = DecodingKey::from_rsa_components(
+                key.public_jwk["n"].as_str().unwrap(),
+                key.public_jwk["e"].as_str().unwrap(),
+            )
+            .unwrap();
+            let mut validation = jsonwebtoken::Validation::new(Algorithm::RS256);
+            validation.required_spec_claims.clear();
+            let claims = jsonwebtoken::decode::<Value>(&token, &public, &validation).unwrap().claims;
+            assert_eq!(claims, json!({"sub": "x"}), "{label}");
+        }
+    }
+
+    #[test]
     fn without_a_key_in_use_tokens_are_hs256_with_the_legacy_secret() {
         let keys = SigningKeys::default();
         let token = keys.sign(&json!({"sub": "x"}), &EncodingKey::from_secret(b"legacy")).unwrap();

@@ -945,5 +945,92 @@ async fn algorithm_2_refresh_is_one_statement_and_algorithm_1_tokens_still_refre
     assert_eq!(status, StatusCode::OK, "{next}");
     let ran = ran_between(&before, &statements_run(&db).await);
     assert_eq!(ran.len(), 1, "a refresh is one statement: {ran:?}");
-    assert!(ran[0].0.contains("auth.grant_refresh_v2("), "{ran:?}");
+    assert!(ran[0].0.contains("update auth.sessions ss"), "plain SQL, not the function: {ran:?}");
+}
+
+/// A session of `algorithm` on a server with that algorithm and `change` applied.
+async fn session_of(algorithm: u8, email: &str, change: impl FnOnce(&mut server::config::Config)) -> (TestApp, Value) {
+    let app = spawn_app_with(move |c| {
+        c.auth.refresh_token_algorithm_version = algorithm;
+        change(c);
+    })
+    .await;
+    let session = confirmed(&app, email, "secret-1").await;
+    (app, session)
+}
+
+#[tokio::test]
+async fn a_rate_limited_refresh_rotates_nothing_under_either_algorithm() {
+    for algorithm in [1, 2] {
+        let (app, session) =
+            session_of(algorithm, "limited@example.test", |c| c.auth.rate_limit_token_refresh = 2).await;
+        let (status, second) = refresh_with(&app, &session["refresh_token"]).await;
+        assert_eq!(status, StatusCode::OK, "algorithm {algorithm}: {second}");
+        let (status, third) = refresh_with(&app, &second["refresh_token"]).await;
+        assert_eq!(status, StatusCode::OK, "algorithm {algorithm}: {third}");
+
+        let (status, limited) = refresh_with(&app, &third["refresh_token"]).await;
+
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "algorithm {algorithm}: {limited}");
+        assert_eq!(limited["code"], "over_request_rate_limit");
+        let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+        tokio::spawn(conn);
+        let row = db
+            .query_one(
+                "select (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed'), \
+                        (select count(*) from auth.refresh_tokens where not revoked), \
+                        (select max(refresh_token_counter) from auth.sessions)",
+                &[],
+            )
+            .await
+            .expect("state");
+        assert_eq!(row.get::<_, i64>(0), 2, "algorithm {algorithm}: two grants audited");
+        if algorithm == 1 {
+            assert_eq!(row.get::<_, i64>(1), 1, "the third token stays the one unrevoked");
+        } else {
+            assert_eq!(row.get::<_, Option<i64>>(2), Some(2), "the counter did not move");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_banned_users_current_refresh_token_is_refused_under_either_algorithm() {
+    for algorithm in [1, 2] {
+        let (app, session) = session_of(algorithm, "banned-later@example.test", |_| {}).await;
+        let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+        tokio::spawn(conn);
+        db.execute("update auth.users set banned_until = now() + interval '1 hour'", &[]).await.expect("ban");
+
+        let (status, body) = refresh_with(&app, &session["refresh_token"]).await;
+
+        assert_eq!(status, StatusCode::BAD_REQUEST, "algorithm {algorithm}: {body}");
+        assert_eq!(body["code"], "user_banned", "algorithm {algorithm}");
+        let audited: i64 = db
+            .query_one("select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed'", &[])
+            .await
+            .expect("audit")
+            .get(0);
+        assert_eq!(audited, 0, "algorithm {algorithm}: nothing granted");
+    }
+}
+
+#[tokio::test]
+async fn two_tabs_refreshing_the_same_token_at_once_both_get_the_one_new_token() {
+    for algorithm in [1, 2] {
+        let (app, session) =
+            session_of(algorithm, "tabs@example.test", |c| c.auth.refresh_token_reuse_interval = 10).await;
+
+        let ((a_status, a), (b_status, b)) =
+            tokio::join!(refresh_with(&app, &session["refresh_token"]), refresh_with(&app, &session["refresh_token"]));
+
+        assert_eq!((a_status, b_status), (StatusCode::OK, StatusCode::OK), "algorithm {algorithm}: {a} {b}");
+        assert_eq!(a["refresh_token"], b["refresh_token"], "algorithm {algorithm}");
+        assert_ne!(a["refresh_token"], session["refresh_token"], "algorithm {algorithm}");
+        let (status, next) = refresh_with(&app, &a["refresh_token"]).await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "algorithm {algorithm}: the shared token is the session's current one: {next}"
+        );
+    }
 }
