@@ -785,13 +785,7 @@ async fn factor_endpoints_check_the_token_before_the_factor_id() {
 
 /// A confirmed user's session on a server that starts sessions under refresh-token algorithm 2.
 async fn v2_app(reuse_interval: u64) -> (TestApp, Value) {
-    let app = spawn_app_with(|c| {
-        c.auth.refresh_token_algorithm_version = 2;
-        c.auth.refresh_token_reuse_interval = reuse_interval;
-    })
-    .await;
-    let session = confirmed(&app, "v2@example.test", "secret-1").await;
-    (app, session)
+    session_of(2, "v2@example.test", move |c| c.auth.refresh_token_reuse_interval = reuse_interval).await
 }
 
 async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, Value) {
