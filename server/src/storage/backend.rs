@@ -438,29 +438,43 @@ pub async fn put_concat(
 /// unmapped for every read, and the page faults and zeroing cost more than the read itself.
 const READ_CHUNK: u64 = 192 * 1024;
 
-/// The body of a `get`: local files in `READ_CHUNK` reads, remote stores as they stream.
+/// The body of a `get`: local files in `READ_CHUNK` reads, remote stores as they stream. A local
+/// file is read one step ahead: the next read runs on a blocking thread while the server copies
+/// and sends the chunk before it, so reading the file and writing the socket overlap.
 pub fn body_stream(got: GetResult) -> BoxStream<'static, std::io::Result<Bytes>> {
     let range = got.range.clone();
     match got.payload {
         GetResultPayload::File(file, _) => {
-            let state = (file, range.start, range.end);
-            stream::try_unfold(state, |(file, pos, end)| async move {
-                if pos >= end {
+            let file = Arc::new(file);
+            let first = read_ahead(&file, range.start, range.end);
+            stream::try_unfold((file, range.start, range.end, first), |(file, pos, end, pending)| async move {
+                let Some(read) = pending else {
                     return Ok(None);
-                }
-                let len = READ_CHUNK.min(end - pos);
-                let (file, buf) = tokio::task::spawn_blocking(move || {
-                    let buf = read_at(&file, pos, len as usize)?;
-                    Ok::<_, std::io::Error>((file, buf))
-                })
-                .await
-                .map_err(std::io::Error::other)??;
-                Ok(Some((buf, (file, pos + len, end))))
+                };
+                let buf = read.await.map_err(std::io::Error::other)??;
+                let pos = pos + buf.len() as u64;
+                let next = read_ahead(&file, pos, end);
+                Ok(Some((buf, (file, pos, end, next))))
             })
             .boxed()
         }
         GetResultPayload::Stream(s) => s.map(|chunk| chunk.map_err(std::io::Error::other)).boxed(),
     }
+}
+
+/// The read of `file`'s next `READ_CHUNK` from `pos`, started on a blocking thread; `None` at
+/// `end`. Dropped unawaited (the client went away), the read still finishes and its buffer is freed.
+fn read_ahead(
+    file: &Arc<std::fs::File>,
+    pos: u64,
+    end: u64,
+) -> Option<tokio::task::JoinHandle<std::io::Result<Bytes>>> {
+    if pos >= end {
+        return None;
+    }
+    let file = file.clone();
+    let len = READ_CHUNK.min(end - pos) as usize;
+    Some(tokio::task::spawn_blocking(move || read_at(&file, pos, len)))
 }
 
 /// `len` bytes of `file` from `pos`, read into a buffer that is not zeroed first (`pread`
@@ -632,6 +646,26 @@ mod tests {
         let chunks: Vec<Bytes> = body_stream(got).map(|c| c.unwrap()).collect().await;
         assert_eq!(chunks.len() as u64, 499_900u64.div_ceil(READ_CHUNK), "READ_CHUNK reads");
         assert_eq!(chunks.concat(), bytes[100..500_000]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_file_cut_short_while_streaming_ends_the_body_with_an_error() {
+        let (dir, store) = scratch_store();
+        let bytes = vec![7u8; 3 * READ_CHUNK as usize];
+        store.put(&key_of("ee5"), PutPayload::from(bytes)).await.unwrap();
+        let got = store.get(&key_of("ee5")).await.unwrap();
+        let path = store.path_to_filesystem(&key_of("ee5")).unwrap();
+        let mut body = body_stream(got);
+        let first = body.next().await.unwrap().unwrap();
+        assert_eq!(first.len() as u64, READ_CHUNK);
+        // The second read may already have run ahead; the third finds the file shorter.
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(READ_CHUNK + 10).unwrap();
+        let rest: Vec<std::io::Result<Bytes>> = body.collect().await;
+        let err = rest.iter().find_map(|r| r.as_ref().err()).expect("an error, not a silently short body");
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        let sent: usize = rest.iter().filter_map(|r| r.as_ref().ok()).map(|b| b.len()).sum();
+        assert!(sent as u64 <= READ_CHUNK, "nothing past the cut is sent: {sent} bytes after the first chunk");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
