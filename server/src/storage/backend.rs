@@ -121,7 +121,7 @@ where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: Display,
 {
-    let mut md5 = (etag == Etag::Md5).then(Md5::new);
+    let mut md5 = (etag == Etag::Md5).then(Hasher::new);
     let mut size: u64 = 0;
     let mut writer = Writer::Pending(Vec::new(), 0);
     while let Some(chunk) = body.next().await {
@@ -139,7 +139,7 @@ where
             return Err(StorageError::EntityTooLarge);
         }
         if let Some(md5) = md5.as_mut() {
-            md5.update(&chunk);
+            md5.push(chunk.clone()).await;
         }
         if let Err(err) = writer.push(store, local, key, chunk).await {
             writer.abort().await;
@@ -157,8 +157,12 @@ where
         }
         Writer::Local(w) => Some(w.finish().await?),
     };
-    let etag = match (md5, modified) {
-        (Some(md5), _) => format!("\"{}\"", hex::encode(md5.finalize())),
+    let digest = match md5 {
+        Some(md5) => Some(md5.finish().await?),
+        None => None,
+    };
+    let etag = match (digest, modified) {
+        (Some(digest), _) => format!("\"{}\"", hex::encode(digest)),
         (None, Some(modified)) => format!("\"{:x}-{:x}\"", millis_of(modified), size),
         (None, None) => {
             let meta = store.head(key).await?;
@@ -171,6 +175,74 @@ where
 /// Milliseconds since the epoch, as `object_store` reports a file's modification time.
 fn millis_of(time: SystemTime) -> i64 {
     chrono::DateTime::<chrono::Utc>::from(time).timestamp_millis()
+}
+
+/// The MD5 of an upload's body. The first `BATCH` bytes are hashed where they arrive; past that,
+/// the hash moves to a blocking thread fed batches of the received chunks (shared, not copied),
+/// so that hashing, which is the slowest step of a large upload, overlaps reading the socket
+/// and writing the bytes, and does not hold the HTTP worker thread that also serves other
+/// requests. The channel is bounded: a body is read no faster than it is hashed.
+enum Hasher {
+    Inline(Md5, usize),
+    Task {
+        batch: Vec<Bytes>,
+        batch_len: usize,
+        sender: tokio::sync::mpsc::Sender<Vec<Bytes>>,
+        task: tokio::task::JoinHandle<Md5>,
+    },
+}
+
+impl Hasher {
+    fn new() -> Hasher {
+        Hasher::Inline(Md5::new(), 0)
+    }
+
+    async fn push(&mut self, chunk: Bytes) {
+        match self {
+            Hasher::Inline(md5, len) if *len + chunk.len() <= BATCH => {
+                *len += chunk.len();
+                md5.update(&chunk);
+            }
+            Hasher::Inline(md5, _) => {
+                let md5 = std::mem::take(md5);
+                let (sender, mut batches) = tokio::sync::mpsc::channel::<Vec<Bytes>>(BATCHES_IN_FLIGHT);
+                let task = tokio::task::spawn_blocking(move || {
+                    let mut md5 = md5;
+                    while let Some(batch) = batches.blocking_recv() {
+                        for chunk in &batch {
+                            md5.update(chunk);
+                        }
+                    }
+                    md5
+                });
+                let len = chunk.len();
+                *self = Hasher::Task { batch: vec![chunk], batch_len: len, sender, task };
+            }
+            Hasher::Task { batch, batch_len, sender, .. } => {
+                *batch_len += chunk.len();
+                batch.push(chunk);
+                if *batch_len >= BATCH {
+                    *batch_len = 0;
+                    // A closed channel means the task has stopped; `finish` reports it.
+                    let _ = sender.send(std::mem::take(batch)).await;
+                }
+            }
+        }
+    }
+
+    async fn finish(self) -> Result<[u8; 16], StorageError> {
+        let md5 = match self {
+            Hasher::Inline(md5, _) => md5,
+            Hasher::Task { batch, sender, task, .. } => {
+                if !batch.is_empty() {
+                    let _ = sender.send(batch).await;
+                }
+                drop(sender);
+                task.await.map_err(|err| StorageError::internal("hashing an upload", err))?
+            }
+        };
+        Ok(md5.finalize().into())
+    }
 }
 
 /// Bytes received before `put_stream` starts writing to a local file (smaller bodies are one `put`).
@@ -546,6 +618,23 @@ mod tests {
             assert!((0..12).all(|i| got[i * 1024 * 1024] == i as u8 && got[(i + 1) * 1024 * 1024 - 1] == i as u8));
         }
         assert_eq!(walk(&dir).len(), 3, "no staging file is left: {:?}", walk(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_large_body_hashed_off_the_worker_has_the_md5_of_all_its_bytes() {
+        let (dir, store) = scratch_store();
+        // Uneven chunks: the hash moves to its task in the middle of the body, not at a boundary.
+        let body: Vec<Bytes> = (0..9u8).map(|i| Bytes::from(vec![i; 700 * 1024 + i as usize])).collect();
+        let whole = body.concat();
+        let expected = format!("\"{}\"", hex::encode(Md5::digest(&whole)));
+        for (version, local) in [("ff6", Some(&store)), ("ff7", None)] {
+            let chunks = stream::iter(body.clone().into_iter().map(Ok::<_, String>));
+            let stored = put_stream(&store, local, &key_of(version), chunks, u64::MAX, Etag::Md5).await.unwrap();
+            assert_eq!(stored.size, whole.len() as u64);
+            assert_eq!(stored.etag, expected, "the MD5 of the whole body, in order");
+            assert_eq!(store.get(&key_of(version)).await.unwrap().bytes().await.unwrap(), whole);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
