@@ -57,12 +57,15 @@ def chunks_of(f, size=MB):
         yield view[:n]
 
 
+def auth(key):
+    return {"apikey": key, "Authorization": f"Bearer {key}"}
+
+
 def request(method, path, key, body=None, headers=None, sink=None):
     # http.client sends a file body in `blocksize` steps (8 KiB by default, a client cost); a file
     # goes through `chunks_of` instead, so the client reads into one buffer it reuses.
     conn = Connection("127.0.0.1", PORT, timeout=300, blocksize=MB)
-    h = {"apikey": key, "Authorization": f"Bearer {key}"}
-    h.update(headers or {})
+    h = {**auth(key), **(headers or {})}
     if hasattr(body, "readinto"):
         body = chunks_of(body)
     conn.request(method, "/storage/v1" + path, body=body, headers=h)
@@ -158,7 +161,7 @@ def upload_sendfile(path, key, src):
     """The file sent as the body by the kernel (`sendfile`, as `cp` copies), headers first."""
     conn = Connection("127.0.0.1", PORT, timeout=300)
     conn.putrequest("POST", "/storage/v1" + path)
-    for name, value in {"apikey": key, "Authorization": f"Bearer {key}", "Content-Type": "application/octet-stream",
+    for name, value in {**auth(key), "Content-Type": "application/octet-stream",
                         "Content-Length": str(os.path.getsize(src))}.items():
         conn.putheader(name, value)
     conn.endheaders()
@@ -176,7 +179,7 @@ def download_splice(path, key, out):
     copies): whatever http.client already buffered past the headers is written first."""
     import fcntl
     conn = Connection("127.0.0.1", PORT, timeout=300)
-    conn.request("GET", "/storage/v1" + path, headers={"apikey": key, "Authorization": f"Bearer {key}"})
+    conn.request("GET", "/storage/v1" + path, headers=auth(key))
     res = conn.getresponse()
     if res.status != 200:
         sys.exit(f"GET {path}: {res.status} {res.read()[:300]!r}")
@@ -277,7 +280,7 @@ def resumable(key, work):
 
     def run():
         conn = Connection("127.0.0.1", PORT, timeout=300, blocksize=MB)
-        base = {"apikey": key, "Authorization": f"Bearer {key}", "Tus-Resumable": "1.0.0"}
+        base = {**auth(key), "Tus-Resumable": "1.0.0"}
         conn.request("POST", "/storage/v1/upload/resumable", headers={**base, "Upload-Length": str(size), "Upload-Metadata": meta})
         res = conn.getresponse()
         res.read()
@@ -391,7 +394,7 @@ end
 def small_ops(key, work, kind):
     """10 KB uploads (each to a new name) or downloads per second, driven by wrk (keep-alive)."""
     script = os.path.join(work, f"small-{kind}.lua")
-    headers = {"apikey": key, "Authorization": f"Bearer {key}", "Content-Type": "application/octet-stream"}
+    headers = {**auth(key), "Content-Type": "application/octet-stream"}
     body = "x" * (10 * 1024)
     with open(script, "w") as f:
         upload = f'wrk.body = "{body}"\n' if kind == "up" else ""

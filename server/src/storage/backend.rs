@@ -177,6 +177,28 @@ fn millis_of(time: SystemTime) -> i64 {
     chrono::DateTime::<chrono::Utc>::from(time).timestamp_millis()
 }
 
+/// Received chunks gathered for a blocking task (the hasher's, the local writer's): about
+/// `BATCH` bytes, at most `MAX_SLICES` chunks, sent through a channel as one message.
+#[derive(Default)]
+struct Batch {
+    chunks: Vec<Bytes>,
+    len: usize,
+}
+
+impl Batch {
+    /// Add `chunk`; the whole batch once it is full.
+    fn add(&mut self, chunk: Bytes) -> Option<Vec<Bytes>> {
+        self.len += chunk.len();
+        self.chunks.push(chunk);
+        (self.len >= BATCH || self.chunks.len() >= MAX_SLICES).then(|| self.take())
+    }
+
+    fn take(&mut self) -> Vec<Bytes> {
+        self.len = 0;
+        std::mem::take(&mut self.chunks)
+    }
+}
+
 /// The MD5 of an upload's body. The first `BATCH` bytes are hashed where they arrive; past that,
 /// the hash moves to a blocking thread fed batches of the received chunks (shared, not copied),
 /// so that hashing, which is the slowest step of a large upload, overlaps reading the socket
@@ -184,12 +206,7 @@ fn millis_of(time: SystemTime) -> i64 {
 /// requests. The channel is bounded: a body is read no faster than it is hashed.
 enum Hasher {
     Inline(Md5, usize),
-    Task {
-        batch: Vec<Bytes>,
-        batch_len: usize,
-        sender: tokio::sync::mpsc::Sender<Vec<Bytes>>,
-        task: tokio::task::JoinHandle<Md5>,
-    },
+    Task { batch: Batch, sender: tokio::sync::mpsc::Sender<Vec<Bytes>>, task: tokio::task::JoinHandle<Md5> },
 }
 
 impl Hasher {
@@ -215,16 +232,14 @@ impl Hasher {
                     }
                     md5
                 });
-                let len = chunk.len();
-                *self = Hasher::Task { batch: vec![chunk], batch_len: len, sender, task };
+                let mut batch = Batch::default();
+                let _ = batch.add(chunk);
+                *self = Hasher::Task { batch, sender, task };
             }
-            Hasher::Task { batch, batch_len, sender, .. } => {
-                *batch_len += chunk.len();
-                batch.push(chunk);
-                if *batch_len >= BATCH {
-                    *batch_len = 0;
+            Hasher::Task { batch, sender, .. } => {
+                if let Some(full) = batch.add(chunk) {
                     // A closed channel means the task has stopped; `finish` reports it.
-                    let _ = sender.send(std::mem::take(batch)).await;
+                    let _ = sender.send(full).await;
                 }
             }
         }
@@ -233,9 +248,10 @@ impl Hasher {
     async fn finish(self) -> Result<[u8; 16], StorageError> {
         let md5 = match self {
             Hasher::Inline(md5, _) => md5,
-            Hasher::Task { batch, sender, task, .. } => {
-                if !batch.is_empty() {
-                    let _ = sender.send(batch).await;
+            Hasher::Task { mut batch, sender, task } => {
+                let rest = batch.take();
+                if !rest.is_empty() {
+                    let _ = sender.send(rest).await;
                 }
                 drop(sender);
                 task.await.map_err(|err| StorageError::internal("hashing an upload", err))?
@@ -324,8 +340,7 @@ impl Writer {
 /// Dropped unfinished (the request's future dropped when its client goes away), it removes its
 /// staging file once the writer task has stopped.
 struct LocalWriter {
-    batch: Vec<Bytes>,
-    batch_len: usize,
+    batch: Batch,
     sender: Option<tokio::sync::mpsc::Sender<Vec<Bytes>>>,
     task: Option<tokio::task::JoinHandle<std::io::Result<std::fs::File>>>,
     staging: PathBuf,
@@ -348,29 +363,22 @@ impl LocalWriter {
             }
             Ok(file)
         });
-        Ok(LocalWriter {
-            batch: Vec::new(),
-            batch_len: 0,
-            sender: Some(sender),
-            task: Some(task),
-            staging,
-            dest,
-            done: false,
-        })
+        Ok(LocalWriter { batch: Batch::default(), sender: Some(sender), task: Some(task), staging, dest, done: false })
     }
 
     async fn push(&mut self, chunk: Bytes) -> Result<(), StorageError> {
-        self.batch_len += chunk.len();
-        self.batch.push(chunk);
-        if self.batch_len >= BATCH || self.batch.len() >= MAX_SLICES {
-            self.flush().await?;
+        match self.batch.add(chunk) {
+            Some(full) => self.send(full).await,
+            None => Ok(()),
         }
-        Ok(())
     }
 
     async fn flush(&mut self) -> Result<(), StorageError> {
-        let batch = std::mem::take(&mut self.batch);
-        self.batch_len = 0;
+        let rest = self.batch.take();
+        self.send(rest).await
+    }
+
+    async fn send(&mut self, batch: Vec<Bytes>) -> Result<(), StorageError> {
         let sent = match &self.sender {
             Some(sender) if !batch.is_empty() => sender.send(batch).await.is_ok(),
             _ => true,
