@@ -120,7 +120,25 @@ pub fn quote_literal(value: &str) -> String {
 /// `E'...'` with quotes and backslashes escaped: the same value whatever
 /// `standard_conforming_strings` says.
 pub fn escaped_literal(value: &str) -> String {
-    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
+    let mut out = String::with_capacity(value.len() + 3);
+    push_escaped_literal(&mut out, value);
+    out
+}
+
+/// [`escaped_literal`] written onto the end of `sql`, in one pass.
+pub fn push_escaped_literal(sql: &mut String, value: &str) {
+    sql.push_str("E'");
+    let mut written = 0;
+    for (i, byte) in value.bytes().enumerate() {
+        // Both are ASCII, so they are whole characters; each is escaped by doubling it.
+        if byte == b'\\' || byte == b'\'' {
+            sql.push_str(&value[written..=i]);
+            sql.push(char::from(byte));
+            written = i + 1;
+        }
+    }
+    sql.push_str(&value[written..]);
+    sql.push('\'');
 }
 
 #[cfg(test)]
@@ -131,5 +149,11 @@ mod tests {
     fn identifiers_and_literals_are_escaped() {
         assert_eq!(quote_ident(r#"a"b"#), r#""a""b""#);
         assert_eq!(quote_literal("it's"), "'it''s'");
+        assert_eq!(escaped_literal(r"a'b\c"), r"E'a''b\\c'");
+        assert_eq!(escaped_literal(r"''\é\"), r"E'''''\\é\\'");
+        assert_eq!(escaped_literal(""), "E''");
+        let mut sql = String::from("x = ");
+        push_escaped_literal(&mut sql, "plain");
+        assert_eq!(sql, "x = E'plain'");
     }
 }

@@ -23,6 +23,7 @@
 //! shared server connection is the same statement.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use deadpool_postgres::{Object, StatementCache};
@@ -30,7 +31,7 @@ use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
 use super::context::{End, Unit};
-use super::{escaped_literal, quote_ident};
+use super::push_escaped_literal;
 
 /// Statements a connection keeps prepared before it deallocates them (each holds its plans in
 /// the connection's backend).
@@ -171,10 +172,11 @@ fn message(
     // be a list goes through `set_config` (a quoted value would be one element for `SET`),
     // unless it is a list of identifiers that `SET` can take as written.
     set_local(&mut sql, "role", &caller.role);
-    set_local(&mut sql, "request.jwt.claims", &caller.claims.to_string());
+    // serde_json's writer, not `Value`'s `Display` (which formats through `fmt::Write`).
+    set_local(&mut sql, "request.jwt.claims", &json_text(&caller.claims));
     set_local(&mut sql, "request.method", &request.method);
     set_local(&mut sql, "request.path", &request.path);
-    set_local(&mut sql, "request.headers", &request.headers.to_string());
+    set_local(&mut sql, "request.headers", &json_text(&request.headers));
     before += 5;
     for (key, value) in &request.settings {
         if is_scalar(key) {
@@ -185,9 +187,9 @@ fn message(
             sql.push(';');
         } else {
             sql.push_str("SELECT set_config(");
-            sql.push_str(&escaped_literal(key));
+            push_escaped_literal(&mut sql, key);
             sql.push(',');
-            sql.push_str(&escaped_literal(value));
+            push_escaped_literal(&mut sql, value);
             sql.push_str(",true) IS NULL;");
         }
         before += 1;
@@ -198,12 +200,12 @@ fn message(
         before += 1;
     }
     if prepare {
-        sql.push_str(&format!("PREPARE r{name} AS "));
+        let _ = write!(sql, "PREPARE r{name} AS ");
         sql.push_str(text);
         sql.push(';');
         before += 1;
     }
-    sql.push_str(&format!("EXECUTE r{name}"));
+    let _ = write!(sql, "EXECUTE r{name}");
     if !params.is_empty() {
         sql.push('(');
         for (i, param) in params.iter().enumerate() {
@@ -211,7 +213,7 @@ fn message(
                 sql.push(',');
             }
             match param {
-                Some(value) => sql.push_str(&escaped_literal(value)),
+                Some(value) => push_escaped_literal(&mut sql, value),
                 None => sql.push_str("NULL"),
             }
         }
@@ -268,10 +270,21 @@ fn is_identifier_list(value: &str) -> bool {
 /// `SET LOCAL "<key>" = E'<value>';`
 fn set_local(sql: &mut String, key: &str, value: &str) {
     sql.push_str("SET LOCAL ");
-    sql.push_str(&quote_ident(key));
+    sql.push('"');
+    if key.contains('"') {
+        sql.push_str(&key.replace('"', "\"\""));
+    } else {
+        sql.push_str(key);
+    }
+    sql.push('"');
     sql.push_str(" = ");
-    sql.push_str(&escaped_literal(value));
+    push_escaped_literal(sql, value);
     sql.push(';');
+}
+
+/// A JSON value's text.
+fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
 }
 
 /// Whether `SET` reads a quoted value of this setting as `set_config` does: true for the
@@ -387,6 +400,33 @@ async fn remember(client: &Object, name: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::context::{Access, Caller, RequestInfo};
+
+    #[test]
+    fn the_message_sets_the_context_prepares_executes_and_commits() {
+        let caller = Caller {
+            role: "authenticated".into(),
+            claims: Arc::new(serde_json::json!({"sub": "u1", "name": "O'Brien \\o/"})),
+        };
+        let request = RequestInfo {
+            method: "GET".into(),
+            path: "/items".into(),
+            headers: serde_json::json!({"x-note": "it's"}),
+            settings: vec![
+                ("statement_timeout".into(), "8s".into()),
+                ("search_path".into(), r#""public", "extensions""#.into()),
+                ("my.list".into(), "a, b".into()),
+                ("request.odd\"key".into(), "v".into()),
+            ],
+        };
+        let unit = Unit { caller: &caller, request: &request, access: Access::ReadOnly, extra: None, end: End::Commit };
+        let (sql, before) = message(&unit, "select $1, $2", 7, &[Some(r"a'\b"), None], true, Ending::InMessage);
+        assert_eq!(
+            sql,
+            r#"BEGIN READ ONLY;SET LOCAL "role" = E'authenticated';SET LOCAL "request.jwt.claims" = E'{"sub":"u1","name":"O''Brien \\\\o/"}';SET LOCAL "request.method" = E'GET';SET LOCAL "request.path" = E'/items';SET LOCAL "request.headers" = E'{"x-note":"it''s"}';SET LOCAL "statement_timeout" = E'8s';SET LOCAL search_path = "public", "extensions";SELECT set_config(E'my.list',E'a, b',true) IS NULL;SET LOCAL "request.odd""key" = E'v';PREPARE r7 AS select $1, $2;EXECUTE r7(E'a''\\b',NULL);COMMIT"#
+        );
+        assert_eq!(before, 11, "BEGIN, nine settings and the PREPARE come before the EXECUTE");
+    }
 
     #[test]
     fn values_with_nul_bytes_are_not_inlinable() {

@@ -886,6 +886,43 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
     assert!(again.iter().all(|names| names.len() <= 1), "{again:?}");
 }
 
+/// pg_stat_statements keys a utility statement by its text, so with `track_utility` on, each
+/// request's `SET LOCAL`s (claims, headers and request id as literals) would add new entries: a
+/// write to its text file each and, every few hundred requests, an eviction pass over all of them.
+#[tokio::test]
+async fn a_request_adds_no_statistics_entry_of_its_own_while_its_statement_is_counted() {
+    let app = notes_app().await;
+    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    for token in [app.user_token(ALICE), app.user_token(BOB)] {
+        for _ in 0..3 {
+            let res = app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&token)).send().await.unwrap();
+            assert_eq!(res.status().as_u16(), 200);
+        }
+    }
+    let counted = |pattern: &'static str| {
+        let db = &db;
+        async move {
+            db.query_one(
+                "select count(*), coalesce(sum(calls), 0)::bigint from pg_stat_statements s \
+                 join pg_database d on d.oid = s.dbid \
+                 where d.datname = current_database() and s.query like $1 \
+                   and s.userid in (select oid from pg_roles where rolname in ('authenticator', 'authenticated'))",
+                &[&pattern],
+            )
+            .await
+            .map(|row| (row.get::<_, i64>(0), row.get::<_, i64>(1)))
+            .expect("pg_stat_statements")
+        }
+    };
+    assert_eq!(counted("SET LOCAL%").await, (0, 0), "the context statements are not tracked");
+    assert_eq!(counted("BEGIN%").await.0, 0, "nor is the transaction control");
+    let (entries, calls) = counted("PREPARE r% AS %\"notes\"%").await;
+    assert_eq!(entries, 1, "one entry for the read, whoever asked");
+    assert!(calls >= 6, "every execution is counted under it: {calls}");
+}
+
 #[tokio::test]
 async fn a_connection_keeps_a_bounded_number_of_rest_statements_prepared() {
     // One request connection, so that every statement lands on it.
