@@ -7,12 +7,13 @@ then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk
   * the statement the server generated for that request (taken from its debug log) is run by
     pgbench with the same connection count, inside the same transaction, after a context
     statement setting what the server sets (role, claims, method, path, the request's headers,
-    search_path), every value a bind parameter as the server sends it, logged in as the same
-    `authenticator` role: once pipelined as the server sends them (BEGIN, context, statement and
+    search_path, the role's own settings, cookies, the request id), every value a bind parameter
+    as the server sends it, logged in as the same `authenticator` role: once pipelined as the server sends them (BEGIN, context, statement and
     COMMIT in one round trip, `\startpipeline`), the honest twin, and once one statement at a
     time.
 Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
-twin's rate, and the server's and Postgres's CPU per request.
+twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
+the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
 
 With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
 same scenarios run against that binary first, each on its own fresh cluster, and a last table
@@ -20,7 +21,7 @@ gives each scenario's REST req/s after/before: a change's cost measured in one r
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import cpu_seconds, cpu_used, ensure_wrk, pg_bin
+from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -65,33 +66,25 @@ def run_wrk(url, headers, method="GET", body=None, seconds=None):
     return rps, ms("50"), ms("99")
 
 
-def postgres_pids():
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if open(f"/proc/{entry}/comm").read().strip() == "postgres":
-                    pids.append(int(entry))
-            except OSError:
-                pass
-    return pids
-
-
-def run_pgbench(sql_file, conninfo, env, variables):
+def run_pgbench(sql_file, conninfo, env, variables, data):
+    """pgbench's transactions/s, p50 and p99 in ms, and the cluster's CPU ms per transaction."""
     logdir = tempfile.mkdtemp()
     defines = [arg for k, v in variables.items() for arg in ("-D", f"{k}={v}")]
     cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
            *defines, "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
+    pg_before = cluster_cpu_seconds(data)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"pgbench failed: {out.stderr}")
+    pg_ms = (cluster_cpu_seconds(data) - pg_before) * 1000
     tps = float(re.search(r"tps = ([\d.]+)", out.stdout).group(1))
+    pg_ms /= int(re.search(r"number of transactions actually processed: (\d+)", out.stdout).group(1))
     latencies = []
     for name in os.listdir(logdir):
         with open(os.path.join(logdir, name)) as f:
             latencies.extend(int(line.split()[2]) / 1000.0 for line in f if line.strip())
     shutil.rmtree(logdir)
-    return tps, percentile(latencies, 0.5), percentile(latencies, 0.99)
+    return tps, percentile(latencies, 0.5), percentile(latencies, 0.99), pg_ms
 
 
 def run_suite(server_bin):
@@ -142,6 +135,13 @@ def run_suite(server_bin):
         ]
         auth_pw = hmac.new(secret.encode(), b"authenticator", hashlib.sha256).hexdigest()
         authenticator = f"host=127.0.0.1 port={DB_PORT} user=authenticator dbname=postgres"
+        # The server also applies the caller role's own settings (`alter role ... set`), the
+        # request's cookies and its request id (as application_name): so does the twin.
+        role_settings = subprocess.run(
+            [pg_bin("psql"), "-qAt", admin, "-c",
+             "select unnest(setconfig) from pg_db_role_setting where setrole = 'authenticated'::regrole and setdatabase = 0"],
+            env=pgenv, check=True, capture_output=True, text=True).stdout.split()
+        role_settings = [tuple(kv.split("=", 1)) for kv in role_settings if "=" in kv and not kv.startswith("pg_stat_statements.")]
         rows = []
         for name, method, path, body, params in scenarios:
             mark = os.path.getsize(log.name)
@@ -161,11 +161,15 @@ def run_suite(server_bin):
                                "authorization": headers["Authorization"], "content-type": "application/json"}
             variables = {f"p{i}": v for i, v in enumerate(values, start=1)}
             variables.update(role="authenticated", claims=claims, method=method, path=path.split("?")[0],
-                             headers=json.dumps(request_headers), search_path='"public", "extensions"')
+                             headers=json.dumps(request_headers), search_path='"public", "extensions"',
+                             cookies="{}", request_id="5f053dc5-17c8-4c20-be48-f4fd8854071a")
+            variables.update({f"rs{i}": v for i, (_, v) in enumerate(role_settings)})
+            own = "".join(f", set_config('{k}', :rs{i}, true)" for i, (k, _) in enumerate(role_settings))
             read_only = "READ ONLY" if method == "GET" else "READ WRITE"
             context = ("select set_config('role', :role, true), set_config('request.jwt.claims', :claims, true), "
                        "set_config('request.method', :method, true), set_config('request.path', :path, true), "
-                       "set_config('request.headers', :headers, true), set_config('search_path', :search_path, true);")
+                       "set_config('request.headers', :headers, true), set_config('search_path', :search_path, true)"
+                       f"{own}, set_config('request.cookies', :cookies, true), set_config('application_name', :request_id, true);")
             body_sql = f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n"
             sequential = os.path.join(data, f"{name}.sql")
             with open(sequential, "w") as f:
@@ -178,15 +182,15 @@ def run_suite(server_bin):
             # A short unmeasured run first: the pool opens its connections and each prepares the
             # statement, as pgbench's connections are open before it starts timing.
             run_wrk(base + path, headers, method, body, seconds=2)
-            server_before, pg_before = cpu_seconds([server.pid]), cpu_seconds(postgres_pids())
+            server_before, pg_before = cpu_seconds([server.pid]), cluster_cpu_seconds(data)
             rest = run_wrk(base + path, headers, method, body)
             served = rest[0] * DURATION
             server_ms = cpu_used(server_before, cpu_seconds([server.pid])) * 1000 / served
-            pg_ms = cpu_used(pg_before, cpu_seconds(postgres_pids())) * 1000 / served
+            pg_ms = (cluster_cpu_seconds(data) - pg_before) * 1000 / served
             rest = rest + (server_ms, pg_ms)
             twin_env = dict(os.environ, PGPASSWORD=auth_pw)
-            twin = run_pgbench(pipelined, authenticator, twin_env, variables)
-            one_by_one = run_pgbench(sequential, authenticator, twin_env, variables)
+            twin = run_pgbench(pipelined, authenticator, twin_env, variables, data)
+            one_by_one = run_pgbench(sequential, authenticator, twin_env, variables, data)
             rows.append((name, rest, twin + one_by_one[:1]))
         return rows
     finally:
@@ -199,10 +203,11 @@ def print_table(title, rows):
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
           f" ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'ratio':>8}{'sequential tps':>16}{'ratio':>8}{'server CPU ms/req':>19}{'pg CPU ms/req':>15}")
-    for name, (rps, p50, p99, server_ms, pg_ms), (tps, b50, b99, seq) in rows:
+          f"{'ratio':>8}{'sequential tps':>16}{'ratio':>8}{'server CPU ms/req':>19}{'pg CPU ms/req':>15}"
+          f"{'twin pg CPU ms/tx':>19}")
+    for name, (rps, p50, p99, server_ms, pg_ms), (tps, b50, b99, twin_pg_ms, seq) in rows:
         print(f"{name:<16}{rps:>12.0f}{p50:>9.2f}{p99:>9.2f}{tps:>15.0f}{b50:>9.2f}{b99:>9.2f}{rps / tps:>8.2f}"
-              f"{seq:>16.0f}{rps / seq:>8.2f}{server_ms:>19.3f}{pg_ms:>15.3f}")
+              f"{seq:>16.0f}{rps / seq:>8.2f}{server_ms:>19.3f}{pg_ms:>15.3f}{twin_pg_ms:>19.3f}")
 
 
 def main():

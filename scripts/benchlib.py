@@ -69,6 +69,18 @@ def cluster_pids(data):
     return [master] + children
 
 
+def cluster_cpu_seconds(data):
+    """CPU seconds the cluster under `data` has used so far: what its live processes have used, plus
+    what the postmaster has collected from the children it reaped (the backends of connections that
+    have closed, such as pgbench's), so a difference of two readings spans both."""
+    pids = cluster_pids(data)
+    tick = os.sysconf("SC_CLK_TCK")
+    with open(f"/proc/{pids[0]}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    reaped = (int(fields[13]) + int(fields[14])) / tick
+    return reaped + sum(cpu_seconds(pids).values())
+
+
 def field_kb(path, name):
     """A `name: N kB` field of a /proc file (status, smaps_rollup); 0 once the process ended."""
     try:
