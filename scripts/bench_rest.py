@@ -8,9 +8,9 @@ then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk
     pgbench with the same connection count, inside the same transaction, after a context
     statement setting what the server sets (role, claims, method, path, the request's headers,
     search_path, the role's own settings, cookies, the request id), every value a bind parameter
-    as the server sends it, logged in as the same `authenticator` role: once pipelined as the server sends them (BEGIN, context, statement and
-    COMMIT in one round trip, `\startpipeline`), the honest twin, and once one statement at a
-    time.
+    as the server sends it, logged in as the same `authenticator` role: once pipelined as the
+    server sends them (BEGIN, context, statement and COMMIT in one round trip, `\startpipeline`),
+    the honest twin, and once one statement at a time.
 Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
@@ -140,8 +140,8 @@ def run_suite(server_bin):
         role_settings = subprocess.run(
             [pg_bin("psql"), "-qAt", admin, "-c",
              "select unnest(setconfig) from pg_db_role_setting where setrole = 'authenticated'::regrole and setdatabase = 0"],
-            env=pgenv, check=True, capture_output=True, text=True).stdout.split()
-        role_settings = [tuple(kv.split("=", 1)) for kv in role_settings if "=" in kv and not kv.startswith("pg_stat_statements.")]
+            env=pgenv, check=True, capture_output=True, text=True).stdout.splitlines()
+        role_settings = [tuple(kv.split("=", 1)) for kv in role_settings if "=" in kv]
         rows = []
         for name, method, path, body, params in scenarios:
             mark = os.path.getsize(log.name)

@@ -109,7 +109,20 @@ pub(crate) fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, 
 
 /// Quote an SQL identifier (the one place identifiers are quoted).
 pub fn quote_ident(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
+    let mut out = String::with_capacity(ident.len() + 2);
+    push_quoted_ident(&mut out, ident);
+    out
+}
+
+/// [`quote_ident`] written onto the end of `sql`.
+pub fn push_quoted_ident(sql: &mut String, ident: &str) {
+    sql.push('"');
+    if ident.contains('"') {
+        sql.push_str(&ident.replace('"', "\"\""));
+    } else {
+        sql.push_str(ident);
+    }
+    sql.push('"');
 }
 
 /// Quote an SQL string literal (only for statements that cannot take bind parameters).

@@ -31,7 +31,7 @@ use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
 use super::context::{End, Unit};
-use super::push_escaped_literal;
+use super::{push_escaped_literal, push_quoted_ident};
 
 /// Statements a connection keeps prepared before it deallocates them (each holds its plans in
 /// the connection's backend).
@@ -270,13 +270,7 @@ fn is_identifier_list(value: &str) -> bool {
 /// `SET LOCAL "<key>" = E'<value>';`
 fn set_local(sql: &mut String, key: &str, value: &str) {
     sql.push_str("SET LOCAL ");
-    sql.push('"');
-    if key.contains('"') {
-        sql.push_str(&key.replace('"', "\"\""));
-    } else {
-        sql.push_str(key);
-    }
-    sql.push('"');
+    push_quoted_ident(sql, key);
     sql.push_str(" = ");
     push_escaped_literal(sql, value);
     sql.push(';');
