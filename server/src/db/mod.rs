@@ -14,6 +14,7 @@ pub mod migrate;
 pub mod one_trip;
 pub mod replicas;
 pub mod supervise;
+pub mod wire;
 
 use std::str::FromStr;
 
@@ -83,7 +84,7 @@ impl Pools {
         let mut admin_cfg = admin_cfg;
         admin_cfg.application_name("server-admin");
         let admin = pool(admin_cfg, size.clamp(2, 16))?;
-        Ok(Pools { direct: admin.clone(), admin, request: pool(request_cfg, size)? })
+        Ok(Pools { direct: admin.clone(), admin, request: request_pool(request_cfg, size)? })
     }
 
     /// Use `direct_url` (owner credentials, no pooler) for the direct pool.
@@ -96,8 +97,22 @@ impl Pools {
     }
 }
 
+/// A pool whose connections run requests: [`pool`], noting when they cannot carry pipelines.
+pub(crate) fn request_pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
+    if !wire::qualifies(&config) {
+        wire::unavailable();
+    }
+    pool(config, size)
+}
+
+/// A pool of `size` connections made with `config`, through [`wire::WireStream`] when it can.
 pub(crate) fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
-    let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let manager_config = ManagerConfig { recycling_method: RecyclingMethod::Fast };
+    let manager = if wire::qualifies(&config) {
+        Manager::from_connect(config, wire::WireConnect, manager_config)
+    } else {
+        Manager::from_config(config, NoTls, manager_config)
+    };
     Pool::builder(manager)
         .max_size(size)
         .runtime(deadpool_postgres::Runtime::Tokio1)

@@ -63,6 +63,9 @@ pub async fn run(
     params: &[Option<&str>],
     ending: Ending,
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
+    if super::wire::available() && !super::cached::unnamed() {
+        return run_pipelined(client, unit, text, params, ending).await;
+    }
     let name = name_of(text);
     let mut prepare = !connection_has(client, name);
     // Behind a pooler the retry may reach yet another server connection, which may or may not
@@ -106,6 +109,163 @@ pub async fn run(
             }
         }
     }
+}
+
+/// [`run`] as one extended-protocol pipeline ([`super::wire`]): every statement (`BEGIN`, the
+/// context as one `SELECT set_config(...)`, the pre-request call, the statement, the end) a
+/// statement prepared on the connection under its text's name, its values bind parameters, and
+/// one `Sync`. A statement the connection has not prepared yet is closed (which is no error when
+/// there is none) and parsed in place, so the statement itself is still parsed after the context.
+async fn run_pipelined(
+    client: &Object,
+    unit: &Unit<'_>,
+    text: &str,
+    params: &[Option<&str>],
+    ending: Ending,
+) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
+    let context = Context::of(unit);
+    let mut steps = vec![Step::new(unit.access.begin_sql(), Vec::new(), false)];
+    steps.push(Step::new(&context.sql, context.values(), false));
+    if let Some(extra) = unit.extra {
+        steps.push(Step::new(extra, Vec::new(), false));
+    }
+    let before = steps.len();
+    steps.push(Step::new(text, params.to_vec(), true));
+    if ending == Ending::InMessage {
+        steps.push(Step::new(unit.end.sql(), Vec::new(), false));
+    }
+    let mut retried = false;
+    loop {
+        let (messages, parsed) = pipeline(&steps, |name| !retried && connection_has(client, name));
+        let pipeline = super::wire::Pipeline::register(messages);
+        match send(client, &pipeline.marker(), before, false).await {
+            Ok(rows) => {
+                for name in parsed {
+                    remember(client, name).await;
+                }
+                return Ok(rows);
+            }
+            Err((err, _)) => {
+                let _ = client.batch_execute("ROLLBACK").await;
+                // Whether what was parsed before the error is still there is not known: it is
+                // closed and parsed again next time.
+                for name in parsed {
+                    forget(client, name);
+                }
+                // A statement this connection had prepared is gone (`DEALLOCATE` in SQL): prepare
+                // them all again, once.
+                if retried || err.code().map(|c| c.code()) != Some(NOT_PREPARED) {
+                    return Err(err);
+                }
+                retried = true;
+            }
+        }
+    }
+}
+
+/// One statement of a pipeline: its text, its values, and whether its rows are wanted.
+struct Step<'a> {
+    text: &'a str,
+    name: u64,
+    values: Vec<Option<&'a str>>,
+    rows: bool,
+}
+
+impl<'a> Step<'a> {
+    fn new(text: &'a str, values: Vec<Option<&'a str>>, rows: bool) -> Step<'a> {
+        Step { text, name: name_of(text), values, rows }
+    }
+}
+
+/// The context as one statement: role, claims and request facts, then each of the request's
+/// settings, every value (and setting name) a parameter, so that the text depends only on how
+/// many settings there are.
+struct Context<'a> {
+    sql: String,
+    role: &'a str,
+    claims: String,
+    method: &'a str,
+    path: &'a str,
+    headers: String,
+    settings: &'a [(String, String)],
+}
+
+impl<'a> Context<'a> {
+    fn of(unit: &Unit<'a>) -> Context<'a> {
+        let Unit { caller, request, .. } = *unit;
+        let mut sql = String::from(
+            "select set_config('role',$1,true),set_config('request.jwt.claims',$2,true),\
+             set_config('request.method',$3,true),set_config('request.path',$4,true),\
+             set_config('request.headers',$5,true)",
+        );
+        for i in 0..request.settings.len() {
+            let _ = write!(sql, ",set_config(${},${},true)", 6 + 2 * i, 7 + 2 * i);
+        }
+        Context {
+            sql,
+            role: &caller.role,
+            claims: json_text(&caller.claims),
+            method: &request.method,
+            path: &request.path,
+            headers: json_text(&request.headers),
+            settings: &request.settings,
+        }
+    }
+
+    fn values(&self) -> Vec<Option<&str>> {
+        let mut values =
+            vec![Some(self.role), Some(&self.claims), Some(self.method), Some(self.path), Some(&self.headers)];
+        for (key, value) in self.settings {
+            values.push(Some(key));
+            values.push(Some(value));
+        }
+        values
+    }
+}
+
+/// The pipeline's messages, and the names it parses (those `prepared` says the connection lacks).
+fn pipeline(steps: &[Step<'_>], prepared: impl Fn(u64) -> bool) -> (bytes::BytesMut, Vec<u64>) {
+    use postgres_protocol::message::frontend;
+    use postgres_protocol::IsNull;
+    let size: usize = steps
+        .iter()
+        .map(|s| 64 + s.text.len() + s.values.iter().map(|v| 4 + v.map_or(0, str::len)).sum::<usize>())
+        .sum();
+    let mut buf = bytes::BytesMut::with_capacity(size);
+    let mut parsed = Vec::new();
+    let mut name = String::with_capacity(24);
+    for step in steps {
+        name.clear();
+        let _ = write!(name, "r{}", step.name);
+        // Writing to a BytesMut fails only on a NUL byte in a name or text, which callers rule
+        // out beforehand ([`inlinable`] for values; texts are the server's own).
+        if !prepared(step.name) && !parsed.contains(&step.name) {
+            let _ = frontend::close(b'S', &name, &mut buf);
+            let _ = frontend::parse(&name, step.text, std::iter::empty(), &mut buf);
+            parsed.push(step.name);
+        }
+        let _ = frontend::bind(
+            "",
+            &name,
+            std::iter::empty::<i16>(),
+            step.values.iter(),
+            |value, buf| match value {
+                Some(v) => {
+                    buf.extend_from_slice(v.as_bytes());
+                    Ok(IsNull::No)
+                }
+                None => Ok(IsNull::Yes),
+            },
+            std::iter::empty::<i16>(),
+            &mut buf,
+        );
+        if step.rows {
+            let _ = frontend::describe(b'P', "", &mut buf);
+        }
+        let _ = frontend::execute("", 0, &mut buf);
+    }
+    frontend::sync(&mut buf);
+    (buf, parsed)
 }
 
 /// [`run`] leaving the transaction open: the caller looks at the rows, then ends it with

@@ -65,7 +65,7 @@ impl Replicas {
                 cfg.get_dbname().unwrap_or_default()
             );
             cfg.user(AUTHENTICATOR).password(authenticator_password).application_name("server-replica");
-            members.push(Member { pool: super::pool(cfg, size)?, label, healthy: AtomicBool::new(true) });
+            members.push(Member { pool: super::request_pool(cfg, size)?, label, healthy: AtomicBool::new(true) });
         }
         Ok(Replicas {
             members,

@@ -823,7 +823,7 @@ async fn sql_sees_the_role_in_the_claims_even_without_a_token_or_a_role_claim() 
 }
 
 /// The names of the statements the request pool's connections prepared for `/rest/v1`
-/// (`PREPARE r<n>`) whose text mentions `table`, per connection: every connection is held at
+/// (`r<n>`, tokio-postgres names its own `s<n>`) whose text mentions `table`, per connection: every connection is held at
 /// once, so each is asked.
 async fn rest_statements_prepared(app: &TestApp, table: &str) -> Vec<Vec<String>> {
     let pool = &app.rest.request;
@@ -835,7 +835,7 @@ async fn rest_statements_prepared(app: &TestApp, table: &str) -> Vec<Vec<String>
     for client in &connections {
         let rows = client
             .query(
-                "select name from pg_prepared_statements where from_sql and name ~ '^r[0-9]+$' and statement like $1",
+                "select name from pg_prepared_statements where name ~ '^r[0-9]+$' and statement like $1",
                 &[&format!("%{table}%")],
             )
             .await
@@ -869,7 +869,7 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
         }
         for client in &connections {
             let names = client
-                .query("select name from pg_prepared_statements where from_sql and name ~ '^r[0-9]+$'", &[])
+                .query("select name from pg_prepared_statements where name ~ '^r[0-9]+$'", &[])
                 .await
                 .expect("pg_prepared_statements");
             for name in names {
@@ -886,9 +886,38 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
     assert!(again.iter().all(|names| names.len() <= 1), "{again:?}");
 }
 
-/// pg_stat_statements keys a utility statement by its text, so with `track_utility` on, each
-/// request's `SET LOCAL`s (claims, headers and request id as literals) would add new entries: a
-/// write to its text file each and, every few hundred requests, an eviction pass over all of them.
+/// A read reaches Postgres as one pipeline of statements prepared through the protocol (not SQL
+/// `PREPARE`): the transaction's start, the context as one `set_config` statement, the read and
+/// the commit, each prepared once on the connection that ran it.
+#[tokio::test]
+async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
+    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let alice = app.user_token(ALICE);
+    for _ in 0..3 {
+        let res = app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&alice)).send().await.unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+    }
+    let client = app.rest.request.get().await.expect("the pool's connection");
+    let rows = client
+        .query(
+            "select statement, from_sql from pg_prepared_statements where name ~ '^r[0-9]+$' order by statement",
+            &[],
+        )
+        .await
+        .expect("pg_prepared_statements");
+    let statements: Vec<(String, bool)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert!(statements.iter().all(|(_, from_sql)| !from_sql), "{statements:?}");
+    let has = |start: &str| statements.iter().filter(|(text, _)| text.starts_with(start)).count();
+    assert_eq!(has("BEGIN READ ONLY"), 1, "{statements:?}");
+    assert_eq!(has("COMMIT"), 1, "{statements:?}");
+    assert_eq!(has("select set_config('role',$1,true)"), 1, "{statements:?}");
+    assert_eq!(statements.iter().filter(|(text, _)| text.contains("\"notes\"")).count(), 1, "{statements:?}");
+}
+
+/// pg_stat_statements keys a utility statement by its text, so context statements with the
+/// request's values as literals (claims, headers, request id) would add new entries: a write to
+/// its text file each and, every few hundred requests, an eviction pass over all of them. The
+/// context is one statement with parameters, counted under one entry like the read.
 #[tokio::test]
 async fn a_request_adds_no_statistics_entry_of_its_own_while_its_statement_is_counted() {
     let app = notes_app().await;
@@ -916,9 +945,12 @@ async fn a_request_adds_no_statistics_entry_of_its_own_while_its_statement_is_co
             .expect("pg_stat_statements")
         }
     };
-    assert_eq!(counted("SET LOCAL%").await, (0, 0), "the context statements are not tracked");
+    assert_eq!(counted("SET LOCAL%").await, (0, 0), "no context statement with literals");
     assert_eq!(counted("BEGIN%").await.0, 0, "nor is the transaction control");
-    let (entries, calls) = counted("PREPARE r% AS %\"notes\"%").await;
+    let (entries, calls) = counted("select set_config('role'%").await;
+    assert_eq!(entries, 1, "one entry for the context, whoever asked");
+    assert!(calls >= 6, "every request's context is counted under it: {calls}");
+    let (entries, calls) = counted("%\"notes\"%").await;
     assert_eq!(entries, 1, "one entry for the read, whoever asked");
     assert!(calls >= 6, "every execution is counted under it: {calls}");
 }
