@@ -97,22 +97,23 @@ impl Pools {
     }
 }
 
-/// A pool whose connections run requests: [`pool`], noting when they cannot carry pipelines.
+/// A pool whose connections run requests: through [`wire::WireStream`] when `config` allows, so
+/// that [`one_trip`] can send pipelines on them; noted when it does not.
 pub(crate) fn request_pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
+    let manager_config = ManagerConfig { recycling_method: RecyclingMethod::Fast };
     if !wire::qualifies(&config) {
         wire::unavailable();
+        return build(Manager::from_config(config, NoTls, manager_config), size);
     }
-    pool(config, size)
+    build(Manager::from_connect(config, wire::WireConnect, manager_config), size)
 }
 
-/// A pool of `size` connections made with `config`, through [`wire::WireStream`] when it can.
+/// A pool of `size` connections made with `config`.
 pub(crate) fn pool(config: tokio_postgres::Config, size: usize) -> Result<Pool, PoolError> {
-    let manager_config = ManagerConfig { recycling_method: RecyclingMethod::Fast };
-    let manager = if wire::qualifies(&config) {
-        Manager::from_connect(config, wire::WireConnect, manager_config)
-    } else {
-        Manager::from_config(config, NoTls, manager_config)
-    };
+    build(Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast }), size)
+}
+
+fn build(manager: Manager, size: usize) -> Result<Pool, PoolError> {
     Pool::builder(manager)
         .max_size(size)
         .runtime(deadpool_postgres::Runtime::Tokio1)

@@ -1,4 +1,4 @@
-//! The stream under the pools' connections, which lets a request's transaction reach Postgres as
+//! The stream under the request pools' connections, which lets a request's transaction reach Postgres as
 //! one extended-protocol pipeline although tokio-postgres ends every statement with a `Sync`.
 //!
 //! tokio-postgres speaks through [`WireStream`] unchanged, with one exception: a simple query
