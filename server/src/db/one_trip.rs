@@ -1,10 +1,19 @@
-//! A caller's statement in one round trip and one answer: `BEGIN`, the context (role, claims and
-//! request facts as `SET LOCAL`, the role's settings), an optional pre-request call, the statement
-//! and the end of the transaction go to Postgres as one simple-query message, which Postgres
-//! answers once (the extended protocol answers every `Sync`, and tokio-postgres ends every
-//! statement with one, so even pipelined it answers once per statement).
+//! A caller's statement in one round trip and one answer: `BEGIN`, the context (role, claims,
+//! request facts, the role's settings), an optional pre-request call, the statement and the end
+//! of the transaction reach Postgres together, and Postgres answers once.
 //!
-//! The statement stays prepared: it runs as `EXECUTE r<n>(<literals>)` where `r<n>` is a
+//! On connections that go through [`super::wire`] (the usual case) they are one extended-protocol
+//! pipeline: each a statement prepared on the connection under its text's name, the context one
+//! `select set_config(...)` whose values (and setting names) are bind parameters, one `Sync`. A
+//! statement the connection lacks is closed and parsed in place, after the context like the rest,
+//! so the request's `search_path` resolves its names and the caller role's `statement_timeout`
+//! bounds its parse analysis. Values that cannot be sent ([`inlinable`]) are the callers' to avoid.
+//!
+//! Elsewhere (several hosts or TLS in the URL, or behind a transaction-mode pooler) they are one
+//! simple-query message, the context as `SET LOCAL`s (tokio-postgres ends every extended-protocol
+//! statement with a `Sync`, and Postgres answers each).
+//!
+//! In that message the statement stays prepared: it runs as `EXECUTE r<n>(<literals>)` where `r<n>` is a
 //! statement prepared with SQL `PREPARE`, in the same message and inside the same transaction the
 //! first time a connection runs it (after the context, so the request's `search_path` resolves
 //! its names and the caller role's `statement_timeout` bounds its parse analysis, as a `Parse`
@@ -55,7 +64,7 @@ pub fn inlinable<'a>(mut params: impl Iterator<Item = Option<&'a str>>) -> bool 
     params.all(|p| !p.is_some_and(|v| v.contains('\0')))
 }
 
-/// Run `text` with `params` as the caller in one message; the statement's rows, as text.
+/// Run `text` with `params` as the caller in one round trip; the statement's rows, as text.
 pub async fn run(
     client: &Object,
     unit: &Unit<'_>,
@@ -63,8 +72,11 @@ pub async fn run(
     params: &[Option<&str>],
     ending: Ending,
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
-    if super::wire::available() && !super::cached::unnamed() {
-        return run_pipelined(client, unit, text, params, ending).await;
+    // A text with a NUL byte cannot be written as a message: the simple query below reports it
+    // without sending anything.
+    let writable = !text.contains('\0') && !unit.extra.is_some_and(|extra| extra.contains('\0'));
+    if writable && super::wire::available() && !super::cached::unnamed() {
+        return run_on_the_wire(client, unit, text, params, ending).await;
     }
     let name = name_of(text);
     let mut prepare = !connection_has(client, name);
@@ -116,7 +128,7 @@ pub async fn run(
 /// statement prepared on the connection under its text's name, its values bind parameters, and
 /// one `Sync`. A statement the connection has not prepared yet is closed (which is no error when
 /// there is none) and parsed in place, so the statement itself is still parsed after the context.
-async fn run_pipelined(
+async fn run_on_the_wire(
     client: &Object,
     unit: &Unit<'_>,
     text: &str,
@@ -237,8 +249,8 @@ fn pipeline(steps: &[Step<'_>], prepared: impl Fn(u64) -> bool) -> (bytes::Bytes
     for step in steps {
         name.clear();
         let _ = write!(name, "r{}", step.name);
-        // Writing to a BytesMut fails only on a NUL byte in a name or text, which callers rule
-        // out beforehand ([`inlinable`] for values; texts are the server's own).
+        // Writing to a BytesMut fails only on a NUL byte in a name or text, which [`run`] rules
+        // out beforehand (a NUL byte in a value is sent, and refused by Postgres).
         if !prepared(step.name) && !parsed.contains(&step.name) {
             let _ = frontend::close(b'S', &name, &mut buf);
             let _ = frontend::parse(&name, step.text, std::iter::empty(), &mut buf);

@@ -914,6 +914,24 @@ async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
     assert_eq!(statements.iter().filter(|(text, _)| text.contains("\"notes\"")).count(), 1, "{statements:?}");
 }
 
+/// A NUL byte cannot travel in a Postgres message as text: in a filter's value or a column's name
+/// it is refused with a client error, and the connection it would have gone on keeps working.
+#[tokio::test]
+async fn a_nul_byte_in_a_request_is_refused_and_the_connection_stays_usable() {
+    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let alice = app.user_token(ALICE);
+    for path in ["/notes?select=body&id=eq.1%00", "/notes?select=bo%00dy&id=eq.1", "/notes?select=body&body=eq.a%00b"] {
+        let res = app.rest_req(Method::GET, path, Some(&alice)).send().await.unwrap();
+        let status = res.status().as_u16();
+        let body: Value = res.json().await.unwrap();
+        assert!((400..500).contains(&status), "{path}: {status} {body}");
+        assert!(body["code"].is_string() && body["message"].is_string(), "{path}: {body}");
+        let again =
+            json_of(app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&alice)).send().await.unwrap()).await;
+        assert_eq!(again, (200, json!([{"body": "alice"}])), "after {path}");
+    }
+}
+
 /// pg_stat_statements keys a utility statement by its text, so context statements with the
 /// request's values as literals (claims, headers, request id) would add new entries: a write to
 /// its text file each and, every few hundred requests, an eviction pass over all of them. The
