@@ -31,9 +31,10 @@
 //! cannot miss. Since a name is its text's hash, a statement another instance prepared on a
 //! shared server connection is the same statement.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError, Weak};
 
 use deadpool_postgres::{Object, StatementCache};
 use futures_util::{pin_mut, TryStreamExt};
@@ -137,7 +138,7 @@ async fn run_on_the_wire(
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
     let context = Context::of(unit);
     let mut steps = vec![Step::new(unit.access.begin_sql(), Vec::new(), false)];
-    steps.push(Step::new(&context.sql, context.values(), false));
+    steps.push(Step { text: &context.sql, name: context.name, values: context.values(), rows: false });
     if let Some(extra) = unit.extra {
         steps.push(Step::new(extra, Vec::new(), false));
     }
@@ -193,7 +194,8 @@ impl<'a> Step<'a> {
 /// settings, every value (and setting name) a parameter, so that the text depends only on how
 /// many settings there are.
 struct Context<'a> {
-    sql: String,
+    sql: Cow<'static, str>,
+    name: u64,
     role: &'a str,
     claims: String,
     method: &'a str,
@@ -202,19 +204,43 @@ struct Context<'a> {
     settings: &'a [(String, String)],
 }
 
-impl<'a> Context<'a> {
-    fn of(unit: &Unit<'a>) -> Context<'a> {
-        let Unit { caller, request, .. } = *unit;
+/// The context statement's text and name for each number of settings, made once.
+static CONTEXT_SQL: [OnceLock<(String, u64)>; 32] = [const { OnceLock::new() }; 32];
+
+/// The context statement for `settings` settings, and its name; past the table's size (a role
+/// with that many settings is rare), made for the request.
+fn context_sql(settings: usize) -> (Cow<'static, str>, u64) {
+    let make = || {
         let mut sql = String::from(
             "select set_config('role',$1,true),set_config('request.jwt.claims',$2,true),\
              set_config('request.method',$3,true),set_config('request.path',$4,true),\
              set_config('request.headers',$5,true)",
         );
-        for i in 0..request.settings.len() {
+        for i in 0..settings {
             let _ = write!(sql, ",set_config(${},${},true)", 6 + 2 * i, 7 + 2 * i);
         }
+        let name = name_of(&sql);
+        (sql, name)
+    };
+    match CONTEXT_SQL.get(settings) {
+        Some(cell) => {
+            let (sql, name) = cell.get_or_init(make);
+            (Cow::Borrowed(sql.as_str()), *name)
+        }
+        None => {
+            let (sql, name) = make();
+            (Cow::Owned(sql), name)
+        }
+    }
+}
+
+impl<'a> Context<'a> {
+    fn of(unit: &Unit<'a>) -> Context<'a> {
+        let Unit { caller, request, .. } = *unit;
+        let (sql, name) = context_sql(request.settings.len());
         Context {
             sql,
+            name,
             role: &caller.role,
             claims: json_text(&caller.claims),
             method: &request.method,
@@ -592,6 +618,17 @@ mod tests {
             r#"BEGIN READ ONLY;SET LOCAL "role" = E'authenticated';SET LOCAL "request.jwt.claims" = E'{"sub":"u1","name":"O''Brien \\\\o/"}';SET LOCAL "request.method" = E'GET';SET LOCAL "request.path" = E'/items';SET LOCAL "request.headers" = E'{"x-note":"it''s"}';SET LOCAL "statement_timeout" = E'8s';SET LOCAL search_path = "public", "extensions";SELECT set_config(E'my.list',E'a, b',true) IS NULL;SET LOCAL "request.odd""key" = E'v';PREPARE r7 AS select $1, $2;EXECUTE r7(E'a''\\b',NULL);COMMIT"#
         );
         assert_eq!(before, 11, "BEGIN, nine settings and the PREPARE come before the EXECUTE");
+    }
+
+    #[test]
+    fn the_context_statement_has_two_parameters_per_setting_whatever_their_number() {
+        let (two, name) = context_sql(2);
+        assert!(two.ends_with("set_config('request.headers',$5,true),set_config($6,$7,true),set_config($8,$9,true)"));
+        assert_eq!(name, name_of(&two));
+        assert_eq!(context_sql(2), (two.clone(), name), "the same text and name from the table");
+        let (many, name) = context_sql(40);
+        assert!(many.starts_with(two.as_ref()) && many.ends_with(",set_config($84,$85,true)"));
+        assert_eq!(name, name_of(&many));
     }
 
     #[test]

@@ -162,9 +162,20 @@ enum Socket {
     Failed(Option<io::Error>),
 }
 
+/// What a socket is to this stream: bytes both ways.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
 impl Socket {
-    fn failed(error: &mut Option<io::Error>) -> io::Error {
-        error.take().unwrap_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "not connected"))
+    /// The open socket, or the error that kept it from opening (once; then "not connected").
+    fn io(&mut self) -> io::Result<Pin<&mut dyn Io>> {
+        match self {
+            Socket::Tcp(s) => Ok(Pin::new(s)),
+            Socket::Unix(s) => Ok(Pin::new(s)),
+            Socket::Failed(e) => {
+                Err(e.take().unwrap_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "not connected")))
+            }
+        }
     }
 }
 
@@ -261,7 +272,7 @@ impl WireStream {
     /// Write `out` to the socket.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while !self.out.is_empty() {
-            let written = ready!(socket_write(&mut self.socket, cx, &self.out))?;
+            let written = ready!(self.socket.io()?.poll_write(cx, &self.out))?;
             if written == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -280,14 +291,6 @@ fn whole_message(buf: &[u8]) -> Option<usize> {
     (buf.len() >= len).then_some(len)
 }
 
-fn socket_write(socket: &mut Socket, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-    match socket {
-        Socket::Tcp(s) => Pin::new(s).poll_write(cx, buf),
-        Socket::Unix(s) => Pin::new(s).poll_write(cx, buf),
-        Socket::Failed(e) => Poll::Ready(Err(Socket::failed(e))),
-    }
-}
-
 impl AsyncRead for WireStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
@@ -299,11 +302,7 @@ impl AsyncRead for WireStream {
                 return Poll::Ready(Ok(()));
             }
             this.in_partial.reserve(16 * 1024);
-            let read = match &mut this.socket {
-                Socket::Tcp(s) => ready!(tokio_util::io::poll_read_buf(Pin::new(s), cx, &mut this.in_partial))?,
-                Socket::Unix(s) => ready!(tokio_util::io::poll_read_buf(Pin::new(s), cx, &mut this.in_partial))?,
-                Socket::Failed(e) => return Poll::Ready(Err(Socket::failed(e))),
-            };
+            let read = ready!(tokio_util::io::poll_read_buf(this.socket.io()?, cx, &mut this.in_partial))?;
             if read == 0 {
                 // The end: a message cut short goes on as it is, for tokio-postgres to report.
                 if this.in_partial.is_empty() {
@@ -336,21 +335,13 @@ impl AsyncWrite for WireStream {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.poll_drain(cx))?;
-        match &mut this.socket {
-            Socket::Tcp(s) => Pin::new(s).poll_flush(cx),
-            Socket::Unix(s) => Pin::new(s).poll_flush(cx),
-            Socket::Failed(e) => Poll::Ready(Err(Socket::failed(e))),
-        }
+        this.socket.io()?.poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.poll_drain(cx))?;
-        match &mut this.socket {
-            Socket::Tcp(s) => Pin::new(s).poll_shutdown(cx),
-            Socket::Unix(s) => Pin::new(s).poll_shutdown(cx),
-            Socket::Failed(e) => Poll::Ready(Err(Socket::failed(e))),
-        }
+        this.socket.io()?.poll_shutdown(cx)
     }
 }
 
