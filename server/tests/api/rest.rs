@@ -932,6 +932,50 @@ async fn a_nul_byte_in_a_request_is_refused_and_the_connection_stays_usable() {
     }
 }
 
+/// PGRST201 lists the candidate relationships in the order their constraints were made, as
+/// PostgREST does (postgrest-js's suite expects it), not in the order the catalog happens to
+/// store them: here the last foreign key is stored first, in space a dropped table left.
+#[tokio::test]
+async fn an_ambiguous_embedding_lists_its_relationships_in_the_order_they_were_made() {
+    let app = notes_app().await;
+    app.admin_sql(
+        "create table public.filler (x int);
+         do $$ begin for i in 1..200 loop
+           execute format('alter table public.filler add constraint filler_%s check (x > %s)', i, -i);
+         end loop; end $$;
+         create table public.people (id int primary key);
+         create table public.trio (id int primary key,
+           first_id int constraint trio_first_fkey references public.people,
+           second_id int constraint trio_second_fkey references public.people,
+           third_id int);
+         drop table public.filler;",
+    )
+    .await;
+    app.admin_sql("vacuum pg_catalog.pg_constraint").await;
+    app.ddl("alter table public.trio add constraint trio_third_fkey foreign key (third_id) references public.people")
+        .await;
+    let stored = app
+        .admin_query_one(
+            "select array_agg(conname::text order by ctid) from pg_constraint \
+             where conrelid = 'public.trio'::regclass and contype = 'f'",
+        )
+        .await
+        .get::<_, Vec<String>>(0);
+    assert_eq!(stored[0], "trio_third_fkey", "the catalog stores the last key first: {stored:?}");
+
+    let (status, body) =
+        json_of(app.rest_req(Method::GET, "/trio?select=people(id)", Some(&app.service_key)).send().await.unwrap())
+            .await;
+    assert_eq!((status, body["code"].as_str()), (300, Some("PGRST201")), "{body}");
+    let names: Vec<&str> = body["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .map(|d| d["relationship"].as_str().unwrap().split(' ').next().unwrap())
+        .collect();
+    assert_eq!(names, ["trio_first_fkey", "trio_second_fkey", "trio_third_fkey"], "{body}");
+}
+
 /// pg_stat_statements keys a utility statement by its text, so context statements with the
 /// request's values as literals (claims, headers, request id) would add new entries: a write to
 /// its text file each and, every few hundred requests, an eviction pass over all of them. The

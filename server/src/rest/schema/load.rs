@@ -45,7 +45,8 @@ select con.conrelid, con.contype::text, con.conname::text,
        array(select a.attname::text from unnest(con.confkey) with ordinality k(num, ord)
              join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.num order by k.ord)
 from pg_constraint con
-where con.contype in ('p','u','f')";
+where con.contype in ('p','u','f')
+order by con.oid";
 
 const UNIQUE_INDEXES: &str = "
 select i.indrelid, array(select a.attname::text from unnest(i.indkey::int2[]) with ordinality k(num, ord)
