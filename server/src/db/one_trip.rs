@@ -5,6 +5,9 @@
 //! On connections that go through [`super::wire`] (the usual case) they are one extended-protocol
 //! pipeline: each a statement prepared on the connection under its text's name, the context one
 //! `select set_config(...)` whose values (and setting names) are bind parameters, one `Sync`. A
+//! pipeline that commits leaves out `BEGIN` and `COMMIT`: what comes before a `Sync` is one
+//! implicit transaction, which the `Sync` commits (or rolls back after an error), and a read-only
+//! one sets `transaction_read_only` in the context statement instead of `BEGIN READ ONLY`. A
 //! statement the connection lacks is closed and parsed in place, after the context like the rest,
 //! so the request's `search_path` resolves its names and the caller role's `statement_timeout`
 //! bounds its parse analysis. Values that cannot be sent ([`inlinable`]) are the callers' to avoid.
@@ -40,7 +43,7 @@ use deadpool_postgres::{Object, StatementCache};
 use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
-use super::context::{End, Unit};
+use super::context::{Access, End, Unit};
 use super::{push_escaped_literal, push_quoted_ident};
 
 /// Statements a connection keeps prepared before it deallocates them (each holds its plans in
@@ -124,8 +127,9 @@ pub async fn run(
     }
 }
 
-/// [`run`] as one extended-protocol pipeline ([`super::wire`]): every statement (`BEGIN`, the
-/// context as one `SELECT set_config(...)`, the pre-request call, the statement, the end) a
+/// [`run`] as one extended-protocol pipeline ([`super::wire`]): every statement (`BEGIN` unless
+/// the pipeline's own implicit transaction is enough, the context as one `SELECT set_config(...)`,
+/// the pre-request call, the statement, the end unless implicit) a
 /// statement prepared on the connection under its text's name, its values bind parameters, and
 /// one `Sync`. A statement the connection has not prepared yet is closed (which is no error when
 /// there is none) and parsed in place, so the statement itself is still parsed after the context.
@@ -136,15 +140,21 @@ async fn run_on_the_wire(
     params: &[Option<&str>],
     ending: Ending,
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
-    let context = Context::of(unit);
-    let mut steps = vec![Step::new(unit.access.begin_sql(), Vec::new(), false)];
+    // A pipeline that commits needs no `BEGIN` or `COMMIT`: its statements up to the `Sync` are
+    // one implicit transaction, which the `Sync` commits, or rolls back after an error.
+    let implicit = ending == Ending::InMessage && unit.end == End::Commit;
+    let context = Context::of(unit, implicit && unit.access == Access::ReadOnly);
+    let mut steps = Vec::with_capacity(5);
+    if !implicit {
+        steps.push(Step::new(unit.access.begin_sql(), Vec::new(), false));
+    }
     steps.push(Step { text: &context.sql, name: context.name, values: context.values(), rows: false });
     if let Some(extra) = unit.extra {
         steps.push(Step::new(extra, Vec::new(), false));
     }
     let before = steps.len();
     steps.push(Step::new(text, params.to_vec(), true));
-    if ending == Ending::InMessage {
+    if ending == Ending::InMessage && !implicit {
         steps.push(Step::new(unit.end.sql(), Vec::new(), false));
     }
     let mut retried = false;
@@ -159,7 +169,9 @@ async fn run_on_the_wire(
                 return Ok(rows);
             }
             Err((err, _)) => {
-                let _ = client.batch_execute("ROLLBACK").await;
+                if !implicit {
+                    let _ = client.batch_execute("ROLLBACK").await;
+                }
                 // Whether what was parsed before the error is still there is not known: it is
                 // closed and parsed again next time.
                 for name in parsed {
@@ -202,6 +214,8 @@ struct Context<'a> {
     path: &'a str,
     headers: String,
     settings: &'a [(String, String)],
+    /// Whether the transaction is made read-only (`transaction_read_only`, set as one more setting).
+    read_only: bool,
 }
 
 /// The context statement's text and name for each number of settings, made once.
@@ -235,9 +249,9 @@ fn context_sql(settings: usize) -> (Cow<'static, str>, u64) {
 }
 
 impl<'a> Context<'a> {
-    fn of(unit: &Unit<'a>) -> Context<'a> {
+    fn of(unit: &Unit<'a>, read_only: bool) -> Context<'a> {
         let Unit { caller, request, .. } = *unit;
-        let (sql, name) = context_sql(request.settings.len());
+        let (sql, name) = context_sql(request.settings.len() + usize::from(read_only));
         Context {
             sql,
             name,
@@ -247,12 +261,17 @@ impl<'a> Context<'a> {
             path: &request.path,
             headers: json_text(&request.headers),
             settings: &request.settings,
+            read_only,
         }
     }
 
     fn values(&self) -> Vec<Option<&str>> {
         let mut values =
             vec![Some(self.role), Some(&self.claims), Some(self.method), Some(self.path), Some(&self.headers)];
+        // First, so that a role's own setting of it comes after, as it did after `BEGIN READ ONLY`.
+        if self.read_only {
+            values.extend([Some("transaction_read_only"), Some("on")]);
+        }
         for (key, value) in self.settings {
             values.push(Some(key));
             values.push(Some(value));

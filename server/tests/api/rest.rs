@@ -887,8 +887,8 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
 }
 
 /// A read reaches Postgres as one pipeline of statements prepared through the protocol (not SQL
-/// `PREPARE`): the transaction's start, the context as one `set_config` statement, the read and
-/// the commit, each prepared once on the connection that ran it.
+/// `PREPARE`): the context as one `set_config` statement and the read, each prepared once on the
+/// connection that ran it, with no `BEGIN` or `COMMIT` (the pipeline is its own transaction).
 #[tokio::test]
 async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
     let app = notes_app_with(|c| c.db_pool_size = 1).await;
@@ -908,10 +908,73 @@ async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
     let statements: Vec<(String, bool)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     assert!(statements.iter().all(|(_, from_sql)| !from_sql), "{statements:?}");
     let has = |start: &str| statements.iter().filter(|(text, _)| text.starts_with(start)).count();
-    assert_eq!(has("BEGIN READ ONLY"), 1, "{statements:?}");
-    assert_eq!(has("COMMIT"), 1, "{statements:?}");
+    assert_eq!(has("BEGIN"), 0, "{statements:?}");
+    assert_eq!(has("COMMIT"), 0, "{statements:?}");
     assert_eq!(has("select set_config('role',$1,true)"), 1, "{statements:?}");
     assert_eq!(statements.iter().filter(|(text, _)| text.contains("\"notes\"")).count(), 1, "{statements:?}");
+    assert_eq!(statements.len(), 2, "{statements:?}");
+}
+
+/// Without `BEGIN` and `COMMIT`, a request's statements are still one transaction: a read cannot
+/// write, what the pre-request call wrote is rolled back with a statement that fails and kept with
+/// one that succeeds, and nothing of a request (role, claims, read-only) outlives it on its
+/// connection.
+#[tokio::test]
+async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
+    let app = spawn_app_with(|c| {
+        c.db_pool_size = 1;
+        c.rest.pre_request = Some("public.log_request".into());
+    })
+    .await;
+    app.ddl(
+        "create table public.t (id int primary key);
+         create table public.request_log (method text, role text);
+         grant insert on public.request_log to anon;
+         create function public.log_request() returns void language plpgsql as $$
+         begin
+           if current_setting('request.method') <> 'GET' then
+             insert into public.request_log values (current_setting('request.method'), current_user);
+           end if;
+         end $$;
+         create function public.bump() returns int language sql volatile as
+           'insert into public.t values (100) returning id';",
+    )
+    .await;
+    let logged =
+        || async { app.admin_query_one("select count(*)::int from public.request_log").await.get::<_, i32>(0) };
+
+    let (status, body) = json_of(app.rest_req(Method::GET, "/rpc/bump", None).send().await.unwrap()).await;
+    assert_eq!(body["code"], "25006", "a GET runs read-only: {status} {body}");
+
+    let res = app.rest_req(Method::POST, "/t", None).json(&json!({"id": 1})).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 201);
+    assert_eq!(logged().await, 1, "the pre-request's write commits with the statement");
+
+    let (status, body) =
+        json_of(app.rest_req(Method::POST, "/t", None).json(&json!({"id": 1})).send().await.unwrap()).await;
+    assert_eq!((status, body["code"].clone()), (409, json!("23505")), "{body}");
+    assert_eq!(logged().await, 1, "the pre-request's write is rolled back with the failed insert");
+
+    let (status, body) = json_of(app.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
+    assert_eq!((status, body), (200, json!([{"id": 1}])), "the connection is usable after the error");
+
+    let alice = app.user_token(ALICE);
+    let res = app.rest_req(Method::POST, "/t", Some(&alice)).json(&json!({"id": 2})).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 201);
+    let last = app.admin_query_one("select string_agg(role, ',') from public.request_log").await;
+    assert_eq!(last.get::<_, String>(0), "anon,authenticated", "each write ran as its caller");
+    let client = app.rest.request.get().await.expect("the pool's only connection");
+    let row = client
+        .query_one(
+            "select current_user::text, coalesce(current_setting('request.jwt.claims', true), ''), \
+             current_setting('transaction_read_only')",
+            &[],
+        )
+        .await
+        .expect("the connection after the requests is not in a failed transaction");
+    let facts: (String, String, String) = (row.get(0), row.get(1), row.get(2));
+    assert!(!["anon", "authenticated"].contains(&facts.0.as_str()), "the role is the request's only: {facts:?}");
+    assert_eq!((facts.1.as_str(), facts.2.as_str()), ("", "off"), "{facts:?}");
 }
 
 /// A NUL byte cannot travel in a Postgres message as text: in a filter's value or a column's name
