@@ -9,6 +9,27 @@ use server::db::AUTHENTICATOR;
 use server::keys::Keys;
 use server::startup::{self, Application};
 
+/// mimalloc instead of glibc's malloc: a request allocates and frees many small buffers across
+/// threads, where glibc spent about a seventh of the server's CPU (its arenas, `malloc_consolidate`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `mi_option_arena_eager_commit`: its place in mimalloc 3's `mi_option_t` (`mimalloc.h`), which
+/// the Rust bindings do not name.
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
+/// Run before `main`, before the first allocation reserves mimalloc's first arena: its arenas
+/// are committed as they are used rather than up front, which kept the idle server's resident
+/// memory near the system allocator's (about 37 against 31 MB, instead of 90).
+#[used]
+#[link_section = ".init_array"]
+static CONFIGURE_ALLOCATOR: extern "C" fn() = configure_allocator;
+
+extern "C" fn configure_allocator() {
+    // SAFETY: sets one of mimalloc's options by its index; it only stores the value.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let _traces = server::telemetry::init(&cli.config.log_format);

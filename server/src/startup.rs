@@ -175,7 +175,9 @@ pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<Strin
 /// received chunks (about 6 MiB in flight) were handed back after every `writev` batch and
 /// faulted in again for the next, 3,000–8,000 page faults and a fifth of the server's CPU per
 /// 100 MB upload; at 8 MiB none, for about 1 MB more RSS after REST load and 13 MB more after
-/// large uploads (docs/storage.md). Process-wide and idempotent.
+/// large uploads (docs/storage.md). Process-wide and idempotent. The `server` binary allocates
+/// through mimalloc (`main.rs`), so there this governs only what C code allocates with
+/// `malloc`; the library's users (the tests among them) keep glibc's allocator.
 pub fn return_large_allocations() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes allocator tuning; any value is valid for these parameters.

@@ -517,7 +517,8 @@ pub async fn put_concat(
 /// (1 MiB, `startup::return_large_allocations`): a buffer that size or larger, ours or the copy
 /// actix makes of it in its write buffer, would be mapped and unmapped for every read, and the
 /// page faults cost more than the read. 512 KiB against 192 KiB: a third of the blocking-thread
-/// hand-offs and socket writes, 18% faster downloads (docs/storage.md).
+/// hand-offs and socket writes, 18% faster downloads (docs/storage.md). (That threshold is
+/// glibc's; the `server` binary's mimalloc reuses buffers of this size from its arenas.)
 const READ_CHUNK: u64 = 512 * 1024;
 
 /// The body of a `get`: local files in `READ_CHUNK` reads, remote stores as they stream. A local
