@@ -4,13 +4,15 @@
 Starts the release server on a fresh private cluster, loads a small RLS-protected schema,
 then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk):
   * wrk drives /rest/v1 as an authenticated user (32 connections, 2 threads, fixed duration);
-  * the statement the server generated for that request (taken from its debug log) is run by
+  * the statement the server generated for that request (taken from its debug log, in a first
+    start of the server; the measured runs are of a second start that logs warnings only) is run by
     pgbench with the same connection count, inside the same transaction, after a context
     statement setting what the server sets (role, claims, method, path, the request's headers,
     search_path, the role's own settings, cookies, the request id), every value a bind parameter
     as the server sends it, logged in as the same `authenticator` role: once pipelined as the
-    server sends them (BEGIN, context, statement and COMMIT in one round trip, `\startpipeline`),
-    the honest twin, and once one statement at a time.
+    server sends them (context and statement in one round trip, `\startpipeline`, one implicit
+    transaction that the pipeline's Sync commits; a read sets `transaction_read_only` in the
+    context), the honest twin, and once one statement at a time (between BEGIN and COMMIT).
 Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
@@ -87,13 +89,10 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
     return tps, percentile(latencies, 0.5), percentile(latencies, 0.99), pg_ms
 
 
-def run_suite(server_bin):
-    """Start `server_bin` on a fresh cluster, run every scenario, return its rows."""
-    data = tempfile.mkdtemp(prefix="bench-rest-")
-    os.chmod(data, 0o755)
+def start_server(server_bin, data, log, rust_log):
+    """`server_bin` serving on PORT with its cluster under `data`; the process and its keys."""
     env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
-               RUST_LOG="warn,server::rest::sql=debug", DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
-    log = open(os.path.join(data, "server.log"), "w")
+               RUST_LOG=rust_log, DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
     server = subprocess.Popen([server_bin], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     keys = {}
     while len(keys) < 2:
@@ -103,6 +102,18 @@ def run_suite(server_bin):
         m = re.match(r"(anon key|service_role key): (\S+)", line)
         if m:
             keys[m.group(1)] = m.group(2)
+    return server, keys
+
+
+def run_suite(server_bin):
+    """Start `server_bin` on a fresh cluster, run every scenario, return its rows."""
+    data = tempfile.mkdtemp(prefix="bench-rest-")
+    os.chmod(data, 0o755)
+    log = open(os.path.join(data, "server.log"), "w")
+    # Started first with the generated SQL logged (to take each scenario's statement from the log),
+    # then again without it for the measured runs: a debug line per request is not the server's
+    # cost.
+    server, keys = start_server(server_bin, data, log, "warn,server::rest::sql=debug")
     try:
         secret = open(os.path.join(data, "secrets", "jwt_secret")).read().strip()
         password = open(os.path.join(data, "secrets", "db_password")).read().strip()
@@ -142,7 +153,7 @@ def run_suite(server_bin):
              "select unnest(setconfig) from pg_db_role_setting where setrole = 'authenticated'::regrole and setdatabase = 0"],
             env=pgenv, check=True, capture_output=True, text=True).stdout.splitlines()
         role_settings = [tuple(kv.split("=", 1)) for kv in role_settings if "=" in kv]
-        rows = []
+        prepared = []
         for name, method, path, body, params in scenarios:
             mark = os.path.getsize(log.name)
             req = urllib.request.Request(base + path, data=body.encode() if body else None, method=method, headers=headers)
@@ -165,18 +176,25 @@ def run_suite(server_bin):
                              cookies="{}", request_id="5f053dc5-17c8-4c20-be48-f4fd8854071a")
             variables.update({f"rs{i}": v for i, (_, v) in enumerate(role_settings)})
             own = "".join(f", set_config('{k}', :rs{i}, true)" for i, (k, _) in enumerate(role_settings))
-            read_only = "READ ONLY" if method == "GET" else "READ WRITE"
+            read_only = method == "GET"
             context = ("select set_config('role', :role, true), set_config('request.jwt.claims', :claims, true), "
                        "set_config('request.method', :method, true), set_config('request.path', :path, true), "
-                       "set_config('request.headers', :headers, true), set_config('search_path', :search_path, true)"
-                       f"{own}, set_config('request.cookies', :cookies, true), set_config('application_name', :request_id, true);")
-            body_sql = f"BEGIN {read_only};\n{context}\n{sql};\nCOMMIT;\n"
+                       "set_config('request.headers', :headers, true)"
+                       + (", set_config('transaction_read_only', 'on', true)" if read_only else "")
+                       + f", set_config('search_path', :search_path, true){own}, "
+                       "set_config('request.cookies', :cookies, true), set_config('application_name', :request_id, true);")
             sequential = os.path.join(data, f"{name}.sql")
             with open(sequential, "w") as f:
-                f.write(body_sql)
+                f.write(f"BEGIN {'READ ONLY' if read_only else 'READ WRITE'};\n{context}\n{sql};\nCOMMIT;\n")
             pipelined = os.path.join(data, f"{name}-pipelined.sql")
             with open(pipelined, "w") as f:
-                f.write(f"\\startpipeline\n{body_sql}\\endpipeline\n")
+                f.write(f"\\startpipeline\n{context}\n{sql};\n\\endpipeline\n")
+            prepared.append((name, method, path, body, variables, sequential, pipelined))
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+        server, _ = start_server(server_bin, data, log, "warn")
+        rows = []
+        for name, method, path, body, variables, sequential, pipelined in prepared:
             # CPU per request (the server's and Postgres's) does not swing with the machine's
             # load the way requests per second do.
             # A short unmeasured run first: the pool opens its connections and each prepares the
