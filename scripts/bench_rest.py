@@ -2,8 +2,9 @@
 """make bench-rest: /rest/v1 throughput and latency beside the same SQL run by pgbench.
 
 Starts the release server on a fresh private cluster, loads a small RLS-protected schema,
-then for each scenario (GETSingle, GETSingleEmbed, GETList, POSTSingle, POSTBulk):
-  * wrk drives /rest/v1 as an authenticated user (32 connections, 2 threads, fixed duration);
+then for each scenario (GETSingle, GETSingleAnon, GETSingleEmbed, GETList, POSTSingle, POSTBulk):
+  * wrk drives /rest/v1 as an authenticated user, or for GETSingleAnon with the anon key alone
+    (32 connections, 2 threads, fixed duration);
   * the statement the server generated for that request (taken from its debug log, in a first
     start of the server; the measured runs are of a second start that logs warnings only) is run by
     pgbench with the same connection count, inside the same transaction, after a context
@@ -125,6 +126,8 @@ def run_suite(server_bin):
           category_id int references public.bench_categories(id), name text not null, price numeric(10,2), created_at timestamptz default now());
         alter table public.bench_items enable row level security;
         create policy own_items on public.bench_items for all to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
+        create policy anon_reads on public.bench_items for select to anon using (true);
+        grant select on public.bench_items to anon;
         insert into public.bench_categories select g, 'category ' || g from generate_series(1, 20) g;
         insert into public.bench_items (owner, category_id, name, price)
           select '{USER_ID}', 1 + g % 20, 'item ' || g, g * 1.5 from generate_series(1, 10000) g;
@@ -132,29 +135,39 @@ def run_suite(server_bin):
         subprocess.run([pg_bin("psql"), "-q", "-v", "ON_ERROR_STOP=1", admin, "-c", schema], env=pgenv, check=True)
         time.sleep(1)
         token = jwt({"sub": USER_ID, "role": "authenticated", "aud": "authenticated", "exp": int(time.time()) + 3600}, secret)
-        claims = json.dumps({"sub": USER_ID, "role": "authenticated", "aud": "authenticated"})
-        headers = {"apikey": keys["anon key"], "Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        # Who calls: a signed-in user (their token as Authorization), or anon (the anon key alone).
+        anon_payload = keys["anon key"].split(".")[1]
+        anon_claims = json.loads(__import__("base64").urlsafe_b64decode(anon_payload + "=" * (-len(anon_payload) % 4)))
+        callers = {
+            "authenticated": (json.dumps({"sub": USER_ID, "role": "authenticated", "aud": "authenticated"}),
+                              {"apikey": keys["anon key"], "Authorization": f"Bearer {token}", "Content-Type": "application/json"}),
+            "anon": (json.dumps(anon_claims), {"apikey": keys["anon key"], "Content-Type": "application/json"}),
+        }
         base = f"http://127.0.0.1:{PORT}/rest/v1"
         one = json.dumps({"name": "new item", "category_id": 3, "price": 9.5})
         bulk = json.dumps([{"name": f"bulk {i}", "category_id": 1 + i % 20, "price": i} for i in range(100)])
         scenarios = [
-            ("GETSingle", "GET", "/bench_items?id=eq.5000", None, ["5000"]),
-            ("GETSingleEmbed", "GET", "/bench_items?select=*,bench_categories(*)&id=eq.5000", None, ["5000"]),
-            ("GETList", "GET", "/bench_items?limit=50&order=id", None, ["50"]),
-            ("POSTSingle", "POST", "/bench_items", one, None),
-            ("POSTBulk", "POST", "/bench_items", bulk, None),
+            ("GETSingle", "authenticated", "GET", "/bench_items?id=eq.5000", None, ["5000"]),
+            ("GETSingleAnon", "anon", "GET", "/bench_items?id=eq.5000", None, ["5000"]),
+            ("GETSingleEmbed", "authenticated", "GET", "/bench_items?select=*,bench_categories(*)&id=eq.5000", None, ["5000"]),
+            ("GETList", "authenticated", "GET", "/bench_items?limit=50&order=id", None, ["50"]),
+            ("POSTSingle", "authenticated", "POST", "/bench_items", one, None),
+            ("POSTBulk", "authenticated", "POST", "/bench_items", bulk, None),
         ]
         auth_pw = hmac.new(secret.encode(), b"authenticator", hashlib.sha256).hexdigest()
         authenticator = f"host=127.0.0.1 port={DB_PORT} user=authenticator dbname=postgres"
         # The server also applies the caller role's own settings (`alter role ... set`), the
         # request's cookies and its request id (as application_name): so does the twin.
-        role_settings = subprocess.run(
-            [pg_bin("psql"), "-qAt", admin, "-c",
-             "select unnest(setconfig) from pg_db_role_setting where setrole = 'authenticated'::regrole and setdatabase = 0"],
-            env=pgenv, check=True, capture_output=True, text=True).stdout.splitlines()
-        role_settings = [tuple(kv.split("=", 1)) for kv in role_settings if "=" in kv]
+        def settings_of(role):
+            lines = subprocess.run(
+                [pg_bin("psql"), "-qAt", admin, "-c",
+                 f"select unnest(setconfig) from pg_db_role_setting where setrole = '{role}'::regrole and setdatabase = 0"],
+                env=pgenv, check=True, capture_output=True, text=True).stdout.splitlines()
+            return [tuple(kv.split("=", 1)) for kv in lines if "=" in kv]
         prepared = []
-        for name, method, path, body, params in scenarios:
+        for name, role, method, path, body, params in scenarios:
+            claims, headers = callers[role]
+            role_settings = settings_of(role)
             mark = os.path.getsize(log.name)
             req = urllib.request.Request(base + path, data=body.encode() if body else None, method=method, headers=headers)
             urllib.request.urlopen(req).read()
@@ -168,10 +181,9 @@ def run_suite(server_bin):
             # pgbench sends `:name` variables as bind parameters in prepared mode, as the server does.
             for i in range(len(values), 0, -1):
                 sql = sql.replace(f"${i}", f":p{i}")
-            request_headers = {"host": f"127.0.0.1:{PORT}", "apikey": headers["apikey"],
-                               "authorization": headers["Authorization"], "content-type": "application/json"}
+            request_headers = {"host": f"127.0.0.1:{PORT}", **{k.lower(): v for k, v in headers.items()}}
             variables = {f"p{i}": v for i, v in enumerate(values, start=1)}
-            variables.update(role="authenticated", claims=claims, method=method, path=path.split("?")[0],
+            variables.update(role=role, claims=claims, method=method, path=path.split("?")[0],
                              headers=json.dumps(request_headers), search_path='"public", "extensions"',
                              cookies="{}", request_id="5f053dc5-17c8-4c20-be48-f4fd8854071a")
             variables.update({f"rs{i}": v for i, (_, v) in enumerate(role_settings)})
@@ -189,12 +201,12 @@ def run_suite(server_bin):
             pipelined = os.path.join(data, f"{name}-pipelined.sql")
             with open(pipelined, "w") as f:
                 f.write(f"\\startpipeline\n{context}\n{sql};\n\\endpipeline\n")
-            prepared.append((name, method, path, body, variables, sequential, pipelined))
+            prepared.append((name, method, path, body, headers, variables, sequential, pipelined))
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
         server, _ = start_server(server_bin, data, log, "warn")
         rows = []
-        for name, method, path, body, variables, sequential, pipelined in prepared:
+        for name, method, path, body, headers, variables, sequential, pipelined in prepared:
             # CPU per request (the server's and Postgres's) does not swing with the machine's
             # load the way requests per second do.
             # A short unmeasured run first: the pool opens its connections and each prepares the
@@ -219,7 +231,7 @@ def run_suite(server_bin):
 
 def print_table(title, rows):
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
-          f" ({CONNS} connections, {DURATION}s each, authenticated user, RLS on)")
+          f" ({CONNS} connections, {DURATION}s each, signed in unless the name says Anon, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"
           f"{'ratio':>8}{'sequential tps':>16}{'ratio':>8}{'server CPU ms/req':>19}{'pg CPU ms/req':>15}"
           f"{'twin pg CPU ms/tx':>19}")
