@@ -165,11 +165,11 @@ pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<Strin
     Ok(applied)
 }
 
-/// Make large allocations (an argon2 hash's 19 MiB, a storage part's 5 MiB; anything from 1 MiB)
+/// Make large allocations (an argon2 hash's 19 MiB, a storage part's 5 MiB; anything from 2 MiB)
 /// go straight to the operating system and back when freed. glibc otherwise raises its mmap
 /// threshold after the first such free and keeps later ones in per-thread arenas, so the
 /// server's memory grew to 0.5–0.9 GB after sign-ins and never came down. The threshold is
-/// 1 MiB rather than glibc's starting 128 KiB so that a download's 512 KiB reads, and actix's
+/// 2 MiB rather than glibc's starting 128 KiB so that a download's 1 MiB reads, and actix's
 /// copy of each, come from the heap instead of being mapped and faulted in for every chunk. Free
 /// memory at the top of a heap is handed back once it passes 8 MiB: at 1 MiB, a large upload's
 /// received chunks (about 6 MiB in flight) were handed back after every `writev` batch and
@@ -182,7 +182,7 @@ pub fn return_large_allocations() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes allocator tuning; any value is valid for these parameters.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1024 * 1024);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 2 * 1024 * 1024);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 8 * 1024 * 1024);
     }
 }
