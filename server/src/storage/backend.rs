@@ -232,8 +232,12 @@ impl Hasher {
                     }
                     md5
                 });
+                // A chunk of `BATCH` bytes or more fills the first batch by itself: it is sent
+                // at once, not dropped.
                 let mut batch = Batch::default();
-                let _ = batch.add(chunk);
+                if let Some(full) = batch.add(chunk) {
+                    let _ = sender.send(full).await;
+                }
                 *self = Hasher::Task { batch, sender, task };
             }
             Hasher::Task { batch, sender, .. } => {
@@ -630,6 +634,24 @@ mod tests {
             assert!((0..12).all(|i| got[i * 1024 * 1024] == i as u8 && got[(i + 1) * 1024 * 1024 - 1] == i as u8));
         }
         assert_eq!(walk(&dir).len(), 3, "no staging file is left: {:?}", walk(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Chunks as large as a batch or larger (a part read back in `READ_CHUNK` steps when uploads
+    /// are joined): the one that moves the hash to its task is hashed too.
+    #[tokio::test]
+    async fn chunks_of_a_whole_batch_are_all_hashed() {
+        let (dir, store) = scratch_store();
+        let sizes = [BATCH / 2, BATCH, BATCH + 7, BATCH, 3];
+        let body: Vec<Bytes> = sizes.iter().enumerate().map(|(i, n)| Bytes::from(vec![i as u8 + 1; *n])).collect();
+        let whole = body.concat();
+        let expected = format!("\"{}\"", hex::encode(Md5::digest(&whole)));
+        for (version, local) in [("ab8", Some(&store)), ("ab9", None)] {
+            let chunks = stream::iter(body.clone().into_iter().map(Ok::<_, String>));
+            let stored = put_stream(&store, local, &key_of(version), chunks, u64::MAX, Etag::Md5).await.unwrap();
+            assert_eq!(stored.etag, expected, "the MD5 of every byte");
+            assert_eq!(store.get(&key_of(version)).await.unwrap().bytes().await.unwrap(), whole);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
