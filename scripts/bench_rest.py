@@ -164,10 +164,11 @@ def run_suite(server_bin):
                  f"select unnest(setconfig) from pg_db_role_setting where setrole = '{role}'::regrole and setdatabase = 0"],
                 env=pgenv, check=True, capture_output=True, text=True).stdout.splitlines()
             return [tuple(kv.split("=", 1)) for kv in lines if "=" in kv]
+        settings = {role: settings_of(role) for role in callers}
         prepared = []
         for name, role, method, path, body, params in scenarios:
             claims, headers = callers[role]
-            role_settings = settings_of(role)
+            role_settings = settings[role]
             mark = os.path.getsize(log.name)
             req = urllib.request.Request(base + path, data=body.encode() if body else None, method=method, headers=headers)
             urllib.request.urlopen(req).read()
