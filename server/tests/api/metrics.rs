@@ -84,6 +84,10 @@ async fn a_request_id_names_the_connection_in_postgres_while_its_transaction_run
     let generated = res.headers()["x-request-id"].to_str().unwrap().to_string();
     assert_eq!(res.json::<String>().await.unwrap(), generated);
     assert_ne!(generated, "checkout-42-abc");
+    let id = uuid::Uuid::parse_str(&generated).expect("a generated id is a UUID");
+    assert_eq!(id.get_version_num(), 4, "a random (v4) UUID: {generated}");
+    let next = app.rest_req(Method::GET, "/rpc/my_connection_name", None).send().await.unwrap();
+    assert_ne!(next.headers()["x-request-id"].to_str().unwrap(), generated, "each request its own id");
 
     // Between requests the pool's connections keep their own name.
     let names = app
