@@ -53,6 +53,12 @@ const MAX_PER_CONNECTION: usize = 200;
 /// `duplicate_prepared_statement` and `invalid_sql_statement_name` (no such prepared statement).
 const ALREADY_PREPARED: &str = "42P05";
 const NOT_PREPARED: &str = "26000";
+/// `in_failed_sql_transaction`: the connection was already in a failed transaction block when the
+/// message came, so nothing of it ran. A request that opens its transaction with `BEGIN` (`Prefer:
+/// tx=rollback`) and whose future is dropped while Postgres is still answering (its client went
+/// away) cannot roll back after an error, and its connection goes back to the pool in that state.
+/// The request that gets it next rolls back and sends its message again.
+const IN_FAILED_TRANSACTION: &str = "25P02";
 
 /// How the transaction ends in the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +125,7 @@ pub async fn run(
                         prepare = false;
                     }
                     Some(ALREADY_PREPARED) if prepare => {}
+                    Some(IN_FAILED_TRANSACTION) => {}
                     _ => return Err(err),
                 }
                 retried = true;
@@ -169,7 +176,10 @@ async fn run_on_the_wire(
                 return Ok(rows);
             }
             Err((err, _)) => {
-                if !implicit {
+                let code = err.code().map(|c| c.code());
+                // An implicit transaction ends at the `Sync`, error or not; an explicit one, or
+                // one the connection was left in ([`IN_FAILED_TRANSACTION`]), is rolled back.
+                if !implicit || code == Some(IN_FAILED_TRANSACTION) {
                     let _ = client.batch_execute("ROLLBACK").await;
                 }
                 // Whether what was parsed before the error is still there is not known: it is
@@ -178,8 +188,8 @@ async fn run_on_the_wire(
                     forget(client, name);
                 }
                 // A statement this connection had prepared is gone (`DEALLOCATE` in SQL): prepare
-                // them all again, once.
-                if retried || err.code().map(|c| c.code()) != Some(NOT_PREPARED) {
+                // them all again, once. Likewise once after a failed transaction left behind.
+                if retried || !matches!(code, Some(NOT_PREPARED | IN_FAILED_TRANSACTION)) {
                     return Err(err);
                 }
                 retried = true;

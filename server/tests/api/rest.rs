@@ -977,6 +977,43 @@ async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
     assert_eq!((facts.1.as_str(), facts.2.as_str()), ("", "off"), "{facts:?}");
 }
 
+/// A connection left in a failed transaction block (a `Prefer: tx=rollback` request whose client
+/// goes away while Postgres answers it with an error cannot roll back) is rolled back by the next
+/// request that gets it, which then runs as if nothing had happened: a read, a write, and a
+/// request that opens its own transaction.
+#[tokio::test]
+async fn a_connection_left_in_a_failed_transaction_is_rolled_back_by_the_next_request() {
+    let app = spawn_app_with(|c| {
+        c.db_pool_size = 1;
+        c.rest.tx_end = "commit-allow-override".into();
+    })
+    .await;
+    app.ddl("create table public.t (id int primary key);").await;
+    let requests = [
+        (Method::GET, None, None, 200, json!([])),
+        (Method::POST, Some(json!({"id": 1})), None, 201, json!([{"id": 1}])),
+        (Method::POST, Some(json!({"id": 2})), Some("tx=rollback, return=representation"), 201, json!([{"id": 2}])),
+    ];
+    for (method, body, prefer, status, answer) in requests {
+        let client = app.rest.request.get().await.expect("the pool's only connection");
+        client.batch_execute("BEGIN; SELECT 1/0").await.expect_err("division by zero");
+        let stuck = client.simple_query("select 1").await.expect_err("the transaction is failed");
+        assert_eq!(stuck.code().map(|c| c.code()), Some("25P02"));
+        drop(client);
+        let mut req = app.rest_req(method.clone(), "/t", None);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let prefer = prefer.unwrap_or("return=representation");
+        let (got_status, got) = json_of(req.header("Prefer", prefer).send().await.unwrap()).await;
+        assert_eq!((got_status, got), (status, answer), "{method} with {prefer}");
+    }
+    let (_, rows) = json_of(app.rest_req(Method::GET, "/t", None).send().await.unwrap()).await;
+    assert_eq!(rows, json!([{"id": 1}]), "the insert committed, the rolled-back one did not");
+    let client = app.rest.request.get().await.expect("connection");
+    client.simple_query("select 1").await.expect("the connection is out of the failed transaction");
+}
+
 /// A NUL byte cannot travel in a Postgres message as text: in a filter's value or a column's name
 /// it is refused with a client error, and the connection it would have gone on keeps working.
 #[tokio::test]
