@@ -55,9 +55,10 @@ const ALREADY_PREPARED: &str = "42P05";
 const NOT_PREPARED: &str = "26000";
 /// `in_failed_sql_transaction`: the connection was already in a failed transaction block when the
 /// message came, so nothing of it ran. A request that opens its transaction with `BEGIN` (`Prefer:
-/// tx=rollback`) and whose future is dropped while Postgres is still answering (its client went
-/// away) cannot roll back after an error, and its connection goes back to the pool in that state.
-/// The request that gets it next rolls back and sends its message again.
+/// tx=rollback`) and whose future is dropped before Postgres answers it with an error cannot roll
+/// back, and its connection goes back to the pool in that state. (A client going away does not
+/// drop it: actix runs the handler to its end. A panic caught around the handler would.) The
+/// request that gets the connection next rolls back and sends its message again.
 const IN_FAILED_TRANSACTION: &str = "25P02";
 
 /// How the transaction ends in the message.

@@ -977,9 +977,9 @@ async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
     assert_eq!((facts.1.as_str(), facts.2.as_str()), ("", "off"), "{facts:?}");
 }
 
-/// A connection left in a failed transaction block (a `Prefer: tx=rollback` request whose client
-/// goes away while Postgres answers it with an error cannot roll back) is rolled back by the next
-/// request that gets it, which then runs as if nothing had happened: a read, a write, and a
+/// A connection left in a failed transaction block (a `Prefer: tx=rollback` request whose future
+/// is dropped before Postgres answers it with an error cannot roll back) is rolled back by the
+/// next request that gets it, which then runs as if nothing had happened: a read, a write, and a
 /// request that opens its own transaction.
 #[tokio::test]
 async fn a_connection_left_in_a_failed_transaction_is_rolled_back_by_the_next_request() {
@@ -1012,6 +1012,43 @@ async fn a_connection_left_in_a_failed_transaction_is_rolled_back_by_the_next_re
     assert_eq!(rows, json!([{"id": 1}]), "the insert committed, the rolled-back one did not");
     let client = app.rest.request.get().await.expect("connection");
     client.simple_query("select 1").await.expect("the connection is out of the failed transaction");
+}
+
+/// A `Prefer: tx=rollback` request whose client gives up while Postgres is still working, and
+/// whose statement then fails, leaves nothing behind for the next user of its connection, even
+/// one that opens its own transaction (storage, realtime): actix runs the handler to its end
+/// although the client has gone, so the request rolls back its own failed transaction.
+#[tokio::test]
+async fn a_client_that_gives_up_leaves_no_failed_transaction_on_the_connection() {
+    use server::db::context::{self, Access, Caller, RequestInfo};
+    let app = spawn_app_with(|c| {
+        c.db_pool_size = 1;
+        c.rest.tx_end = "commit-allow-override".into();
+    })
+    .await;
+    app.ddl(
+        "create function public.slow_fail() returns int language plpgsql as $$
+         begin perform pg_sleep(0.6); raise exception 'too late'; end $$;",
+    )
+    .await;
+    let gave_up = app
+        .rest_req(Method::POST, "/rpc/slow_fail", None)
+        .header("Prefer", "tx=rollback")
+        .json(&json!({}))
+        .timeout(std::time::Duration::from_millis(200))
+        .send()
+        .await;
+    assert!(gave_up.is_err_and(|e| e.is_timeout()), "the client gives up first");
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let mut client = app.rest.request.get().await.expect("the pool's only connection");
+    let caller = Caller { role: "anon".into(), claims: std::sync::Arc::new(json!({"role": "anon"})) };
+    let info = RequestInfo { method: "GET".into(), path: "/t".into(), headers: json!({}), settings: vec![] };
+    let tx = context::begin(&mut client, &caller, &info, Access::ReadOnly)
+        .await
+        .expect("a transaction begins on the connection the dropped request used");
+    let row = tx.query_one("select current_user::text", &[]).await.expect("query");
+    assert_eq!(row.get::<_, String>(0), "anon");
+    tx.commit().await.expect("commit");
 }
 
 /// A NUL byte cannot travel in a Postgres message as text: in a filter's value or a column's name
