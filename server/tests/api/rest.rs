@@ -977,17 +977,22 @@ async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
     assert_eq!((facts.1.as_str(), facts.2.as_str()), ("", "off"), "{facts:?}");
 }
 
+/// An app whose request pool has one connection, where `Prefer: tx=rollback` is honoured.
+async fn one_connection_allowing_tx_rollback() -> TestApp {
+    spawn_app_with(|c| {
+        c.db_pool_size = 1;
+        c.rest.tx_end = "commit-allow-override".into();
+    })
+    .await
+}
+
 /// A connection left in a failed transaction block (a `Prefer: tx=rollback` request whose future
 /// is dropped before Postgres answers it with an error cannot roll back) is rolled back by the
 /// next request that gets it, which then runs as if nothing had happened: a read, a write, and a
 /// request that opens its own transaction.
 #[tokio::test]
 async fn a_connection_left_in_a_failed_transaction_is_rolled_back_by_the_next_request() {
-    let app = spawn_app_with(|c| {
-        c.db_pool_size = 1;
-        c.rest.tx_end = "commit-allow-override".into();
-    })
-    .await;
+    let app = one_connection_allowing_tx_rollback().await;
     app.ddl("create table public.t (id int primary key);").await;
     let requests = [
         (Method::GET, None, None, 200, json!([])),
@@ -1021,11 +1026,7 @@ async fn a_connection_left_in_a_failed_transaction_is_rolled_back_by_the_next_re
 #[tokio::test]
 async fn a_client_that_gives_up_leaves_no_failed_transaction_on_the_connection() {
     use server::db::context::{self, Access, Caller, RequestInfo};
-    let app = spawn_app_with(|c| {
-        c.db_pool_size = 1;
-        c.rest.tx_end = "commit-allow-override".into();
-    })
-    .await;
+    let app = one_connection_allowing_tx_rollback().await;
     app.ddl(
         "create function public.slow_fail() returns int language plpgsql as $$
          begin perform pg_sleep(0.6); raise exception 'too late'; end $$;",
@@ -1039,7 +1040,15 @@ async fn a_client_that_gives_up_leaves_no_failed_transaction_on_the_connection()
         .send()
         .await;
     assert!(gave_up.is_err_and(|e| e.is_timeout()), "the client gives up first");
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    // Once Postgres has seen the call (running, or rolled back after it), the handler holds the
+    // pool's only connection or has given it back: taking it then waits for the handler's end.
+    let seen = "select exists (select 1 from pg_stat_activity where datname = current_database() \
+                and usename = 'authenticator' and (query like '%slow_fail%' or query = 'ROLLBACK'))";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !app.admin_query_one(seen).await.get::<_, bool>(0) {
+        assert!(std::time::Instant::now() < deadline, "the call never reached Postgres");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let mut client = app.rest.request.get().await.expect("the pool's only connection");
     let caller = Caller { role: "anon".into(), claims: std::sync::Arc::new(json!({"role": "anon"})) };
     let info = RequestInfo { method: "GET".into(), path: "/t".into(), headers: json!({}), settings: vec![] };
