@@ -18,6 +18,12 @@ Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
 
+Both load generators (wrk and pgbench) run at `nice 10`: they share this machine's cores with
+the server and Postgres, and at equal priority the p99 measured the scheduler's fairness between
+processes more than the system under test (a Postgres backend carrying the pipelines of several
+requests lost its turn to wrk's threads for tens of milliseconds). A client on another machine takes nothing
+from them; BENCH_LOADGEN_NICE=0 measures the old way.
+
 With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
 same scenarios run against that binary first, each on its own fresh cluster, and a last table
 gives each scenario's REST req/s after/before: a change's cost measured in one run.
@@ -32,6 +38,8 @@ SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"
 PORT, DB_PORT = 54391, 54392
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
+# The load generators yield to the server and Postgres (see the module's doc).
+LOADGEN = ["nice", "-n", os.environ.get("BENCH_LOADGEN_NICE", "10")]
 USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
 
 
@@ -56,7 +64,7 @@ def run_wrk(url, headers, method="GET", body=None, seconds=None):
     if body is not None:
         script.write(f"wrk.body = {json.dumps(body)}\n")
     script.close()
-    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{seconds or DURATION}s", "--latency", "-s", script.name, url],
+    out = subprocess.run([*LOADGEN, "wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{seconds or DURATION}s", "--latency", "-s", script.name, url],
                          capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
@@ -73,7 +81,7 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
     """pgbench's transactions/s, p50 and p99 in ms, and the cluster's CPU ms per transaction."""
     logdir = tempfile.mkdtemp()
     defines = [arg for k, v in variables.items() for arg in ("-D", f"{k}={v}")]
-    cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
+    cmd = [*LOADGEN, pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
            *defines, "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
     pg_before = cluster_cpu_seconds(data)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -167,6 +167,12 @@ pub struct Config {
     #[arg(long, env = "DB_POOL_SIZE", default_value_t = 32)]
     pub db_pool_size: usize,
 
+    /// Connections each HTTP worker shares among requests whose transaction is one message
+    /// (most REST reads and writes), so that those arriving together reach Postgres in one write;
+    /// on top of `DB_POOL_SIZE`. 0: every request takes a pooled connection of its own.
+    #[arg(long, env = "DB_SHARED_CONNECTIONS", default_value_t = 4)]
+    pub db_shared_connections: usize,
+
     /// Origins browsers may call the API from, comma-separated (`https://example.com`); unset,
     /// any origin. PostgREST's `server-cors-allowed-origins`, for every surface.
     #[arg(long, env = "CORS_ALLOWED_ORIGINS", value_delimiter = ',')]

@@ -217,7 +217,9 @@ impl Application {
             }
             crate::db::cached::use_unnamed_statements(database.direct.clone());
         }
-        let pools = database.pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?;
+        let pools = database
+            .pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?
+            .with_lanes(config.db_shared_connections);
         migrate_and_prepare(&pools, &keys).await?;
         let signing_keys = Arc::new(
             crate::signing_keys::SigningKeys::load(&pools.admin)
@@ -273,7 +275,8 @@ impl Application {
         let rest = RestState::new(rest_config.clone(), pools.admin.clone(), pools.request.clone())
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))?
-            .with_replicas(Arc::new(replicas));
+            .with_replicas(Arc::new(replicas))
+            .with_lanes(pools.lanes.clone());
         crate::rest::spawn_listener(rest.clone(), database.direct.clone());
         let rest = web::Data::new(rest);
         let built = crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?;

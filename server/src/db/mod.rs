@@ -9,6 +9,7 @@
 pub mod cached;
 pub mod context;
 pub mod embedded;
+pub mod lanes;
 pub mod listen;
 pub mod migrate;
 pub mod one_trip;
@@ -40,6 +41,11 @@ pub struct Pools {
     /// Owner connections that bypass a transaction-mode pooler (`DATABASE_DIRECT_URL`), for the
     /// session-level advisory lock of migrations; the admin pool when there is no pooler.
     pub direct: Pool,
+    /// Connections each worker thread shares among its requests' one-trip pipelines ([`lanes`]);
+    /// none until [`Pools::with_lanes`].
+    pub lanes: Option<std::sync::Arc<lanes::Lanes>>,
+    /// The request pool's settings, for the lanes.
+    request_config: tokio_postgres::Config,
 }
 
 /// Whether Postgres refused a value as data (SQLSTATE class 22: a NUL byte, text the column
@@ -84,7 +90,19 @@ impl Pools {
         let mut admin_cfg = admin_cfg;
         admin_cfg.application_name("server-admin");
         let admin = pool(admin_cfg, size.clamp(2, 16))?;
-        Ok(Pools { direct: admin.clone(), admin, request: request_pool(request_cfg, size)? })
+        Ok(Pools {
+            direct: admin.clone(),
+            admin,
+            request: request_pool(request_cfg.clone(), size)?,
+            lanes: None,
+            request_config: request_cfg,
+        })
+    }
+
+    /// Share `per_worker` connections per worker thread among one-trip pipelines (0: none).
+    pub fn with_lanes(mut self, per_worker: usize) -> Pools {
+        self.lanes = lanes::Lanes::new(self.request_config.clone(), per_worker).map(std::sync::Arc::new);
+        self
     }
 
     /// Use `direct_url` (owner credentials, no pooler) for the direct pool.

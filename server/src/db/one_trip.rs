@@ -39,7 +39,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError, Weak};
 
-use deadpool_postgres::{Object, StatementCache};
+use deadpool_postgres::{ClientWrapper, Object, StatementCache};
 use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::{SimpleQueryMessage, SimpleQueryRow};
 
@@ -75,9 +75,20 @@ pub fn inlinable<'a>(mut params: impl Iterator<Item = Option<&'a str>>) -> bool 
     params.all(|p| !p.is_some_and(|v| v.contains('\0')))
 }
 
+/// Whether [`run`] sends this transaction as a pipeline that ends it, which leaves its connection
+/// ready for the next whatever happens, so that it may share a connection ([`super::lanes`]).
+pub fn self_contained(unit: &Unit<'_>, text: &str, ending: Ending) -> bool {
+    ending == Ending::InMessage
+        && unit.end == End::Commit
+        && !text.contains('\0')
+        && !unit.extra.is_some_and(|extra| extra.contains('\0'))
+        && super::wire::available()
+        && !super::cached::unnamed()
+}
+
 /// Run `text` with `params` as the caller in one round trip; the statement's rows, as text.
 pub async fn run(
-    client: &Object,
+    client: &ClientWrapper,
     unit: &Unit<'_>,
     text: &str,
     params: &[Option<&str>],
@@ -142,7 +153,7 @@ pub async fn run(
 /// one `Sync`. A statement the connection has not prepared yet is closed (which is no error when
 /// there is none) and parsed in place, so the statement itself is still parsed after the context.
 async fn run_on_the_wire(
-    client: &Object,
+    client: &ClientWrapper,
     unit: &Unit<'_>,
     text: &str,
     params: &[Option<&str>],
@@ -529,7 +540,7 @@ fn is_scalar(key: &str) -> bool {
 /// Send the message; the `EXECUTE`'s rows. On an error, also whether the `PREPARE` had
 /// completed before it.
 async fn send(
-    client: &Object,
+    client: &ClientWrapper,
     message: &str,
     execute_index: usize,
     prepare: bool,
@@ -571,18 +582,18 @@ struct Prepared {
 
 static PREPARED: LazyLock<Mutex<HashMap<usize, Prepared>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
-fn key(client: &Object) -> usize {
+fn key(client: &ClientWrapper) -> usize {
     Arc::as_ptr(&client.statement_cache) as usize
 }
 
-fn connection_has(client: &Object, name: u64) -> bool {
+fn connection_has(client: &ClientWrapper, name: u64) -> bool {
     let prepared = PREPARED.lock().unwrap_or_else(PoisonError::into_inner);
     prepared
         .get(&key(client))
         .is_some_and(|p| Weak::ptr_eq(&p.owner, &Arc::downgrade(&client.statement_cache)) && p.names.contains(&name))
 }
 
-fn forget(client: &Object, name: u64) {
+fn forget(client: &ClientWrapper, name: u64) {
     let mut prepared = PREPARED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(p) = prepared.get_mut(&key(client)) {
         p.names.remove(&name);
@@ -590,7 +601,7 @@ fn forget(client: &Object, name: u64) {
 }
 
 /// Record that this connection has `name` prepared; past the bound, deallocate what it holds.
-async fn remember(client: &Object, name: u64) {
+async fn remember(client: &ClientWrapper, name: u64) {
     let full = {
         let mut prepared = PREPARED.lock().unwrap_or_else(PoisonError::into_inner);
         let owner = Arc::downgrade(&client.statement_cache);

@@ -2,7 +2,7 @@
 //! (role, claims, role settings, search_path), the pre-request function, commit or rollback
 //! as `PGRST_DB_TX_END` and `Prefer: tx=` decide, and Postgres errors mapped to `RestError`.
 
-use deadpool_postgres::{Object, PoolError, Transaction};
+use deadpool_postgres::{ClientWrapper, Object, PoolError, Transaction};
 use tokio_postgres::Row;
 
 use crate::db::cached::CachedQueries;
@@ -61,6 +61,17 @@ pub async fn connection_for(state: &RestState, req: &RestRequest, access: Access
     connection(state).await
 }
 
+/// A shared connection for `unit`'s transaction, when it is one message that ends it
+/// ([`one_trip::self_contained`]), lanes are configured, and no replica is in play (a read may
+/// go to one; a write marks its caller as a writer); `None` when no lane has room.
+async fn lane_for(state: &RestState, unit: &context::Unit<'_>, text: &str) -> Option<crate::db::lanes::LaneGuard> {
+    let lanes = state.lanes.as_ref()?;
+    if !state.replicas.is_empty() || !one_trip::self_contained(unit, text, Ending::InMessage) {
+        return None;
+    }
+    lanes.take().await
+}
+
 /// A connection from the request pool.
 pub async fn connection(state: &RestState) -> Result<Object, RestError> {
     state.request.get().await.map_err(|err| match err {
@@ -110,25 +121,32 @@ pub fn pre_request_sql(state: &RestState) -> Option<String> {
     })
 }
 
-/// A read statement in one round trip and one answer ([`one_trip`]); with a value that cannot be
-/// written as a literal, BEGIN, context, pre-request, statement and COMMIT pipelined instead.
+/// A read statement in one round trip and one answer ([`one_trip`]), on a shared connection
+/// when it may take one ([`crate::db::lanes`]), else on a connection of its own.
 pub async fn read_in_one_trip(
-    client: &Object,
     req: &RestRequest,
     state: &RestState,
-    access: Access,
     text: &str,
     sql: &Sql,
 ) -> Result<ReadResult, RestError> {
     tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
+    let access = Access::ReadOnly;
     let end = end_of(req, state);
     let pre = pre_request_sql(state);
     let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
-    if let Some(params) = literal_params(sql) {
-        let rows = one_trip::run(client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+    let params = literal_params(sql);
+    if let Some(params) = &params {
+        if let Some(lane) = lane_for(state, &unit, text).await {
+            let rows = one_trip::run(&lane, &unit, text, params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+            return first_text_row(&rows);
+        }
+    }
+    let client = connection_for(state, req, access).await?;
+    if let Some(params) = &params {
+        let rows = one_trip::run(&client, &unit, text, params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
         return first_text_row(&rows);
     }
-    let rows = context::run_pipelined(client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
+    let rows = context::run_pipelined(&client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
     Ok(ReadResult::of(row))
 }
@@ -147,17 +165,25 @@ pub async fn run_statement(
     sql: &Sql,
     check: Option<Check<'_>>,
 ) -> Result<ReadResult, RestError> {
-    let mut client = connection_for(state, req, access).await?;
     if let Some(params) = literal_params(sql) {
         tracing::debug!(target: "server::rest::sql", sql = %text, "statement");
         let end = end_of(req, state);
         let pre = pre_request_sql(state);
         let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
         let Some(check) = check else {
-            let rows =
-                one_trip::run(&client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+            let lane = lane_for(state, &unit, text).await;
+            let client;
+            let client: &ClientWrapper = match &lane {
+                Some(lane) => lane,
+                None => {
+                    client = connection_for(state, req, access).await?;
+                    &client
+                }
+            };
+            let rows = one_trip::run(client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
             return first_text_row(&rows);
         };
+        let client = connection_for(state, req, access).await?;
         let (rows, open) = one_trip::run_open(client, &unit, text, &params).await.map_err(|e| pg(&e, req))?;
         let result = first_text_row(&rows)?;
         if let Some(refusal) = check(&result) {
@@ -167,6 +193,7 @@ pub async fn run_statement(
         open.end(end).await.map_err(|e| pg(&e, req))?;
         return Ok(result);
     }
+    let mut client = connection_for(state, req, access).await?;
     let tx = begin(&mut client, req, state, access).await?;
     let result = read(&tx, text, sql, req).await?;
     if let Some(refusal) = check.and_then(|check| check(&result)) {

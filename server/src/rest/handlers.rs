@@ -122,12 +122,12 @@ async fn read(
     let text = read_statement(&plan, &mut sql, count == Some(CountPref::Exact), shape, None);
     rr.timing.mark("plan");
 
-    let mut client = execute::connection_for(state, rr, Access::ReadOnly).await?;
     let simple = rr.media != MediaType::Plan && !matches!(count, Some(CountPref::Planned | CountPref::Estimated));
     let result = if simple {
         // The common case: one round trip to the database.
-        execute::read_in_one_trip(&client, rr, state, Access::ReadOnly, &text, &sql).await?
+        execute::read_in_one_trip(rr, state, &text, &sql).await?
     } else {
+        let mut client = execute::connection_for(state, rr, Access::ReadOnly).await?;
         let tx = execute::begin(&mut client, rr, state, Access::ReadOnly).await?;
         if rr.media == MediaType::Plan {
             let mut isql = Sql::inlined();

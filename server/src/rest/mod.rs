@@ -41,6 +41,8 @@ pub struct RestState {
     pub request: Pool,
     /// Read replicas (none unless `DATABASE_READ_URL` is set).
     pub replicas: Arc<crate::db::replicas::Replicas>,
+    /// Connections shared among one-trip pipelines ([`crate::db::lanes`]), when configured.
+    pub lanes: Option<Arc<crate::db::lanes::Lanes>>,
     /// Serialises reloads so a slow, older catalog read never replaces a newer one.
     reload_lock: Arc<tokio::sync::Mutex<()>>,
 }
@@ -54,6 +56,7 @@ impl RestState {
             admin,
             request,
             replicas: Arc::new(crate::db::replicas::Replicas::none()),
+            lanes: None,
             reload_lock: Arc::new(tokio::sync::Mutex::new(())),
         };
         state.reload().await?;
@@ -64,6 +67,12 @@ impl RestState {
     pub fn with_replicas(mut self, replicas: Arc<crate::db::replicas::Replicas>) -> RestState {
         replicas.spawn_checks();
         self.replicas = replicas;
+        self
+    }
+
+    /// Share these connections among one-trip pipelines.
+    pub fn with_lanes(mut self, lanes: Option<Arc<crate::db::lanes::Lanes>>) -> RestState {
+        self.lanes = lanes;
         self
     }
 

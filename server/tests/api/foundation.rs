@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use server::db::context::{self, Access, Caller, RequestInfo};
 use server::db::{migrate, Pools};
 
-use crate::helpers::{base_config, spawn_app, TestApp};
+use crate::helpers::{base_config, spawn_app, spawn_app_with, TestApp};
 
 fn request_pools(app: &TestApp) -> Pools {
     let url = SecretString::from(app.db_url.clone());
@@ -269,9 +269,9 @@ async fn health_describes_each_pool_and_readiness_answers_separately() {
 
 #[tokio::test]
 async fn health_and_readiness_say_503_when_the_request_pool_is_exhausted() {
-    // The request pool has 4 connections (base_config). Four requests wait on a lock this test
-    // holds, so they keep every connection until the test lets them go.
-    let app = spawn_app().await;
+    // The request pool has 4 connections (base_config), and none is shared. Four requests wait on
+    // a lock this test holds, so they keep every connection until the test lets them go.
+    let app = spawn_app_with(|c| c.db_shared_connections = 0).await;
     app.ddl("create function public.wait_for_test() returns void language sql as 'select pg_advisory_xact_lock(4242)'")
         .await;
     let (holder, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");

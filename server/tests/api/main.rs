@@ -18,6 +18,7 @@ mod rest_embedding;
 mod rest_errors;
 mod rest_openapi;
 mod rest_responses;
+mod rest_shared_connections;
 mod seed;
 mod site;
 mod smtp_sink;

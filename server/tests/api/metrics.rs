@@ -89,7 +89,7 @@ async fn a_request_id_names_the_connection_in_postgres_while_its_transaction_run
     let next = app.rest_req(Method::GET, "/rpc/my_connection_name", None).send().await.unwrap();
     assert_ne!(next.headers()["x-request-id"].to_str().unwrap(), generated, "each request its own id");
 
-    // Between requests the pool's connections keep their own name.
+    // Between requests the pool's connections and the shared ones keep their own names.
     let names = app
         .admin_query_one(
             "select array_agg(distinct application_name order by application_name) from pg_stat_activity
@@ -97,5 +97,5 @@ async fn a_request_id_names_the_connection_in_postgres_while_its_transaction_run
         )
         .await;
     let names: Vec<String> = names.get(0);
-    assert_eq!(names, vec!["server-request".to_string()]);
+    assert!(!names.is_empty() && names.iter().all(|n| n == "server-request" || n == "server-shared"), "{names:?}");
 }

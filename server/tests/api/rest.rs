@@ -847,7 +847,8 @@ async fn rest_statements_prepared(app: &TestApp, table: &str) -> Vec<Vec<String>
 
 #[tokio::test]
 async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost_it() {
-    let app = notes_app().await;
+    // Every read on the pool's connections, which the test then looks at.
+    let app = notes_app_with(|c| c.db_shared_connections = 0).await;
     let alice = app.user_token(ALICE);
     let read = || async {
         json_of(app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&alice)).send().await.unwrap()).await
@@ -891,7 +892,7 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
 /// connection that ran it, with no `BEGIN` or `COMMIT` (the pipeline is its own transaction).
 #[tokio::test]
 async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
-    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let app = notes_app_with(one_pooled_connection).await;
     let alice = app.user_token(ALICE);
     for _ in 0..3 {
         let res = app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&alice)).send().await.unwrap();
@@ -922,7 +923,7 @@ async fn a_read_and_its_context_are_statements_prepared_on_the_connection() {
 #[tokio::test]
 async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
     let app = spawn_app_with(|c| {
-        c.db_pool_size = 1;
+        one_pooled_connection(c);
         c.rest.pre_request = Some("public.log_request".into());
     })
     .await;
@@ -977,10 +978,17 @@ async fn a_requests_pipeline_is_one_transaction_that_ends_with_it() {
     assert_eq!((facts.1.as_str(), facts.2.as_str()), ("", "off"), "{facts:?}");
 }
 
+/// One connection in the request pool and none shared ([`server::db::lanes`]), so that every
+/// request runs on the connection a test looks at.
+fn one_pooled_connection(c: &mut server::config::Config) {
+    c.db_pool_size = 1;
+    c.db_shared_connections = 0;
+}
+
 /// An app whose request pool has one connection, where `Prefer: tx=rollback` is honoured.
 async fn one_connection_allowing_tx_rollback() -> TestApp {
     spawn_app_with(|c| {
-        c.db_pool_size = 1;
+        one_pooled_connection(c);
         c.rest.tx_end = "commit-allow-override".into();
     })
     .await
@@ -1064,7 +1072,7 @@ async fn a_client_that_gives_up_leaves_no_failed_transaction_on_the_connection()
 /// it is refused with a client error, and the connection it would have gone on keeps working.
 #[tokio::test]
 async fn a_nul_byte_in_a_request_is_refused_and_the_connection_stays_usable() {
-    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let app = notes_app_with(one_pooled_connection).await;
     let alice = app.user_token(ALICE);
     for path in ["/notes?select=body&id=eq.1%00", "/notes?select=bo%00dy&id=eq.1", "/notes?select=body&body=eq.a%00b"] {
         let res = app.rest_req(Method::GET, path, Some(&alice)).send().await.unwrap();
@@ -1166,7 +1174,7 @@ async fn a_request_adds_no_statistics_entry_of_its_own_while_its_statement_is_co
 #[tokio::test]
 async fn a_connection_keeps_a_bounded_number_of_rest_statements_prepared() {
     // One request connection, so that every statement lands on it.
-    let app = notes_app_with(|c| c.db_pool_size = 1).await;
+    let app = notes_app_with(one_pooled_connection).await;
     let alice = app.user_token(ALICE);
     // Every alias makes another statement text.
     for i in 0..260 {
