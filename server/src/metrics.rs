@@ -71,6 +71,11 @@ fn describe() {
         "1 while a read replica takes reads, 0 while it is down or lagging"
     );
     metrics::describe_counter!("db_pool_timeouts_total", "Waits for a pool connection that timed out");
+    metrics::describe_counter!(
+        "db_shared_connection_transactions_total",
+        "REST transactions that could share a worker's connection: shared, or overflow when none had room \
+         (they took a pooled connection; DB_SHARED_CONNECTIONS may be too low)"
+    );
     metrics::describe_gauge!("realtime_connections", "Open realtime sockets");
     metrics::describe_gauge!("realtime_channels", "Channels with at least one member on this instance");
     metrics::describe_counter!("realtime_messages_sent_total", "Frames queued to realtime sockets");
@@ -149,6 +154,14 @@ pub fn record_request(path: &str, route: Option<&str>, method: &str, status: u16
 pub fn pool_timeout(pool: &'static str) {
     if enabled() {
         metrics::counter!("db_pool_timeouts_total", "pool" => pool).increment(1);
+    }
+}
+
+/// Count a transaction that could run on a shared connection: whether one had room.
+pub fn shared_connection(shared: bool) {
+    if enabled() {
+        let outcome = if shared { "shared" } else { "overflow" };
+        metrics::counter!("db_shared_connection_transactions_total", "outcome" => outcome).increment(1);
     }
 }
 

@@ -69,7 +69,9 @@ async fn lane_for(state: &RestState, unit: &context::Unit<'_>, text: &str) -> Op
     if !state.replicas.is_empty() || !one_trip::self_contained(unit, text, Ending::InMessage) {
         return None;
     }
-    lanes.take().await
+    let lane = lanes.take().await;
+    crate::metrics::shared_connection(lane.is_some());
+    lane
 }
 
 /// A connection from the request pool.

@@ -47,6 +47,11 @@ async fn metrics_want_the_token_and_count_requests_by_surface_route_and_status()
     };
     assert!(count("200") >= 3, "three 200s counted:\n{text}");
     assert!(count("404") >= 1, "the 404 counted apart");
+    let shared = text
+        .lines()
+        .find(|l| l.starts_with(r#"db_shared_connection_transactions_total{outcome="shared"}"#))
+        .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok());
+    assert!(shared.is_some_and(|n| n >= 3.0), "the reads ran on a shared connection:\n{text}");
     assert!(text.contains("http_request_duration_seconds_bucket{"), "latency histogram");
     assert!(text.contains(r#"le="0.005""#), "with millisecond buckets");
     for gauge in [
