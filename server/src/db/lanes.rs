@@ -10,8 +10,8 @@
 //! lanes, opened on first need on that thread, whose connection tasks therefore run where the
 //! requests run (no wake-up of another thread on the way to Postgres and back).
 //!
-//! A request takes the first lane with room: fewer than `depth` pipelines in flight, and, when
-//! there are some, one answered within `stall` (a lane whose head pipeline is slow takes no new
+//! A request takes the first lane with room: fewer than [`DEPTH`] pipelines in flight, and, when
+//! there are some, one answered within [`STALL`] (a lane whose head pipeline is slow takes no new
 //! ones, so that a quick request is not queued behind a long statement). Without such a lane,
 //! and with every lane of its worker opened, it takes a connection of its own from the pool as
 //! before. Only transactions that end in their own message run on lanes: an explicit `BEGIN`
@@ -35,8 +35,6 @@ pub struct Lanes {
     id: u64,
     config: tokio_postgres::Config,
     per_worker: usize,
-    depth: usize,
-    stall: Duration,
 }
 
 /// One shared connection.
@@ -71,7 +69,7 @@ impl Lanes {
         // Told apart from the pool's in `pg_stat_activity` between requests (a request's id is
         // the `application_name` of its own transaction).
         config.application_name("server-shared");
-        Some(Lanes { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), config, per_worker, depth: DEPTH, stall: STALL })
+        Some(Lanes { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), config, per_worker })
     }
 
     /// A lane with room on this thread, opening one when every open lane is full and fewer than
@@ -81,7 +79,7 @@ impl Lanes {
         let now = Instant::now();
         let found = self.with_worker(|worker| {
             worker.lanes.retain(|lane| !lane.client.is_closed());
-            if let Some(lane) = worker.lanes.iter().find(|lane| lane.has_room(now, self.depth, self.stall)) {
+            if let Some(lane) = worker.lanes.iter().find(|lane| lane.has_room(now)) {
                 return Ok(lane.clone());
             }
             if worker.lanes.len() + worker.opening >= self.per_worker {
@@ -148,9 +146,9 @@ impl Drop for Opening<'_> {
 }
 
 impl Lane {
-    fn has_room(&self, now: Instant, depth: usize, stall: Duration) -> bool {
+    fn has_room(&self, now: Instant) -> bool {
         let progress = *self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        room(self.in_flight.load(Ordering::Relaxed), now.saturating_duration_since(progress), depth, stall)
+        room(self.in_flight.load(Ordering::Relaxed), now.saturating_duration_since(progress), DEPTH, STALL)
     }
 }
 

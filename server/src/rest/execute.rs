@@ -74,6 +74,28 @@ async fn lane_for(state: &RestState, unit: &context::Unit<'_>, text: &str) -> Op
     lane
 }
 
+/// `unit`'s statement as a whole transaction in one round trip ([`one_trip`]): on a shared
+/// connection when one has room, else on a connection of its own.
+async fn in_one_trip(
+    state: &RestState,
+    req: &RestRequest,
+    unit: &context::Unit<'_>,
+    text: &str,
+    params: &[Option<&str>],
+) -> Result<ReadResult, RestError> {
+    let lane = lane_for(state, unit, text).await;
+    let pooled;
+    let client: &ClientWrapper = match &lane {
+        Some(lane) => lane,
+        None => {
+            pooled = connection_for(state, req, unit.access).await?;
+            &pooled
+        }
+    };
+    let rows = one_trip::run(client, unit, text, params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
+    first_text_row(&rows)
+}
+
 /// A connection from the request pool.
 pub async fn connection(state: &RestState) -> Result<Object, RestError> {
     state.request.get().await.map_err(|err| match err {
@@ -136,18 +158,10 @@ pub async fn read_in_one_trip(
     let end = end_of(req, state);
     let pre = pre_request_sql(state);
     let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
-    let params = literal_params(sql);
-    if let Some(params) = &params {
-        if let Some(lane) = lane_for(state, &unit, text).await {
-            let rows = one_trip::run(&lane, &unit, text, params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
-            return first_text_row(&rows);
-        }
+    if let Some(params) = literal_params(sql) {
+        return in_one_trip(state, req, &unit, text, &params).await;
     }
     let client = connection_for(state, req, access).await?;
-    if let Some(params) = &params {
-        let rows = one_trip::run(&client, &unit, text, params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
-        return first_text_row(&rows);
-    }
     let rows = context::run_pipelined(&client, &unit, text, &sql.refs()).await.map_err(|e| pg(&e, req))?;
     let row = rows.first().ok_or_else(|| RestError::internal("read statement returned no row"))?;
     Ok(ReadResult::of(row))
@@ -173,17 +187,7 @@ pub async fn run_statement(
         let pre = pre_request_sql(state);
         let unit = context::Unit { caller: &req.caller, request: &req.info, access, extra: pre.as_deref(), end };
         let Some(check) = check else {
-            let lane = lane_for(state, &unit, text).await;
-            let client;
-            let client: &ClientWrapper = match &lane {
-                Some(lane) => lane,
-                None => {
-                    client = connection_for(state, req, access).await?;
-                    &client
-                }
-            };
-            let rows = one_trip::run(client, &unit, text, &params, Ending::InMessage).await.map_err(|e| pg(&e, req))?;
-            return first_text_row(&rows);
+            return in_one_trip(state, req, &unit, text, &params).await;
         };
         let client = connection_for(state, req, access).await?;
         let (rows, open) = one_trip::run_open(client, &unit, text, &params).await.map_err(|e| pg(&e, req))?;
