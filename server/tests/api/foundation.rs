@@ -353,9 +353,13 @@ async fn health_reports_503_when_the_database_is_gone() {
 #[tokio::test]
 async fn during_a_database_outage_every_surface_answers_503_with_retry_after_in_its_own_shape() {
     let app = spawn_app().await;
+    app.ddl("create table public.things (id int primary key); grant select on public.things to anon;").await;
+    // Connections open before the outage (pooled and shared ones) are among those it ends.
+    let read = || app.rest_req(reqwest::Method::GET, "/things?select=id", None).send();
+    assert_eq!(read().await.expect("rest").status().as_u16(), 200);
     let (client, db) = cut_database(&app).await;
 
-    let rest = app.rest_req(reqwest::Method::GET, "/vehicles?select=id", None).send().await.expect("rest");
+    let rest = read().await.expect("rest");
     let auth = app
         .http
         .post(format!("{}/auth/v1/token?grant_type=password", app.address))
@@ -384,6 +388,7 @@ async fn during_a_database_outage_every_surface_answers_503_with_retry_after_in_
     assert_eq!((storage["statusCode"].as_str(), storage["code"].as_str()), (Some("503"), Some("DatabaseUnavailable")));
 
     client.batch_execute(&format!("alter database {db} allow_connections true")).await.expect("restore");
+    assert_eq!(read().await.expect("rest").status().as_u16(), 200, "new connections once it is back");
 }
 
 #[tokio::test]
