@@ -78,9 +78,13 @@ pub fn inlinable<'a>(mut params: impl Iterator<Item = Option<&'a str>>) -> bool 
 /// Whether [`run`] sends this transaction as a pipeline that ends it, which leaves its connection
 /// ready for the next whatever happens, so that it may share a connection ([`super::lanes`]).
 pub fn self_contained(unit: &Unit<'_>, text: &str, ending: Ending) -> bool {
-    ending == Ending::InMessage
-        && unit.end == End::Commit
-        && !text.contains('\0')
+    ending == Ending::InMessage && unit.end == End::Commit && pipelined(unit, text)
+}
+
+/// Whether [`run`] sends `text` as an extended-protocol pipeline ([`super::wire`]): it can be
+/// written as a message (no NUL byte), and the connections carry pipelines.
+fn pipelined(unit: &Unit<'_>, text: &str) -> bool {
+    !text.contains('\0')
         && !unit.extra.is_some_and(|extra| extra.contains('\0'))
         && super::wire::available()
         && !super::cached::unnamed()
@@ -96,8 +100,7 @@ pub async fn run(
 ) -> Result<Vec<SimpleQueryRow>, tokio_postgres::Error> {
     // A text with a NUL byte cannot be written as a message: the simple query below reports it
     // without sending anything.
-    let writable = !text.contains('\0') && !unit.extra.is_some_and(|extra| extra.contains('\0'));
-    if writable && super::wire::available() && !super::cached::unnamed() {
+    if pipelined(unit, text) {
         return run_on_the_wire(client, unit, text, params, ending).await;
     }
     let name = name_of(text);

@@ -15,7 +15,8 @@ async fn one_shared_connection() -> TestApp {
         "create table public.items (id int primary key, name text not null);
          grant select, insert on public.items to anon;
          insert into public.items select g, 'item ' || g from generate_series(1, 40) g;
-         create function public.slow() returns int language sql as 'select pg_sleep(2); select 1';",
+         create function public.slow() returns int language sql as
+           'select pg_advisory_xact_lock(4343); select 1';",
     )
     .await;
     app
@@ -90,11 +91,16 @@ async fn a_quick_request_is_not_queued_behind_a_slow_one_on_a_shared_connection(
     let (status, _) = json_of(app.rest_req(Method::GET, "/items?id=eq.1", None).send().await.unwrap()).await;
     assert_eq!(status, 200);
     let pid = shared_backend(&app).await;
-    let slow = tokio::spawn(app.rest_req(Method::POST, "/rpc/slow", None).json(&json!({})).send());
+    // The slow call waits for a lock this test holds, so it runs until the test lets it go (as
+    // `service_role`, which has no statement timeout).
+    let (holder, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    holder.execute("select pg_advisory_lock(4343)", &[]).await.expect("take the lock");
+    let slow = tokio::spawn(app.rest_req(Method::POST, "/rpc/slow", Some(&app.service_key)).json(&json!({})).send());
     // The call runs on the shared connection (it was idle, so it is the one offered).
     let running = format!(
         "select exists (select 1 from pg_stat_activity where pid = {pid} and state = 'active' \
-         and query like '%slow%')"
+         and wait_event_type = 'Lock')"
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !app.admin_query_one(&running).await.get::<_, bool>(0) {
@@ -102,9 +108,18 @@ async fn a_quick_request_is_not_queued_behind_a_slow_one_on_a_shared_connection(
         assert!(std::time::Instant::now() < deadline, "the slow call never ran on the shared connection");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let quick = json_of(app.rest_req(Method::GET, "/items?select=id&id=eq.2", None).send().await.unwrap()).await;
+    // Queued behind the call, the read would wait for the lock: a bound so that the test fails
+    // instead of hanging.
+    let quick = app
+        .rest_req(Method::GET, "/items?select=id&id=eq.2", None)
+        .timeout(std::time::Duration::from_secs(30))
+        .send()
+        .await
+        .expect("the quick read is answered while the call waits");
+    let quick = json_of(quick).await;
     assert_eq!(quick, (200, json!([{"id": 2}])));
     assert!(!slow.is_finished(), "the quick read was answered while the slow call still ran");
+    holder.execute("select pg_advisory_unlock(4343)", &[]).await.expect("release the lock");
     let (status, body) = json_of(slow.await.unwrap().unwrap()).await;
     assert_eq!((status, body), (200, json!(1)));
 }
