@@ -63,6 +63,18 @@ struct Signer {
     kid: String,
     algorithm: Algorithm,
     key: EncodingKey,
+    /// An ES256 key parsed once: `jsonwebtoken::encode` parses its key on every call, and
+    /// ring's parse derives the public point again, which cost as much as the signature.
+    p256: Option<EcdsaKeyPair>,
+}
+
+impl Signer {
+    fn new(kid: String, algorithm: Algorithm, key: EncodingKey, pem: &str) -> Signer {
+        let p256 = (algorithm == Algorithm::ES256).then(|| der_of(pem).ok()).flatten().and_then(|(_, der)| {
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der, &SystemRandom::new()).ok()
+        });
+        Signer { kid, algorithm, key, p256 }
+    }
 }
 
 /// One snapshot of the table: the signer, the verifying keys by `kid`, the published JWKS.
@@ -158,7 +170,10 @@ impl SigningKeys {
             Some(signer) => {
                 let mut header = Header::new(signer.algorithm);
                 header.kid = Some(signer.kid.clone());
-                jsonwebtoken::encode(&header, claims, &signer.key)
+                match &signer.p256 {
+                    Some(pair) => sign_p256(&header, claims, pair),
+                    None => jsonwebtoken::encode(&header, claims, &signer.key),
+                }
             }
             None => jsonwebtoken::encode(&Header::default(), claims, legacy),
         }
@@ -225,12 +240,31 @@ async fn read_set(client: &impl crate::db::cached::Db) -> Result<KeySet, Signing
             }
         };
         if status == "in_use" {
-            set.signer = Some(Signer { kid: kid.clone(), algorithm, key: encoding });
+            set.signer = Some(Signer::new(kid.clone(), algorithm, encoding, &pem));
         }
         set.verifying.insert(kid, VerifyingKey { algorithm, key: decoding });
         set.jwks.push(jwk);
     }
     Ok(set)
+}
+
+/// What `jsonwebtoken::encode` makes of `header` and `claims` under an ES256 key, with the key
+/// already parsed: the base64url of the header and of the claims as JSON, and of the fixed-size
+/// signature (r and s) of the two joined by a dot.
+fn sign_p256<T: Serialize>(
+    header: &Header,
+    claims: &T,
+    pair: &EcdsaKeyPair,
+) -> Result<String, jsonwebtoken::errors::Error> {
+    let mut token = URL_SAFE_NO_PAD.encode(serde_json::to_vec(header)?);
+    token.push('.');
+    token.push_str(&URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims)?));
+    let signature = pair
+        .sign(&SystemRandom::new(), token.as_bytes())
+        .map_err(|_| jsonwebtoken::errors::Error::from(jsonwebtoken::errors::ErrorKind::InvalidEcdsaKey))?;
+    token.push('.');
+    token.push_str(&URL_SAFE_NO_PAD.encode(signature.as_ref()));
+    Ok(token)
 }
 
 fn keys_of(algorithm: &str, pem: &str, jwk: &Value) -> Result<(Algorithm, DecodingKey, EncodingKey), SigningKeyError> {
@@ -499,7 +533,7 @@ pub(crate) fn set_of(keys: &[(&NewKey, &str)]) -> KeySet {
     for (key, status) in keys.iter().filter(|(_, status)| *status != "revoked") {
         let (algorithm, decoding, encoding) = keys_of(key.algorithm, &key.pem, &key.public_jwk).unwrap();
         if *status == "in_use" {
-            set.signer = Some(Signer { kid: key.id.to_string(), algorithm, key: encoding });
+            set.signer = Some(Signer::new(key.id.to_string(), algorithm, encoding, &key.pem));
         }
         set.verifying.insert(key.id.to_string(), VerifyingKey { algorithm, key: decoding });
         set.jwks.push(key.public_jwk.clone());
@@ -523,6 +557,28 @@ impl SigningKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_es256_token_signed_with_the_parsed_key_is_what_jsonwebtoken_makes() {
+        let key = generate_es256().unwrap();
+        let keys = SigningKeys::with_set(set_of(&[(&key, "in_use")]));
+        assert!(keys.current().signer.as_ref().is_some_and(|s| s.p256.is_some()), "the key is parsed once");
+        let claims = json!({"sub": "x", "role": "authenticated", "exp": 4_000_000_000u64, "n": "é\"<"});
+        let ours = keys.sign(&claims, &EncodingKey::from_secret(b"s")).unwrap();
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(key.id.to_string());
+        let theirs =
+            jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ec_pem(key.pem.as_bytes()).unwrap()).unwrap();
+        let head = |t: &str| t.rsplit_once('.').unwrap().0.to_string();
+        assert_eq!(head(&ours), head(&theirs), "the same header and claims, byte for byte");
+        let (_, signature) = ours.rsplit_once('.').unwrap();
+        assert_eq!(URL_SAFE_NO_PAD.decode(signature).unwrap().len(), 64, "r and s, 32 bytes each");
+        let verifying = keys.current().verifying(&key.id.to_string()).cloned().unwrap();
+        let mut validation = jsonwebtoken::Validation::new(Algorithm::ES256);
+        validation.validate_aud = false;
+        let decoded = jsonwebtoken::decode::<Value>(&ours, &verifying.key, &validation).unwrap();
+        assert_eq!(decoded.claims, claims);
+    }
 
     #[test]
     fn a_generated_es256_key_signs_tokens_its_public_jwk_verifies() {

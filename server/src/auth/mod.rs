@@ -19,6 +19,7 @@ pub mod one_time;
 pub mod password;
 pub mod phone;
 pub mod rate_limit;
+pub mod refresh_batch;
 pub mod refresh_token;
 pub mod request;
 pub mod sessions;
@@ -61,6 +62,8 @@ pub struct AuthState {
     pub webauthn: webauthn::WebAuthn,
     /// The before-user-created hook's function, quoted, when the hook is on.
     pub hook_before_user_created: Option<String>,
+    /// Refresh grants queued to be granted together.
+    pub refresh_batch: Arc<refresh_batch::RefreshBatch>,
 }
 
 impl std::fmt::Debug for AuthState {
@@ -98,9 +101,15 @@ impl AuthState {
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
             );
         }
+        let refresh_batch = refresh_batch::RefreshBatch::new(
+            pool.clone(),
+            i32::try_from(config.rate_limit_token_refresh).unwrap_or(i32::MAX),
+            rate_limit::IP_WINDOW_SECS as f64,
+        );
         Ok(AuthState {
             config,
             pool,
+            refresh_batch,
             encoding_key: EncodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
             decoding_key: jsonwebtoken::DecodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
             verifier: Arc::new(

@@ -14,13 +14,16 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::error::AuthError;
+use super::refresh_batch::{Grant, Outcome};
 use super::refresh_token;
 use super::tokens::{self, AccessClaims, Amr};
 use super::users::{self, User};
 use super::AuthState;
+use crate::db::cached::CachedQueries;
 
 /// Length of refresh tokens (alphanumeric, ~190 bits).
 const REFRESH_TOKEN_LEN: usize = 32;
@@ -219,24 +222,26 @@ static REFRESH_V2_CURRENT: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// Present a refresh token (rate-limited under `limit_key`): the `Session` object, or why not.
-/// Algorithm 1 is one call of `auth.grant_refresh`. Algorithm 2's common case, the current
-/// token, is one plain statement ([`REFRESH_V2_CURRENT`]); when it grants nothing, the PL/pgSQL
-/// grant decides in a second round trip, with the rate-limit hit already counted.
-pub async fn refresh(
-    state: &AuthState,
-    db: &impl crate::db::cached::Db,
-    token: &str,
-    ip: &str,
-    limit_key: &str,
-) -> Result<Value, AuthError> {
+/// The common case, the current token, is granted with whatever other refreshes are queued at
+/// the same time ([`super::refresh_batch`]): one statement and one commit for all of them. When
+/// that grants nothing, the grant function of the token's algorithm decides in a second round
+/// trip, with the rate-limit hit already counted; when the batch failed as a whole, this grant
+/// runs alone: [`REFRESH_V2_CURRENT`] for algorithm 2, `auth.grant_refresh` for algorithm 1.
+pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) -> Result<Value, AuthError> {
     let reuse_interval = state.config.refresh_token_reuse_interval as f64;
     let limit = i32::try_from(state.config.rate_limit_token_refresh).unwrap_or(i32::MAX);
     let window = super::rate_limit::IP_WINDOW_SECS as f64;
     if let Some(parsed) = refresh_token::parse(token) {
-        let current = db
-            .cached_query_one(
-                REFRESH_V2_CURRENT.as_str(),
-                &[
+        let grant = Grant::V2 {
+            session: parsed.session_id,
+            counter: parsed.counter,
+            signed: parsed.signed.clone(),
+            signature: parsed.signature.clone(),
+        };
+        let current = match state.refresh_batch.grant(grant, ip, limit_key).await {
+            Outcome::Row(row) => row,
+            Outcome::Failed => {
+                let params: [&(dyn ToSql + Sync); 8] = [
                     &parsed.session_id,
                     &parsed.counter,
                     &parsed.signed,
@@ -245,9 +250,10 @@ pub async fn refresh(
                     &limit_key,
                     &limit,
                     &window,
-                ],
-            )
-            .await?;
+                ];
+                state.pool.get().await?.cached_query_one(REFRESH_V2_CURRENT.as_str(), &params).await?
+            }
+        };
         if limit > 0 && current.get::<_, i32>("hits") > limit {
             return Err(AuthError::OverRequestRateLimit);
         }
@@ -259,7 +265,10 @@ pub async fn refresh(
         }
         // Not the current token, or not granted for another reason: the function decides, the
         // hit already counted.
-        let row = db
+        let row = state
+            .pool
+            .get()
+            .await?
             .cached_query_one(
                 REFRESH_V2.as_str(),
                 &[
@@ -281,8 +290,27 @@ pub async fn refresh(
         let issued = Issued { session_id: parsed.session_id, refresh_token };
         return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)));
     }
+    let grant = Grant::V1 { token: token.to_string(), new_token: tokens::random_token(REFRESH_TOKEN_LEN) };
+    // Counted already when the batch answered; counted by the function when it did not.
+    let limit = match state.refresh_batch.grant(grant, ip, limit_key).await {
+        Outcome::Row(row) => {
+            if limit > 0 && row.get::<_, i32>("hits") > limit {
+                return Err(AuthError::OverRequestRateLimit);
+            }
+            if let Some(session_id) = row.get::<_, Option<Uuid>>("session") {
+                let user = User::from_row(&row);
+                let issued = Issued { session_id, refresh_token: row.get("token") };
+                return response_with(state, &user, &issued, row.get("aal"), amr_of(row.get("amr")));
+            }
+            0
+        }
+        Outcome::Failed => limit,
+    };
     let new_token = tokens::random_token(REFRESH_TOKEN_LEN);
-    let row = db
+    let row = state
+        .pool
+        .get()
+        .await?
         .cached_query_one(REFRESH.as_str(), &[&token, &new_token, &reuse_interval, &ip, &limit_key, &limit, &window])
         .await?;
     check_outcome(row.get(0))?;

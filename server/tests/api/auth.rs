@@ -9,7 +9,7 @@ use crate::helpers::{spawn_app, spawn_app_with, TestApp};
 
 const V2024: (&str, &str) = ("x-supabase-api-version", "2024-01-01");
 
-async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
+pub(crate) async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
     let res = app
         .http
         .post(format!("{}/auth/v1{path}", app.address))
@@ -39,7 +39,7 @@ async fn inbox_token(app: &TestApp, email: &str) -> String {
 }
 
 /// Sign up and confirm; returns the session of the confirmation.
-async fn confirmed(app: &TestApp, email: &str, password: &str) -> Value {
+pub(crate) async fn confirmed(app: &TestApp, email: &str, password: &str) -> Value {
     let (status, _) = post(app, "/signup", json!({"email": email, "password": password})).await;
     assert_eq!(status, StatusCode::OK);
     let token_hash = inbox_token(app, email).await;
@@ -295,8 +295,8 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
     }
     // Every connection of the pool /auth/v1 uses, held at once, tells what it has prepared: a
     // statement run through the cache stays prepared there (a one-off query's statement is
-    // closed when it is done), and three refreshes on at most four connections prepared the look-up once
-    // on each connection that ran it, not once per refresh.
+    // closed when it is done), and three refreshes on at most four connections prepared the grant (the
+    // batch statement) once on each connection that ran it, not once per refresh.
     let pool = &app.rest.admin;
     let mut connections = Vec::new();
     for _ in 0..pool.status().max_size {
@@ -307,17 +307,17 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
         let row = client
             .query_one(
                 "select count(*) from pg_prepared_statements \
-                 where statement like '%from auth.grant_refresh($1, $2, $3, $4, $5, $6, $7)%' \
+                 where statement like '%with ordinality as i(token, new_token, ip, limit_key, ord)%' \
                    and statement not like '%pg_prepared_statements%'",
                 &[],
             )
             .await
             .expect("pg_prepared_statements");
         let n: i64 = row.get(0);
-        assert!(n <= 1, "the look-up is prepared once per connection, not per call ({n})");
+        assert!(n <= 1, "the grant is prepared once per connection, not per call ({n})");
         prepared += n;
     }
-    assert!(prepared >= 1, "the refresh look-up stays prepared on the connection that ran it");
+    assert!(prepared >= 1, "the refresh grant stays prepared on the connection that ran it");
 }
 
 /// The top-level statements Postgres ran in the app's database for `/auth/v1` and how often,
@@ -325,7 +325,7 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
 /// settings, which an auth request would need around them. The server's background work in the
 /// same database (the realtime reader polls its slot every second) names neither, nor do the
 /// statements that read pg_stat_statements.
-async fn statements_run(db: &tokio_postgres::Client) -> std::collections::HashMap<String, i64> {
+pub(crate) async fn statements_run(db: &tokio_postgres::Client) -> std::collections::HashMap<String, i64> {
     db.query(
         "select s.query, s.calls from pg_stat_statements s join pg_database d on d.oid = s.dbid \
          where d.datname = current_database() and s.toplevel and s.query not like '%pg_stat_statements%' \
@@ -340,7 +340,7 @@ async fn statements_run(db: &tokio_postgres::Client) -> std::collections::HashMa
 }
 
 /// What ran between two readings of [`statements_run`].
-fn ran_between(
+pub(crate) fn ran_between(
     before: &std::collections::HashMap<String, i64>,
     after: &std::collections::HashMap<String, i64>,
 ) -> Vec<(String, i64)> {
@@ -368,7 +368,7 @@ async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement
     assert_eq!(status, StatusCode::OK, "{rotated}");
     let ran = ran_between(&before, &statements_run(&db).await);
     assert_eq!(ran.len(), 1, "a refresh is one statement: {ran:?}");
-    assert!(ran[0].0.contains("auth.grant_refresh("), "{ran:?}");
+    assert!(ran[0].0.contains("update auth.refresh_tokens rt set revoked"), "the batch's statement: {ran:?}");
     assert_eq!(ran[0].1, 1, "{ran:?}");
     // What the single statement did: the old token revoked, the new one its child, an audit row.
     let row = db
@@ -788,7 +788,7 @@ async fn v2_app(reuse_interval: u64) -> (TestApp, Value) {
     session_of(2, "v2@example.test", move |c| c.auth.refresh_token_reuse_interval = reuse_interval).await
 }
 
-async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, Value) {
+pub(crate) async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, Value) {
     post(app, "/token?grant_type=refresh_token", json!({"refresh_token": token})).await
 }
 
@@ -943,7 +943,11 @@ async fn algorithm_2_refresh_is_one_statement_and_algorithm_1_tokens_still_refre
 }
 
 /// A session of `algorithm` on a server with that algorithm and `change` applied.
-async fn session_of(algorithm: u8, email: &str, change: impl FnOnce(&mut server::config::Config)) -> (TestApp, Value) {
+pub(crate) async fn session_of(
+    algorithm: u8,
+    email: &str,
+    change: impl FnOnce(&mut server::config::Config),
+) -> (TestApp, Value) {
     let app = spawn_app_with(move |c| {
         c.auth.refresh_token_algorithm_version = algorithm;
         change(c);

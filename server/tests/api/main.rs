@@ -2,6 +2,7 @@
 //! migrated template, talking to the real server over HTTP.
 
 mod auth;
+mod auth_refresh_batch;
 mod foundation;
 mod fuzz;
 mod helpers;

@@ -29,9 +29,9 @@ pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Byt
     let parsed: Result<Body, AuthError> = json_body(&body);
     if grant.as_deref() == Some("refresh_token") {
         if let Some(token) = parsed.as_ref().ok().and_then(|p| p.refresh_token.as_deref()).filter(|t| !t.is_empty()) {
-            // The grant counts the rate limit itself: the whole refresh is one round trip.
-            let client = state.pool.get().await?;
-            let session = sessions::refresh(&state, &client, token, &ip, &limit_key).await?;
+            // The grant counts the rate limit itself: a refresh is one statement, shared with the
+            // refreshes that arrive at the same time.
+            let session = sessions::refresh(&state, token, &ip, &limit_key).await?;
             return Ok(HttpResponse::Ok().json(session));
         }
     }

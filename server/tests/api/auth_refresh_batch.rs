@@ -1,0 +1,246 @@
+//! Refresh grants that arrive together, granted in one statement: each grant as it would be
+//! alone (its own new token, its audit row, its rate-limit hit in order), for both refresh-token
+//! algorithms.
+//!
+//! To make grants arrive "together" without depending on timing, the test holds the rows the
+//! grants would update locked in a transaction of its own: the first statements block on them,
+//! every later grant queues behind them, and once the lock is released the queue is granted in
+//! one more statement (or very few).
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::auth::{ran_between, refresh_with, session_of, statements_run};
+use crate::helpers::TestApp;
+
+const GRANTS: usize = 12;
+
+async fn connect(app: &TestApp) -> tokio_postgres::Client {
+    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    db
+}
+
+/// `count` more sessions of the signed-in user of `session`, each with its first refresh token,
+/// made in SQL: rows of `auth.refresh_tokens` (algorithm 1) or a key and counter 0 (algorithm 2).
+async fn more_sessions(db: &tokio_postgres::Client, session: &Value, algorithm: u8, count: usize) -> Vec<String> {
+    let user: Uuid = session["user"]["id"].as_str().and_then(|s| s.parse().ok()).expect("user id");
+    let mut tokens = vec![];
+    for n in 0..count {
+        let id = Uuid::new_v4();
+        let (key, stored) = server::auth::refresh_token::new_key();
+        let hmac = (algorithm == 2).then_some(stored);
+        db.execute(
+            "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, \
+               refresh_token_hmac_key, refresh_token_counter) \
+             values ($1, $2, now(), now(), 'aal1', now() at time zone 'utc', $3::text, case when $3::text is not null then 0 end)",
+            &[&id, &user, &hmac],
+        )
+        .await
+        .expect("session");
+        db.execute(
+            "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
+             values ($1, now(), now(), 'password', gen_random_uuid())",
+            &[&id],
+        )
+        .await
+        .expect("amr");
+        if algorithm == 2 {
+            tokens.push(server::auth::refresh_token::encode(id, 0, &key));
+        } else {
+            let token = format!("batchtoken{n:022}");
+            db.execute(
+                "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
+                 values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)",
+                &[&token, &user.to_string(), &id],
+            )
+            .await
+            .expect("token");
+            tokens.push(token);
+        }
+    }
+    tokens
+}
+
+/// Present every token at once while a transaction holds `lock` (a `select … for update` of the
+/// rows the grants update), release it once the grants are waiting, and give each answer with
+/// the statements that ran meanwhile.
+async fn together(
+    app: &TestApp,
+    db: &mut tokio_postgres::Client,
+    lock: &str,
+    tokens: &[String],
+) -> (Vec<(StatusCode, Value)>, Vec<(String, i64)>) {
+    let watcher = connect(app).await;
+    let before = statements_run(db).await;
+    let tx = db.transaction().await.expect("begin");
+    tx.execute(lock, &[]).await.expect("lock");
+    let bodies: Vec<Value> = tokens.iter().map(|t| json!(t)).collect();
+    let grants = futures_util::future::join_all(bodies.iter().map(|t| refresh_with(app, t)));
+    let release = async {
+        // Up to 30 s for the first statements to block on the lock; then a moment for the other
+        // requests, sent at the same time, to queue behind them.
+        for _ in 0..300 {
+            let waiting: i64 = watcher
+                .query_one(
+                    "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+                    &[],
+                )
+                .await
+                .expect("waiting")
+                .get(0);
+            if waiting > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        tx.commit().await.expect("release");
+    };
+    let (answers, ()) = tokio::join!(grants, release);
+    let ran = ran_between(&before, &statements_run(db).await)
+        .into_iter()
+        .filter(|(q, _)| {
+            let q = q.trim_start().to_lowercase();
+            !(q.contains("for update") || ["begin", "start transaction", "commit"].iter().any(|s| q.starts_with(s)))
+        })
+        .collect();
+    (answers, ran)
+}
+
+#[tokio::test]
+async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_alone() {
+    for algorithm in [1u8, 2] {
+        let (app, session) = session_of(algorithm, "together@example.test", |_| {}).await;
+        let mut db = connect(&app).await;
+        db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+        let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
+        let lock = if algorithm == 1 {
+            "select 1 from auth.refresh_tokens where not revoked for update"
+        } else {
+            "select 1 from auth.sessions where refresh_token_hmac_key is not null for update"
+        };
+
+        let (answers, ran) = together(&app, &mut db, lock, &tokens).await;
+
+        let mut issued = std::collections::HashSet::new();
+        for (n, (status, body)) in answers.iter().enumerate() {
+            assert_eq!(*status, StatusCode::OK, "algorithm {algorithm}, grant {n}: {body}");
+            assert_eq!(body["user"]["email"], "together@example.test");
+            assert_eq!(body["token_type"], "bearer");
+            let token = body["refresh_token"].as_str().expect("refresh token").to_string();
+            assert_ne!(token, tokens[n], "algorithm {algorithm}: a new token");
+            assert!(issued.insert(token), "algorithm {algorithm}: each grant its own token");
+        }
+        let batches: i64 = ran.iter().filter(|(q, _)| q.contains("with ordinality")).map(|(_, n)| n).sum();
+        // (`together` leaves the test's own lock and transaction out of `ran`.)
+        let others: Vec<_> = ran.iter().filter(|(q, _)| !q.contains("with ordinality")).collect();
+        assert!(
+            batches >= 1 && batches <= (GRANTS / 3) as i64,
+            "algorithm {algorithm}: {GRANTS} grants in {batches} statements: {ran:?}"
+        );
+        assert!(others.is_empty(), "algorithm {algorithm}: no grant alone: {others:?}");
+        // What each grant did, as alone: one audit row each, each presented token spent, each new
+        // one current.
+        let row = db
+            .query_one(
+                "select (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed'), \
+                        (select count(*) from auth.refresh_tokens where token = any($1) and revoked), \
+                        (select count(*) from auth.refresh_tokens where not revoked and parent = any($1)), \
+                        (select count(*) from auth.sessions where refresh_token_counter = 1)",
+                &[&tokens],
+            )
+            .await
+            .expect("state");
+        assert_eq!(row.get::<_, i64>(0), GRANTS as i64, "algorithm {algorithm}: audit rows");
+        if algorithm == 1 {
+            assert_eq!(row.get::<_, i64>(1), GRANTS as i64, "every presented token revoked");
+            assert_eq!(row.get::<_, i64>(2), GRANTS as i64, "every new token the child of the one presented");
+        } else {
+            assert_eq!(row.get::<_, i64>(3), GRANTS as i64, "every session's counter advanced once");
+        }
+        // The new tokens are the sessions' current ones.
+        let (status, next) = refresh_with(&app, &answers[0].1["refresh_token"]).await;
+        assert_eq!(status, StatusCode::OK, "algorithm {algorithm}: {next}");
+    }
+}
+
+#[tokio::test]
+async fn a_batch_counts_the_rate_limit_of_each_grant_in_turn() {
+    const LIMIT: usize = 4;
+    for algorithm in [1u8, 2] {
+        let (app, session) = session_of(algorithm, "counted@example.test", |c| {
+            c.auth.rate_limit_token_refresh = LIMIT as u64;
+        })
+        .await;
+        let mut db = connect(&app).await;
+        db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+        let tokens = more_sessions(&db, &session, algorithm, 2 * LIMIT).await;
+        // The sign-in counted a hit under the same key: start the window afresh.
+        db.execute("delete from auth.rate_limits", &[]).await.expect("reset");
+        let lock = if algorithm == 1 {
+            "select 1 from auth.refresh_tokens where not revoked for update"
+        } else {
+            "select 1 from auth.sessions where refresh_token_hmac_key is not null for update"
+        };
+
+        let (answers, ran) = together(&app, &mut db, lock, &tokens).await;
+
+        let granted = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
+        let limited: Vec<_> = answers.iter().filter(|(s, _)| *s == StatusCode::TOO_MANY_REQUESTS).collect();
+        assert_eq!(granted, LIMIT, "algorithm {algorithm}: {answers:?}");
+        assert_eq!(limited.len(), LIMIT, "algorithm {algorithm}: {answers:?}");
+        assert!(limited.iter().all(|(_, b)| b["code"] == "over_request_rate_limit"), "{limited:?}");
+        assert!(ran.iter().any(|(q, _)| q.contains("with ordinality")), "algorithm {algorithm}: batched: {ran:?}");
+        let row = db
+            .query_one(
+                "select (select sum(count) from auth.rate_limits)::int8, \
+                        (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed')",
+                &[],
+            )
+            .await
+            .expect("state");
+        assert_eq!(row.get::<_, i64>(0), (2 * LIMIT) as i64, "algorithm {algorithm}: one hit per grant");
+        assert_eq!(row.get::<_, i64>(1), LIMIT as i64, "algorithm {algorithm}: only the granted audited");
+    }
+}
+
+#[tokio::test]
+async fn the_batch_statement_is_planned_once_per_connection_not_on_every_call() {
+    // Two admin connections, so that each runs the statement often enough for Postgres to
+    // settle on a plan (it plans a prepared statement for its values five times first).
+    let (app, session) = session_of(1, "generic@example.test", |c| c.db_pool_size = 2).await;
+    let mut token = session["refresh_token"].clone();
+    for n in 0..16 {
+        let (status, next) = refresh_with(&app, &token).await;
+        assert_eq!(status, StatusCode::OK, "refresh {n}: {next}");
+        token = next["refresh_token"].clone();
+    }
+    let pool = &app.rest.admin;
+    let mut connections = Vec::new();
+    for _ in 0..pool.status().max_size {
+        connections.push(pool.get().await.expect("a pool connection"));
+    }
+    let mut plans = vec![];
+    for client in &connections {
+        let row = client
+            .query_opt(
+                "select generic_plans, custom_plans from pg_prepared_statements \
+                 where statement like '%with ordinality as i(token, new_token%' \
+                   and statement not like '%pg_prepared_statements%'",
+                &[],
+            )
+            .await
+            .expect("pg_prepared_statements");
+        if let Some(row) = row {
+            plans.push((row.get::<_, i64>(0), row.get::<_, i64>(1)));
+        }
+    }
+    let runs: i64 = plans.iter().map(|(g, c)| g + c).sum();
+    assert_eq!(runs, 16, "every grant ran the batch statement: {plans:?}");
+    assert!(plans.iter().any(|(generic, _)| *generic > 0), "the generic plan is kept: {plans:?}");
+    assert!(plans.iter().all(|(_, custom)| *custom <= 5), "planned for its values five times at most: {plans:?}");
+}
