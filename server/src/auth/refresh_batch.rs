@@ -237,8 +237,8 @@ impl RefreshBatch {
     /// Take batches until the queue is empty. The first waits one turn of the event loop, so
     /// that the grants whose requests are ready on this worker join it.
     async fn drain(self: Arc<Self>) {
-        tokio::task::yield_now().await;
         let mut alive = Alive { batch: &self, armed: true };
+        tokio::task::yield_now().await;
         loop {
             let batch = {
                 let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
