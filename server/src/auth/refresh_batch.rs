@@ -183,6 +183,8 @@ struct Queued {
 struct Queue {
     v1: Vec<Queued>,
     v2: Vec<Queued>,
+    /// Grants taken into a batch that has not answered yet.
+    running: usize,
     /// Drain tasks alive.
     draining: usize,
     /// A drain task has been spawned and has not taken its first batch yet: later arrivals
@@ -209,6 +211,12 @@ impl RefreshBatch {
     /// Grants on `pool`'s connections, rate-limited at `limit` per `window` seconds (0: none).
     pub fn new(pool: Pool, limit: i32, window: f64) -> Arc<RefreshBatch> {
         Arc::new(RefreshBatch { pool, v1: v1_sql(limit, window), v2: v2_sql(limit, window), queue: Mutex::default() })
+    }
+
+    /// Grants queued or in a batch that has not answered yet.
+    pub fn pending(&self) -> usize {
+        let queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.v1.len() + queue.v2.len() + queue.running
     }
 
     /// Queue a grant and wait for its batch's answer.
@@ -246,6 +254,7 @@ impl RefreshBatch {
                 let from = if queue.v2.len() >= queue.v1.len() { &mut queue.v2 } else { &mut queue.v1 };
                 let n = from.len().min(MAX_BATCH);
                 let batch = from.drain(..n).collect::<Vec<_>>();
+                queue.running += batch.len();
                 if batch.is_empty() {
                     // Counted out under the lock that saw the queue empty: a grant queued after
                     // this spawns a drain of its own.
@@ -255,7 +264,9 @@ impl RefreshBatch {
                 }
                 batch
             };
+            let taken = batch.len();
             self.run(batch).await;
+            self.queue.lock().unwrap_or_else(PoisonError::into_inner).running -= taken;
         }
     }
 

@@ -66,38 +66,33 @@ async fn more_sessions(db: &tokio_postgres::Client, session: &Value, algorithm: 
 }
 
 /// Present every token at once while a transaction holds `lock` (a `select … for update` of the
-/// rows the grants update), release it once the grants are waiting, and give each answer with
-/// the statements that ran meanwhile.
+/// rows the grants update), release it once every grant has reached the server's queue (the first
+/// batches blocked on the lock, the rest waiting behind them) and `meanwhile` has run, and give
+/// each answer with the statements that ran meanwhile (the test's own lock and transaction left
+/// out).
 async fn together(
     app: &TestApp,
     db: &mut tokio_postgres::Client,
     lock: &str,
     tokens: &[String],
+    meanwhile: impl std::future::Future<Output = ()>,
 ) -> (Vec<(StatusCode, Value)>, Vec<(String, i64)>) {
-    let watcher = connect(app).await;
     let before = statements_run(db).await;
     let tx = db.transaction().await.expect("begin");
     tx.execute(lock, &[]).await.expect("lock");
     let bodies: Vec<Value> = tokens.iter().map(|t| json!(t)).collect();
     let grants = futures_util::future::join_all(bodies.iter().map(|t| refresh_with(app, t)));
     let release = async {
-        // Up to 30 s for the first statements to block on the lock; then a moment for the other
-        // requests, sent at the same time, to queue behind them.
-        for _ in 0..300 {
-            let waiting: i64 = watcher
-                .query_one(
-                    "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-                    &[],
-                )
-                .await
-                .expect("waiting")
-                .get(0);
-            if waiting > 0 {
+        // Polled, up to 60 s: how long the requests take to arrive depends on the machine.
+        let batch = &app.auth.refresh_batch;
+        for _ in 0..600 {
+            if batch.pending() >= tokens.len() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(batch.pending(), tokens.len(), "every grant queued or blocked on the lock");
+        meanwhile.await;
         tx.commit().await.expect("release");
     };
     let (answers, ()) = tokio::join!(grants, release);
@@ -111,6 +106,15 @@ async fn together(
     (answers, ran)
 }
 
+/// The statement that locks what the grants of `algorithm` update.
+fn lock_of(algorithm: u8) -> &'static str {
+    if algorithm == 1 {
+        "select 1 from auth.refresh_tokens where not revoked for update"
+    } else {
+        "select 1 from auth.sessions where refresh_token_hmac_key is not null for update"
+    }
+}
+
 #[tokio::test]
 async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_alone() {
     for algorithm in [1u8, 2] {
@@ -118,13 +122,8 @@ async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_
         let mut db = connect(&app).await;
         db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
         let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
-        let lock = if algorithm == 1 {
-            "select 1 from auth.refresh_tokens where not revoked for update"
-        } else {
-            "select 1 from auth.sessions where refresh_token_hmac_key is not null for update"
-        };
 
-        let (answers, ran) = together(&app, &mut db, lock, &tokens).await;
+        let (answers, ran) = together(&app, &mut db, lock_of(algorithm), &tokens, async {}).await;
 
         let mut issued = std::collections::HashSet::new();
         for (n, (status, body)) in answers.iter().enumerate() {
@@ -181,13 +180,8 @@ async fn a_batch_counts_the_rate_limit_of_each_grant_in_turn() {
         let tokens = more_sessions(&db, &session, algorithm, 2 * LIMIT).await;
         // The sign-in counted a hit under the same key: start the window afresh.
         db.execute("delete from auth.rate_limits", &[]).await.expect("reset");
-        let lock = if algorithm == 1 {
-            "select 1 from auth.refresh_tokens where not revoked for update"
-        } else {
-            "select 1 from auth.sessions where refresh_token_hmac_key is not null for update"
-        };
 
-        let (answers, ran) = together(&app, &mut db, lock, &tokens).await;
+        let (answers, ran) = together(&app, &mut db, lock_of(algorithm), &tokens, async {}).await;
 
         let granted = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
         let limited: Vec<_> = answers.iter().filter(|(s, _)| *s == StatusCode::TOO_MANY_REQUESTS).collect();
@@ -243,4 +237,66 @@ async fn the_batch_statement_is_planned_once_per_connection_not_on_every_call() 
     assert_eq!(runs, 16, "every grant ran the batch statement: {plans:?}");
     assert!(plans.iter().any(|(generic, _)| *generic > 0), "the generic plan is kept: {plans:?}");
     assert!(plans.iter().all(|(_, custom)| *custom <= 5), "planned for its values five times at most: {plans:?}");
+}
+
+#[tokio::test]
+async fn a_batch_that_fails_as_a_whole_grants_each_refresh_alone() {
+    for algorithm in [1u8, 2] {
+        let (app, session) = session_of(algorithm, "alone@example.test", |_| {}).await;
+        let mut db = connect(&app).await;
+        db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+        let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
+        // A statement that writes more than one audit row fails: every batch of several grants
+        // does, a grant alone does not.
+        db.batch_execute(
+            "create function public.one_audit_row() returns trigger language plpgsql as $$ \
+             begin if (select count(*) from written) > 1 then raise exception 'one row at a time'; end if; \
+             return null; end $$; \
+             create trigger one_audit_row after insert on auth.audit_log_entries \
+             referencing new table as written for each statement execute function public.one_audit_row();",
+        )
+        .await
+        .expect("trigger");
+
+        let (answers, ran) = together(&app, &mut db, lock_of(algorithm), &tokens, async {}).await;
+
+        for (n, (status, body)) in answers.iter().enumerate() {
+            assert_eq!(*status, StatusCode::OK, "algorithm {algorithm}, grant {n}: {body}");
+        }
+        let alone: i64 = ran.iter().filter(|(q, _)| !q.contains("with ordinality")).map(|(_, n)| n).sum();
+        assert!(alone >= (GRANTS - 2) as i64, "algorithm {algorithm}: granted one by one: {ran:?}");
+        let audited: i64 = db
+            .query_one("select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed'", &[])
+            .await
+            .expect("audit")
+            .get(0);
+        assert_eq!(audited, GRANTS as i64, "algorithm {algorithm}: each grant once, nothing of the failed batch kept");
+    }
+}
+
+#[tokio::test]
+async fn a_token_with_a_nul_byte_is_refused_and_spoils_no_batch() {
+    let (app, session) = session_of(1, "nul@example.test", |_| {}).await;
+    let mut db = connect(&app).await;
+    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    let (status, body) = refresh_with(&app, &json!("abc\u{0}def")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["code"], "validation_failed", "{body}");
+
+    let tokens = more_sessions(&db, &session, 1, GRANTS).await;
+    // Sent while the others wait for the lock: refused at once, it joins none of their batches.
+    let nul_token = json!("\u{0}");
+    let mut nul = (StatusCode::OK, Value::Null);
+    let answers = together(&app, &mut db, lock_of(1), &tokens, async {
+        // Queued instead, it would wait for the lock this test holds until it gives up.
+        nul = tokio::time::timeout(Duration::from_secs(30), refresh_with(&app, &nul_token))
+            .await
+            .expect("answered while the lock is held, not queued behind it");
+    })
+    .await;
+
+    assert_eq!(nul.0, StatusCode::BAD_REQUEST, "{:?}", nul.1);
+    let (answers, ran) = answers;
+    assert!(answers.iter().all(|(s, _)| *s == StatusCode::OK), "{answers:?}");
+    assert!(ran.iter().all(|(q, _)| q.contains("with ordinality")), "no grant fell back: {ran:?}");
 }

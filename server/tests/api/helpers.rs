@@ -90,6 +90,7 @@ pub struct TestApp {
     pub db_url: String,
     pub http: reqwest::Client,
     pub rest: actix_web::web::Data<server::rest::RestState>,
+    pub auth: actix_web::web::Data<server::auth::AuthState>,
 }
 
 /// Create a fresh database from the template, retrying while the template is still in use.
@@ -125,6 +126,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let keys = app.state().keys.clone();
     let rest = app.state().rest.clone();
+    let auth = app.state().auth.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -136,6 +138,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
         db_url,
         http: reqwest::Client::new(),
         rest,
+        auth,
     }
 }
 
