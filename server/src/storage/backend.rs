@@ -15,7 +15,6 @@ use std::time::SystemTime;
 use bytes::Bytes;
 use futures_util::stream::{self, BoxStream};
 use futures_util::{Stream, StreamExt};
-use md5::{Digest, Md5};
 use object_store::aws::AmazonS3Builder;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
@@ -24,6 +23,7 @@ use secrecy::ExposeSecret;
 
 use super::config::{EtagAlgorithm, StorageConfig};
 use super::error::StorageError;
+use super::md5_hash::Md5;
 
 /// Size of each part of a streamed upload (S3's minimum part size is 5 MiB).
 const PART_SIZE: usize = 5 * 1024 * 1024;
@@ -261,7 +261,7 @@ impl Hasher {
                 task.await.map_err(|err| StorageError::internal("hashing an upload", err))?
             }
         };
-        Ok(md5.finalize().into())
+        md5.finalize().ok_or_else(|| StorageError::internal("hashing an upload", "OpenSSL's MD5 failed"))
     }
 }
 
@@ -606,6 +606,9 @@ pub async fn delete_versions(store: &dyn ObjectStore, versions: impl IntoIterato
 
 #[cfg(test)]
 mod tests {
+    // The digests are checked against the pure-Rust `md-5` crate, not the OpenSSL one stored.
+    use md5::{Digest, Md5};
+
     use super::*;
 
     fn chunks(n: usize, size: usize) -> impl Stream<Item = Result<Bytes, String>> + Unpin {

@@ -15,6 +15,7 @@ pub mod error;
 pub mod key;
 pub mod limits;
 pub mod list_v2;
+pub mod md5_hash;
 pub mod objects;
 pub mod render;
 pub mod s3;
