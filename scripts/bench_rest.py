@@ -18,11 +18,14 @@ Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
 
-Both load generators (wrk and pgbench) run at `nice 10`: they share this machine's cores with
-the server and Postgres, and at equal priority the p99 measured the scheduler's fairness between
-processes more than the system under test (a Postgres backend carrying the pipelines of several
-requests lost its turn to wrk's threads for tens of milliseconds). A client on another machine takes nothing
-from them; BENCH_LOADGEN_NICE=0 measures the old way.
+Both load generators (wrk and pgbench) run at `nice 10`, each in a session of its own whose
+scheduling group has that nice value too (`benchlib.yielding`): they share this machine's cores
+with the server and Postgres, and at equal priority the p99 measured the scheduler's fairness
+between processes more than the system under test (a Postgres backend carrying the pipelines of
+several requests lost its turn to wrk's threads for tens of milliseconds). The kernel groups
+processes by session (autogroup) and shares the cores fairly between groups, so a nice value
+alone did not reach beyond the bench's own group, which held the server too. A client on
+another machine takes nothing from them; BENCH_LOADGEN_NICE=0 measures the old way.
 
 With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
 same scenarios run against that binary first, each on its own fresh cluster, and a last table
@@ -30,7 +33,7 @@ gives each scenario's REST req/s after/before: a change's cost measured in one r
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin
+from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -39,7 +42,7 @@ PORT, DB_PORT = 54391, 54392
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 # The load generators yield to the server and Postgres (see the module's doc).
-LOADGEN = ["nice", "-n", os.environ.get("BENCH_LOADGEN_NICE", "10")]
+LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
 USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
 
 
@@ -64,8 +67,8 @@ def run_wrk(url, headers, method="GET", body=None, seconds=None):
     if body is not None:
         script.write(f"wrk.body = {json.dumps(body)}\n")
     script.close()
-    out = subprocess.run([*LOADGEN, "wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{seconds or DURATION}s", "--latency", "-s", script.name, url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNS), "-d", f"{seconds or DURATION}s", "--latency", "-s", script.name, url],
+                         capture_output=True, text=True, check=True, **LOADGEN).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
         m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
@@ -81,10 +84,10 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
     """pgbench's transactions/s, p50 and p99 in ms, and the cluster's CPU ms per transaction."""
     logdir = tempfile.mkdtemp()
     defines = [arg for k, v in variables.items() for arg in ("-D", f"{k}={v}")]
-    cmd = [*LOADGEN, pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
+    cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
            *defines, "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
     pg_before = cluster_cpu_seconds(data)
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, **LOADGEN)
     if out.returncode != 0:
         sys.exit(f"pgbench failed: {out.stderr}")
     pg_ms = (cluster_cpu_seconds(data) - pg_before) * 1000

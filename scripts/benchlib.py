@@ -18,6 +18,29 @@ def pg_bin(name):
     return shutil.which(name) or name
 
 
+def yielding(nice):
+    """subprocess keyword arguments that start a load generator yielding the cores to the server
+    and Postgres, as a client on another machine would: at `nice`, in a session of its own whose
+    scheduling group (the kernel's autogroup, on by default: processes are grouped by session
+    and the groups share the cores fairly, whatever their members' nice) has that nice too.
+    A nice value alone acts only within the load generator's group, which was the bench's own,
+    with the server in it: the server and the load generator then shared half of the cores
+    against Postgres's group, whose backends waited up to 230 ms for a core (`perf sched
+    latency`) and made the p99. `nice` 0: no change (the load generator competes as any process)."""
+    if nice == 0:
+        return {}
+
+    def child():
+        os.nice(nice)
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(str(nice))
+        except OSError:
+            pass  # a kernel without autogroups: the nice value is enough
+
+    return {"start_new_session": True, "preexec_fn": child}
+
+
 def ensure_wrk():
     """Install wrk from Debian's packages when it is missing (the HTTP benchmarks drive it)."""
     if shutil.which("wrk"):
