@@ -5,7 +5,7 @@
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{every_connection, spawn_app, spawn_app_with, TestApp};
 
 const V2024: (&str, &str) = ("x-supabase-api-version", "2024-01-01");
 
@@ -298,10 +298,7 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
     // closed when it is done), and three refreshes on at most four connections prepared the grant (the
     // batch statement) once on each connection that ran it, not once per refresh.
     let pool = &app.rest.admin;
-    let mut connections = Vec::new();
-    for _ in 0..pool.status().max_size {
-        connections.push(pool.get().await.expect("a pool connection"));
-    }
+    let connections = every_connection(pool).await;
     let mut prepared = 0;
     for client in &connections {
         let row = client

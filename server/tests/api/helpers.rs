@@ -209,6 +209,16 @@ impl TestApp {
     }
 }
 
+/// Every connection of `pool`, held at once: each can then be asked what its session holds
+/// (prepared statements, plans), none left out.
+pub async fn every_connection(pool: &deadpool_postgres::Pool) -> Vec<deadpool_postgres::Object> {
+    let mut connections = Vec::new();
+    for _ in 0..pool.status().max_size {
+        connections.push(pool.get().await.expect("a pool connection"));
+    }
+    connections
+}
+
 pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
     jsonwebtoken::encode(
         &jsonwebtoken::Header::default(),

@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{every_connection, spawn_app, spawn_app_with, TestApp};
 
 const ALICE: &str = "11111111-1111-4111-8111-111111111111";
 const BOB: &str = "22222222-2222-4222-8222-222222222222";
@@ -827,10 +827,7 @@ async fn sql_sees_the_role_in_the_claims_even_without_a_token_or_a_role_claim() 
 /// once, so each is asked.
 async fn rest_statements_prepared(app: &TestApp, table: &str) -> Vec<Vec<String>> {
     let pool = &app.rest.request;
-    let mut connections = Vec::new();
-    for _ in 0..pool.status().max_size {
-        connections.push(pool.get().await.expect("a pool connection"));
-    }
+    let connections = every_connection(pool).await;
     let mut prepared = Vec::new();
     for client in &connections {
         let rows = client
@@ -864,10 +861,7 @@ async fn a_read_is_prepared_once_per_connection_and_again_when_the_database_lost
     // next reads on those connections prepare it again instead of failing.
     {
         let pool = &app.rest.request;
-        let mut connections = Vec::new();
-        for _ in 0..pool.status().max_size {
-            connections.push(pool.get().await.expect("a pool connection"));
-        }
+        let connections = every_connection(pool).await;
         for client in &connections {
             let names = client
                 .query("select name from pg_prepared_statements where name ~ '^r[0-9]+$'", &[])
