@@ -41,15 +41,20 @@ Prints requests/s, p50 and p99 of each, and the CPU time per request of each ser
 from /proc/<pid>/stat: ours the server alone and the server plus every process of its Postgres
 cluster (PocketBase's SQLite work happens inside its one process), with the ratios; then each
 server's memory when idle after the setup and right after the load (ours: server RSS and the Pss
-of the Postgres cluster). Not a test: numbers vary with the machine and whatever else runs on it.
+of the Postgres cluster). wrk runs at nice 10 in a session and scheduling group of its own
+(`benchlib.yielding`, as in bench_rest; BENCH_LOADGEN_NICE=0 runs it as any process), so that it
+yields the cores to both servers and Postgres as a client on another machine would; the CPU per
+request does not depend on it, the p99 does. Not a test: numbers vary with the machine and
+whatever else runs on it.
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, v2_sessions_sql, v2_token
+from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, v2_sessions_sql, v2_token, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
+LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
 PB_VERSION = os.environ.get("BENCH_PB_VERSION", "0.40.6")
 PORT, DB_PORT, PB_PORT = 54431, 54432, 54433
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
@@ -101,7 +106,7 @@ def run_wrk(url, conns, lua, scratch, duration=None):
     script.write(lua)
     script.close()
     out = subprocess.run(["wrk", "-t", str(min(THREADS, conns)), "-c", str(conns), "-d", f"{duration or DURATION}s", "--latency",
-                          "-s", script.name, url], capture_output=True, text=True, check=True).stdout
+                          "-s", script.name, url], capture_output=True, text=True, check=True, **LOADGEN).stdout
     total = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 
