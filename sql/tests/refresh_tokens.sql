@@ -3,7 +3,7 @@
 -- index insertion, and the rotation still finds, revokes and replaces tokens as before.
 begin;
 \ir setup.psql
-select plan(9);
+select plan(10);
 
 select is(
   (select array_agg(pg_get_indexdef(i.indexrelid) order by pg_get_indexdef(i.indexrelid))
@@ -47,6 +47,20 @@ select is(
 select is(
   (select o_token from auth.grant_refresh('first-token', 'third-token', 10, '127.0.0.1', 'k', 0, 300)),
   'second-token', 'a retry within the reuse interval finds the session''s current token by session_id');
+
+-- a page filled by inserts keeps room for the revoke: 300 tokens fill several pages, and the
+-- revoke of the first one, on the first (full) page, is still HOT.
+insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+select '00000000-0000-0000-0000-000000000000', 'filler-' || n, 'aaaaaaaa-0000-4000-8000-000000000001', false,
+       now(), now(), '5e550000-0000-4000-8000-000000000001'
+  from generate_series(1, 300) n;
+create temp table hot_filled as
+  select pg_stat_get_xact_tuples_hot_updated('auth.refresh_tokens'::regclass) as hot;
+update auth.refresh_tokens set revoked = true, updated_at = now()
+ where token = (select token from auth.refresh_tokens where token like 'filler-%' order by ctid limit 1);
+select is(
+  (select pg_stat_get_xact_tuples_hot_updated('auth.refresh_tokens'::regclass) - hot from hot_filled), 1::bigint,
+  'the revoke of a token on a page filled by inserts is HOT (fill factor 90)');
 
 select * from finish();
 rollback;
