@@ -44,8 +44,9 @@ server's memory when idle after the setup and right after the load (ours: server
 of the Postgres cluster). wrk runs at nice 10 in a session and scheduling group of its own
 (`benchlib.yielding`, as in bench_rest; BENCH_LOADGEN_NICE=0 runs it as any process), so that it
 yields the cores to both servers and Postgres as a client on another machine would; the CPU per
-request does not depend on it, the p99 does. Not a test: numbers vary with the machine and
-whatever else runs on it.
+request does not depend on it, the p99 does. After the table, the refresh scenarios' grants per
+batch statement (`pg_stat_statements` over each run), which the refresh's CPU per request depends
+on. Not a test: numbers vary with the machine and whatever else runs on it.
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
@@ -248,10 +249,29 @@ def start_ours(data, env):
     sys.exit("the server never became ready:\n" + open(log.name).read()[-2000:])
 
 
+def psql_of(env):
+    """psql on our cluster as its superuser, `-c` last: append the statement."""
+    db_url = subprocess.run([SERVER, "db", "url"], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    return [pg_bin("psql"), "-q", "-At", "-v", "ON_ERROR_STOP=1", db_url, "-c"]
+
+
+# The batch statements of each refresh scenario (`auth::refresh_batch`), told apart by a CTE name.
+BATCH_CTE = {"refresh": "rotated as (", "refresh v2": "granted as ("}
+
+
+def batch_sizes(psql, name):
+    """(statements, grants) of `name`'s batch statements since the last pg_stat_statements reset."""
+    pattern = BATCH_CTE[name].replace("(", "%")
+    out = subprocess.run(psql + [f"select coalesce(sum(calls), 0), coalesce(sum(rows), 0) from pg_stat_statements "
+                                 f"where query like 'with input as%{pattern}'"],
+                         capture_output=True, text=True, check=True).stdout.split("|")
+    return int(out[0]), int(out[1])
+
+
 def setup_ours(env, anon, service):
     """The categories table; returns (every vehicle row, the user's access token, a pool of refresh tokens)."""
-    db_url = subprocess.run([SERVER, "db", "url"], env=env, capture_output=True, text=True, check=True).stdout.strip()
-    psql = [pg_bin("psql"), "-q", "-At", "-v", "ON_ERROR_STOP=1", db_url, "-c"]
+    psql = psql_of(env)
+    subprocess.run(psql + ["create extension if not exists pg_stat_statements"], check=True, capture_output=True)
     values = ", ".join(f"('{code}', '{name}')" for code, name in CATEGORIES)
     subprocess.run(psql + [CATEGORIES_SQL.format(values=values)], check=True, capture_output=True)
     anon_h = {"apikey": anon, "Authorization": f"Bearer {anon}"}
@@ -396,7 +416,8 @@ def main():
 
         ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + cluster_pids(data)}
         pb_pids = {"pb": lambda: [pb.pid]}
-        results, answers = [], []
+        results, answers, batches = [], [], {}
+        psql = psql_of(env)
         # A first load on both servers, not measured: our pool opens its connections (a Postgres
         # backend's start-up is not a request's cost), PocketBase warms up as it does.
         for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token)[0][1:]:
@@ -412,9 +433,16 @@ def main():
                 shapes.append(describe(kind, answer))
             answers.append((name, ours[0], theirs[0], shapes))
             print(f"{name} ...", flush=True)
+            if name in BATCH_CTE:
+                subprocess.run(psql + ["select pg_stat_statements_reset()"], check=True, capture_output=True)
             results.append((name, ours[5], measure(ours, ours_pids, scratch), measure(theirs, pb_pids, scratch)))
+            if name in BATCH_CTE:
+                batches[name] = batch_sizes(psql, name)
         after = memory(server.pid, data, pb.pid)
         report(results, answers, idle, after, pb_version, pb_password_hash(pb_dir))
+        for name, (statements, grants) in batches.items():
+            per = f"{grants / statements:.1f}" if statements else "-"
+            print(f"{name}: {grants} grants in {statements} batch statements, {per} per statement (pg_stat_statements)")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         interrupted = True
