@@ -268,9 +268,8 @@ def batch_sizes(psql, name):
     return int(out[0]), int(out[1])
 
 
-def setup_ours(env, anon, service):
+def setup_ours(psql, anon, service):
     """The categories table; returns (every vehicle row, the user's access token, a pool of refresh tokens)."""
-    psql = psql_of(env)
     subprocess.run(psql + ["create extension if not exists pg_stat_statements"], check=True, capture_output=True)
     values = ", ".join(f"('{code}', '{name}')" for code, name in CATEGORIES)
     subprocess.run(psql + [CATEGORIES_SQL.format(values=values)], check=True, capture_output=True)
@@ -403,7 +402,8 @@ def main():
         binary = install_pocketbase(scratch)
         pb_version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
         server, anon, service = start_ours(data, env)
-        rows, access, tokens, v2_tokens = setup_ours(env, anon, service)
+        psql = psql_of(env)
+        rows, access, tokens, v2_tokens = setup_ours(psql, anon, service)
         refresh, refresh_v2 = tokens.pop(), v2_tokens.pop()
         pb, pb_dir = start_pocketbase(binary, scratch)
         pb_user, pb_token = setup_pocketbase(rows)
@@ -417,7 +417,6 @@ def main():
         ours_pids = {"server": lambda: [server.pid], "server+pg": lambda: [server.pid] + cluster_pids(data)}
         pb_pids = {"pb": lambda: [pb.pid]}
         results, answers, batches = [], [], {}
-        psql = psql_of(env)
         # A first load on both servers, not measured: our pool opens its connections (a Postgres
         # backend's start-up is not a request's cost), PocketBase warms up as it does.
         for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token)[0][1:]:
