@@ -1,7 +1,8 @@
 //! The storage rows: the caller's transaction, bucket look-ups and object row reads and writes.
 //!
-//! Object rows are read and written only inside `context::begin`'s transaction, as the caller's
-//! role, so row-level security decides. Bucket settings needed to accept an upload (limits,
+//! Object rows are read and written only inside the caller's transaction (`context::begin`'s, or
+//! `context::run_pipelined`'s for a new row in one round trip), as the caller's role, so
+//! row-level security decides. Bucket settings needed to accept an upload (limits,
 //! public flag) are read on the admin pool, as storage-api reads them as superuser. Values are
 //! always bind parameters. Nothing here touches the object store.
 
@@ -219,13 +220,37 @@ pub async fn write_object(
     } else {
         ""
     };
-    let sql = format!(
-        "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
-         values ($1, $2, $3, $4, $5, $6, $7){conflict} returning id"
-    );
+    let sql = format!("{INSERT_OBJECT}{conflict} returning id");
     let inserted = tx.cached_query_opt(&sql, &params).await.map_err(db)?;
     let id = inserted.ok_or(StorageError::NoSuchKey)?.get(0);
     Ok((id, old.flatten()))
+}
+
+/// A new object row, before its conflict clause and `returning`; parameters as `write_object` binds them.
+const INSERT_OBJECT: &str = "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, \
+                             version) values ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Insert `row` (no upsert) as the caller and commit, in one round trip: `BEGIN`, the caller's
+/// context, the insert and `COMMIT` go out together (`context::run_pipelined`), where
+/// `write_object` in `begin`'s transaction takes four. For bytes already stored: a refusal (a
+/// duplicate, a policy) rolls the transaction back and is returned as `write_object` returns it.
+pub async fn insert_object(client: &Object, ctx: &Ctx, row: &NewRow<'_>) -> Result<Uuid, StorageError> {
+    let (owner, owner_id) = ctx.owner();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&row.bucket, &row.name, &owner, &owner_id, &row.metadata, &row.user_metadata, &row.version];
+    let unit = context::Unit {
+        caller: &ctx.caller,
+        request: &ctx.info,
+        access: Access::ReadWrite,
+        extra: None,
+        end: context::End::Commit,
+    };
+    // The same text as `write_object`'s without upsert: one prepared statement serves both.
+    let sql = format!("{INSERT_OBJECT} returning id");
+    let rows = context::run_pipelined(client, &unit, &sql, &params)
+        .await
+        .map_err(|e| StorageError::from_db(&e, "write object"))?;
+    Ok(rows.first().ok_or(StorageError::NoSuchKey)?.get(0))
 }
 
 /// The `metadata` column of a stored object, in Supabase's shape.

@@ -203,6 +203,9 @@ pub(crate) async fn commit_version(
 ) -> Result<Uuid, StorageError> {
     let written = async {
         let mut client = db::connection(&state.request).await?;
+        if !upsert {
+            return db::insert_object(&client, ctx, row).await.map(|id| (id, None));
+        }
         let tx = db::begin(&mut client, ctx, Access::ReadWrite).await?;
         let result = db::write_object(&tx, ctx, upsert, row).await?;
         db::commit(tx).await?;

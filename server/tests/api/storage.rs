@@ -445,6 +445,30 @@ async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
     assert_eq!(walk(&dir), Vec::<std::path::PathBuf>::new());
 }
 
+#[tokio::test]
+async fn a_duplicate_refused_after_its_bytes_are_stored_deletes_them_and_keeps_the_first() {
+    let dir = std::env::temp_dir().join(format!("storage-duplicate-{}", uuid::Uuid::new_v4()));
+    let files = dir.clone();
+    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    create_bucket(&app, json!({"name": "dup"})).await;
+    // A small body (declared length) is stored before its row is tried, in one round trip.
+    assert_eq!(upload(&app, "dup/a.txt", b"one", "text/plain", None).await.status(), StatusCode::OK);
+    let first = walk(&dir);
+    assert_eq!(first.len(), 1, "{first:?}");
+
+    let body: Value = upload(&app, "dup/a.txt", b"two", "text/plain", None).await.json().await.unwrap();
+    assert_eq!((body["statusCode"].as_str(), body["error"].as_str()), (Some("409"), Some("Duplicate")), "{body}");
+    assert_eq!(walk(&dir), first, "the refused upload's bytes are removed, the first object's kept");
+    let got = service(&app, Method::GET, "/object/dup/a.txt").send().await.unwrap().text().await.unwrap();
+    assert_eq!(got, "one");
+    // The refusal rolled its transaction back: the pool's connections take the next uploads.
+    for n in 0..4 {
+        let res = upload(&app, &format!("dup/next-{n}.txt"), b"next", "text/plain", None).await;
+        assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.unwrap());
+    }
+    assert_eq!(walk(&dir).len(), 5);
+}
+
 /// moto's S3 server, started from the virtual environment `make setup` builds
 /// (`supabase-compat-tests/.venv`), on a free port; stopped when dropped.
 struct Moto {
