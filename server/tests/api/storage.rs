@@ -268,9 +268,7 @@ async fn signed_upload_urls_upload_without_a_key() {
 
 #[tokio::test]
 async fn bucket_size_and_mime_limits_refuse_uploads_and_leave_no_bytes() {
-    let dir = std::env::temp_dir().join(format!("storage-limits-{}", uuid::Uuid::new_v4()));
-    let files = dir.clone();
-    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    let (app, dir) = app_with_files("limits").await;
     create_bucket(&app, json!({"name": "lim", "file_size_limit": 10, "allowed_mime_types": ["image/*"]})).await;
 
     let res = upload(&app, "lim/big.png", b"0123456789abcdef", "image/png", None).await;
@@ -285,6 +283,14 @@ async fn bucket_size_and_mime_limits_refuse_uploads_and_leave_no_bytes() {
     assert_eq!(upload(&app, "lim/ok.png", b"png", "image/png", None).await.status(), StatusCode::OK);
     let stored: Vec<_> = walk(&dir);
     assert_eq!(stored.len(), 1, "only the accepted upload has bytes: {stored:?}");
+}
+
+/// An app whose file backend keeps its objects in a new directory of its own (named after
+/// `name`), so that a test can see every file an upload leaves; the app and the directory.
+async fn app_with_files(name: &str) -> (TestApp, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("storage-{name}-{}", uuid::Uuid::new_v4()));
+    let files = dir.clone();
+    (spawn_app_with(move |c| c.storage.file_path = Some(files)).await, dir)
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -394,9 +400,7 @@ async fn list_shows_folders_then_move_copy_and_remove_change_it() {
 #[tokio::test]
 async fn an_interrupted_upload_leaves_neither_bytes_nor_a_row() {
     use tokio::io::AsyncWriteExt;
-    let dir = std::env::temp_dir().join(format!("storage-cut-{}", uuid::Uuid::new_v4()));
-    let files = dir.clone();
-    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    let (app, dir) = app_with_files("cut").await;
     create_bucket(&app, json!({"name": "cut"})).await;
 
     // A body announced as 20 MB, cut after 6 MB (past the first streamed part).
@@ -424,9 +428,7 @@ async fn an_interrupted_upload_leaves_neither_bytes_nor_a_row() {
 
 #[tokio::test]
 async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
-    let dir = std::env::temp_dir().join(format!("storage-refused-{}", uuid::Uuid::new_v4()));
-    let files = dir.clone();
-    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    let (app, dir) = app_with_files("refused").await;
     create_bucket(&app, json!({"name": "tiny"})).await;
     // The trial write of a multipart upload does not know the size yet; the real write does.
     app.admin_sql(
@@ -447,9 +449,7 @@ async fn a_row_refused_after_the_bytes_are_stored_deletes_the_bytes() {
 
 #[tokio::test]
 async fn a_duplicate_refused_after_its_bytes_are_stored_deletes_them_and_keeps_the_first() {
-    let dir = std::env::temp_dir().join(format!("storage-duplicate-{}", uuid::Uuid::new_v4()));
-    let files = dir.clone();
-    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    let (app, dir) = app_with_files("duplicate").await;
     create_bucket(&app, json!({"name": "dup"})).await;
     // A small body (declared length) is stored before its row is tried, in one round trip.
     assert_eq!(upload(&app, "dup/a.txt", b"one", "text/plain", None).await.status(), StatusCode::OK);
@@ -620,9 +620,7 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     use secrecy::SecretString;
     use server::storage::{backend, sweep, StorageState};
 
-    let dir = std::env::temp_dir().join(format!("storage-sweep-{}", uuid::Uuid::new_v4()));
-    let files = dir.clone();
-    let app = spawn_app_with(move |c| c.storage.file_path = Some(files)).await;
+    let (app, dir) = app_with_files("sweep").await;
     create_bucket(&app, json!({"name": "kept"})).await;
     assert_eq!(upload(&app, "kept/a.txt", b"still here", "text/plain", None).await.status(), StatusCode::OK);
     // What kill -9 leaves: a staging file of a streamed upload, and the whole bytes of an upload
