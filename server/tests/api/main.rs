@@ -6,6 +6,7 @@ mod auth_refresh_batch;
 mod foundation;
 mod fuzz;
 mod helpers;
+mod http_large_bodies;
 mod keys;
 mod memory;
 mod metrics;

@@ -22,12 +22,12 @@ fn req(app: &TestApp, method: Method, path: &str, bearer: Option<&str>) -> reqwe
     r
 }
 
-fn service(app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
+pub(crate) fn service(app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
     let key = app.service_key.clone();
     req(app, method, path, Some(&key))
 }
 
-async fn create_bucket(app: &TestApp, body: Value) {
+pub(crate) async fn create_bucket(app: &TestApp, body: Value) {
     let res = service(app, Method::POST, "/bucket").json(&body).send().await.expect("create bucket");
     assert_eq!(res.status(), StatusCode::OK, "{}", res.text().await.expect("body"));
 }

@@ -1,7 +1,7 @@
 use std::{fmt, io};
 
 use bitflags::bitflags;
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use http::{Method, Version};
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -193,6 +193,15 @@ impl Encoder<Message<(Response<()>, BodySize)>> for Codec {
         }
 
         Ok(())
+    }
+}
+
+impl Codec {
+    /// Accounts for a response body chunk that the dispatcher writes from its own memory
+    /// (patched in for supabase-rs); `None` when the chunk must go through
+    /// [`Encoder::encode`](actix_codec::Encoder::encode) instead.
+    pub(crate) fn encode_chunk_passthrough(&mut self, chunk: &Bytes) -> Option<Bytes> {
+        self.encoder.encode_chunk_passthrough(chunk)
     }
 }
 

@@ -11,7 +11,7 @@ use std::{
 use actix_codec::{Framed, FramedParts};
 use actix_service::Service;
 use bitflags::bitflags;
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use futures_core::ready;
 use pin_project_lite::pin_project;
 use tokio::{
@@ -192,6 +192,11 @@ pin_project! {
         // True if backing allocation of `write_buf` needs to be released.
         write_buf_needs_reset: bool,
 
+        // A response body chunk at least `h1_write_buffer_size` long, written to the I/O stream
+        // after `write_buf` from its own memory instead of being copied into `write_buf`
+        // (patched in for supabase-rs).
+        write_chunk: Option<Bytes>,
+
         codec: Codec,
     }
 }
@@ -308,6 +313,7 @@ where
                     write_buf: BytesMut::with_capacity(HW_BUFFER_SIZE),
                     h1_write_buffer_size: config.h1_write_buffer_size(),
                     write_buf_needs_reset: false,
+                    write_chunk: None,
                     codec: Codec::new(config),
                 },
             },
@@ -364,6 +370,7 @@ where
             write_buf,
             h1_write_buffer_size,
             write_buf_needs_reset,
+            write_chunk,
             ..
         } = self.project();
         let mut io = Pin::new(io.as_mut().unwrap());
@@ -403,6 +410,23 @@ where
             *write_buf_needs_reset = false;
         } else {
             write_buf.clear();
+        }
+
+        // then the body chunk that follows the buffer's bytes, from its own memory
+        if let Some(chunk) = write_chunk {
+            while !chunk.is_empty() {
+                match io.as_mut().poll_write(cx, chunk)? {
+                    Poll::Ready(0) => {
+                        error!("write zero; closing");
+                        return Poll::Ready(Err(io::Error::new(io::ErrorKind::WriteZero, "")));
+                    }
+
+                    Poll::Ready(n) => chunk.advance(n),
+
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            *write_chunk = None;
         }
 
         // flush the I/O and check if get blocked
@@ -681,11 +705,25 @@ where
                 }
 
                 StateProj::SendPayload { mut body } => {
+                    // a large chunk taken from the body is still being written
+                    if this.write_chunk.is_some() {
+                        return Ok(PollResponse::DrainWriteBuf);
+                    }
+
                     // keep populate writer buffer until buffer size limit hit,
                     // get blocked or finished.
                     while this.write_buf.len() < *this.h1_write_buffer_size {
                         match body.as_mut().poll_next(cx) {
                             Poll::Ready(Some(Ok(item))) => {
+                                // a chunk that fills the write buffer by itself is written from
+                                // its own memory after the buffer's bytes
+                                if item.len() >= *this.h1_write_buffer_size {
+                                    if let Some(chunk) = this.codec.encode_chunk_passthrough(&item)
+                                    {
+                                        *this.write_chunk = Some(chunk);
+                                        return Ok(PollResponse::DrainWriteBuf);
+                                    }
+                                }
                                 this.codec
                                     .encode(Message::Chunk(Some(item)), this.write_buf)?;
                             }
@@ -1234,10 +1272,17 @@ where
                 return Ok(false);
             }
 
-            // grow buffer if necessary.
+            // grow buffer if necessary: while a request body streams, by as much as the decoder
+            // takes at once, so that a large body is not read in 8 KiB steps that each grow and
+            // copy the buffer (patched in for supabase-rs)
             let remaining = this.read_buf.capacity() - this.read_buf.len();
             if remaining < LW_BUFFER_SIZE {
-                this.read_buf.reserve(HW_BUFFER_SIZE - remaining);
+                let step = if this.payload.is_some() {
+                    MAX_BUFFER_SIZE
+                } else {
+                    HW_BUFFER_SIZE
+                };
+                this.read_buf.reserve(step - remaining);
             }
 
             match tokio_util::io::poll_read_buf(io.as_mut(), cx, this.read_buf) {

@@ -6,7 +6,7 @@ use std::{
     slice::from_raw_parts_mut,
 };
 
-use bytes::{BufMut, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::{
     body::BodySize,
@@ -354,6 +354,16 @@ impl<T: MessageType> MessageEncoder<T> {
         self.te.encode(msg, buf)
     }
 
+    /// Accounts for a body chunk that the caller writes to the I/O stream from its own memory
+    /// (patched in for supabase-rs: no copy into the write buffer).
+    ///
+    /// Returns the bytes to write, cut to what the encoding still allows, or `None` when the
+    /// encoding frames its chunks (chunked), in which case the caller uses
+    /// [`encode_chunk`](Self::encode_chunk).
+    pub fn encode_chunk_passthrough(&mut self, msg: &Bytes) -> Option<Bytes> {
+        self.te.encode_passthrough(msg)
+    }
+
     /// Encode EOF.
     pub fn encode_eof(&mut self, buf: &mut BytesMut) -> io::Result<()> {
         self.te.encode_eof(buf)
@@ -486,6 +496,21 @@ impl TransferEncoding {
                 } else {
                     Ok(true)
                 }
+            }
+        }
+    }
+
+    /// Accounts for `msg` as [`encode`](Self::encode) would, but returns the bytes to write
+    /// instead of copying them into a buffer; `None` for chunked encoding, whose framing needs
+    /// the buffer.
+    pub fn encode_passthrough(&mut self, msg: &Bytes) -> Option<Bytes> {
+        match self.kind {
+            TransferEncodingKind::Eof => Some(msg.clone()),
+            TransferEncodingKind::Chunked(_) => None,
+            TransferEncodingKind::Length(ref mut remaining) => {
+                let len = cmp::min(*remaining, msg.len() as u64);
+                *remaining -= len;
+                Some(msg.slice(..len as usize))
             }
         }
     }
