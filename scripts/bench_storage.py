@@ -23,6 +23,13 @@ a bucket with the service key, then:
   * downloads the 100 MB object through the S3 protocol (GetObject, SigV4 signed here with an
     access key from `server keys s3-new`) beside the Supabase-protocol download of the same round;
   * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM);
+  * sets the same TCP congestion control on both ends of every transfer (BENCH_TCP_CONGESTION,
+    `cubic` unless set; empty keeps the host's default): the server through its TCP_CONGESTION
+    setting, the client on its sockets. Over loopback, `bbr`'s pacing, this VM's default, capped
+    100 MB transfers near 1.3 GB/s whatever the server did (docs/storage.md);
+  * sends the same 100 MB with the same client to a minimal receiver in this process (recv into
+    one 1 MiB buffer, write a new file) and prints its MB/s beside `cp` and the mtime upload:
+    the two copies any server's upload costs, and nothing else;
   * hashes 100 MB with MD5 in this process (hashlib: OpenSSL's, the server's implementation, one
     core) and prints its MB/s beside the md5 upload: with md5 ETags, the default, an upload goes
     no faster than that hash.
@@ -40,15 +47,28 @@ SMALL_SECONDS = float(os.environ.get("BENCH_SECONDS", 5))
 SMALL_CONNS = int(os.environ.get("BENCH_CONNECTIONS", 8))
 REPS = int(os.environ.get("BENCH_REPS", 5))
 MB = 1024 * 1024
+CONGESTION = os.environ.get("BENCH_TCP_CONGESTION", "cubic")
 
 
 class Connection(http.client.HTTPConnection):
     """http.client with TCP_NODELAY: without it the client's own Nagle delay (headers, then the
-    body) adds 40 ms to every 1 MB transfer, a client cost the server does not have."""
+    body) adds 40 ms to every 1 MB transfer, a client cost the server does not have. With the
+    bench's congestion control, as the server's connections have it."""
 
     def connect(self):
-        super().connect()
+        self.sock = client_socket((self.host, self.port), self.timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def client_socket(addr, timeout):
+    """A connected TCP socket with the bench's congestion control, set before the connection
+    starts: a socket that began with `bbr` keeps pacing its segments after a switch to `cubic`."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if CONGESTION:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CONGESTION.encode())
+    sock.settimeout(timeout)
+    sock.connect(addr)
+    return sock
 
 
 def chunks_of(f, size=MB):
@@ -139,6 +159,8 @@ def start_server(data, etag):
     """The release server on its own cluster under `data`, with this ETag algorithm; its service key."""
     env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn",
                WEB_DIR="/nonexistent", FILE_SIZE_LIMIT=str(200 * MB), STORAGE_FILE_ETAG_ALGORITHM=etag)
+    if CONGESTION:
+        env["TCP_CONGESTION"] = CONGESTION
     log = open(os.path.join(data, f"server-{etag}.log"), "w")
     server = subprocess.Popen([SERVER], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     while True:
@@ -426,8 +448,49 @@ def md5_alone():
     return 100 / statistics.median(times)
 
 
+def socket_to_file(work):
+    """MB/s of the 100 MB file sent by the upload's own client (`sendfile`, same congestion
+    control) to a minimal receiver in this process that reads into one 1 MiB buffer and writes
+    a new file: the two copies any server's upload costs, with nothing else (median of REPS)."""
+    src, dst = os.path.join(work, "src-100"), os.path.join(work, "received")
+    size = os.path.getsize(src)
+    listener = socket.create_server(("127.0.0.1", 0))
+    if CONGESTION:
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CONGESTION.encode())
+
+    def receive():
+        buf = memoryview(bytearray(MB))
+        for _ in range(REPS):
+            conn, _ = listener.accept()
+            with conn, open(dst, "wb") as f:
+                left = size
+                while left:
+                    n = conn.recv_into(buf, min(MB, left))
+                    if not n:
+                        break
+                    f.write(buf[:n])
+                    left -= n
+                conn.sendall(b"k")
+
+    receiver = threading.Thread(target=receive, daemon=True)
+    receiver.start()
+    times = []
+    for _ in range(REPS):
+        fresh(dst)
+
+        def send():
+            with client_socket(listener.getsockname(), 300) as conn, open(src, "rb") as f:
+                conn.sendfile(f)
+                conn.recv(1)
+        times.append(timed(send))
+    receiver.join(timeout=60)
+    listener.close()
+    return (size / MB) / statistics.median(times)
+
+
 def main():
     ensure_wrk()
+    received = None
     rows = []
     peak_mb = 0.0
     for etag in ("md5", "mtime"):
@@ -439,6 +502,8 @@ def main():
             work = os.path.join(data, "work")
             os.mkdir(work)
             peak_mb = max(peak_mb, transfers(server, key, work, etag, rows))
+            if etag == "mtime":
+                received = socket_to_file(work)
             if etag == "md5":
                 # Both through the client's own buffer, as TUS and S3 are sent and read here.
                 plain = USER_SPACE["100 MB (md5)"][0]
@@ -484,6 +549,14 @@ def main():
             up, down, dropped = USER_SPACE[name]
             print(f"{name:<20}{up:>13.1f}{down:>15.1f}{dropped:>14.1f}{up / c:>8.2f}{down / d:>9.2f}{dropped / d:>12.2f}")
     print(f"server peak RSS during the 100 MB transfers: {peak_mb:.1f} MB")
+    with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+        host = f.read().strip()
+    print(f"TCP congestion control of the transfers, both ends: {CONGESTION or host} "
+          f"(BENCH_TCP_CONGESTION; this host's default: {host})")
+    upload = next(a for name, a, *_ in rows if name == "100 MB (mtime)")
+    cp_write = next(c for name, _, _, c, _ in rows if name == "100 MB (mtime)")
+    print(f"100 MB sent by the same client to a minimal receiver (recv into 1 MiB, write a new file): "
+          f"{received:.1f} MB/s, {received / cp_write:.2f}x cp; 100 MB (mtime) upload / it: {upload / received:.2f}")
     hashed = md5_alone()
     upload = next(a for name, a, *_ in rows if name == "100 MB (md5)")
     print(f"MD5 of 100 MB on its own (one core, OpenSSL as in the server): {hashed:.1f} MB/s; "

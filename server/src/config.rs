@@ -182,6 +182,11 @@ pub struct Config {
     #[arg(long, env = "HTTP_WORKERS")]
     pub http_workers: Option<usize>,
 
+    /// TCP congestion control of the HTTP API's connections (Linux `TCP_CONGESTION`: `cubic`,
+    /// `bbr`, `reno`, whichever the kernel allows). Unset keeps the host's default.
+    #[arg(long, env = "TCP_CONGESTION")]
+    pub tcp_congestion: Option<String>,
+
     /// Log format: `pretty` for people, `json` for machines.
     #[arg(long, env = "LOG_FORMAT", default_value = "pretty")]
     pub log_format: String,

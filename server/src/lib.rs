@@ -10,6 +10,7 @@ pub mod gate;
 pub mod health;
 pub mod jwt;
 pub mod keys;
+pub mod listener;
 pub mod metrics;
 pub mod outbox;
 pub mod panic_guard;

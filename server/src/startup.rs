@@ -5,7 +5,6 @@
 //! port; `run_until_stopped` serves until SIGINT/SIGTERM, lets in-flight requests finish, then
 //! stops the embedded cluster. Route handlers live in the surface modules, not here.
 
-use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_cors::Cors;
@@ -87,6 +86,8 @@ pub enum StartupError {
     Storage(String),
     #[error("cannot bind {addr}: {source}")]
     Bind { addr: String, source: std::io::Error },
+    #[error(transparent)]
+    Listener(#[from] crate::listener::ListenerError),
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
 }
@@ -229,7 +230,7 @@ impl Application {
         signing_keys.spawn_reloader(pools.admin.clone(), config.auth.signing_keys_reload);
 
         let addr = format!("{}:{}", config.host, config.port);
-        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
+        let listener = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
         let external_url = config.external_url(port);
 
