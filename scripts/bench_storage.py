@@ -60,12 +60,17 @@ class Connection(http.client.HTTPConnection):
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def with_congestion(sock):
+    """`sock` with the bench's congestion control (none set when BENCH_TCP_CONGESTION is empty)."""
+    if CONGESTION:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CONGESTION.encode())
+    return sock
+
+
 def client_socket(addr, timeout):
     """A connected TCP socket with the bench's congestion control, set before the connection
     starts: a socket that began with `bbr` keeps pacing its segments after a switch to `cubic`."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if CONGESTION:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CONGESTION.encode())
+    sock = with_congestion(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
     sock.settimeout(timeout)
     sock.connect(addr)
     return sock
@@ -454,9 +459,7 @@ def socket_to_file(work):
     a new file: the two copies any server's upload costs, with nothing else (median of REPS)."""
     src, dst = os.path.join(work, "src-100"), os.path.join(work, "received")
     size = os.path.getsize(src)
-    listener = socket.create_server(("127.0.0.1", 0))
-    if CONGESTION:
-        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CONGESTION.encode())
+    listener = with_congestion(socket.create_server(("127.0.0.1", 0)))
 
     def receive():
         buf = memoryview(bytearray(MB))

@@ -17,15 +17,18 @@ pub enum ListenerError {
 }
 
 /// Binds `addr` and, when `congestion` names an algorithm, makes it the congestion control of the
-/// socket and so of the connections it accepts.
-pub fn bind(addr: &str, congestion: Option<&str>) -> Result<TcpListener, ListenerError> {
-    let listener = TcpListener::bind(addr).map_err(|source| ListenerError::Bind { addr: addr.to_string(), source })?;
+/// socket and so of the connections it accepts. Returns the socket and the port it got (`0` in
+/// `addr` picks a free one).
+pub fn bind(addr: &str, congestion: Option<&str>) -> Result<(TcpListener, u16), ListenerError> {
+    let bind_error = |source| ListenerError::Bind { addr: addr.to_string(), source };
+    let listener = TcpListener::bind(addr).map_err(bind_error)?;
+    let port = listener.local_addr().map_err(bind_error)?.port();
     if let Some(name) = congestion {
         SockRef::from(&listener)
             .set_tcp_congestion(name.as_bytes())
             .map_err(|source| ListenerError::Congestion { name: name.to_string(), source })?;
     }
-    Ok(listener)
+    Ok((listener, port))
 }
 
 #[cfg(test)]
@@ -51,8 +54,8 @@ mod tests {
     #[test]
     fn accepted_connections_inherit_the_chosen_congestion_control() {
         let name = not_the_default();
-        let listener = bind("127.0.0.1:0", Some(name)).expect("bind");
-        let _client = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+        let (listener, port) = bind("127.0.0.1:0", Some(name)).expect("bind");
+        let _client = TcpStream::connect(("127.0.0.1", port)).expect("connect");
         let (accepted, _) = listener.accept().expect("accept");
         assert_eq!(congestion_of(SockRef::from(&listener)), name);
         assert_eq!(congestion_of(SockRef::from(&accepted)), name, "the connection has it too");
@@ -61,7 +64,7 @@ mod tests {
     #[test]
     fn unset_keeps_the_hosts_default() {
         let plain = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let listener = bind("127.0.0.1:0", None).expect("bind");
+        let (listener, _) = bind("127.0.0.1:0", None).expect("bind");
         assert_eq!(congestion_of(SockRef::from(&listener)), congestion_of(SockRef::from(&plain)));
     }
 

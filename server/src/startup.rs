@@ -84,8 +84,6 @@ pub enum StartupError {
     Setup(String),
     #[error("storage: {0}")]
     Storage(String),
-    #[error("cannot bind {addr}: {source}")]
-    Bind { addr: String, source: std::io::Error },
     #[error(transparent)]
     Listener(#[from] crate::listener::ListenerError),
     #[error("server error: {0}")]
@@ -230,8 +228,7 @@ impl Application {
         signing_keys.spawn_reloader(pools.admin.clone(), config.auth.signing_keys_reload);
 
         let addr = format!("{}:{}", config.host, config.port);
-        let listener = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
-        let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
+        let (listener, port) = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let external_url = config.external_url(port);
 
         let rest_config = &config.rest;
