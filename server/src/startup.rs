@@ -1,8 +1,8 @@
 //! Building and running the application: database, migrations, keys, HTTP server.
 //!
-//! `Application::build` prepares everything (starting the embedded cluster when no
-//! `DATABASE_URL` is given), binds the listener (port 0 picks a free one) and exposes the bound
-//! port; `run_until_stopped` serves until SIGINT/SIGTERM, lets in-flight requests finish, then
+//! `Application::build` binds the listener first (port 0 picks a free one; a refused bind
+//! stops the start before any embedded cluster runs), then prepares everything (starting the
+//! embedded cluster when no `DATABASE_URL` is given) and exposes the bound port; `run_until_stopped` serves until SIGINT/SIGTERM, lets in-flight requests finish, then
 //! stops the embedded cluster. Route handlers live in the surface modules, not here.
 
 use std::sync::Arc;
@@ -195,7 +195,7 @@ pub struct Application {
 }
 
 impl Application {
-    /// Prepare the database, migrate, bind the listener.
+    /// Bind the listener, prepare the database, migrate.
     pub async fn build(config: Config) -> Result<Application, StartupError> {
         return_large_allocations();
         check_origins(&config.cors_allowed_origins)?;
@@ -203,6 +203,11 @@ impl Application {
             crate::metrics::enable();
         }
         let keys = Keys::load_or_generate(&config)?;
+        // Bound before the database starts: a taken port or a refused TCP_CONGESTION stops the
+        // start before an embedded cluster is running (it would outlive the failed start). A
+        // client that connects meanwhile waits in the backlog until the server runs.
+        let addr = format!("{}:{}", config.host, config.port);
+        let (listener, port) = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let cfg = config.clone();
         let database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
             .await
@@ -227,8 +232,6 @@ impl Application {
         );
         signing_keys.spawn_reloader(pools.admin.clone(), config.auth.signing_keys_reload);
 
-        let addr = format!("{}:{}", config.host, config.port);
-        let (listener, port) = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let external_url = config.external_url(port);
 
         let rest_config = &config.rest;

@@ -48,3 +48,39 @@ async fn the_embedded_postgres_killed_with_sigkill_is_started_again_and_keeps_it
     let _ = tokio::time::timeout(Duration::from_secs(60), child.wait()).await;
     let _ = std::fs::remove_dir_all(&data_dir);
 }
+
+#[tokio::test]
+async fn a_start_refused_for_its_listener_leaves_no_embedded_postgres_running() {
+    // Arrange: a cluster under a fresh DATA_DIR, and a congestion control no kernel offers.
+    let data_dir = std::env::temp_dir().join(format!("server-refused-{}", uuid::Uuid::new_v4()));
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_server"));
+    command
+        .env_remove("DATABASE_URL")
+        .env("DATA_DIR", &data_dir)
+        .env("DB_PORT", "0")
+        .env("PORT", "0")
+        .env("WEB_DIR", "/nonexistent")
+        .env("RUST_LOG", "warn")
+        .env("TCP_CONGESTION", "no-such-algorithm");
+
+    // Act
+    let out = tokio::task::spawn_blocking(move || command.output()).await.unwrap().expect("run the server");
+
+    // Assert: it stops with the setting's name, and no postmaster was left behind for it.
+    assert!(!out.status.success(), "the start fails");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("TCP_CONGESTION=no-such-algorithm"), "{stderr}");
+    let pgdata = data_dir.join("postgres");
+    let left_running = server::db::embedded::postmaster_alive(&pgdata);
+    if left_running {
+        if let Some(pid) = std::fs::read_to_string(pgdata.join("postmaster.pid"))
+            .ok()
+            .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
+        {
+            // SAFETY: stops the postmaster this test's server left behind, so it does not outlive the test.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+    }
+    let _ = std::fs::remove_dir_all(&data_dir);
+    assert!(!left_running, "an embedded cluster outlived the failed start");
+}
