@@ -7,7 +7,7 @@ use std::{
 
 use bytes::Bytes;
 
-use super::{BodySize, MessageBody, MessageBodyMapErr};
+use super::{BodySize, FileRegion, MessageBody, MessageBodyMapErr};
 use crate::body;
 
 /// A boxed message body with boxed errors.
@@ -80,6 +80,14 @@ impl MessageBody for BoxBody {
             BoxBodyInner::None(body) => Pin::new(body).poll_next(cx).map_err(|err| match err {}),
             BoxBodyInner::Bytes(body) => Pin::new(body).poll_next(cx).map_err(|err| match err {}),
             BoxBodyInner::Stream(body) => Pin::new(body).poll_next(cx),
+        }
+    }
+
+    #[inline]
+    fn take_file_region(mut self: Pin<&mut Self>) -> Option<FileRegion> {
+        match &mut self.0 {
+            BoxBodyInner::Stream(body) => body.as_mut().take_file_region(),
+            _ => None,
         }
     }
 

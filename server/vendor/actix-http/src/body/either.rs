@@ -88,6 +88,14 @@ where
     }
 
     #[inline]
+    fn take_file_region(self: Pin<&mut Self>) -> Option<super::FileRegion> {
+        match self.project() {
+            EitherBodyProj::Left { body } => body.take_file_region(),
+            EitherBodyProj::Right { body } => body.take_file_region(),
+        }
+    }
+
+    #[inline]
     fn try_into_bytes(self) -> Result<Bytes, Self> {
         match self {
             EitherBody::Left { body } => body

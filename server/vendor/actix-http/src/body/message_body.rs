@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use futures_core::ready;
 use pin_project_lite::pin_project;
 
-use super::{BodySize, BoxBody};
+use super::{BodySize, BoxBody, FileRegion};
 
 /// An interface for types that can be used as a response body.
 ///
@@ -105,6 +105,19 @@ pub trait MessageBody {
         Err(self)
     }
 
+    /// Hands the rest of the body over as a region of an open file, if it is one (patched in for
+    /// supabase-rs).
+    ///
+    /// The HTTP/1 dispatcher asks before each [`poll_next`](Self::poll_next) when it can write a
+    /// file region to its connection with `sendfile(2)` (a plain TCP stream on Linux, a response
+    /// framed by its length or by the connection's end). A body that returns `Some` must count
+    /// those bytes as sent: what it yields afterwards follows the region. The default returns
+    /// `None`, and the body's bytes are polled as usual; wrappers forward the call.
+    #[inline]
+    fn take_file_region(self: Pin<&mut Self>) -> Option<FileRegion> {
+        None
+    }
+
     /// Wraps this body into a `BoxBody`.
     ///
     /// No-op when called on a `BoxBody`, meaning there is no risk of double boxing when calling
@@ -139,6 +152,10 @@ mod foreign_impls {
             cx: &mut Context<'_>,
         ) -> Poll<Option<Result<Bytes, Self::Error>>> {
             Pin::new(&mut **self).poll_next(cx)
+        }
+
+        fn take_file_region(mut self: Pin<&mut Self>) -> Option<FileRegion> {
+            Pin::new(&mut **self).take_file_region()
         }
     }
 
@@ -197,6 +214,11 @@ mod foreign_impls {
         ) -> Poll<Option<Result<Bytes, Self::Error>>> {
             Pin::new(self.get_mut().as_mut()).poll_next(cx)
         }
+
+        #[inline]
+        fn take_file_region(self: Pin<&mut Self>) -> Option<FileRegion> {
+            Pin::new(self.get_mut().as_mut()).take_file_region()
+        }
     }
 
     impl<T, B> MessageBody for Pin<T>
@@ -217,6 +239,11 @@ mod foreign_impls {
             cx: &mut Context<'_>,
         ) -> Poll<Option<Result<Bytes, Self::Error>>> {
             self.get_mut().as_mut().poll_next(cx)
+        }
+
+        #[inline]
+        fn take_file_region(self: Pin<&mut Self>) -> Option<FileRegion> {
+            self.get_mut().as_mut().take_file_region()
         }
     }
 
@@ -522,6 +549,11 @@ where
             Some(Ok(val)) => Poll::Ready(Some(Ok(val))),
             None => Poll::Ready(None),
         }
+    }
+
+    #[inline]
+    fn take_file_region(self: Pin<&mut Self>) -> Option<FileRegion> {
+        self.project().body.take_file_region()
     }
 
     #[inline]

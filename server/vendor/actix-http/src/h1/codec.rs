@@ -203,6 +203,18 @@ impl Codec {
     pub(crate) fn encode_chunk_passthrough(&mut self, chunk: &Bytes) -> Option<Bytes> {
         self.encoder.encode_chunk_passthrough(chunk)
     }
+
+    /// Whether the response body may be written outside the write buffer (not chunked; patched
+    /// in for supabase-rs).
+    pub(crate) fn allows_passthrough(&self) -> bool {
+        self.encoder.allows_passthrough()
+    }
+
+    /// Accounts for `len` body bytes the dispatcher sends from a file itself; returns how many
+    /// the response's framing still allows (patched in for supabase-rs).
+    pub(crate) fn encode_len_passthrough(&mut self, len: u64) -> u64 {
+        self.encoder.encode_len_passthrough(len)
+    }
 }
 
 #[cfg(test)]

@@ -25,11 +25,12 @@ use super::{
     codec::Codec,
     decoder::MAX_BUFFER_SIZE,
     payload::{Payload, PayloadSender, PayloadStatus},
+    sendfile,
     timer::TimerState,
     Message, MessageType,
 };
 use crate::{
-    body::{BodySize, BoxBody, MessageBody},
+    body::{BodySize, BoxBody, FileRegion, MessageBody},
     config::ServiceConfig,
     error::{DispatchError, ParseError, PayloadError},
     service::HttpFlow,
@@ -197,6 +198,10 @@ pin_project! {
         // (patched in for supabase-rs).
         write_chunk: Option<Bytes>,
 
+        // A region of a file that the response body handed over, written to the I/O stream
+        // after `write_buf` with `sendfile` (patched in for supabase-rs).
+        write_file: Option<FileRegion>,
+
         codec: Codec,
     }
 }
@@ -266,7 +271,7 @@ enum PollResponse {
 
 impl<T, S, B, X, U> Dispatcher<T, S, B, X, U>
 where
-    T: AsyncRead + AsyncWrite + Unpin,
+    T: AsyncRead + AsyncWrite + Unpin + 'static, // 'static: patched in for supabase-rs (h1/sendfile.rs)
 
     S: Service<Request>,
     S::Error: Into<Response<BoxBody>>,
@@ -314,6 +319,7 @@ where
                     h1_write_buffer_size: config.h1_write_buffer_size(),
                     write_buf_needs_reset: false,
                     write_chunk: None,
+                    write_file: None,
                     codec: Codec::new(config),
                 },
             },
@@ -326,7 +332,7 @@ where
 
 impl<T, S, B, X, U> InnerDispatcher<T, S, B, X, U>
 where
-    T: AsyncRead + AsyncWrite + Unpin,
+    T: AsyncRead + AsyncWrite + Unpin + 'static, // 'static: patched in for supabase-rs (h1/sendfile.rs)
 
     S: Service<Request>,
     S::Error: Into<Response<BoxBody>>,
@@ -371,6 +377,7 @@ where
             h1_write_buffer_size,
             write_buf_needs_reset,
             write_chunk,
+            write_file,
             ..
         } = self.project();
         let mut io = Pin::new(io.as_mut().unwrap());
@@ -427,6 +434,12 @@ where
                 }
             }
             *write_chunk = None;
+        }
+
+        // then the file region, from the file to the socket by the kernel
+        if let Some(region) = write_file {
+            ready!(sendfile::poll_send(io.as_mut().get_mut(), region, cx))?;
+            *write_file = None;
         }
 
         // flush the I/O and check if get blocked
@@ -705,9 +718,24 @@ where
                 }
 
                 StateProj::SendPayload { mut body } => {
-                    // a large chunk taken from the body is still being written
-                    if this.write_chunk.is_some() {
+                    // a large chunk or a file region taken from the body is still being written
+                    if this.write_chunk.is_some() || this.write_file.is_some() {
                         return Ok(PollResponse::DrainWriteBuf);
+                    }
+
+                    // a body that is a file region goes to the socket by `sendfile`, when the
+                    // connection can take one and the response is not chunked
+                    if this.codec.allows_passthrough()
+                        && this.io.as_ref().is_some_and(sendfile::supported)
+                    {
+                        if let Some(mut region) = body.as_mut().take_file_region() {
+                            let len = this.codec.encode_len_passthrough(region.len());
+                            region.truncate(len);
+                            if !region.is_empty() {
+                                *this.write_file = Some(region);
+                                return Ok(PollResponse::DrainWriteBuf);
+                            }
+                        }
                     }
 
                     // keep populate writer buffer until buffer size limit hit,
@@ -1335,7 +1363,7 @@ where
 
 impl<T, S, B, X, U> Future for Dispatcher<T, S, B, X, U>
 where
-    T: AsyncRead + AsyncWrite + Unpin,
+    T: AsyncRead + AsyncWrite + Unpin + 'static, // 'static: patched in for supabase-rs (h1/sendfile.rs)
 
     S: Service<Request>,
     S::Error: Into<Response<BoxBody>>,

@@ -364,6 +364,20 @@ impl<T: MessageType> MessageEncoder<T> {
         self.te.encode_passthrough(msg)
     }
 
+    /// Whether a body part may be written to the I/O stream by the caller, outside the write
+    /// buffer: not for chunked encoding, whose framing needs the buffer (patched in for
+    /// supabase-rs).
+    pub fn allows_passthrough(&self) -> bool {
+        self.te.allows_passthrough()
+    }
+
+    /// Accounts for `len` bytes that the caller writes itself (a file region sent with
+    /// `sendfile`); returns how many of them the encoding still allows. Only called when
+    /// [`allows_passthrough`](Self::allows_passthrough) (patched in for supabase-rs).
+    pub fn encode_len_passthrough(&mut self, len: u64) -> u64 {
+        self.te.encode_len_passthrough(len)
+    }
+
     /// Encode EOF.
     pub fn encode_eof(&mut self, buf: &mut BytesMut) -> io::Result<()> {
         self.te.encode_eof(buf)
@@ -511,6 +525,26 @@ impl TransferEncoding {
                 let len = cmp::min(*remaining, msg.len() as u64);
                 *remaining -= len;
                 Some(msg.slice(..len as usize))
+            }
+        }
+    }
+
+    /// Whether the caller may write body bytes outside the buffer: not for chunked encoding.
+    pub fn allows_passthrough(&self) -> bool {
+        !matches!(self.kind, TransferEncodingKind::Chunked(_))
+    }
+
+    /// Accounts for `len` body bytes written by the caller; returns how many the encoding
+    /// still allows (all of them without a length; none for chunked encoding, which
+    /// [`allows_passthrough`](Self::allows_passthrough) excludes).
+    pub fn encode_len_passthrough(&mut self, len: u64) -> u64 {
+        match self.kind {
+            TransferEncodingKind::Eof => len,
+            TransferEncodingKind::Chunked(_) => 0,
+            TransferEncodingKind::Length(ref mut remaining) => {
+                let len = cmp::min(*remaining, len);
+                *remaining -= len;
+                len
             }
         }
     }

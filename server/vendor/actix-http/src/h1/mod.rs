@@ -9,6 +9,7 @@ mod decoder;
 mod dispatcher;
 mod encoder;
 mod expect;
+mod sendfile;
 mod payload;
 mod service;
 mod timer;

@@ -512,7 +512,7 @@ pub type H1ServiceHandler<T, S, B, X, U> = HttpServiceHandler<T, S, B, X, U>;
 
 impl<T, S, B, X, U> Service<(T, Option<net::SocketAddr>)> for HttpServiceHandler<T, S, B, X, U>
 where
-    T: AsyncRead + AsyncWrite + Unpin,
+    T: AsyncRead + AsyncWrite + Unpin + 'static, // 'static: patched in for supabase-rs (h1/sendfile.rs)
 
     S: Service<Request>,
     S::Error: Into<Response<BoxBody>>,
