@@ -85,6 +85,10 @@ fn describe() {
         "Unsent mail and text messages of the outbox: pending (still tried) and failed (given up)"
     );
     metrics::describe_gauge!("embedded_postgres_up", "1 when the embedded cluster runs, 0 when it is down");
+    metrics::describe_counter!(
+        "storage_download_bytes_total",
+        "Bytes of storage downloads, by how they were sent: sendfile (file to socket by the kernel) or streamed (read into memory)"
+    );
 }
 
 /// The surface a path belongs to (a bounded label).
@@ -230,6 +234,11 @@ pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
         metrics::gauge!("outbox_messages", "status" => "pending").set(pending as f64);
         metrics::gauge!("outbox_messages", "status" => "failed").set(failed as f64);
     }
+    let downloads = &state.storage.downloads;
+    metrics::counter!("storage_download_bytes_total", "via" => "sendfile")
+        .absolute(downloads.sendfile.load(Ordering::Relaxed));
+    metrics::counter!("storage_download_bytes_total", "via" => "streamed")
+        .absolute(downloads.streamed.load(Ordering::Relaxed));
     if let Some(up) = state.embedded_running() {
         metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
     }

@@ -99,6 +99,7 @@ pub struct AppState {
     pub rest: web::Data<RestState>,
     pub auth: web::Data<AuthState>,
     pub realtime: Arc<Realtime>,
+    pub storage: web::Data<crate::storage::StorageState>,
     /// The embedded cluster's data directory, when the server runs one.
     pub embedded_pgdata: Option<std::path::PathBuf>,
 }
@@ -290,6 +291,7 @@ impl Application {
             anon_key: keys.anon_key.clone(),
             config: config.storage.clone(),
             roles: rest.cache.clone(),
+            downloads: Default::default(),
         });
         crate::storage::sweep::spawn(
             storage.clone().into_inner(),
@@ -320,6 +322,7 @@ impl Application {
             rest: rest.clone(),
             auth: auth.clone(),
             realtime: realtime.clone(),
+            storage: storage.clone(),
             embedded_pgdata: database.embedded.as_ref().map(|e| e.pgdata().to_path_buf()),
         });
         let realtime_data = web::Data::from(realtime);

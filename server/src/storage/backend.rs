@@ -532,22 +532,25 @@ const READ_CHUNK: u64 = 1024 * 1024;
 pub fn body_stream(got: GetResult) -> BoxStream<'static, std::io::Result<Bytes>> {
     let range = got.range.clone();
     match got.payload {
-        GetResultPayload::File(file, _) => {
-            let file = Arc::new(file);
-            let first = read_ahead(&file, range.start, range.end);
-            stream::try_unfold((file, range.start, range.end, first), |(file, pos, end, pending)| async move {
-                let Some(read) = pending else {
-                    return Ok(None);
-                };
-                let buf = read.await.map_err(std::io::Error::other)??;
-                let pos = pos + buf.len() as u64;
-                let next = read_ahead(&file, pos, end);
-                Ok(Some((buf, (file, pos, end, next))))
-            })
-            .boxed()
-        }
+        GetResultPayload::File(file, _) => file_stream(Arc::new(file), range.start, range.end),
         GetResultPayload::Stream(s) => s.map(|chunk| chunk.map_err(std::io::Error::other)).boxed(),
     }
+}
+
+/// The bytes `[start, end)` of a local file, in `READ_CHUNK` reads, each started while the one
+/// before is sent.
+pub fn file_stream(file: Arc<std::fs::File>, start: u64, end: u64) -> BoxStream<'static, std::io::Result<Bytes>> {
+    let first = read_ahead(&file, start, end);
+    stream::try_unfold((file, start, end, first), |(file, pos, end, pending)| async move {
+        let Some(read) = pending else {
+            return Ok(None);
+        };
+        let buf = read.await.map_err(std::io::Error::other)??;
+        let pos = pos + buf.len() as u64;
+        let next = read_ahead(&file, pos, end);
+        Ok(Some((buf, (file, pos, end, next))))
+    })
+    .boxed()
 }
 
 /// The read of `file`'s next `READ_CHUNK` from `pos`, started on a blocking thread; `None` at

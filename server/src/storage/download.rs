@@ -1,7 +1,8 @@
 //! Downloads: `GET`/`HEAD` of an object as the caller, of a public bucket's object without any
 //! key, and through a signed URL; `GET /object/info/...`. One `serve` answers all of them with
 //! streamed bytes, single byte ranges (206/416), `ETag` / `If-None-Match` (304), the stored
-//! `Cache-Control` and `Content-Type`, and `?download=` as an attachment.
+//! `Cache-Control` and `Content-Type`, and `?download=` as an attachment. A local file's bytes go
+//! out by `sendfile` where the connection allows it (`object_body`).
 //!
 //! The caller's reads go through RLS; public and signed reads use the admin pool only after the
 //! bucket's public flag or the token's signature said yes. Nothing here writes.
@@ -17,6 +18,7 @@ use serde_json::json;
 use super::db::{self, Ctx, ObjectRow};
 use super::error::StorageError;
 use super::key::{split_bucket_key, tail_after};
+use super::object_body::ObjectBody;
 use super::{token, StorageState};
 use crate::db::context::Access;
 
@@ -131,7 +133,7 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
     }
     let options = GetOptions { range: Some(GetRange::Bounded(start..end + 1)), ..Default::default() };
     let got = state.store.get_opts(&super::backend::key_of(&version), options).await?;
-    Ok(builder.body(SizedStream::new(length, super::backend::body_stream(got))))
+    Ok(builder.body(ObjectBody::new(got, length, state.downloads.clone())))
 }
 
 /// `GET|HEAD /object/{bucket}/{key}` and `/object/authenticated/...`: as the caller, through RLS.

@@ -16,6 +16,7 @@ pub mod key;
 pub mod limits;
 pub mod list_v2;
 pub mod md5_hash;
+pub mod object_body;
 pub mod objects;
 pub mod render;
 pub mod s3;
@@ -50,6 +51,8 @@ pub struct StorageState {
     pub config: StorageConfig,
     /// REST's catalog snapshot, for the settings each role gets in its requests.
     pub roles: crate::rest::schema::SchemaCacheHandle,
+    /// Bytes downloaded, by the way they were sent (`/metrics`).
+    pub downloads: Arc<object_body::DownloadBytes>,
 }
 
 /// Mount `/storage/v1` (called by `routes::configure`).

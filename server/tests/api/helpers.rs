@@ -91,6 +91,7 @@ pub struct TestApp {
     pub http: reqwest::Client,
     pub rest: actix_web::web::Data<server::rest::RestState>,
     pub auth: actix_web::web::Data<server::auth::AuthState>,
+    pub storage: actix_web::web::Data<server::storage::StorageState>,
 }
 
 /// Create a fresh database from the template, retrying while the template is still in use.
@@ -127,6 +128,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
     let keys = app.state().keys.clone();
     let rest = app.state().rest.clone();
     let auth = app.state().auth.clone();
+    let storage = app.state().storage.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -139,6 +141,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
         http: reqwest::Client::new(),
         rest,
         auth,
+        storage,
     }
 }
 

@@ -1,10 +1,12 @@
 //! Large request and response bodies through the HTTP layer. actix-http is patched
-//! (`server/vendor/README.md`): request bodies are read in 128 KiB steps, and response chunks of
-//! 32 KiB and more are written from their own memory instead of through the write buffer. These
-//! tests hold both paths to byte-exact results, with a reader slower than the server (so that a
-//! chunk is left half written and resumed), `HEAD`, a range, and the kept-alive connection
+//! (`server/vendor/README.md`): request bodies are read in 128 KiB steps, response chunks of
+//! 32 KiB and more are written from their own memory instead of through the write buffer, and a
+//! stored file's download goes from the file to the socket by `sendfile`. These tests hold those
+//! paths to byte-exact results, with a reader slower than the server (so that a chunk or a file
+//! region is left half written and resumed), `HEAD`, a range, and the kept-alive connection
 //! reused after each response (a body one byte too long or too short would break the next one).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -76,6 +78,11 @@ async fn a_large_object_goes_up_and_down_byte_for_byte_even_to_a_slow_reader() {
     let part = res.bytes().await.expect("body");
     assert!(part.as_ref() == &big[1_000_000..3_000_000], "the range is those bytes");
 
+    // Every downloaded byte left by sendfile: two whole downloads and the range, none read into memory.
+    let downloads = &app.storage.downloads;
+    assert_eq!(downloads.sendfile.load(Ordering::Relaxed), 2 * big.len() as u64 + 2_000_000, "sent by sendfile");
+    assert_eq!(downloads.streamed.load(Ordering::Relaxed), 0, "nothing read into memory and written");
+
     // The same pooled connection serves a small request after all of that.
     let res = service(&app, Method::GET, "/bucket/big").send().await.expect("bucket");
     assert_eq!(res.status(), StatusCode::OK);
@@ -101,4 +108,43 @@ async fn a_large_rest_response_is_whole_and_the_connection_serves_the_next_one()
     let doc: serde_json::Value = serde_json::from_slice(&first).expect("whole JSON");
     assert!(doc["paths"].as_object().is_some_and(|p| !p.is_empty()), "a document with paths");
     assert_eq!(first, second, "the kept-alive connection answers the next request whole");
+}
+
+#[tokio::test]
+async fn a_large_rest_response_read_slowly_is_whole_and_the_connection_serves_the_next_one() {
+    // Arrange: about 20 MB of JSON in one response, far more than loopback's socket buffers, so
+    // that a reader that stalls leaves the server's large chunk half written.
+    let app = spawn_app().await;
+    app.ddl(
+        "create function public.padded(n int) returns setof text language sql stable as
+           $$ select lpad(i::text, 500, 'x') from generate_series(1, n) i $$;",
+    )
+    .await;
+    let rows = 40_000;
+    let call = || app.rest_req(Method::GET, &format!("/rpc/padded?n={rows}"), None);
+
+    // Act: one read as fast as it comes, one with pauses, then a small request on the same connection.
+    let fast = call().send().await.expect("rpc");
+    assert_eq!(fast.status(), StatusCode::OK);
+    let fast = fast.bytes().await.expect("body");
+    let mut res = call().send().await.expect("rpc again");
+    let mut slow = Vec::with_capacity(fast.len());
+    let mut reads = 0;
+    while let Some(chunk) = res.chunk().await.expect("chunk") {
+        slow.extend_from_slice(&chunk);
+        reads += 1;
+        if reads <= 12 {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    let next = app.rest_req(Method::GET, "/rpc/padded?n=1", None).send().await.expect("a small one");
+    let next = next.bytes().await.expect("body");
+
+    // Assert
+    let values: Vec<String> = serde_json::from_slice(&fast).expect("whole JSON");
+    assert_eq!(values.len(), rows, "every row");
+    assert!(values.iter().enumerate().all(|(i, v)| *v == format!("{:x>500}", i + 1)), "each row in order, intact");
+    assert!(slow == fast.as_ref(), "a reader slower than the server gets the same bytes");
+    let first: Vec<String> = serde_json::from_slice(&next).expect("JSON");
+    assert!(first == [format!("{:x>500}", 1)], "the kept-alive connection answers the next request whole");
 }

@@ -668,6 +668,7 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
         anon_key: SecretString::from("unused".to_string()),
         config: config.storage.clone(),
         roles: Default::default(),
+        downloads: Default::default(),
     };
     {
         let admin = pools.admin.get().await.unwrap();
