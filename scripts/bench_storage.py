@@ -22,7 +22,9 @@ a bucket with the service key, then:
     (cached: read back from the object store), beside plain downloads of the source;
   * downloads the 100 MB object through the S3 protocol (GetObject, SigV4 signed here with an
     access key from `server keys s3-new`) beside the Supabase-protocol download of the same round;
-  * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM);
+  * samples the server's RSS during the 100 MB transfers and prints the peak (VmHWM), and the
+    server's CPU time (user + system, /proc/PID/stat) per 100 MB upload and download of the main
+    table: unlike MB/s, it does not move with what else the two cores are doing;
   * sets the same TCP congestion control on both ends of every transfer (BENCH_TCP_CONGESTION,
     `cubic` unless set; empty keeps the host's default): the server through its TCP_CONGESTION
     setting, the client on its sockets. Over loopback, `bbr`'s pacing, this VM's default, capped
@@ -150,6 +152,13 @@ class Discard:
         pass
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` so far, all its threads, those gone included."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn):
     """Seconds `fn` takes, started once the disk has written back what earlier steps left dirty
     (`sync`, not timed): otherwise a step pays for the previous one's writeback, and which side of
@@ -185,6 +194,8 @@ def stop(server):
 # Per ETag algorithm and size: the medians of the user-space client's upload and download and of
 # the download whose bytes the client drops, in MB/s.
 USER_SPACE = {}
+# Server CPU seconds per 100 MB (upload, download) of the main table, by ETag algorithm.
+SERVER_CPU = {}
 
 
 def upload_sendfile(path, key, src):
@@ -251,6 +262,7 @@ def transfers(server, key, work, etag, rows):
     before (on this VM a page the guest never touched costs far more than a reused one, and only
     the server's side would otherwise pay for it)."""
     peak_mb = 0.0
+    cpu = {"up": 0.0, "down": 0.0}
     for size_mb in (1, 100):
         src = os.path.join(work, f"src-{size_mb}")
         if not os.path.exists(src):
@@ -268,9 +280,14 @@ def transfers(server, key, work, etag, rows):
                 fresh(back)
                 steps["cp_down"].append(timed(lambda: shutil.copyfile(copy, back)))
                 name, user = f"/object/bench/obj-{size_mb}-{rep}", f"/object/bench/user-{size_mb}-{rep}"
+                before = cpu_seconds(server.pid)
                 steps["up"].append(timed(lambda: upload_sendfile(name, key, src)))
+                between = cpu_seconds(server.pid)
                 fresh(out)
                 steps["down"].append(timed(lambda: download_splice(name, key, out)))
+                if size_mb == 100:
+                    cpu["up"] += between - before
+                    cpu["down"] += cpu_seconds(server.pid) - between
                 if os.path.getsize(out) != size_mb * MB or not filecmp.cmp(src, out, shallow=False):
                     sys.exit("the downloaded file differs from the uploaded one")
 
@@ -291,6 +308,7 @@ def transfers(server, key, work, etag, rows):
                     request("DELETE", path, key)
         if size_mb == 100:
             peak_mb = max(watch.peak, rss_kb(server.pid, "VmHWM")) / 1024
+            SERVER_CPU[etag] = (cpu["up"] / REPS, cpu["down"] / REPS)
         rate = {k: median_rate(size_mb, v) for k, v in steps.items()}
         rows.append((f"{size_mb} MB ({etag})", rate["up"], rate["down"], rate["cp_up"], rate["cp_down"]))
         USER_SPACE[f"{size_mb} MB ({etag})"] = (rate["up_user"], rate["down_user"], rate["dropped"])
@@ -552,6 +570,9 @@ def main():
             up, down, dropped = USER_SPACE[name]
             print(f"{name:<20}{up:>13.1f}{down:>15.1f}{dropped:>14.1f}{up / c:>8.2f}{down / d:>9.2f}{dropped / d:>12.2f}")
     print(f"server peak RSS during the 100 MB transfers: {peak_mb:.1f} MB")
+    for etag, (up, down) in SERVER_CPU.items():
+        print(f"server CPU per 100 MB ({etag}), main table's client: upload {up * 1000:.0f} ms, "
+              f"download {down * 1000:.0f} ms (user + system, {REPS} rounds averaged)")
     with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
         host = f.read().strip()
     print(f"TCP congestion control of the transfers, both ends: {CONGESTION or host} "

@@ -28,6 +28,21 @@ fn pseudo_random_bytes(len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The whole body of `res`, read with a pause of 25 ms after each of the first 12 reads, so that
+/// the server finds the socket full part-way through what it writes.
+async fn read_slowly(mut res: reqwest::Response) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut reads = 0;
+    while let Some(chunk) = res.chunk().await.expect("chunk") {
+        body.extend_from_slice(&chunk);
+        reads += 1;
+        if reads <= 12 {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    body
+}
+
 #[tokio::test]
 async fn a_large_object_goes_up_and_down_byte_for_byte_even_to_a_slow_reader() {
     // Arrange: 24 MiB, more than loopback's socket buffers hold, so a stalled reader makes the
@@ -51,16 +66,8 @@ async fn a_large_object_goes_up_and_down_byte_for_byte_even_to_a_slow_reader() {
     let got = res.bytes().await.expect("body");
     assert!(got.as_ref() == big.as_slice(), "the download is the upload, byte for byte");
 
-    let mut res = service(&app, Method::GET, "/object/big/blob.bin").send().await.expect("download");
-    let mut slow = Vec::with_capacity(big.len());
-    let mut reads = 0;
-    while let Some(chunk) = res.chunk().await.expect("chunk") {
-        slow.extend_from_slice(&chunk);
-        reads += 1;
-        if reads <= 12 {
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-    }
+    let res = service(&app, Method::GET, "/object/big/blob.bin").send().await.expect("download");
+    let slow = read_slowly(res).await;
     assert!(slow == big, "a reader slower than the server gets every byte once, in order");
 
     let res = service(&app, Method::HEAD, "/object/big/blob.bin").send().await.expect("head");
@@ -127,16 +134,7 @@ async fn a_large_rest_response_read_slowly_is_whole_and_the_connection_serves_th
     let fast = call().send().await.expect("rpc");
     assert_eq!(fast.status(), StatusCode::OK);
     let fast = fast.bytes().await.expect("body");
-    let mut res = call().send().await.expect("rpc again");
-    let mut slow = Vec::with_capacity(fast.len());
-    let mut reads = 0;
-    while let Some(chunk) = res.chunk().await.expect("chunk") {
-        slow.extend_from_slice(&chunk);
-        reads += 1;
-        if reads <= 12 {
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-    }
+    let slow = read_slowly(call().send().await.expect("rpc again")).await;
     let next = app.rest_req(Method::GET, "/rpc/padded?n=1", None).send().await.expect("a small one");
     let next = next.bytes().await.expect("body");
 
