@@ -123,8 +123,6 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
     use server::signing_keys as sk;
     let keys = Keys::load_or_generate(config)?;
     let cfg = config.clone();
-    let was_running = config.database_url.is_none()
-        && EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?.is_running();
     let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
     let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
     startup::migrate_and_prepare(&pools, &keys).await?;
@@ -172,7 +170,7 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
     };
     drop(client);
     drop(pools);
-    if let (Some(cluster), false) = (database.embedded, was_running) {
+    if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
     }
     Ok(outcome?)

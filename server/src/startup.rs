@@ -117,6 +117,8 @@ pub struct Database {
     /// The direct URL (`DATABASE_DIRECT_URL`, else `url`): migrations, LISTEN, replication.
     pub direct: SecretString,
     pub embedded: Option<EmbeddedPostgres>,
+    /// Whether `prepare_database` started the embedded cluster (false when it found it running).
+    pub started_embedded: bool,
 }
 
 impl Database {
@@ -138,12 +140,14 @@ pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
             url: url.clone(),
             direct: config.database_direct_url.clone().unwrap_or_else(|| url.clone()),
             embedded: None,
+            started_embedded: false,
         }),
         None => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+            let started_embedded = !cluster.is_running();
             cluster.start()?;
             let url = SecretString::from(cluster.socket_url());
-            Ok(Database { direct: url.clone(), url, embedded: Some(cluster) })
+            Ok(Database { direct: url.clone(), url, embedded: Some(cluster), started_embedded })
         }
     }
 }
@@ -187,6 +191,32 @@ pub fn return_large_allocations() {
     }
 }
 
+/// The embedded cluster of a start under way. Dropped before the start has finished (an error
+/// returned by `Application::build`), it stops the cluster when this start started it, so that no
+/// postmaster outlives the failed start; one that was already running is left as it was.
+struct StartingCluster {
+    cluster: Option<EmbeddedPostgres>,
+    stop: bool,
+}
+
+impl StartingCluster {
+    /// The cluster, for the server that now runs (and stops it when it stops).
+    fn into_running(mut self) -> Option<EmbeddedPostgres> {
+        self.cluster.take()
+    }
+}
+
+impl Drop for StartingCluster {
+    fn drop(&mut self) {
+        if let Some(cluster) = self.cluster.take().filter(|_| self.stop) {
+            tracing::warn!("the start failed: stopping the embedded PostgreSQL it started");
+            if let Err(err) = cluster.stop() {
+                tracing::error!(error = %err, "could not stop the embedded PostgreSQL");
+            }
+        }
+    }
+}
+
 /// A built application, listening but not yet serving.
 pub struct Application {
     port: u16,
@@ -210,9 +240,11 @@ impl Application {
         let addr = format!("{}:{}", config.host, config.port);
         let (listener, port) = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let cfg = config.clone();
-        let database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
+        let mut database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))??;
+        // From here on, a failed start stops the cluster it started (one it found running is left).
+        let cluster = StartingCluster { cluster: database.embedded.take(), stop: database.started_embedded };
         if !config.db_prepared_statements {
             if config.database_direct_url.is_none() && config.database_url.is_some() {
                 tracing::warn!(
@@ -323,7 +355,7 @@ impl Application {
             auth: auth.clone(),
             realtime: realtime.clone(),
             storage: storage.clone(),
-            embedded_pgdata: database.embedded.as_ref().map(|e| e.pgdata().to_path_buf()),
+            embedded_pgdata: cluster.cluster.as_ref().map(|e| e.pgdata().to_path_buf()),
         });
         let realtime_data = web::Data::from(realtime);
         let shutdown_timeout = config.shutdown_timeout;
@@ -363,7 +395,7 @@ impl Application {
         .listen(listener)?
         .run();
         // The embedded cluster is watched and started again if it dies.
-        let embedded = database.embedded.map(|cluster| {
+        let embedded = cluster.into_running().map(|cluster| {
             let cluster = Arc::new(cluster);
             let supervisor = crate::db::supervise::Supervisor::spawn(cluster.clone());
             (cluster, supervisor)

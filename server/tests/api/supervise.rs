@@ -49,38 +49,92 @@ async fn the_embedded_postgres_killed_with_sigkill_is_started_again_and_keeps_it
     let _ = std::fs::remove_dir_all(&data_dir);
 }
 
-#[tokio::test]
-async fn a_start_refused_for_its_listener_leaves_no_embedded_postgres_running() {
-    // Arrange: a cluster under a fresh DATA_DIR, and a congestion control no kernel offers.
-    let data_dir = std::env::temp_dir().join(format!("server-refused-{}", uuid::Uuid::new_v4()));
+/// Runs the server binary under `data_dir` with `env` until it exits; its exit status, its
+/// standard error, and whether a postmaster is running for `data_dir` afterwards.
+async fn start_and_exit(data_dir: &std::path::Path, env: &[(&str, &str)]) -> (std::process::ExitStatus, String, bool) {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_server"));
     command
         .env_remove("DATABASE_URL")
-        .env("DATA_DIR", &data_dir)
+        .env("DATA_DIR", data_dir)
         .env("DB_PORT", "0")
         .env("PORT", "0")
         .env("WEB_DIR", "/nonexistent")
         .env("RUST_LOG", "warn")
-        .env("TCP_CONGESTION", "no-such-algorithm");
+        .envs(env.iter().copied());
+    let out = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("run the server");
+    let running = server::db::embedded::postmaster_alive(&data_dir.join("postgres"));
+    (out.status, String::from_utf8_lossy(&out.stderr).into_owned(), running)
+}
 
-    // Act
-    let out = tokio::task::spawn_blocking(move || command.output()).await.unwrap().expect("run the server");
-
-    // Assert: it stops with the setting's name, and no postmaster was left behind for it.
-    assert!(!out.status.success(), "the start fails");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("TCP_CONGESTION=no-such-algorithm"), "{stderr}");
+/// Stops the postmaster a test left under `data_dir`, if any, and removes the directory.
+fn clean_up(data_dir: &std::path::Path) {
     let pgdata = data_dir.join("postgres");
-    let left_running = server::db::embedded::postmaster_alive(&pgdata);
-    if left_running {
+    if server::db::embedded::postmaster_alive(&pgdata) {
         if let Some(pid) = std::fs::read_to_string(pgdata.join("postmaster.pid"))
             .ok()
             .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
         {
-            // SAFETY: stops the postmaster this test's server left behind, so it does not outlive the test.
+            // SAFETY: stops the postmaster of this test's own cluster, so it does not outlive the test.
             unsafe { libc::kill(pid, libc::SIGTERM) };
         }
     }
-    let _ = std::fs::remove_dir_all(&data_dir);
+    let _ = std::fs::remove_dir_all(data_dir);
+}
+
+#[tokio::test]
+async fn a_start_refused_for_its_listener_leaves_no_embedded_postgres_running() {
+    // Arrange: a fresh DATA_DIR, and a congestion control no kernel offers.
+    let data_dir = std::env::temp_dir().join(format!("server-refused-{}", uuid::Uuid::new_v4()));
+
+    // Act
+    let (status, stderr, left_running) = start_and_exit(&data_dir, &[("TCP_CONGESTION", "no-such-algorithm")]).await;
+    clean_up(&data_dir);
+
+    // Assert: it stops with the setting's name, and no postmaster was left behind for it.
+    assert!(!status.success(), "the start fails");
+    assert!(stderr.contains("TCP_CONGESTION=no-such-algorithm"), "{stderr}");
     assert!(!left_running, "an embedded cluster outlived the failed start");
+}
+
+#[tokio::test]
+async fn a_start_that_fails_after_its_migrations_stops_the_cluster_it_started() {
+    // Arrange: a fresh DATA_DIR, and a REST secret said to be base64 that is not, which the start
+    // finds only once the cluster runs and the migrations are applied.
+    let data_dir = std::env::temp_dir().join(format!("server-late-failure-{}", uuid::Uuid::new_v4()));
+    let env = [("PGRST_JWT_SECRET_IS_BASE64", "true"), ("PGRST_JWT_SECRET", "not base64 at all!")];
+
+    // Act
+    let (status, stderr, left_running) = start_and_exit(&data_dir, &env).await;
+    let migrated = data_dir.join("postgres/PG_VERSION").exists();
+    clean_up(&data_dir);
+
+    // Assert
+    assert!(!status.success(), "the start fails");
+    assert!(stderr.contains("PGRST_JWT_SECRET is not base64"), "{stderr}");
+    assert!(migrated, "the premise: the start got as far as creating the cluster");
+    assert!(!left_running, "an embedded cluster outlived the failed start");
+}
+
+#[tokio::test]
+async fn a_failed_start_leaves_a_cluster_it_found_running() {
+    // Arrange: the cluster started on its own first (`server db start`), as `make test` does.
+    let data_dir = std::env::temp_dir().join(format!("server-found-running-{}", uuid::Uuid::new_v4()));
+    let started = std::process::Command::new(env!("CARGO_BIN_EXE_server"))
+        .args(["db", "start"])
+        .env_remove("DATABASE_URL")
+        .env("DATA_DIR", &data_dir)
+        .env("DB_PORT", "0")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("server db start");
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let env = [("PGRST_JWT_SECRET_IS_BASE64", "true"), ("PGRST_JWT_SECRET", "not base64 at all!")];
+
+    // Act
+    let (status, _, left_running) = start_and_exit(&data_dir, &env).await;
+    clean_up(&data_dir);
+
+    // Assert: the server did not start, and the cluster someone else started still runs.
+    assert!(!status.success(), "the start fails");
+    assert!(left_running, "a failed start stopped a cluster it had not started");
 }
