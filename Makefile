@@ -128,6 +128,17 @@ test-sql:
 	pg_prove -h $$socket -U postgres -d $$db sql/tests/*.sql; \
 	status=$$?; psql -h $$socket -U postgres -q -d postgres -c "drop database if exists $$db"; exit $$status
 
+## test-vendor: the patched actix-http's own tests (server/vendor/README.md), on a copy outside the
+## workspace, which excludes it. Not part of `make test`: its dev-dependencies are resolved afresh
+## (no lock file of its own) and take minutes to build.
+.PHONY: test-vendor
+test-vendor:
+	@dir=$$(mktemp -d); cp -r server/vendor/actix-http "$$dir/"; \
+	( cd "$$dir/actix-http" && export CARGO_TARGET_DIR="$(CARGO_TARGET_DIR)/vendor-actix-http" && \
+	  cargo test --lib --features http2,ws && \
+	  cargo test --features http2,ws --test test_server --test test_client ); \
+	status=$$?; rm -rf "$$dir"; exit $$status
+
 clean-test-cluster:
 	@if [ -x $(SERVER_DEBUG) ] && [ -d $(TEST_DATA_DIR) ]; then DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null 2>&1 || true; fi
 	@rm -rf $(TEST_DATA_DIR)
