@@ -133,7 +133,7 @@ pub async fn serve(state: &StorageState, req: &HttpRequest, row: ObjectRow) -> R
     }
     let options = GetOptions { range: Some(GetRange::Bounded(start..end + 1)), ..Default::default() };
     let got = state.store.get_opts(&super::backend::key_of(&version), options).await?;
-    Ok(builder.body(ObjectBody::new(got, length, state.downloads.clone())))
+    Ok(builder.body(ObjectBody::new(got, state.downloads.clone())))
 }
 
 /// `GET|HEAD /object/{bucket}/{key}` and `/object/authenticated/...`: as the caller, through RLS.

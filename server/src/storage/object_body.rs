@@ -30,7 +30,7 @@ pub struct DownloadBytes {
     pub streamed: AtomicU64,
 }
 
-/// A download's body: `length` bytes of a stored object.
+/// A download's body: the bytes of a stored object that a `get` asked for (whole or a range).
 pub struct ObjectBody {
     length: u64,
     source: Source,
@@ -47,9 +47,10 @@ enum Source {
 }
 
 impl ObjectBody {
-    /// The body of `got`, `length` bytes (the range asked for), counted in `counts`.
-    pub fn new(got: GetResult, length: u64, counts: Arc<DownloadBytes>) -> ObjectBody {
+    /// The body of `got` (its range's bytes), counted in `counts`.
+    pub fn new(got: GetResult, counts: Arc<DownloadBytes>) -> ObjectBody {
         let range = got.range.clone();
+        let length = range.end.saturating_sub(range.start);
         let source = match got.payload {
             GetResultPayload::File(file, _) => {
                 Source::File { file: Arc::new(file), start: range.start, end: range.end }
@@ -83,15 +84,13 @@ impl MessageBody for ObjectBody {
     }
 
     fn take_file_region(mut self: Pin<&mut Self>) -> Option<FileRegion> {
-        if !matches!(self.source, Source::File { .. }) {
-            return None;
-        }
-        let Source::File { file, start, end } = std::mem::replace(&mut self.source, Source::Handed) else {
+        let Source::File { file, start, end } = &self.source else {
             return None;
         };
-        let len = end.saturating_sub(start);
-        self.counts.sendfile.fetch_add(len, Ordering::Relaxed);
-        Some(FileRegion::new(file, start, len))
+        let region = FileRegion::new(file.clone(), *start, end.saturating_sub(*start));
+        self.source = Source::Handed;
+        self.counts.sendfile.fetch_add(region.len(), Ordering::Relaxed);
+        Some(region)
     }
 }
 
@@ -125,7 +124,7 @@ mod tests {
         let (dir, store) = scratch();
         let counts = Arc::new(DownloadBytes::default());
         let got = ranged(&store, 1_000..2_500_000).await;
-        let mut body = ObjectBody::new(got, 2_499_000, counts.clone());
+        let mut body = ObjectBody::new(got, counts.clone());
         assert_eq!(body.size(), BodySize::Sized(2_499_000));
 
         let region = Pin::new(&mut body).take_file_region().expect("a region");
@@ -150,7 +149,7 @@ mod tests {
         let (dir, store) = scratch();
         let counts = Arc::new(DownloadBytes::default());
         let got = ranged(&store, 10..2_900_000).await;
-        let body = ObjectBody::new(got, 2_899_990, counts.clone());
+        let body = ObjectBody::new(got, counts.clone());
         let all = actix_web::body::to_bytes(body).await.expect("body");
         assert!(all.as_ref() == &bytes()[10..2_900_000], "the range's bytes, in order");
         assert_eq!(counts.streamed.load(Ordering::Relaxed), 2_899_990);
@@ -162,14 +161,14 @@ mod tests {
     async fn a_started_stream_and_a_remote_store_give_no_region() {
         let (dir, store) = scratch();
         let counts = Arc::new(DownloadBytes::default());
-        let mut local = ObjectBody::new(ranged(&store, 0..3_000_000).await, 3_000_000, counts.clone());
+        let mut local = ObjectBody::new(ranged(&store, 0..3_000_000).await, counts.clone());
         let first = futures_util::future::poll_fn(|cx| Pin::new(&mut local).poll_next(cx)).await;
         assert!(first.is_some_and(|chunk| chunk.is_ok()));
         assert!(Pin::new(&mut local).take_file_region().is_none(), "once streaming, it streams to the end");
         std::fs::remove_dir_all(&dir).expect("clean");
 
         let memory = InMemory::new();
-        let mut remote = ObjectBody::new(ranged(&memory, 5..105).await, 100, counts.clone());
+        let mut remote = ObjectBody::new(ranged(&memory, 5..105).await, counts.clone());
         assert!(Pin::new(&mut remote).take_file_region().is_none(), "a remote store has no file");
         let all = actix_web::body::to_bytes(remote).await.expect("body");
         assert!(all.as_ref() == &bytes()[5..105]);
