@@ -22,9 +22,15 @@ machine's cores:
       published broadcast figures.
   (c) idle connections: BENCH_SOCKETS sockets each joined to its own topic; server RSS before
       and after, memory per connection; the minimal Node server beside it.
+  (d) a bulk load outside the publication: one subscriber joins and leaves (the reader keeps
+      streaming), then BENCH_BULK_ROWS rows (1,000,000) are inserted in one statement into a
+      table that is not published, then BENCH_BULK_IDLE_S (60) seconds idle. The walsender's CPU
+      (the realtime backend) during the load and in the idle time, the slot's lag behind the WAL
+      and Postgres's spill counters (pg_stat_replication_slots), before and after; baseline:
+      the psql insert itself (its wall time, the backend doing the work).
 Prints one table per scenario, the issue's targets and whether they are met. Not a test:
 numbers vary by machine and with whatever else runs on it (the load average at start is printed).
-BENCH_ONLY=a,b,c picks scenarios; BENCH_WS=native uses Node's WebSocket for the clients;
+BENCH_ONLY=a,b,c,d picks scenarios; BENCH_WS=native uses Node's WebSocket for the clients;
 SERVER_BIN runs another binary.
 """
 import json, os, re, resource, secrets, shutil, signal, subprocess, sys, tempfile, threading, time
@@ -318,10 +324,85 @@ def report_idle(idle, base):
           + (f"; {idle['failed']} failed ({idle['error']})" if idle["failed"] else ""))
 
 
+BULK_ROWS = int(os.environ.get("BENCH_BULK_ROWS", 1_000_000))
+BULK_IDLE_S = int(os.environ.get("BENCH_BULK_IDLE_S", 60))
+
+
+def psql(password, sql):
+    out = subprocess.run([pg_bin("psql"), "-qAt", "-v", "ON_ERROR_STOP=1",
+                          f"host=127.0.0.1 port={DB_PORT} user=postgres dbname=postgres", "-c", sql],
+                         env=dict(os.environ, PGPASSWORD=password), check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def slot_state(password):
+    """(pid of the realtime reader's backend, bytes the slot's confirmed position is behind the WAL, spill bytes,
+    spill count)."""
+    row = psql(password, "select (select pid from pg_stat_activity where application_name = 'server-realtime' limit 1), "
+                         "pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint, "
+                         "coalesce(t.spill_bytes, 0), coalesce(t.spill_count, 0) from pg_replication_slots s "
+                         "left join pg_stat_replication_slots t using (slot_name) "
+                         "where s.slot_name like 'supabase\\_realtime\\_%' order by s.active desc limit 1")
+    pid, lag, spill, spills = (row.split("|") + ["", "", "", ""])[:4]
+    return {"pid": int(pid) if pid else None, "lag": int(lag or 0), "spill": int(spill or 0), "spills": int(spills or 0)}
+
+
+def bulk_run(url, secret, db, log_dir, password):
+    # one subscriber joins and leaves: the server's reader is started and keeps streaming
+    load = Load("changes", {"url": url, "secret": secret, "db": db, "table": TABLE, "topic": "realtime:bench-bulk",
+                            "clients": 1, "rate": 2, "seconds": 2, "filter": False, "run": secrets.token_hex(4),
+                            "drain_ms": 2000}, log_dir, 120)
+    load.expect("result")
+    load.close()
+    psql(password, "create table if not exists public.bench_bulk (id bigint primary key, payload text not null); "
+                   "truncate public.bench_bulk")
+    deadline = time.time() + 30
+    before = slot_state(password)
+    while before["pid"] is None and time.time() < deadline:
+        time.sleep(0.5)
+        before = slot_state(password)
+    pid = before["pid"]
+    cpu0 = cpu_s(pid) if pid else 0.0
+    t0 = time.time()
+    psql(password, f"insert into public.bench_bulk select g, repeat('x', 40) from generate_series(1, {BULK_ROWS}) g")
+    insert_s = time.time() - t0
+    samples = []
+    for second in range(BULK_IDLE_S + 1):
+        if second % 10 == 0:
+            state = slot_state(password)
+            samples.append((second, state, cpu_s(pid) - cpu0 if pid else 0.0))
+        if second < BULK_IDLE_S:
+            time.sleep(1)
+    return {"rows": BULK_ROWS, "insert_s": insert_s, "before": before, "samples": samples, "pid": pid}
+
+
+def report_bulk(bulk):
+    print(f"\n(d) bulk load outside the publication: {bulk['rows']:,} rows in one insert into an unpublished table, "
+          f"then {BULK_IDLE_S} s idle (no subscriber)")
+    if bulk["pid"] is None:
+        print("  the server's slot was not being streamed: nothing measured")
+        return
+    b = bulk["before"]
+    print(f"{'when':<28}{'reader CPU s':>16}{'slot lag MB':>12}{'spilled MB':>11}{'spills':>7}")
+    print(f"{'before the load':<28}{0.0:>16.2f}{b['lag'] / 1e6:>12.1f}{b['spill'] / 1e6:>11.1f}{b['spills']:>7}")
+    for second, state, cpu in bulk["samples"]:
+        print(f"{f'{second} s after the insert':<28}{cpu:>16.2f}{state['lag'] / 1e6:>12.1f}"
+              f"{(state['spill'] - b['spill']) / 1e6:>11.1f}{state['spills'] - b['spills']:>7}")
+    first, last = bulk["samples"][1] if len(bulk["samples"]) > 1 else bulk["samples"][0], bulk["samples"][-1]
+    idle_cpu = last[2] - first[2]
+    idle_s = max(1, last[0] - first[0])
+    print(f"baseline: the psql insert itself took {bulk['insert_s']:.2f} s; the realtime reader's backend used "
+          f"{last[2]:.2f} s of CPU for the whole load, {ratio(last[2], bulk['insert_s'])} the insert's time")
+    print(f"idle after the load ({first[0]}-{last[0]} s): reader backend CPU {idle_cpu:.2f} s = {100 * idle_cpu / idle_s:.1f} % of a core; "
+          f"slot lag at the end {last[1]['lag'] / 1e6:.1f} MB")
+    met = idle_cpu / idle_s < 0.01 and last[1]["lag"] < 16e6
+    print(f"target (d): the load decoded once, no CPU when idle, the slot past it: {'met' if met else 'NOT met'}")
+
+
 def main():
     wall = time.time()
     load_at_start = os.getloadavg()[0]
-    only = set(os.environ.get("BENCH_ONLY", "a,b,c").replace(" ", "").split(","))
+    only = set(os.environ.get("BENCH_ONLY", "a,b,c,d").replace(" ", "").split(","))
     if not os.path.exists(SERVER):
         sys.exit(f"{SERVER} is missing: run `make build` first")
     if not shutil.which("node"):
@@ -393,6 +474,10 @@ def main():
             result.update(setup_s=ready["setup_s"], error=ready.get("firstError"), base_rss=base,
                           peak_rss=max(watch.peak, rss_kb(server.proc.pid, "VmHWM")), alive=server.alive())
             changes.append(result)
+        if "d" in only:
+            server.stop()
+            server.start()
+            bulk = bulk_run(url, secret, db, data, password)
         server.stop()
 
         node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
@@ -405,6 +490,8 @@ def main():
             report_broadcast(bcast, base_bcast)
         if "c" in only:
             report_idle(idle, base_idle)
+        if "d" in only:
+            report_bulk(bulk)
         print(f"\nwall time {time.time() - wall:.0f} s")
     finally:
         for proc in Load.running:

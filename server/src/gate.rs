@@ -53,6 +53,9 @@ pub enum GateError {
     /// An `sb_secret_…` key sent by a browser (Supabase refuses it whatever the key's validity).
     #[error("Forbidden use of secret API key in browser")]
     SecretKeyInBrowser,
+    /// `Authorization: Bearer` with nothing after it (PostgREST's PGRST301).
+    #[error("Empty JWT is sent in Authorization header")]
+    EmptyBearer,
 }
 
 /// The API surface a request is for, which decides the error body shape.
@@ -84,7 +87,7 @@ impl GateError {
                 return actix_web::ResponseError::error_response(&rest);
             }
         }
-        if let (Surface::Storage, GateError::MissingApiKey) = (surface, self) {
+        if let (Surface::Storage, GateError::MissingApiKey | GateError::EmptyBearer) = (surface, self) {
             // No key and no token: Supabase's gateway lets storage requests through (public
             // objects need none), and storage-api refuses the empty JWT in its own words.
             return HttpResponse::BadRequest().json(json!({
@@ -120,6 +123,7 @@ impl GateError {
                 return None
             }
             GateError::NoRole => RestError::AnonymousAccessDisabled,
+            GateError::EmptyBearer => RestError::jwt_decode(JwtDecodeError::EmptyAuthHeader),
             GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
             GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
             GateError::Jwt(JwtError::Claims(claim)) => RestError::jwt_claims(match claim {
@@ -147,7 +151,10 @@ impl Gate {
         require_apikey: bool,
     ) -> Result<Caller, GateError> {
         let apikey = apikey.map(str::trim).filter(|k| !k.is_empty());
-        let bearer = bearer.map(str::trim).filter(|k| !k.is_empty());
+        let bearer = bearer.map(str::trim);
+        if bearer == Some("") {
+            return Err(GateError::EmptyBearer);
+        }
         if require_apikey && apikey.is_none() && bearer.is_none() {
             return Err(GateError::MissingApiKey);
         }
@@ -166,7 +173,9 @@ impl Gate {
         }
     }
 
-    fn caller(&self, claims: Arc<Value>) -> Result<Caller, GateError> {
+    /// The caller of verified `claims`: the role from the role claim (the anonymous role when
+    /// there is none), set under `role` in the claims SQL sees.
+    pub fn caller(&self, claims: Arc<Value>) -> Result<Caller, GateError> {
         let mut value: &Value = &claims;
         for key in &self.config.role_claim {
             value = value.get(key).unwrap_or(&Value::Null);
@@ -195,10 +204,11 @@ pub fn apikey_of(req: &actix_web::HttpRequest) -> Option<String> {
     url::form_urlencoded::parse(req.query_string().as_bytes()).find(|(k, _)| k == "apikey").map(|(_, v)| v.into_owned())
 }
 
-/// The token of an `Authorization: Bearer` header.
+/// The token of an `Authorization: Bearer` header (empty for a bare `Bearer`, whose trailing
+/// space the HTTP parser drops).
 pub fn bearer_of(req: &actix_web::HttpRequest) -> Option<String> {
-    let value = req.headers().get("authorization")?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
+    let value = req.headers().get("authorization")?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
 }
 

@@ -5,7 +5,7 @@
 // Each call creates a new, empty database; the server migrates it at start.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,6 +95,20 @@ async function viaPooler(dbUrl) {
   return { DATABASE_URL: bouncer.url(dbName), DATABASE_DIRECT_URL: dbUrl, DB_PREPARED_STATEMENTS: 'false' };
 }
 
+/**
+ * The superuser URL of the cluster a server runs itself under `dataDir` (`startServer` with
+ * `embedded: true`), over its socket, from the running postmaster's pid file.
+ */
+export function embeddedUrl(dataDir) {
+  const lines = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
+  return `postgresql:///postgres?user=postgres&host=${encodeURIComponent(lines[4])}&port=${lines[3]}`;
+}
+
+/** The pid of the postmaster a server runs itself under `dataDir`. */
+export function embeddedPostmaster(dataDir) {
+  return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
 /** Create a new, empty database in the test cluster; resolves to its superuser URL. */
 export async function freshDatabase() {
   const admin = clusterUrl();
@@ -111,8 +125,8 @@ export async function freshDatabase() {
  * that existing database instead: a second instance beside the first, or the first again after
  * `stop()` (pass `{ PORT }` in `extraEnv` to get the same URL back).
  */
-export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl, jwtSecret: existingSecret } = {}) {
-  const dbUrl = existingDbUrl || await freshDatabase();
+export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl, jwtSecret: existingSecret, embedded = false } = {}) {
+  let dbUrl = embedded ? undefined : existingDbUrl || await freshDatabase();
   const jwtSecret = existingSecret || randomBytes(32).toString('hex');
   if (fixture) {
     // Migrate first so the fixture gets the platform roles and default privileges.
@@ -124,8 +138,7 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
   }
   const env = {
     ...process.env,
-    DATABASE_URL: dbUrl,
-    ...(await viaPooler(dbUrl)),
+    ...(embedded ? { DB_PORT: '0' } : { DATABASE_URL: dbUrl, ...(await viaPooler(dbUrl)) }),
     PORT: '0',
     HTTP_WORKERS: '1',
     JWT_SECRET: jwtSecret,
@@ -134,12 +147,17 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
     RUST_LOG: process.env.RUST_LOG || 'warn',
     ...extraEnv,
   };
+  if (embedded) {
+    delete env.DATABASE_URL;
+    // as root, the cluster runs as `postgres`, which must enter the data directory
+    chmodSync(env.DATA_DIR, 0o755);
+  }
   const child = spawn(serverBin(), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
   const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 30000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), embedded ? 90000 : 30000);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));
     child.stdout.on('data', (d) => {
       out += d;
@@ -157,10 +175,12 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
     });
   });
   child.removeAllListeners('exit');
+  if (embedded) dbUrl = embeddedUrl(env.DATA_DIR);
   return {
     ...info,
     jwtSecret,
     dbUrl,
+    dataDir: env.DATA_DIR,
     pid: child.pid,
     logs: () => err,
     /** Drop the database's idle replication slots (a postgres_changes join made one): left

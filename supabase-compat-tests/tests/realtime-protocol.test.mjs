@@ -306,6 +306,19 @@ test('an upgrade with a key that has no exp is refused with 401 {"error":"Fields
   );
 });
 
+test('an upgrade or a join with a token that has no role, or the login role authenticator, is refused', async () => {
+  const noRole = signJwt({ sub: 'someone', exp: now() + 3600 }, main.jwtSecret);
+  const login = signJwt({ role: 'authenticator', exp: now() + 3600 }, main.jwtSecret);
+  assert.deepEqual(parsed(await upgrade(main, { vsn: '2.0.0', apikey: noRole })), refused(401, 'Fields `role` and `exp` are required in JWT'));
+  assert.deepEqual(parsed(await upgrade(main, { vsn: '2.0.0', apikey: login })), refused(401, 'The role `authenticator` cannot be used to connect'));
+  const s = await Raw.open(main);
+  for (const [token, message] of [[noRole, 'Fields `role` and `exp` are required in JWT'], [login, 'The role `authenticator` cannot be used to connect']]) {
+    const { reply } = await s.join(rt(`no-role-${message.length}`), {}, { access_token: token });
+    assert.equal(reply.payload.status, 'error', reply.text);
+    assert.equal(reply.payload.response.reason, `InvalidJWTToken: ${message}`);
+  }
+});
+
 test('an upgrade asking for an unsupported serializer (vsn=3.0.0) is refused with 403', async () => {
   const res = await upgrade(main, { vsn: '3.0.0', apikey: main.anonKey });
   assert.equal(res.status, 403);

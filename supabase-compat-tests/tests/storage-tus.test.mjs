@@ -159,3 +159,77 @@ test('bad requests get TUS answers, never a 500', async () => {
   const head = await fetch(`${one.url}/storage/v1/upload/resumable/bm9uZQ`, { method: 'HEAD', headers: base });
   assert.equal(head.status, 404);
 });
+
+/** POST an empty upload of `length` bytes; resolves to its URL. */
+async function createUpload(server, sub, objectName, length) {
+  const meta = (pairs) => Object.entries(pairs).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+  const res = await fetch(`${server.url}/storage/v1/upload/resumable`, {
+    method: 'POST',
+    headers: {
+      'Tus-Resumable': '1.0.0', Authorization: `Bearer ${token(server, sub)}`, apikey: server.anonKey,
+      'Upload-Length': String(length), 'Upload-Metadata': meta({ bucketName: 'private', objectName, contentType: 'application/octet-stream' }),
+    },
+  });
+  assert.equal(res.status, 201);
+  return res.headers.get('location');
+}
+
+/** PATCH `bytes` at `offset`; with `pauseAfter`, the body stops after that many bytes until `resume` resolves. */
+function patchUpload(server, sub, url, offset, bytes, { pauseAfter, resume } = {}) {
+  const body = new ReadableStream({
+    async start(controller) {
+      if (pauseAfter) {
+        controller.enqueue(bytes.subarray(0, pauseAfter));
+        await resume;
+        controller.enqueue(bytes.subarray(pauseAfter));
+      } else {
+        controller.enqueue(bytes);
+      }
+      controller.close();
+    },
+  });
+  return fetch(url, {
+    method: 'PATCH',
+    duplex: 'half',
+    body,
+    headers: {
+      'Tus-Resumable': '1.0.0', Authorization: `Bearer ${token(server, sub)}`, apikey: server.anonKey,
+      'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), 'Content-Length': String(bytes.length),
+    },
+  });
+}
+
+test('two PATCHes at one offset: one writes, the other gets 409 with the offset, and the acknowledged chunk is kept', async () => {
+  const alice = createClient(one.url, one.anonKey, { ...opts, global: { headers: { Authorization: `Bearer ${token(one, ALICE)}` } } });
+  const first = randomBytes(1024 * 1024);
+  const second = randomBytes(first.length);
+  const rest = randomBytes(4321);
+  const total = first.length + rest.length;
+  for (const [round, [a, b]] of [[one, two], [one, one]].entries()) {
+    // round 0: the racing requests reach two instances; round 1: the same one
+    const objectName = `${ALICE}/race-${round}.bin`;
+    const url = await createUpload(one, ALICE, objectName, total);
+    let resume;
+    const resumed = new Promise((r) => { resume = r; });
+    // the first request is mid-body (its claim made, half its bytes sent) when the second comes
+    const slow = patchUpload(a, ALICE, url.replace(one.url, a.url), 0, first, { pauseAfter: 4096, resume: resumed });
+    await new Promise((r) => setTimeout(r, 300));
+    const fast = await patchUpload(b, ALICE, url.replace(one.url, b.url), 0, second);
+    resume();
+    const slowRes = await slow;
+    const results = [[slowRes, first], [fast, second]];
+    const won = results.filter(([res]) => res.status === 204);
+    const lost = results.filter(([res]) => res.status === 409);
+    assert.equal(won.length, 1, `one 204: ${results.map(([r]) => r.status)}`);
+    assert.equal(lost.length, 1, `one 409: ${results.map(([r]) => r.status)}`);
+    assert.equal(won[0][0].headers.get('upload-offset'), String(first.length));
+    assert.ok(['0', String(first.length)].includes(lost[0][0].headers.get('upload-offset')), 'the 409 tells the current offset');
+    const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', Authorization: `Bearer ${token(one, ALICE)}`, apikey: one.anonKey } });
+    assert.equal(head.headers.get('upload-offset'), String(first.length));
+    const last = await patchUpload(one, ALICE, url, first.length, rest);
+    assert.equal(last.status, 204, await last.text());
+    const { data, error } = await alice.storage.from('private').download(objectName);
+    assert.equal(error, null);
+    assert.equal(sha(Buffer.from(await data.arrayBuffer())), sha(Buffer.concat([won[0][1], rest])), "the winner's bytes, then the rest");
+  }
+});

@@ -34,17 +34,20 @@ pub fn verify(gate: &Gate, token: &str) -> Result<Token, TokenError> {
     if token.is_empty() {
         return Err(TokenError::Missing);
     }
-    let caller = gate.authenticate(Some(token), None, true).map_err(|err| match err {
-        crate::gate::GateError::Jwt(crate::jwt::JwtError::Expired) => TokenError::Expired(expired_for(token)),
-        crate::gate::GateError::Jwt(jwt) => TokenError::from_jwt(&jwt),
-        crate::gate::GateError::MissingApiKey => TokenError::Missing,
-        crate::gate::GateError::NoRole => TokenError::MissingClaims,
-        crate::gate::GateError::SecretKeyInBrowser => TokenError::Signature,
+    let claims = gate.verifier.verify(token).map_err(|err| match err {
+        crate::jwt::JwtError::Expired => TokenError::Expired(expired_for(token)),
+        jwt => TokenError::from_jwt(&jwt),
     })?;
-    let exp = caller.claims.get("exp").and_then(Value::as_f64).ok_or(TokenError::MissingClaims)? as i64;
-    if caller.claims.get("role").and_then(Value::as_str).is_none() {
+    // `role` is required as given in the token (the other surfaces fall back to the anonymous
+    // role), and must be one a client may run as, not the login role the server connects with.
+    if claims.get("role").and_then(Value::as_str).is_none_or(str::is_empty) {
         return Err(TokenError::MissingClaims);
     }
+    let caller = gate.caller(claims).map_err(|_| TokenError::MissingClaims)?;
+    if caller.role == "authenticator" {
+        return Err(TokenError::UnusableRole(caller.role));
+    }
+    let exp = caller.claims.get("exp").and_then(Value::as_f64).ok_or(TokenError::MissingClaims)? as i64;
     let now = now();
     if exp <= now {
         return Err(TokenError::Expired(now.saturating_sub(exp)));

@@ -33,9 +33,20 @@ pub struct RealtimeConfig {
     #[arg(long = "realtime-slot-name", env = "SLOT_NAME")]
     pub slot_name: Option<String>,
 
-    /// Milliseconds between two reads of the replication slot while changes are subscribed to.
-    #[arg(long = "realtime-poll-interval-ms", env = "POLL_INTERVAL_MS", default_value_t = 25)]
+    /// Accepted for Supabase Realtime's environment and not used: the slot is streamed, so
+    /// changes arrive as they commit and nothing is polled.
+    #[arg(long = "realtime-poll-interval-ms", env = "POLL_INTERVAL_MS", default_value_t = 25, hide = true)]
     pub poll_interval_ms: u64,
+
+    /// Memory Postgres may use to decode the slot's transactions before it spills them to disk,
+    /// in megabytes (`logical_decoding_work_mem` of the replication connection).
+    #[arg(long = "realtime-decoding-work-mem-mb", env = "REALTIME_DECODING_WORK_MEM_MB", default_value_t = 64)]
+    pub decoding_work_mem_mb: u64,
+
+    /// Seconds another instance's replication slot may stay inactive before this instance drops
+    /// it (an instance that died and never came back; its slot holds WAL). 0 keeps them.
+    #[arg(long = "realtime-stale-slot-secs", env = "REALTIME_STALE_SLOT_SECS", default_value_t = 600)]
+    pub stale_slot_secs: u64,
 
     /// Seconds after start during which changes read from the slot are kept, so subscribers
     /// that reconnect after a restart receive what was committed while the server was down.

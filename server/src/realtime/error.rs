@@ -22,6 +22,9 @@ pub enum TokenError {
     Signature,
     #[error("Fields `role` and `exp` are required in JWT")]
     MissingClaims,
+    /// A role no client may run as (the server's login role).
+    #[error("The role `{0}` cannot be used to connect")]
+    UnusableRole(String),
     /// A time claim refused (`nbf` or `iat` in the future, not a number).
     #[error("{0}")]
     Claims(String),

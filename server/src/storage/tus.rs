@@ -8,9 +8,13 @@
 //!
 //! Where things live, so that any server instance can take the next request: the upload's state
 //! in `storage.tus_uploads` (V59), each received chunk as its own object under `tus/<version>/`
-//! in the object store. A chunk is stored first, then the offset moves on with a conditional
-//! update (`where upload_offset = <the offset the chunk was sent for>`), so two requests racing
-//! for the same offset cannot both win and no long transaction is held while bytes arrive.
+//! in the object store. One request at a time writes an upload's next chunk: a `PATCH` first
+//! claims the upload at its offset (a token and an expiry in the upload's row, V73, renewed while
+//! bytes arrive), stores the chunk, then moves the offset on and drops the claim in one
+//! conditional update. A second `PATCH` meanwhile is refused with 409 and the current offset
+//! before it writes a byte, so it can neither replace nor delete the chunk being written, and no
+//! transaction is held open while bytes arrive. A claim left by a server that died expires after
+//! `CLAIM_SECS`.
 //!
 //! Row-level security decides at creation (a rolled-back trial write of the object row as the
 //! caller) and at completion (the real write, as the caller); in between, only the user who
@@ -42,9 +46,15 @@ const TUS_VERSION: &str = "1.0.0";
 /// How long an unfinished upload is kept.
 pub const EXPIRY_HOURS: i64 = 24;
 
-/// A refusal in TUS's way: a status and a plain-text body (storage-api sends the message).
+/// How long a `PATCH`'s claim on an upload lasts without renewal.
+const CLAIM_SECS: i32 = 30;
+/// How often a `PATCH` still receiving bytes renews its claim.
+const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A refusal in TUS's way: a status and a plain-text body (storage-api sends the message), with
+/// the upload's current offset on a conflict.
 #[derive(Debug)]
-pub struct Refusal(StatusCode, String);
+pub struct Refusal(StatusCode, String, Option<i64>);
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,18 +73,27 @@ impl actix_web::ResponseError for Refusal {
         if self.0 == StatusCode::PRECONDITION_FAILED {
             res.insert_header(("Tus-Version", TUS_VERSION));
         }
+        if let Some(offset) = self.2 {
+            res.insert_header(("Upload-Offset", offset.to_string()));
+        }
         res.content_type("text/plain; charset=utf-8").body(self.1.clone())
     }
 }
 
 impl From<StorageError> for Refusal {
     fn from(err: StorageError) -> Refusal {
-        Refusal(StatusCode::from_u16(err.status()).unwrap_or(StatusCode::BAD_REQUEST), err.to_string())
+        Refusal(StatusCode::from_u16(err.status()).unwrap_or(StatusCode::BAD_REQUEST), err.to_string(), None)
     }
 }
 
 fn refusal(status: StatusCode, message: &str) -> Refusal {
-    Refusal(status, message.to_string())
+    Refusal(status, message.to_string(), None)
+}
+
+/// 409: the request's offset is not (or no longer) where the upload is, or another request is
+/// writing its next chunk; `offset` is where the upload is now.
+fn conflict(offset: i64) -> Refusal {
+    Refusal(StatusCode::CONFLICT, "Upload-Offset does not match the upload's offset".to_string(), Some(offset))
 }
 
 fn from_storage(err: StorageError) -> Refusal {
@@ -377,30 +396,33 @@ async fn receive(
     payload: web::Payload,
 ) -> Result<(i64, String), Refusal> {
     if offset != upload.offset {
-        return Err(refusal(StatusCode::CONFLICT, "Upload-Offset does not match the upload's offset"));
+        return Err(conflict(upload.offset));
     }
+    let token = claim(state, version, offset).await?;
     let remaining = (upload.length - offset).max(0) as u64;
     let key = chunk_key(version, offset);
     let body = payload.map(|c| c.map_err(|e| e.to_string()));
-    let stored = match backend::put_stream(
-        state.store.as_ref(),
-        state.local.as_deref(),
-        &key,
-        body,
-        remaining,
-        backend::Etag::Mtime,
-    )
-    .await
-    {
+    let put =
+        backend::put_stream(state.store.as_ref(), state.local.as_deref(), &key, body, remaining, backend::Etag::Mtime);
+    // Bytes are written only while the claim holds: a claim that cannot be renewed stops them.
+    let stored = tokio::select! {
+        stored = put => stored.map_err(|err| match err {
+            StorageError::EntityTooLarge => refusal(StatusCode::PAYLOAD_TOO_LARGE, "The chunk goes past Upload-Length"),
+            err => from_storage(err),
+        }),
+        lost = keep_claim(state, version, token) => Err(lost),
+    };
+    let stored = match stored {
         Ok(stored) => stored,
-        Err(StorageError::EntityTooLarge) => {
-            return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "The chunk goes past Upload-Length"))
+        Err(refused) => {
+            release(state, version, token).await;
+            return Err(refused);
         }
-        Err(err) => return Err(from_storage(err)),
     };
     if stored.size == 0 {
         // nothing came: nothing to keep
         let _ = state.store.delete(&key).await;
+        release(state, version, token).await;
         return Ok((offset, upload.expires));
     }
     let new_offset = offset + stored.size as i64;
@@ -408,9 +430,10 @@ async fn receive(
         let client = db::connection(&state.admin).await?;
         let row = client
             .cached_query_opt(
-                "update storage.tus_uploads set upload_offset = $3, chunks = chunks || $2::int8 \
-                 where id = $1 and upload_offset = $2 returning upload_offset",
-                &[&version, &offset, &new_offset],
+                "update storage.tus_uploads set upload_offset = $3, chunks = chunks || $2::int8, \
+                 receiving = null, receiving_until = null \
+                 where id = $1 and upload_offset = $2 and receiving = $4 returning upload_offset",
+                &[&version, &offset, &new_offset, &token],
             )
             .await
             .map_err(|e| StorageError::from_db(&e, "move upload offset"))?;
@@ -420,12 +443,16 @@ async fn receive(
     match moved {
         Ok(true) => {}
         Ok(false) => {
-            // another request took this offset meanwhile: its chunk stands, ours goes
-            let _ = state.store.delete(&key).await;
-            return Err(refusal(StatusCode::CONFLICT, "Upload-Offset does not match the upload's offset"));
+            // The claim was lost (it expired, or the upload was abandoned): the chunk may now be
+            // another request's, so it is left to that request or to the sweep.
+            return Err(match load(state, version).await {
+                Ok(Some(now)) => conflict(now.offset),
+                _ => refusal(StatusCode::NOT_FOUND, "Upload not found"),
+            });
         }
         Err(err) => {
             let _ = state.store.delete(&key).await;
+            release(state, version, token).await;
             return Err(from_storage(err));
         }
     }
@@ -435,6 +462,68 @@ async fn receive(
         finish(state, ctx, version, &upload, &chunks).await.map_err(from_storage)?;
     }
     Ok((new_offset, upload.expires))
+}
+
+/// Claim the upload at `offset` for this request, or refuse with 409 and the current offset when
+/// it is elsewhere or another request holds an unexpired claim.
+async fn claim(state: &StorageState, version: Uuid, offset: i64) -> Result<Uuid, Refusal> {
+    let token = Uuid::new_v4();
+    let client = db::connection(&state.admin).await.map_err(from_storage)?;
+    let row = client
+        .cached_query_opt(
+            "with claimed as (update storage.tus_uploads set receiving = $3, \
+               receiving_until = now() + make_interval(secs => $4) \
+               where id = $1 and upload_offset = $2 and expires_at > now() \
+               and (receiving is null or receiving_until < now()) returning upload_offset) \
+             select (select upload_offset from claimed), \
+               (select upload_offset from storage.tus_uploads where id = $1)",
+            &[&version, &offset, &token, &(CLAIM_SECS as f64)],
+        )
+        .await
+        .map_err(|e| from_storage(StorageError::from_db(&e, "claim upload")))?;
+    let (claimed, current): (Option<i64>, Option<i64>) = row.map(|r| (r.get(0), r.get(1))).unwrap_or((None, None));
+    match (claimed, current) {
+        (Some(_), _) => Ok(token),
+        (None, Some(current)) => Err(conflict(current)),
+        (None, None) => Err(refusal(StatusCode::NOT_FOUND, "Upload not found")),
+    }
+}
+
+/// Renew the claim every `RENEW_EVERY` while the chunk arrives; returns only when it could not
+/// be renewed (then the chunk must not be kept).
+async fn keep_claim(state: &StorageState, version: Uuid, token: Uuid) -> Refusal {
+    loop {
+        tokio::time::sleep(RENEW_EVERY).await;
+        let renewed = async {
+            let client = db::connection(&state.admin).await?;
+            client
+                .cached_query_opt(
+                    "update storage.tus_uploads set receiving_until = now() + make_interval(secs => $3) \
+                     where id = $1 and receiving = $2 returning 1",
+                    &[&version, &token, &(CLAIM_SECS as f64)],
+                )
+                .await
+                .map_err(|e| StorageError::from_db(&e, "renew upload claim"))
+        }
+        .await;
+        match renewed {
+            Ok(Some(_)) => {}
+            Ok(None) => return refusal(StatusCode::CONFLICT, "The upload was interrupted"),
+            Err(err) => return from_storage(err),
+        }
+    }
+}
+
+/// Drop this request's claim (its chunk was not kept).
+async fn release(state: &StorageState, version: Uuid, token: Uuid) {
+    if let Ok(client) = db::connection(&state.admin).await {
+        let _ = client
+            .cached_execute(
+                "update storage.tus_uploads set receiving = null, receiving_until = null where id = $1 and receiving = $2",
+                &[&version, &token],
+            )
+            .await;
+    }
 }
 
 /// The upload is whole: its chunks become the object's bytes, the row is written as the caller,

@@ -1181,3 +1181,40 @@ async fn a_connection_keeps_a_bounded_number_of_rest_statements_prepared() {
     assert!(prepared.iter().all(|names| names.len() < 200), "{:?}", prepared.iter().map(Vec::len).collect::<Vec<_>>());
     assert!(total > 0, "statements stay prepared below the bound");
 }
+
+#[tokio::test]
+async fn an_empty_bearer_token_is_401_pgrst301_with_the_challenge_on_rest_and_refused_on_storage() {
+    let app = spawn_app().await;
+    app.ddl("create table public.hidden_rows (id int); revoke all on public.hidden_rows from anon;").await;
+    // `Bearer ` with the trailing space, and a bare `Bearer`: both carry an empty token
+    for value in ["Bearer ", "Bearer", "bearer    "] {
+        let res = app
+            .http
+            .get(format!("{}/rest/v1/hidden_rows", app.address))
+            .header("apikey", &app.anon_key)
+            .header("authorization", value)
+            .send()
+            .await
+            .unwrap();
+        let challenge = res.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_string());
+        let (status, body) = json_of(res).await;
+        assert_eq!(status, 401, "{value:?}: {body}");
+        assert_eq!(body["code"], "PGRST301", "{value:?}: {body}");
+        assert_eq!(body["message"], "Empty JWT is sent in Authorization header");
+        assert_eq!(
+            challenge.as_deref(),
+            Some("Bearer error=\"invalid_token\", error_description=\"Empty JWT is sent in Authorization header\"")
+        );
+    }
+    let res = app
+        .http
+        .get(format!("{}/storage/v1/bucket", app.address))
+        .header("apikey", &app.anon_key)
+        .header("authorization", "Bearer ")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["message"], "Invalid Compact JWS");
+}

@@ -3,7 +3,7 @@
 //!
 //! Relations and types are looked up in the catalog once and cached (a relation is re-read when
 //! its columns change or after `RELATION_TTL`, so `enable row level security` is noticed). Only
-//! whole transactions are turned into changes: the slot advances past their commit.
+//! whole transactions are turned into changes, at their commit.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -76,56 +76,62 @@ pub fn commit_timestamp(micros: i64) -> String {
     at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// Decoding state carried across reads of the slot.
+/// Decoding state carried across the replication stream.
 #[derive(Default)]
 pub struct Decoder {
     relations: HashMap<u32, Arc<RelInfo>>,
     types: HashMap<u32, TypeInfo>,
     pending: Vec<Change>,
-}
-
-/// What one read of the slot produced.
-pub struct Decoded {
-    pub changes: Vec<Arc<Change>>,
-    /// Where the slot may advance to (the end of the last whole transaction).
-    pub advance_to: Option<u64>,
+    /// Between a transaction's begin and its commit.
+    open: bool,
 }
 
 impl Decoder {
-    /// Decode the rows of one peek. `client` reads the catalog for unknown relations and types.
-    pub async fn decode(
-        &mut self,
-        client: &tokio_postgres::Client,
-        messages: &[Vec<u8>],
-    ) -> Result<Decoded, tokio_postgres::Error> {
-        let mut out = Decoded { changes: Vec::new(), advance_to: None };
-        for raw in messages {
-            let message = match pgoutput::decode(raw) {
-                Ok(m) => m,
-                Err(err) => {
-                    tracing::warn!(error = %err, "realtime: skipping a change the decoder could not read");
-                    continue;
-                }
-            };
-            match message {
-                Message::Begin => self.pending.clear(),
-                Message::Relation(rel) => self.relation(client, rel).await?,
-                Message::Insert { relation, new } => self.push(relation, Event::Insert, Some(new), None),
-                Message::Update { relation, old, new } => self.push(relation, Event::Update, Some(new), old),
-                Message::Delete { relation, old } => self.push(relation, Event::Delete, None, Some(old)),
-                Message::Commit { end_lsn, timestamp } => {
-                    let at = commit_timestamp(timestamp);
-                    for mut change in self.pending.drain(..) {
-                        change.commit_timestamp.clone_from(&at);
-                        change.end_lsn = end_lsn;
-                        out.changes.push(Arc::new(change));
-                    }
-                    out.advance_to = Some(end_lsn);
-                }
-                Message::Other => {}
+    /// A transaction begins: what an interrupted one left is dropped.
+    pub fn begin(&mut self) {
+        self.pending.clear();
+        self.open = true;
+    }
+
+    /// Whether a transaction has begun and not yet committed.
+    pub fn in_transaction(&self) -> bool {
+        self.open
+    }
+
+    /// One `pgoutput` message inside a transaction (relation, insert, update, delete; others
+    /// are skipped). `client` reads the catalog for unknown relations and types.
+    pub async fn message(&mut self, client: &tokio_postgres::Client, raw: &[u8]) -> Result<(), tokio_postgres::Error> {
+        let message = match pgoutput::decode(raw) {
+            Ok(m) => m,
+            Err(err) => {
+                tracing::warn!(error = %err, "realtime: skipping a change the decoder could not read");
+                return Ok(());
             }
+        };
+        match message {
+            Message::Begin => self.begin(),
+            Message::Relation(rel) => self.relation(client, rel).await?,
+            Message::Insert { relation, new } => self.push(relation, Event::Insert, Some(new), None),
+            Message::Update { relation, old, new } => self.push(relation, Event::Update, Some(new), old),
+            Message::Delete { relation, old } => self.push(relation, Event::Delete, None, Some(old)),
+            Message::Commit { .. } | Message::Other => {}
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// The transaction commits at `end_lsn`, at `timestamp` (microseconds since 2000): its
+    /// changes, whole.
+    pub fn commit(&mut self, end_lsn: u64, timestamp: i64) -> Vec<Arc<Change>> {
+        self.open = false;
+        let at = commit_timestamp(timestamp);
+        self.pending
+            .drain(..)
+            .map(|mut change| {
+                change.commit_timestamp.clone_from(&at);
+                change.end_lsn = end_lsn;
+                Arc::new(change)
+            })
+            .collect()
     }
 
     fn push(&mut self, relation: u32, kind: Event, new: Option<Vec<Cell>>, old: Option<Vec<Cell>>) {

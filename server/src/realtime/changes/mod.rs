@@ -4,19 +4,25 @@
 //! Each instance reads its own slot (`SLOT_NAME`), created on the first subscription with the
 //! built-in `pgoutput` plugin over the publication `supabase_realtime`, and delivers to its
 //! own sockets: a change reaches each subscriber exactly once whichever instance it uses. The
-//! slot is read with `pg_logical_slot_peek_binary_changes` and advanced only after delivery, so
-//! a restart loses nothing committed meanwhile; for `REALTIME_RESUME_WINDOW_SECS` after start,
-//! what was read is kept and replayed to subscribers that join then (clients reconnecting).
+//! slot is streamed (`reader`) and its position confirmed only after delivery, so a restart
+//! loses nothing committed meanwhile; for `REALTIME_RESUME_WINDOW_SECS` after start, what was
+//! read is kept and replayed to subscribers that join then (clients reconnecting).
+//!
+//! The slot of an instance that died and never came back would hold WAL for ever: every
+//! instance looks at the other instances' slots (`stale_slots`) and drops one that has been
+//! inactive for `REALTIME_STALE_SLOT_SECS`.
 
 pub mod binding;
 pub mod decode;
 mod deliver;
 pub mod pgoutput;
 mod reader;
+mod stale_slots;
 pub mod values;
 
 use crate::db::cached::CachedQueries;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -45,7 +51,6 @@ pub struct Changes {
     pub slot: String,
     subscriptions: RwLock<HashMap<(SocketId, String), Arc<Subscription>>>,
     reader_started: tokio::sync::Mutex<bool>,
-    wake: tokio::sync::Notify,
     started: Instant,
     resume_window: Duration,
     resume: Mutex<Vec<Arc<Change>>>,
@@ -53,7 +58,16 @@ pub struct Changes {
     /// it were committed while the server was down, and only those are replayed. 0 (nothing to
     /// replay) when the slot is created by this process.
     backlog_end: OnceLock<u64>,
-    poll: Duration,
+    /// The end of the last transaction delivered (or of WAL known to carry nothing to deliver):
+    /// where the stream resumes after a lost connection, and at or before which a transaction
+    /// Postgres sends again is skipped.
+    pub delivered: AtomicU64,
+    /// Transactions Postgres sent again after a lost connection and that were skipped.
+    pub redelivered_skipped: AtomicU64,
+    /// `logical_decoding_work_mem` of the streaming connection, in kB.
+    decoding_work_mem_kb: u64,
+    /// Seconds another instance's slot may stay inactive before it is dropped (0: never).
+    stale_slot_secs: u64,
     /// (role, table oid) -> may select; role -> bypasses row-level security.
     privileges: moka::sync::Cache<(String, u32), bool>,
     bypass: moka::sync::Cache<String, bool>,
@@ -73,12 +87,14 @@ impl Changes {
             slot,
             subscriptions: RwLock::new(HashMap::new()),
             reader_started: tokio::sync::Mutex::new(false),
-            wake: tokio::sync::Notify::new(),
             started: Instant::now(),
             resume_window: Duration::from_secs(config.resume_window_secs),
             resume: Mutex::new(Vec::new()),
             backlog_end: OnceLock::new(),
-            poll: Duration::from_millis(config.poll_interval_ms.max(1)),
+            delivered: AtomicU64::new(0),
+            redelivered_skipped: AtomicU64::new(0),
+            decoding_work_mem_kb: config.decoding_work_mem_mb.max(1) * 1024,
+            stale_slot_secs: config.stale_slot_secs,
             privileges: moka::sync::Cache::builder().max_capacity(100_000).time_to_live(ttl).build(),
             bypass: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(ttl).build(),
         }
@@ -86,10 +102,6 @@ impl Changes {
 
     fn snapshot(&self) -> Vec<Arc<Subscription>> {
         self.subscriptions.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
-    }
-
-    fn has_subscriptions(&self) -> bool {
-        !self.subscriptions.read().unwrap_or_else(|e| e.into_inner()).is_empty()
     }
 
     /// Remove a channel's subscription.
@@ -149,7 +161,6 @@ pub async fn subscribe(rt: &Arc<Realtime>, sub: Subscription) -> Result<(), Stri
             .insert((sub.socket, sub.topic.clone()), sub.clone());
         kept.clone()
     };
-    rt.changes.wake.notify_one();
     if !kept.is_empty() && rt.changes.started.elapsed() < rt.changes.resume_window {
         let rt = rt.clone();
         tokio::spawn(async move { deliver::deliver(&rt, &kept, vec![sub]).await });
@@ -242,6 +253,16 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
     if *started {
         return Ok(());
     }
+    if create_slot(rt).await? {
+        let _ = rt.changes.backlog_end.set(0);
+    }
+    reader::spawn(rt.clone());
+    *started = true;
+    Ok(())
+}
+
+/// Create this instance's slot unless it exists; true when it was created now.
+async fn create_slot(rt: &Realtime) -> Result<bool, String> {
     let client = rt
         .pools
         .admin
@@ -253,21 +274,18 @@ async fn ensure_reader(rt: &Arc<Realtime>) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?
         .is_some();
-    if !exists {
-        if let Err(err) = client
-            .cached_query_one("select pg_create_logical_replication_slot($1, 'pgoutput')", &[&rt.changes.slot])
-            .await
-        {
-            let detail = err.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| err.to_string());
-            tracing::error!(slot = %rt.changes.slot, error = %detail, "realtime: cannot create the replication slot");
-            return Err(format!("Unable to read changes from the database: {detail}"));
-        }
-        tracing::info!(slot = %rt.changes.slot, "realtime: replication slot created");
-        let _ = rt.changes.backlog_end.set(0);
+    if exists {
+        return Ok(false);
     }
-    reader::spawn(rt.clone());
-    *started = true;
-    Ok(())
+    if let Err(err) =
+        client.cached_query_one("select pg_create_logical_replication_slot($1, 'pgoutput')", &[&rt.changes.slot]).await
+    {
+        let detail = err.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| err.to_string());
+        tracing::error!(slot = %rt.changes.slot, error = %detail, "realtime: cannot create the replication slot");
+        return Err(format!("Unable to read changes from the database: {detail}"));
+    }
+    tracing::info!(slot = %rt.changes.slot, "realtime: replication slot created");
+    Ok(true)
 }
 
 /// At start: when this instance's slot already exists (a restart), read it at once so changes
@@ -280,30 +298,13 @@ pub async fn resume_if_slot_exists(rt: Arc<Realtime>) {
         .ok()
         .flatten()
         .is_some();
-    // Slots of instances that are gone keep WAL on disk until dropped: say so.
-    let stale = client
-        .cached_query(
-            "select slot_name::text, coalesce(pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), '?') \
-             from pg_replication_slots where slot_name like 'supabase\\_realtime\\_%' and slot_name <> $1 \
-             and not active and database = current_database()",
-            &[&rt.changes.slot],
-        )
-        .await
-        .unwrap_or_default();
-    for row in stale {
-        let (name, retained): (String, String) = (row.get(0), row.get(1));
-        tracing::warn!(
-            slot = %name, retained = %retained,
-            "realtime: an inactive replication slot of another instance holds WAL; drop it with \
-             `select pg_drop_replication_slot('{name}')` if that instance is gone"
-        );
-    }
     if exists {
         let end: Option<String> =
             client.cached_query_one("select pg_current_wal_lsn()::text", &[]).await.ok().map(|r| r.get(0));
         let _ = rt.changes.backlog_end.set(end.as_deref().and_then(parse_lsn).unwrap_or(0));
     }
     drop(client);
+    stale_slots::spawn(rt.clone(), rt.changes.stale_slot_secs);
     if exists {
         if let Err(err) = ensure_reader(&rt).await {
             tracing::warn!(error = %err, "realtime: could not resume reading the replication slot");
