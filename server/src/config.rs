@@ -38,6 +38,11 @@ pub enum Command {
     },
     /// Load the demo data of the rental site (idempotent; prints created accounts once).
     Seed,
+    /// The project's migrations, as `supabase migration` manages them.
+    Migration {
+        #[command(subcommand)]
+        action: MigrationAction,
+    },
     /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
     Db {
         #[command(subcommand)]
@@ -78,9 +83,22 @@ pub enum KeysAction {
     S3Revoke { access_key_id: String },
 }
 
-/// Actions on the embedded cluster.
+/// Actions on the project's migrations.
+#[derive(Debug, Clone, Subcommand)]
+pub enum MigrationAction {
+    /// Create an empty migration `migrations/<UTC timestamp>_<name>.sql` in the project folder
+    /// (`./supabase` when none is given; created if missing).
+    New { name: String },
+    /// The migrations of the project folder and those applied to the database, side by side.
+    List,
+}
+
+/// Actions on the database.
 #[derive(Debug, Clone, Copy, Subcommand)]
 pub enum DbAction {
+    /// Apply the platform's and the project's pending migrations to the database (DATABASE_URL,
+    /// else the embedded cluster), as `supabase db push` does; a fresh database is seeded.
+    Push,
     /// Initialise (first time) and start the cluster, then print its connection URL and exit, leaving it running.
     Start,
     /// Stop the cluster if it runs.
@@ -134,6 +152,11 @@ pub struct Config {
     /// Directory for the embedded database, generated secrets and local files.
     #[arg(long, env = "DATA_DIR", default_value = ".data")]
     pub data_dir: PathBuf,
+
+    /// A Supabase project folder (`config.toml`, `migrations/`, `seed.sql`) to run: its
+    /// settings, migrations, seeds and buckets (docs/projects.md). Default: `./supabase` when it exists.
+    #[arg(long = "project", env = "SUPABASE_PROJECT_DIR")]
+    pub project: Option<PathBuf>,
 
     /// Port of the embedded PostgreSQL cluster on 127.0.0.1 (0: socket only, no TCP).
     #[arg(long, env = "DB_PORT", default_value_t = 54322)]

@@ -14,6 +14,7 @@ pub mod listener;
 pub mod metrics;
 pub mod outbox;
 pub mod panic_guard;
+pub mod project;
 pub mod realtime;
 pub mod rest;
 pub mod routes;

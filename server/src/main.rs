@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use secrecy::ExposeSecret;
-use server::config::{Cli, Command, Config, DbAction, KeysAction};
+use server::config::{Cli, Command, Config, DbAction, KeysAction, MigrationAction};
 use server::db::embedded::EmbeddedPostgres;
 use server::db::AUTHENTICATOR;
 use server::keys::Keys;
@@ -35,6 +35,22 @@ extern "C" fn configure_allocator() {
 }
 
 fn main() -> std::process::ExitCode {
+    // A project's config.toml gives settings the environment and the flags have not set: read
+    // it first, then parse (a flag or a variable still wins over the file).
+    let args: Vec<String> = std::env::args().collect();
+    match server::project::settings_from_args(&args) {
+        Ok(Some((_, settings))) => {
+            for (name, value) in settings {
+                // Still one thread: nothing else reads the environment yet.
+                std::env::set_var(name, value);
+            }
+        }
+        Ok(None) => {}
+        Err(err) => {
+            eprintln!("error: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     let cli = Cli::parse();
     let _traces = server::telemetry::init(&cli.config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -62,15 +78,45 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             print_keys(&url, &app.state().keys);
             app.run_until_stopped().await?;
         }
-        Command::Migrate => {
+        Command::Migrate | Command::Db { action: DbAction::Push } => {
             let keys = Keys::load_or_generate(&config)?;
             let cfg = config.clone();
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
             let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             let applied = startup::migrate_and_prepare(&pools, &keys).await?;
             println!("{} migration(s) applied", applied.len());
+            let project = startup::apply_project(&config, &pools).await?;
+            for name in &project {
+                println!("Applying migration {name}.sql...");
+            }
+            if config.project.is_some() || server::project::locate(None).is_some() {
+                println!("{} project migration(s) applied", project.len());
+            }
             if let Some(cluster) = database.embedded {
                 drop(pools);
+                tokio::task::spawn_blocking(move || cluster.stop()).await??;
+            }
+        }
+        Command::Migration { action: MigrationAction::New { name } } => {
+            let dir = server::project::locate(config.project.as_deref()).unwrap_or_else(|| "supabase".into());
+            let path = server::project::migrations::create(&dir, &name)?;
+            println!("Created new migration at {}", path.display());
+        }
+        Command::Migration { action: MigrationAction::List } => {
+            let dir = server::project::locate(config.project.as_deref())
+                .ok_or("no project folder: give --project DIR (or SUPABASE_PROJECT_DIR), or run where ./supabase is")?;
+            let local: Vec<String> = server::project::migrations::local(&dir)?.into_iter().map(|m| m.version).collect();
+            let keys = Keys::load_or_generate(&config)?;
+            let cfg = config.clone();
+            let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+            let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
+            let client = pools.direct.get().await?;
+            let remote: Vec<String> =
+                server::project::migrations::applied(&client).await?.into_iter().map(|(v, _)| v).collect();
+            print!("{}", server::project::migrations::list_table(&local, &remote));
+            drop(client);
+            drop(pools);
+            if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
@@ -104,6 +150,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Db { action } => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
             tokio::task::spawn_blocking(move || match action {
+                // Taken by the `migrate` arm above.
+                DbAction::Push => Ok(()),
                 DbAction::Start => cluster.start().map(|()| println!("{}", cluster.socket_url())),
                 DbAction::Stop => cluster.stop(),
                 DbAction::Url => {

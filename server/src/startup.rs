@@ -85,6 +85,8 @@ pub enum StartupError {
     #[error("storage: {0}")]
     Storage(String),
     #[error(transparent)]
+    Project(#[from] crate::project::ProjectError),
+    #[error(transparent)]
     Listener(#[from] crate::listener::ListenerError),
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
@@ -167,6 +169,14 @@ pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<Strin
     // Tell schema caches (ours and any PostgREST listening) that the schema may have changed.
     let _ = client.batch_execute("notify pgrst, 'reload schema'").await;
     Ok(applied)
+}
+
+/// Apply the project folder of the settings, if there is one (after the platform's migrations).
+pub async fn apply_project(config: &Config, pools: &Pools) -> Result<Vec<String>, StartupError> {
+    let Some(dir) = crate::project::locate(config.project.as_deref()) else { return Ok(Vec::new()) };
+    let project = crate::project::Project::open(&dir)?;
+    project.report();
+    Ok(project.apply(pools).await?)
 }
 
 /// Make large allocations (an argon2 hash's 19 MiB, a storage part's 5 MiB; anything from 2 MiB)
@@ -258,6 +268,7 @@ impl Application {
             .pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?
             .with_lanes(config.db_shared_connections);
         migrate_and_prepare(&pools, &keys).await?;
+        apply_project(&config, &pools).await?;
         let signing_keys = Arc::new(
             crate::signing_keys::SigningKeys::load(&pools.admin)
                 .await

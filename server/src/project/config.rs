@@ -1,0 +1,599 @@
+//! A Supabase project's `config.toml`, read as the Supabase CLI reads it, turned into what this
+//! server runs on: settings (the server's own environment names, so a flag or a variable that is
+//! already set still wins over the file), and what the project applies itself (buckets, seeds,
+//! migrations, the database's major version).
+//!
+//! A string `env(NAME)` is replaced by the variable `NAME`, as the CLI does (left as it is, with
+//! a warning, when `NAME` is unset). Every key is looked up in `RULES`: a key the CLI knows that
+//! means nothing on one server (ports, Studio, the mail catcher) is skipped silently; one this
+//! server does not apply yet is listed in a notice; a key the CLI does not know is a warning that
+//! names it; a value of the wrong type is an error that names the key and the type it needs.
+
+use std::path::{Path, PathBuf};
+
+use toml::Value;
+
+use super::ProjectError;
+
+/// What a `config.toml` gives.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ProjectConfig {
+    /// Settings as `(environment name, value)`.
+    pub env: Vec<(String, String)>,
+    pub buckets: Vec<Bucket>,
+    /// `[db] major_version`.
+    pub major_version: Option<i64>,
+    /// `[db.migrations] enabled` (default true).
+    pub migrations_enabled: bool,
+    /// `[db.seed] enabled` (default true).
+    pub seed_enabled: bool,
+    /// `[db.seed] sql_paths`, relative to the project folder (default `./seed.sql`).
+    pub seed_paths: Vec<String>,
+    /// Keys the CLI knows that this server does not apply yet.
+    pub not_applied: Vec<String>,
+    /// Keys the CLI does not know, and `env(NAME)` references to unset variables.
+    pub warnings: Vec<String>,
+}
+
+/// `[storage.buckets.<name>]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bucket {
+    pub name: String,
+    pub public: Option<bool>,
+    pub file_size_limit: Option<i64>,
+    pub allowed_mime_types: Option<Vec<String>>,
+}
+
+/// How a value becomes a setting.
+#[derive(Debug, Clone, Copy)]
+enum Conv {
+    Str,
+    Bool,
+    /// A boolean the server's setting states the other way round (`enable_signup` → `DISABLE_SIGNUP`).
+    NotBool,
+    Int,
+    /// An array of strings, comma-joined.
+    List,
+    /// `"50MiB"`, `"5MB"`, a number of bytes: bytes (1024-based units, as the CLI reads them).
+    Size,
+    /// `"1s"`, `"5m"`, `"1h30m"`: seconds.
+    Seconds,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    /// The value is this setting.
+    Env(&'static str, Conv),
+    /// `auth.external.<provider>.<field>`: `EXTERNAL_<PROVIDER>_<FIELD>` where the server has it.
+    External(Conv),
+    /// `auth.email.template.<kind>.subject`: `MAILER_SUBJECTS_<KIND>`.
+    Subject,
+    /// `auth.sms.test_otp.<number> = "<code>"`: one entry of `SMS_TEST_OTP`.
+    TestOtp,
+    /// `[auth.email.smtp]` values, applied only when the section is enabled.
+    Smtp(&'static str, Conv),
+    /// Read by the project itself (buckets, seeds, migrations, major version).
+    Project,
+    /// Means nothing on this server (ports, Studio, the mail catcher, the pooler…).
+    Skip,
+    /// Known to the CLI and not applied here yet.
+    NotYet,
+}
+
+/// Key patterns (`*` is one segment) and their rules; the first match wins.
+const RULES: &[(&str, Rule)] = &[
+    ("project_id", Rule::Skip),
+    ("api.enabled", Rule::Skip),
+    ("api.port", Rule::Skip),
+    ("api.tls.*", Rule::Skip),
+    ("api.schemas", Rule::Env("PGRST_DB_SCHEMAS", Conv::List)),
+    ("api.extra_search_path", Rule::Env("PGRST_DB_EXTRA_SEARCH_PATH", Conv::List)),
+    ("api.max_rows", Rule::Env("PGRST_DB_MAX_ROWS", Conv::Int)),
+    ("db.major_version", Rule::Project),
+    ("db.migrations.enabled", Rule::Project),
+    ("db.migrations.schema_paths", Rule::NotYet),
+    ("db.seed.enabled", Rule::Project),
+    ("db.seed.sql_paths", Rule::Project),
+    ("db.port", Rule::Skip),
+    ("db.shadow_port", Rule::Skip),
+    ("db.health_timeout", Rule::Skip),
+    ("db.pooler.*", Rule::Skip),
+    ("db.network_restrictions.*", Rule::Skip),
+    ("db.vault.*", Rule::NotYet),
+    ("db.settings.*", Rule::NotYet),
+    ("db.root_key", Rule::NotYet),
+    ("realtime.*", Rule::Skip),
+    ("studio.*", Rule::Skip),
+    ("inbucket.*", Rule::Skip),
+    ("analytics.*", Rule::Skip),
+    ("experimental.*", Rule::Skip),
+    ("remotes.*", Rule::NotYet),
+    ("edge_runtime.*", Rule::NotYet),
+    ("functions.*", Rule::NotYet),
+    ("storage.enabled", Rule::Skip),
+    ("storage.file_size_limit", Rule::Env("FILE_SIZE_LIMIT", Conv::Size)),
+    ("storage.image_transformation.*", Rule::Skip),
+    ("storage.s3_protocol.*", Rule::Skip),
+    ("storage.analytics.*", Rule::NotYet),
+    ("storage.vector.*", Rule::NotYet),
+    ("storage.buckets.*.public", Rule::Project),
+    ("storage.buckets.*.file_size_limit", Rule::Project),
+    ("storage.buckets.*.allowed_mime_types", Rule::Project),
+    ("storage.buckets.*.objects_path", Rule::NotYet),
+    ("auth.enabled", Rule::Skip),
+    ("auth.site_url", Rule::Env("SITE_URL", Conv::Str)),
+    ("auth.additional_redirect_urls", Rule::Env("URI_ALLOW_LIST", Conv::List)),
+    ("auth.jwt_expiry", Rule::Env("JWT_EXP", Conv::Int)),
+    ("auth.refresh_token_reuse_interval", Rule::Env("REFRESH_TOKEN_REUSE_INTERVAL", Conv::Int)),
+    ("auth.enable_signup", Rule::Env("DISABLE_SIGNUP", Conv::NotBool)),
+    ("auth.enable_anonymous_sign_ins", Rule::Env("EXTERNAL_ANONYMOUS_USERS_ENABLED", Conv::Bool)),
+    ("auth.enable_manual_linking", Rule::Env("SECURITY_MANUAL_LINKING_ENABLED", Conv::Bool)),
+    ("auth.minimum_password_length", Rule::Env("PASSWORD_MIN_LENGTH", Conv::Int)),
+    ("auth.enable_refresh_token_rotation", Rule::NotYet),
+    ("auth.password_requirements", Rule::NotYet),
+    ("auth.signing_keys_path", Rule::NotYet),
+    ("auth.jwt_issuer", Rule::NotYet),
+    ("auth.rate_limit.email_sent", Rule::Env("RATE_LIMIT_EMAIL_SENT", Conv::Int)),
+    ("auth.rate_limit.sms_sent", Rule::Env("RATE_LIMIT_SMS_SENT", Conv::Int)),
+    ("auth.rate_limit.anonymous_users", Rule::Env("RATE_LIMIT_ANONYMOUS_USERS", Conv::Int)),
+    ("auth.rate_limit.token_refresh", Rule::Env("RATE_LIMIT_TOKEN_REFRESH", Conv::Int)),
+    ("auth.rate_limit.token_verifications", Rule::Env("RATE_LIMIT_VERIFY", Conv::Int)),
+    ("auth.rate_limit.*", Rule::NotYet),
+    ("auth.captcha.*", Rule::NotYet),
+    ("auth.email.enable_signup", Rule::NotYet),
+    ("auth.email.double_confirm_changes", Rule::Env("MAILER_SECURE_EMAIL_CHANGE_ENABLED", Conv::Bool)),
+    ("auth.email.enable_confirmations", Rule::Env("MAILER_AUTOCONFIRM", Conv::NotBool)),
+    ("auth.email.secure_password_change", Rule::Env("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", Conv::Bool)),
+    ("auth.email.max_frequency", Rule::Env("SMTP_MAX_FREQUENCY", Conv::Seconds)),
+    ("auth.email.otp_expiry", Rule::Env("MAILER_OTP_EXP", Conv::Int)),
+    ("auth.email.otp_length", Rule::NotYet),
+    ("auth.email.smtp.enabled", Rule::Project),
+    ("auth.email.smtp.host", Rule::Smtp("SMTP_HOST", Conv::Str)),
+    ("auth.email.smtp.port", Rule::Smtp("SMTP_PORT", Conv::Int)),
+    ("auth.email.smtp.user", Rule::Smtp("SMTP_USER", Conv::Str)),
+    ("auth.email.smtp.pass", Rule::Smtp("SMTP_PASS", Conv::Str)),
+    ("auth.email.smtp.admin_email", Rule::Smtp("SMTP_ADMIN_EMAIL", Conv::Str)),
+    ("auth.email.smtp.sender_name", Rule::Smtp("SMTP_SENDER_NAME", Conv::Str)),
+    ("auth.email.template.*.subject", Rule::Subject),
+    ("auth.email.template.*.content_path", Rule::NotYet),
+    ("auth.email.notification.*", Rule::NotYet),
+    ("auth.sms.enable_signup", Rule::Env("EXTERNAL_PHONE_ENABLED", Conv::Bool)),
+    ("auth.sms.enable_confirmations", Rule::Env("SMS_AUTOCONFIRM", Conv::NotBool)),
+    ("auth.sms.template", Rule::Env("SMS_TEMPLATE", Conv::Str)),
+    ("auth.sms.max_frequency", Rule::Env("SMS_MAX_FREQUENCY", Conv::Seconds)),
+    ("auth.sms.test_otp.*", Rule::TestOtp),
+    ("auth.sms.*", Rule::NotYet),
+    ("auth.sessions.*", Rule::NotYet),
+    ("auth.hook.before_user_created.enabled", Rule::Env("HOOK_BEFORE_USER_CREATED_ENABLED", Conv::Bool)),
+    ("auth.hook.before_user_created.uri", Rule::Env("HOOK_BEFORE_USER_CREATED_URI", Conv::Str)),
+    ("auth.hook.*", Rule::NotYet),
+    ("auth.mfa.phone.enroll_enabled", Rule::Env("MFA_PHONE_ENROLL_ENABLED", Conv::Bool)),
+    ("auth.mfa.phone.verify_enabled", Rule::Env("MFA_PHONE_VERIFY_ENABLED", Conv::Bool)),
+    ("auth.mfa.web_authn.enroll_enabled", Rule::Env("MFA_WEB_AUTHN_ENROLL_ENABLED", Conv::Bool)),
+    ("auth.mfa.web_authn.verify_enabled", Rule::Env("MFA_WEB_AUTHN_VERIFY_ENABLED", Conv::Bool)),
+    ("auth.mfa.*", Rule::NotYet),
+    ("auth.external.*.enabled", Rule::External(Conv::Bool)),
+    ("auth.external.*.client_id", Rule::External(Conv::Str)),
+    ("auth.external.*.secret", Rule::External(Conv::Str)),
+    ("auth.external.*.url", Rule::External(Conv::Str)),
+    ("auth.external.*.skip_nonce_check", Rule::External(Conv::Bool)),
+    ("auth.external.*.*", Rule::NotYet),
+    ("auth.web3.*", Rule::NotYet),
+    ("auth.third_party.*", Rule::NotYet),
+    ("auth.oauth_server.*", Rule::NotYet),
+];
+
+/// The `EXTERNAL_*` settings the server has (providers and fields).
+const EXTERNAL: &[&str] = &[
+    "APPLE_ENABLED",
+    "APPLE_CLIENT_ID",
+    "APPLE_SECRET",
+    "APPLE_URL",
+    "APPLE_SKIP_NONCE_CHECK",
+    "AZURE_ENABLED",
+    "AZURE_CLIENT_ID",
+    "AZURE_SECRET",
+    "AZURE_URL",
+    "DISCORD_ENABLED",
+    "DISCORD_CLIENT_ID",
+    "DISCORD_SECRET",
+    "DISCORD_URL",
+    "FACEBOOK_ENABLED",
+    "FACEBOOK_CLIENT_ID",
+    "FACEBOOK_SECRET",
+    "FACEBOOK_URL",
+    "GITHUB_ENABLED",
+    "GITHUB_CLIENT_ID",
+    "GITHUB_SECRET",
+    "GITHUB_URL",
+    "GITLAB_ENABLED",
+    "GITLAB_CLIENT_ID",
+    "GITLAB_SECRET",
+    "GITLAB_URL",
+    "GOOGLE_ENABLED",
+    "GOOGLE_CLIENT_ID",
+    "GOOGLE_SECRET",
+    "GOOGLE_SKIP_NONCE_CHECK",
+    "KEYCLOAK_ENABLED",
+    "KEYCLOAK_CLIENT_ID",
+    "KEYCLOAK_SECRET",
+    "KEYCLOAK_URL",
+    "KEYCLOAK_SKIP_NONCE_CHECK",
+];
+
+/// The mail kinds whose subject the server takes (`MAILER_SUBJECTS_<KIND>`).
+const SUBJECTS: &[&str] = &["confirmation", "recovery", "magic_link", "invite", "email_change", "reauthentication"];
+
+/// Read `config.toml` of the project folder `dir` (a folder without one has the defaults).
+pub fn load(dir: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ProjectConfig, ProjectError> {
+    let path = dir.join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(ProjectError::Io(path, err)),
+    };
+    parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))
+}
+
+/// Parse a `config.toml`'s text; `lookup` reads the environment for `env(NAME)`.
+pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ProjectConfig, String> {
+    let root: toml::Table = text.parse().map_err(|e: toml::de::Error| e.message().to_string())?;
+    let mut out = ProjectConfig {
+        migrations_enabled: true,
+        seed_enabled: true,
+        seed_paths: vec!["./seed.sql".into()],
+        ..Default::default()
+    };
+    let mut leaves = Vec::new();
+    flatten(&mut Vec::new(), &Value::Table(root), &mut leaves);
+    let smtp_enabled = leaves
+        .iter()
+        .find(|(k, _)| k == "auth.email.smtp.enabled")
+        .map(|(_, v)| v.as_bool().ok_or_else(|| wrong("auth.email.smtp.enabled", "a boolean")))
+        .transpose()?
+        .unwrap_or(true);
+    let mut test_otp = Vec::new();
+    for (key, value) in leaves {
+        let value = substitute(&key, value, lookup, &mut out.warnings);
+        let segments: Vec<&str> = key.split('.').collect();
+        let Some(rule) = RULES.iter().find(|(pattern, _)| matches(pattern, &segments)).map(|(_, r)| *r) else {
+            out.warnings.push(format!("unknown key {key} in config.toml"));
+            continue;
+        };
+        match rule {
+            Rule::Env(name, conv) => out.env.push((name.into(), convert(&key, &value, conv)?)),
+            Rule::Smtp(name, conv) => {
+                if smtp_enabled {
+                    out.env.push((name.into(), convert(&key, &value, conv)?));
+                }
+            }
+            Rule::External(conv) => {
+                let name = format!("{}_{}", segments[2], segments[3]).to_ascii_uppercase();
+                if EXTERNAL.contains(&name.as_str()) {
+                    out.env.push((format!("EXTERNAL_{name}"), convert(&key, &value, conv)?));
+                } else {
+                    out.not_applied.push(key);
+                }
+            }
+            Rule::Subject => {
+                if SUBJECTS.contains(&segments[3]) {
+                    out.env.push((
+                        format!("MAILER_SUBJECTS_{}", segments[3].to_ascii_uppercase()),
+                        convert(&key, &value, Conv::Str)?,
+                    ));
+                } else {
+                    out.not_applied.push(key);
+                }
+            }
+            Rule::TestOtp => test_otp.push(format!("{}:{}", segments[3], convert(&key, &value, Conv::Str)?)),
+            Rule::Project => project_key(&mut out, &key, &segments, &value)?,
+            Rule::Skip => {}
+            Rule::NotYet => out.not_applied.push(key),
+        }
+    }
+    if !test_otp.is_empty() {
+        out.env.push(("SMS_TEST_OTP".into(), test_otp.join(",")));
+    }
+    Ok(out)
+}
+
+fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Value) -> Result<(), String> {
+    match key {
+        "db.major_version" => out.major_version = Some(value.as_integer().ok_or_else(|| wrong(key, "an integer"))?),
+        "db.migrations.enabled" => out.migrations_enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+        "db.seed.enabled" => out.seed_enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+        "db.seed.sql_paths" => out.seed_paths = strings(key, value)?,
+        "auth.email.smtp.enabled" => {}
+        _ => {
+            let name = segments[2].to_string();
+            let index = match out.buckets.iter().position(|b| b.name == name) {
+                Some(i) => i,
+                None => {
+                    out.buckets.push(Bucket { name, public: None, file_size_limit: None, allowed_mime_types: None });
+                    out.buckets.len() - 1
+                }
+            };
+            let bucket = &mut out.buckets[index];
+            match segments[3] {
+                "public" => bucket.public = Some(value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?),
+                "file_size_limit" => bucket.file_size_limit = Some(size(key, value)?),
+                _ => bucket.allowed_mime_types = Some(strings(key, value)?),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn flatten(path: &mut Vec<String>, value: &Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Table(table) => {
+            for (k, v) in table {
+                path.push(k.clone());
+                flatten(path, v, out);
+                path.pop();
+            }
+        }
+        leaf => out.push((path.join("."), leaf.clone())),
+    }
+}
+
+fn matches(pattern: &str, segments: &[&str]) -> bool {
+    let parts: Vec<&str> = pattern.split('.').collect();
+    // A trailing `*` takes the rest of the key; another `*` takes one segment.
+    if parts.last() == Some(&"*") && parts.len() <= segments.len() {
+        let head = &parts[..parts.len() - 1];
+        return head.iter().zip(segments).all(|(p, s)| *p == "*" || p == s) && segments.len() >= parts.len();
+    }
+    parts.len() == segments.len() && parts.iter().zip(segments).all(|(p, s)| *p == "*" || p == s)
+}
+
+/// `env(NAME)` strings (also inside arrays) replaced by the variable.
+fn substitute(key: &str, value: Value, lookup: &dyn Fn(&str) -> Option<String>, warnings: &mut Vec<String>) -> Value {
+    match value {
+        Value::String(s) => {
+            let name = s.strip_prefix("env(").and_then(|r| r.strip_suffix(')')).map(str::trim);
+            match name {
+                Some(name) => match lookup(name) {
+                    Some(v) => Value::String(v),
+                    None => {
+                        warnings.push(format!("{key}: the variable {name} of env({name}) is not set"));
+                        Value::String(s)
+                    }
+                },
+                None => Value::String(s),
+            }
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| substitute(key, v, lookup, warnings)).collect()),
+        other => other,
+    }
+}
+
+fn wrong(key: &str, expected: &str) -> String {
+    format!("{key} must be {expected}")
+}
+
+fn strings(key: &str, value: &Value) -> Result<Vec<String>, String> {
+    value
+        .as_array()
+        .and_then(|items| items.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| wrong(key, "an array of strings"))
+}
+
+fn convert(key: &str, value: &Value, conv: Conv) -> Result<String, String> {
+    Ok(match conv {
+        Conv::Str => value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string(),
+        Conv::Bool => value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?.to_string(),
+        Conv::NotBool => (!value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?).to_string(),
+        Conv::Int => value.as_integer().ok_or_else(|| wrong(key, "an integer"))?.to_string(),
+        Conv::List => strings(key, value)?.join(","),
+        Conv::Size => size(key, value)?.to_string(),
+        Conv::Seconds => match value {
+            Value::Integer(n) => n.to_string(),
+            Value::String(s) => {
+                seconds(s).ok_or_else(|| wrong(key, "a duration such as \"60s\" or \"5m\""))?.to_string()
+            }
+            _ => return Err(wrong(key, "a duration such as \"60s\" or \"5m\"")),
+        },
+    })
+}
+
+/// A size as the CLI reads it: bytes, or a number with `k`/`kb`/`kib`, `m`…, `g`…, `t`…
+/// (any case), all 1024-based.
+fn size(key: &str, value: &Value) -> Result<i64, String> {
+    let invalid = || wrong(key, "a size such as \"50MiB\" or a number of bytes");
+    match value {
+        Value::Integer(n) if *n >= 0 => Ok(*n),
+        Value::String(s) => {
+            let s = s.trim().to_ascii_lowercase();
+            let end = s.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(s.len());
+            let number: f64 = s[..end].parse().map_err(|_| invalid())?;
+            let unit = s[end..].trim();
+            let unit = unit.strip_suffix("ib").or_else(|| unit.strip_suffix('b')).unwrap_or(unit);
+            let factor = match unit {
+                "" => 1.0,
+                "k" => 1024.0,
+                "m" => 1024f64.powi(2),
+                "g" => 1024f64.powi(3),
+                "t" => 1024f64.powi(4),
+                _ => return Err(invalid()),
+            };
+            Ok((number * factor) as i64)
+        }
+        _ => Err(invalid()),
+    }
+}
+
+/// Go's duration text (`"1s"`, `"5m"`, `"1h30m"`, `"500ms"`) in whole seconds.
+fn seconds(text: &str) -> Option<u64> {
+    let mut total = 0f64;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let end = rest.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+        let number: f64 = rest[..end].parse().ok()?;
+        rest = &rest[end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let factor = match &rest[..unit_end] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return None,
+        };
+        total += number * factor;
+        rest = &rest[unit_end..];
+    }
+    Some(total.round() as u64)
+}
+
+/// Seed files: each of `patterns` (relative to `dir`, globs allowed) in order, the matches of a
+/// glob sorted, each file once; a pattern that matches nothing is returned in the second list.
+pub fn seed_files(dir: &Path, patterns: &[String]) -> (Vec<PathBuf>, Vec<String>) {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut unmatched = Vec::new();
+    for pattern in patterns {
+        let full = dir.join(pattern.trim_start_matches("./"));
+        let mut found: Vec<PathBuf> = glob::glob(&full.to_string_lossy())
+            .map(|paths| paths.filter_map(Result::ok).filter(|p| p.is_file()).collect())
+            .unwrap_or_default();
+        found.sort();
+        if found.is_empty() {
+            unmatched.push(pattern.clone());
+        }
+        for file in found {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+    }
+    (files, unmatched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn env_of(config: &ProjectConfig, name: &str) -> Option<String> {
+        config.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn each_group_becomes_the_servers_settings() {
+        let text = r#"
+            project_id = "demo"
+            [api]
+            port = 54321
+            schemas = ["public", "graphql_public"]
+            extra_search_path = ["public", "extensions"]
+            max_rows = 100
+            [db]
+            major_version = 15
+            [db.pooler]
+            enabled = false
+            [db.seed]
+            sql_paths = ["./seed.sql", "./seeds/*.sql"]
+            [storage]
+            file_size_limit = "50MiB"
+            [storage.buckets.avatars]
+            public = true
+            file_size_limit = "1MB"
+            allowed_mime_types = ["image/png", "image/jpeg"]
+            [auth]
+            site_url = "http://localhost:3000"
+            additional_redirect_urls = ["http://localhost:3000/a", "http://localhost:3000/b"]
+            jwt_expiry = 1800
+            enable_signup = false
+            enable_anonymous_sign_ins = true
+            minimum_password_length = 8
+            [auth.email]
+            enable_confirmations = true
+            max_frequency = "1m30s"
+            [auth.email.template.invite]
+            subject = "Bienvenue"
+            [auth.sms.test_otp]
+            243810000000 = "123456"
+            [auth.external.github]
+            enabled = true
+            client_id = "id"
+            secret = "env(GITHUB_SECRET)"
+            redirect_uri = ""
+        "#;
+        let lookup = |name: &str| (name == "GITHUB_SECRET").then(|| "s3cret".to_string());
+        let config = parse(text, &lookup).unwrap();
+        let expect = [
+            ("PGRST_DB_SCHEMAS", "public,graphql_public"),
+            ("PGRST_DB_EXTRA_SEARCH_PATH", "public,extensions"),
+            ("PGRST_DB_MAX_ROWS", "100"),
+            ("FILE_SIZE_LIMIT", "52428800"),
+            ("SITE_URL", "http://localhost:3000"),
+            ("URI_ALLOW_LIST", "http://localhost:3000/a,http://localhost:3000/b"),
+            ("JWT_EXP", "1800"),
+            ("DISABLE_SIGNUP", "true"),
+            ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "true"),
+            ("PASSWORD_MIN_LENGTH", "8"),
+            ("MAILER_AUTOCONFIRM", "false"),
+            ("SMTP_MAX_FREQUENCY", "90"),
+            ("MAILER_SUBJECTS_INVITE", "Bienvenue"),
+            ("SMS_TEST_OTP", "243810000000:123456"),
+            ("EXTERNAL_GITHUB_ENABLED", "true"),
+            ("EXTERNAL_GITHUB_CLIENT_ID", "id"),
+            ("EXTERNAL_GITHUB_SECRET", "s3cret"),
+        ];
+        for (name, value) in expect {
+            assert_eq!(env_of(&config, name).as_deref(), Some(value), "{name}");
+        }
+        assert_eq!(config.major_version, Some(15));
+        assert_eq!(config.seed_paths, vec!["./seed.sql", "./seeds/*.sql"]);
+        assert_eq!(
+            config.buckets,
+            vec![Bucket {
+                name: "avatars".into(),
+                public: Some(true),
+                file_size_limit: Some(1_048_576),
+                allowed_mime_types: Some(vec!["image/png".into(), "image/jpeg".into()]),
+            }]
+        );
+        assert_eq!(config.not_applied, vec!["auth.external.github.redirect_uri"]);
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn an_unknown_key_warns_with_its_name_and_a_wrong_type_fails_with_its_name() {
+        let config = parse("[api]\nmax_rowz = 5\n[auth]\nsite_url = \"env(NOPE)\"", &no_env).unwrap();
+        assert_eq!(config.warnings[0], "unknown key api.max_rowz in config.toml");
+        assert_eq!(config.warnings[1], "auth.site_url: the variable NOPE of env(NOPE) is not set");
+        assert_eq!(parse("[api]\nmax_rows = \"many\"", &no_env).unwrap_err(), "api.max_rows must be an integer");
+        assert_eq!(
+            parse("[storage.buckets.b]\npublic = 1", &no_env).unwrap_err(),
+            "storage.buckets.b.public must be a boolean"
+        );
+        assert!(parse("[api\n", &no_env).is_err());
+    }
+
+    #[test]
+    fn an_empty_file_has_the_clis_defaults() {
+        let config = parse("", &no_env).unwrap();
+        assert!(config.migrations_enabled && config.seed_enabled);
+        assert_eq!(config.seed_paths, vec!["./seed.sql"]);
+        assert!(config.env.is_empty());
+    }
+
+    #[test]
+    fn sizes_and_durations_read_as_the_cli_reads_them() {
+        let v = |s: &str| Value::String(s.into());
+        assert_eq!(size("k", &v("5MB")), Ok(5 * 1024 * 1024));
+        assert_eq!(size("k", &v("500KB")), Ok(500 * 1024));
+        assert_eq!(size("k", &v("1GiB")), Ok(1 << 30));
+        assert_eq!(size("k", &Value::Integer(42)), Ok(42));
+        assert!(size("k", &v("5XB")).is_err());
+        assert_eq!(seconds("5s"), Some(5));
+        assert_eq!(seconds("1h30m"), Some(5400));
+        assert_eq!(seconds("soon"), None);
+    }
+}
