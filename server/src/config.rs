@@ -94,11 +94,24 @@ pub enum MigrationAction {
 }
 
 /// Actions on the database.
-#[derive(Debug, Clone, Copy, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum DbAction {
     /// Apply the platform's and the project's pending migrations to the database (DATABASE_URL,
     /// else the embedded cluster), as `supabase db push` does; a fresh database is seeded.
     Push,
+    /// Dump the schema (or, with --data-only, the data) of the database's own schemas with
+    /// `pg_dump`, the platform's (`auth`, `storage`, `realtime`, …) left out, as `supabase db dump` does.
+    Dump {
+        /// The rows (as `INSERT` statements) instead of the schema.
+        #[arg(long)]
+        data_only: bool,
+        /// Only these schemas (comma-separated).
+        #[arg(long, short = 's', value_delimiter = ',')]
+        schema: Vec<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short = 'f')]
+        file: Option<PathBuf>,
+    },
     /// Initialise (first time) and start the cluster, then print its connection URL and exit, leaving it running.
     Start,
     /// Stop the cluster if it runs.

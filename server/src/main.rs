@@ -97,6 +97,34 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
+        Command::Db { action: DbAction::Dump { data_only, schema, file } } => {
+            let cfg = config.clone();
+            let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+            let bin = server::db::embedded::find_bin_dir(config.pg_bin_dir.as_deref())
+                .ok_or("pg_dump was not found: install PostgreSQL's client or set PG_BIN_DIR")?;
+            let mut dump = std::process::Command::new(bin.join("pg_dump"));
+            dump.arg("--dbname").arg(database.direct.expose_secret()).arg("--no-owner");
+            dump.args(if data_only { &["--data-only", "--inserts"][..] } else { &["--schema-only"][..] });
+            if schema.is_empty() {
+                for platform in server::project::PLATFORM_SCHEMAS {
+                    dump.arg("--exclude-schema").arg(platform);
+                }
+            } else {
+                for name in &schema {
+                    dump.arg("--schema").arg(name);
+                }
+            }
+            if let Some(file) = &file {
+                dump.arg("--file").arg(file);
+            }
+            let status = tokio::task::spawn_blocking(move || dump.status()).await??;
+            if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
+                tokio::task::spawn_blocking(move || cluster.stop()).await??;
+            }
+            if !status.success() {
+                return Err(format!("pg_dump failed ({status})").into());
+            }
+        }
         Command::Migration { action: MigrationAction::New { name } } => {
             let dir = server::project::locate(config.project.as_deref()).unwrap_or_else(|| "supabase".into());
             let path = server::project::migrations::create(&dir, &name)?;
@@ -150,8 +178,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Db { action } => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
             tokio::task::spawn_blocking(move || match action {
-                // Taken by the `migrate` arm above.
-                DbAction::Push => Ok(()),
+                // Taken by the arms above.
+                DbAction::Push | DbAction::Dump { .. } => Ok(()),
                 DbAction::Start => cluster.start().map(|()| println!("{}", cluster.socket_url())),
                 DbAction::Stop => cluster.stop(),
                 DbAction::Url => {

@@ -154,3 +154,16 @@ test('an unknown key in config.toml is a warning that names it; a value of the w
   assert.notEqual(failed.status, 0);
   assert.match(failed.stderr, /config\.toml: api\.max_rows must be an integer/);
 });
+
+test("`server db dump` gives the project's schema, or its rows, without the platform's schemas", async () => {
+  const env = { ...process.env, DATABASE_URL: server.dbUrl, JWT_SECRET: server.jwtSecret, RUST_LOG: 'warn' };
+  const schema = execFileSync(serverBin(), ['db', 'dump'], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.match(schema, /CREATE TABLE public\.todos \(/);
+  assert.match(schema, /CREATE POLICY "Owners read their to-dos" ON public\.todos/);
+  assert.doesNotMatch(schema, /CREATE TABLE auth\./);
+  assert.doesNotMatch(schema, /CREATE TABLE storage\./);
+  assert.doesNotMatch(schema, /INSERT INTO/);
+  const data = execFileSync(serverBin(), ['db', 'dump', '--data-only', '--schema', 'public'], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.match(data, /INSERT INTO public\.tags VALUES \('home', 'green'\);/);
+  assert.doesNotMatch(data, /CREATE TABLE/);
+});

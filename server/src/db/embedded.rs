@@ -256,7 +256,7 @@ fn postgres_user() -> Option<(u32, u32)> {
 }
 
 /// PG_BIN_DIR, else the newest `/usr/lib/postgresql/<version>/bin` (15 or newer), else PATH.
-fn find_bin_dir(configured: Option<&Path>) -> Option<PathBuf> {
+pub fn find_bin_dir(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = configured {
         return dir.join("initdb").exists().then(|| dir.to_path_buf());
     }

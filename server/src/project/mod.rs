@@ -17,6 +17,23 @@ use crate::db::Pools;
 
 pub use config::ProjectConfig;
 
+/// The schemas the platform owns (its own migrations make them), which a project's dump leaves out.
+pub const PLATFORM_SCHEMAS: &[&str] = &[
+    "auth",
+    "storage",
+    "realtime",
+    "outbox",
+    "extensions",
+    "supabase_migrations",
+    "graphql",
+    "graphql_public",
+    "pgbouncer",
+    "vault",
+    "cron",
+    "net",
+    "supabase_functions",
+];
+
 /// Why a project could not be read or applied.
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
