@@ -7,6 +7,10 @@ export CARGO_TARGET_DIR
 TEST_DATA_DIR ?= /tmp/server-test-cluster-$(shell id -u)-$(shell printf %s "$(CURDIR)" | cksum | cut -d" " -f1)
 export TEST_DATA_DIR
 
+# The rental site's Supabase project (web/supabase): every command here runs it unless told otherwise.
+SUPABASE_PROJECT_DIR ?= $(CURDIR)/web/supabase
+export SUPABASE_PROJECT_DIR
+
 SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=

@@ -53,6 +53,8 @@ import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, u
 from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, v2_sessions_sql, v2_token, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The rental site's Supabase project, whose tables the benchmark reads.
+RENTAL_PROJECT = os.path.join(ROOT, "web", "supabase")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
@@ -392,7 +394,7 @@ def main():
     os.chmod(scratch, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
     data = os.path.join(scratch, "ours")
     os.mkdir(data, 0o755)
-    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
                DB_POOL_SIZE=str(CONNS), RATE_LIMIT_TOKEN_REFRESH="0", RATE_LIMIT_OTP="0", RATE_LIMIT_VERIFY="0",
                RATE_LIMIT_EMAIL_SENT="0", REFRESH_TOKEN_ALGORITHM_VERSION="2", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
     server = pb = None

@@ -13,6 +13,8 @@ import os, shutil, subprocess, sys, tempfile
 from benchlib import pg_bin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The rental site's Supabase project, whose tables the benchmark reads.
+RENTAL_PROJECT = os.path.join(ROOT, "web", "supabase")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 ROWS, QUERIES = 10_000, 40
@@ -75,7 +77,7 @@ def measure(conn):
 def main():
     data = tempfile.mkdtemp(prefix="bench-policies-")
     os.chmod(data, 0o755)
-    env = dict(os.environ, DATA_DIR=data, DB_PORT="0", RUST_LOG="warn")
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, DB_PORT="0", RUST_LOG="warn")
     try:
         subprocess.run([SERVER, "db", "start"], env=env, check=True, capture_output=True)
         subprocess.run([SERVER, "migrate"], env=env, check=True, capture_output=True)

@@ -36,6 +36,8 @@ import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, t
 from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The rental site's Supabase project, whose tables the benchmark reads.
+RENTAL_PROJECT = os.path.join(ROOT, "web", "supabase")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
 PORT, DB_PORT = 54391, 54392
@@ -103,7 +105,7 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
 
 def start_server(server_bin, data, log, rust_log):
     """`server_bin` serving on PORT with its cluster under `data`; the process and its keys."""
-    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
                RUST_LOG=rust_log, DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
     server = subprocess.Popen([server_bin], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     keys = {}

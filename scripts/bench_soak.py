@@ -25,6 +25,8 @@ import collections, concurrent.futures, http.client, json, os, random, re, shuti
 from benchlib import cluster_pids, field_kb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The rental site's Supabase project, whose tables the benchmark reads.
+RENTAL_PROJECT = os.path.join(ROOT, "web", "supabase")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("SERVER_BIN", os.path.join(TARGET, "release", "server"))
 PORT, DB_PORT = 54411, 54412
@@ -373,7 +375,7 @@ def main():
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM cleans up as Ctrl-C does
     data = tempfile.mkdtemp(prefix="bench-soak-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
     os.chmod(data, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
-    env = dict(os.environ, DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
                MAILER_AUTOCONFIRM="true", RATE_LIMIT_TOKEN_REFRESH="0", RATE_LIMIT_OTP="0", RATE_LIMIT_VERIFY="0",
                RATE_LIMIT_EMAIL_SENT="0", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
     server, wall, interrupted = None, time.time(), False

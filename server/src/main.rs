@@ -38,6 +38,10 @@ fn main() -> std::process::ExitCode {
     // A project's config.toml gives settings the environment and the flags have not set: read
     // it first, then parse (a flag or a variable still wins over the file).
     let args: Vec<String> = std::env::args().collect();
+    if std::env::var_os("SUPABASE_PROJECT_DIR").is_some_and(|v| v.is_empty()) {
+        // Set and empty: no project (clap would refuse an empty value).
+        std::env::remove_var("SUPABASE_PROJECT_DIR");
+    }
     match server::project::settings_from_args(&args) {
         Ok(Some((_, settings))) => {
             for (name, value) in settings {
@@ -154,6 +158,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
             let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             startup::migrate_and_prepare(&pools, &keys).await?;
+            startup::apply_project(&config, &pools).await?;
             let store = server::storage::backend::build(&config.storage, &config.data_dir)?.store;
             let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
             // The seed keeps a session setting between its statements: a direct connection.

@@ -156,6 +156,7 @@ pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
 
 /// Apply migrations and give the `authenticator` role its login password.
 pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<String>, StartupError> {
+    crate::project::legacy::carry_over(&pools.direct).await?;
     let applied = migrate::run(&pools.direct).await?;
     let client = pools.admin.get().await.map_err(|e| StartupError::Setup(e.to_string()))?;
     crate::signing_keys::ensure_initial(&client)

@@ -14,6 +14,9 @@ import pg from 'pg';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
+/** The rental site's project, which the servers started here run unless told otherwise
+ * (`SUPABASE_PROJECT_DIR` in `extraEnv`; empty for none). */
+export const RENTAL_PROJECT = path.join(repo, 'web', 'supabase');
 
 export function serverBin() {
   if (process.env.SERVER_BIN) return process.env.SERVER_BIN;
@@ -128,16 +131,18 @@ export async function freshDatabase() {
 export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl, jwtSecret: existingSecret, embedded = false } = {}) {
   let dbUrl = embedded ? undefined : existingDbUrl || await freshDatabase();
   const jwtSecret = existingSecret || randomBytes(32).toString('hex');
+  const project = { SUPABASE_PROJECT_DIR: extraEnv.SUPABASE_PROJECT_DIR ?? process.env.SUPABASE_PROJECT_DIR ?? RENTAL_PROJECT };
   if (fixture) {
     // Migrate first so the fixture gets the platform roles and default privileges.
     execFileSync(serverBin(), ['migrate'], {
-      env: { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: jwtSecret, RUST_LOG: 'warn' },
+      env: { ...process.env, ...project, DATABASE_URL: dbUrl, JWT_SECRET: jwtSecret, RUST_LOG: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     await sql(dbUrl, fixture);
   }
   const env = {
     ...process.env,
+    ...project,
     ...(embedded ? { DB_PORT: '0' } : { DATABASE_URL: dbUrl, ...(await viaPooler(dbUrl)) }),
     PORT: '0',
     HTTP_WORKERS: '1',

@@ -3,7 +3,7 @@
 // updateUser() and verifyOtp(), keeping its id; with the setting off, GoTrue's error code.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../lib/server.mjs';
+import { startServer, sql } from '../lib/server.mjs';
 import { client, email, mail } from '../lib/auth.mjs';
 
 let server;
@@ -45,4 +45,24 @@ test('with anonymous sign-ins off, the error is anonymous_provider_disabled', as
   assert.equal(data.session, null);
   assert.equal(error.code, 'anonymous_provider_disabled');
   assert.equal(error.status, 422);
+});
+
+test("an anonymous user can enrol no MFA factor (GoTrue's 403 no_authorization) and book nothing in the rental app", async () => {
+  const supabase = client(server);
+  const { error } = await supabase.auth.signInAnonymously();
+  assert.equal(error, null);
+  const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp' });
+  assert.equal(enrolled.error?.status, 403);
+  assert.equal(enrolled.error?.code, 'no_authorization');
+  assert.equal(enrolled.error?.message, 'Anonymous user not allowed to perform these actions');
+  await sql(server.dbUrl, `insert into public.vehicles (id, name, make, model, year, category, daily_rate)
+    values ('44444444-0000-4000-8000-00000000000d', 'Toyota Hilux', 'Toyota', 'Hilux', 2023, 'suv', 90) on conflict do nothing`);
+  const { data: vehicles } = await supabase.from('vehicles').select('id');
+  assert.equal(vehicles.length, 1, 'an anonymous user may look around');
+  const day = (n) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+  const booked = await supabase.rpc('book_vehicle', {
+    vehicle_id: vehicles[0].id, start_date: day(10), end_date: day(12), pickup_location: 'Gombe', dropoff_location: 'Gombe',
+    customer_name: 'Invité', customer_email: 'invite@example.cd', customer_phone: '+243810000009', driver_license_number: 'kin-9', special_requests: null,
+  });
+  assert.equal(booked.error?.code, '42501', JSON.stringify(booked.error));
 });

@@ -167,3 +167,63 @@ test("`server db dump` gives the project's schema, or its rows, without the plat
   assert.match(data, /INSERT INTO public\.tags VALUES \('home', 'green'\);/);
   assert.doesNotMatch(data, /CREATE TABLE/);
 });
+
+test('without a project, a new database gets only the platform: public is empty', async () => {
+  const bare = await startServer({ SUPABASE_PROJECT_DIR: '' });
+  try {
+    const tables = await sql(bare.dbUrl, "select tablename from pg_tables where schemaname = 'public'");
+    assert.deepEqual(tables.rows, []);
+    const functions = await sql(bare.dbUrl, "select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'public'");
+    assert.deepEqual(functions.rows, []);
+    const types = await sql(bare.dbUrl, "select t.typname from pg_type t join pg_namespace n on n.oid = t.typnamespace where n.nspname = 'public'");
+    assert.deepEqual(types.rows, []);
+    const published = await sql(bare.dbUrl, "select tablename from pg_publication_tables where pubname = 'supabase_realtime'");
+    assert.deepEqual(published.rows, []);
+    // the platform is whole: auth, storage and realtime answer
+    const settings = await fetch(`${bare.url}/auth/v1/settings`, { headers: { apikey: bare.anonKey } });
+    assert.equal(settings.status, 200);
+    const { error } = await createClient(bare.url, bare.serviceKey, opts).storage.listBuckets();
+    assert.equal(error, null);
+  } finally {
+    await bare.stop();
+  }
+});
+
+test("a database migrated before the rental app became a project keeps every row and policy, and nothing runs twice", async () => {
+  const rental = path.join(repo, 'web', 'supabase');
+  const dbUrl = await freshDatabase();
+  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: 'x'.repeat(40), RUST_LOG: 'warn', SUPABASE_PROJECT_DIR: rental };
+  execFileSync(serverBin(), ['migrate'], { env, encoding: 'utf8' });
+  // turn its bookkeeping into what the platform wrote before the split: the app's migrations as
+  // refinery rows V30…V69 of the platform's history, none in the CLI's
+  const all = (await sql(dbUrl, 'select version, name from supabase_migrations.schema_migrations order by version')).rows;
+  // the files that were V30…V69 (the later ones never lived in the platform's history)
+  const moved = all.filter((r) => r.version.startsWith('20250101'));
+  assert.equal(moved.length, 29);
+  for (const { version, name } of moved) {
+    const old = Number(version.slice(8, 10)) * 60 + Number(version.slice(10, 12));
+    await sql(dbUrl, `insert into supabase_migrations.refinery_history (version, name, applied_on, checksum)
+      values ($1, $2, now()::text, '0')`, [old, name]);
+  }
+  await sql(dbUrl, "delete from supabase_migrations.schema_migrations where version like '20250101%'");
+  // a row the app's migrations seeded, changed since: it must come through as it is
+  await sql(dbUrl, "update public.airport_services set name = 'Kept?' where code = 'vip'");
+  const policies = (await sql(dbUrl, "select count(*)::int as n from pg_policies where schemaname = 'public'")).rows[0].n;
+  assert.ok(policies > 20);
+
+  // the new server starts on it: the app's history moves over, no migration runs again
+  const started = await startServer({ SUPABASE_PROJECT_DIR: rental }, { dbUrl, jwtSecret: 'x'.repeat(40) });
+  try {
+    const history = (await sql(dbUrl, 'select version, name from supabase_migrations.schema_migrations order by version')).rows;
+    assert.deepEqual(history, all);
+    const left = (await sql(dbUrl, 'select count(*)::int as n from supabase_migrations.refinery_history where version >= 30 and version < 70 and version not in (49, 52, 54, 55, 57, 58, 59, 60, 61, 62)')).rows[0].n;
+    assert.equal(left, 0);
+    assert.equal((await sql(dbUrl, "select count(*)::int as n from pg_policies where schemaname = 'public'")).rows[0].n, policies);
+    const kept = await sql(dbUrl, "select name from public.airport_services where code = 'vip'");
+    assert.deepEqual(kept.rows, [{ name: 'Kept?' }]);
+    const vehicles = await fetch(`${started.url}/rest/v1/vehicles?select=id&limit=1`, { headers: { apikey: started.anonKey } });
+    assert.equal(vehicles.status, 200);
+  } finally {
+    await started.stop();
+  }
+});

@@ -502,6 +502,25 @@ test('an unknown event on a joined channel gets an error reply on that channel, 
   await s.roundTrip(topic, joinRef);
 });
 
+test('a channel joined with presence off receives presence from its first track: the state with its own presence, then diffs', async () => {
+  const s = await Raw.open(main);
+  const other = await Raw.open(main);
+  const topic = rt('presence-late');
+  // as realtime-js joins a channel that has no presence listener, then calls track()
+  const joinRef = await s.joined(topic, { broadcast: { self: false }, presence: { enabled: false, key: 'me' } });
+  const otherRef = await other.joined(topic, { presence: { enabled: true, key: 'them' } });
+  const from = s.frames.length;
+  const ref = s.push(topic, 'presence', { type: 'presence', event: 'track', payload: { online: true } }, { joinRef });
+  assert.equal((await s.reply(ref)).payload.status, 'ok');
+  const state = await s.find((f) => f.event === 'presence_state' && f.topic === topic, 'the presence_state after the first track', from);
+  assert.deepEqual(Object.keys(state.payload), ['me']);
+  assert.equal(state.payload.me.metas[0].online, true);
+  // from then on it hears the others' diffs
+  other.push(topic, 'presence', { type: 'presence', event: 'track', payload: { here: 1 } }, { joinRef: otherRef });
+  const diff = await s.find((f) => f.event === 'presence_diff' && f.topic === topic && f.payload.joins?.them, "the other's join", from);
+  assert.equal(diff.payload.joins.them.metas[0].here, 1);
+});
+
 test('a presence track whose payload is not a map is answered {"status":"error","response":{"reason":"Presence track payload must be a map"}}, and the channel keeps working', async () => {
   const s = await Raw.open(main);
   const topic = rt('presence-bad');

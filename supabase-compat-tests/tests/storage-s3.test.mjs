@@ -101,6 +101,30 @@ test('an access key lists, creates, puts, heads, gets, lists, copies and deletes
   assert.equal(gone.name, 'NoSuchBucket');
 });
 
+test('user metadata (x-amz-meta-*) given on PutObject, CreateMultipartUpload and CopyObject comes back on HeadObject and GetObject', async () => {
+  const client = s3(keys);
+  await client.send(new CreateBucketCommand({ Bucket: 'meta' }));
+  await client.send(new PutObjectCommand({ Bucket: 'meta', Key: 'a.txt', Body: 'hello', Metadata: { owner: 'fleet', plate: 'KN-1234' } }));
+  const head = await client.send(new HeadObjectCommand({ Bucket: 'meta', Key: 'a.txt' }));
+  assert.deepEqual(head.Metadata, { owner: 'fleet', plate: 'KN-1234' });
+  const got = await client.send(new GetObjectCommand({ Bucket: 'meta', Key: 'a.txt' }));
+  assert.deepEqual(got.Metadata, { owner: 'fleet', plate: 'KN-1234' });
+  assert.equal(await text(got.Body), 'hello');
+  // CopyObject keeps the source's metadata by default, takes the request's with REPLACE
+  await client.send(new CopyObjectCommand({ Bucket: 'meta', Key: 'kept.txt', CopySource: 'meta/a.txt' }));
+  assert.deepEqual((await client.send(new HeadObjectCommand({ Bucket: 'meta', Key: 'kept.txt' }))).Metadata, { owner: 'fleet', plate: 'KN-1234' });
+  await client.send(new CopyObjectCommand({ Bucket: 'meta', Key: 'replaced.txt', CopySource: 'meta/a.txt', MetadataDirective: 'REPLACE', Metadata: { owner: 'garage' } }));
+  assert.deepEqual((await client.send(new HeadObjectCommand({ Bucket: 'meta', Key: 'replaced.txt' }))).Metadata, { owner: 'garage' });
+  // a multipart upload's metadata is the object's
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'meta', Key: 'big.bin', Metadata: { part: 'one' } }));
+  const { ETag } = await client.send(new UploadPartCommand({ Bucket: 'meta', Key: 'big.bin', UploadId, PartNumber: 1, Body: randomBytes(100) }));
+  await client.send(new CompleteMultipartUploadCommand({ Bucket: 'meta', Key: 'big.bin', UploadId, MultipartUpload: { Parts: [{ ETag, PartNumber: 1 }] } }));
+  assert.deepEqual((await client.send(new HeadObjectCommand({ Bucket: 'meta', Key: 'big.bin' }))).Metadata, { part: 'one' });
+  // an object without any has none
+  await client.send(new PutObjectCommand({ Bucket: 'meta', Key: 'plain.txt', Body: 'x' }));
+  assert.deepEqual((await client.send(new HeadObjectCommand({ Bucket: 'meta', Key: 'plain.txt' }))).Metadata, {});
+});
+
 test('a multipart upload of three parts becomes one object; an aborted one leaves nothing', async () => {
   const client = s3(keys);
   await client.send(new CreateBucketCommand({ Bucket: 'videos' }));

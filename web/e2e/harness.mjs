@@ -124,6 +124,8 @@ export async function startStack({ webDir }) {
     DB_PORT: '0',
     PORT: String(apiPort),
     WEB_DIR: webDir,
+    // the site's own Supabase project: its tables, policies and functions
+    SUPABASE_PROJECT_DIR: process.env.SUPABASE_PROJECT_DIR ?? path.join(webDir, '..', 'supabase'),
     SITE_URL: apiUrl,
     URI_ALLOW_LIST: `http://127.0.0.1:${sitePort}/*`,
     SEED_ADMIN_PASSWORD: SEED.adminPassword,

@@ -142,7 +142,7 @@ fn parse_name(file: &str) -> Option<(String, String)> {
 }
 
 /// Create the CLI's history tables if missing.
-pub async fn ensure_history(client: &Client) -> Result<(), ProjectError> {
+pub async fn ensure_history(client: &impl tokio_postgres::GenericClient) -> Result<(), ProjectError> {
     for statement in HISTORY_DDL {
         client.batch_execute(statement).await.map_err(|e| ProjectError::Db(format!("migration history: {e}")))?;
     }

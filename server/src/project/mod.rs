@@ -8,6 +8,7 @@
 //! migrations run, as Supabase's services have created theirs before the CLI applies a project.
 
 pub mod config;
+pub mod legacy;
 pub mod migrations;
 pub mod split;
 
@@ -56,9 +57,9 @@ pub struct Project {
     pub config: ProjectConfig,
 }
 
-/// The project folder: the one given, else `./supabase` when it exists.
+/// The project folder: the one given (an empty one is none), else `./supabase` when it exists.
 pub fn locate(given: Option<&Path>) -> Option<PathBuf> {
-    match given {
+    match given.filter(|dir| !dir.as_os_str().is_empty()) {
         Some(dir) => Some(dir.to_path_buf()),
         None => {
             let default = Path::new("supabase");

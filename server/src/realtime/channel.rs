@@ -357,7 +357,16 @@ impl Connection {
         if let Some(diff) = diff {
             relay_diff(&self.rt, &joined.key, socket, &diff);
         }
+        // A channel joined without presence starts receiving it at its first track, with the
+        // state (its own presence included) after the reply, as Supabase Realtime does.
+        let enabled = event.as_deref() == Some("track")
+            && joined.policies.read_presence
+            && self.rt.hub.enable_presence(&joined.key, socket);
+        let state = enabled.then(|| (joined.join_ref.clone(), self.rt.hub.presence_state(&joined.key)));
         self.reply(msg, "ok", json!({}));
+        if let Some((join_ref, state)) = state {
+            self.send(Some(&join_ref), None, &msg.topic, "presence_state", &state);
+        }
     }
 
     async fn access_token(&mut self, msg: &Incoming) {

@@ -124,6 +124,17 @@ impl Hub {
         }
     }
 
+    /// Turn presence on for a socket's channel that joined without it (its first `track`, as
+    /// Supabase Realtime does); true when it was off.
+    pub fn enable_presence(&self, key: &TopicKey, socket: SocketId) -> bool {
+        let mut topics = self.topics.write().unwrap_or_else(|e| e.into_inner());
+        let Some(member) = topics.get_mut(key).and_then(|t| t.members.iter_mut().find(|m| m.outbox.socket == socket))
+        else {
+            return false;
+        };
+        !std::mem::replace(&mut member.receive_presence, true)
+    }
+
     /// Number of channels joined on this instance.
     pub fn channel_count(&self) -> usize {
         self.topics.read().unwrap_or_else(|e| e.into_inner()).values().map(|t| t.members.len()).sum()

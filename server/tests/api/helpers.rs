@@ -56,6 +56,7 @@ pub fn cluster() -> &'static TestCluster {
                 let keys = Keys::load_or_generate(&config).expect("keys");
                 let pools = server::db::Pools::new(&url, &keys.derived_password("authenticator"), 2).expect("pools");
                 server::startup::migrate_and_prepare(&pools, &keys).await.expect("migrate template");
+                server::startup::apply_project(&config, &pools).await.expect("the rental project on the template");
                 pools.admin.close();
                 pools.request.close();
             });
@@ -76,7 +77,13 @@ pub fn base_config() -> Config {
     cli.config.jwt_secret = Some(SecretString::from(random_secret()));
     cli.config.data_dir = std::env::temp_dir().join(format!("server-test-{}", &random_secret()[..12]));
     cli.config.web_dir = "/nonexistent".into();
+    cli.config.project = Some(rental_project());
     cli.config
+}
+
+/// The rental site's Supabase project, which the tests run unless they say otherwise.
+pub fn rental_project() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/supabase")
 }
 
 pub struct TestApp {
@@ -242,6 +249,7 @@ pub async fn spawn_binary(env: &[(&str, &str)]) -> (tokio::process::Child, Strin
         .env("PORT", "0")
         .env("WEB_DIR", "/nonexistent")
         .env("RUST_LOG", "warn")
+        .env("SUPABASE_PROJECT_DIR", rental_project())
         .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -21,6 +21,24 @@ use crate::auth::{audit, mfa, tokens, users, webauthn, AuthState};
 /// Seconds a challenge stays answerable (GoTrue's default).
 const CHALLENGE_EXPIRY_SECS: i64 = 300;
 
+/// The user of the Bearer token, refused as GoTrue refuses it on every `/factors` route when the
+/// session is anonymous (403 `no_authorization`).
+async fn require_permanent_user(
+    state: &AuthState,
+    req: &HttpRequest,
+    db: &impl crate::db::cached::Db,
+) -> Result<Authed, AuthError> {
+    let authed = require_user(state, req, db).await?;
+    if authed.claims.get("is_anonymous").and_then(serde_json::Value::as_bool) == Some(true) {
+        return Err(AuthError::Coded(
+            actix_web::http::StatusCode::FORBIDDEN,
+            "no_authorization",
+            "Anonymous user not allowed to perform these actions".into(),
+        ));
+    }
+    Ok(authed)
+}
+
 #[derive(Debug, Deserialize)]
 struct EnrollBody {
     factor_type: Option<String>,
@@ -104,7 +122,7 @@ async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) ->
         return Err(webauthn_disabled("enroll", "mfa_webauthn_enroll_not_enabled"));
     }
     let client = state.pool.get().await?;
-    let authed = require_user(state, req, &client).await?;
+    let authed = require_permanent_user(state, req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
     check_name_free(&client, authed.user.id, &friendly).await?;
     let id = Uuid::new_v4();
@@ -224,7 +242,7 @@ async fn enroll_phone(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Re
     }
     let phone = crate::auth::sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
     let client = state.pool.get().await?;
-    let authed = require_user(state, req, &client).await?;
+    let authed = require_permanent_user(state, req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
     let taken = client
         .cached_query_opt(
@@ -276,7 +294,7 @@ pub async fn enroll(
         _ => return Err(AuthError::Validation("factor_type needs to be totp, phone, or webauthn".into())),
     }
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &client).await?;
+    let authed = require_permanent_user(&state, &req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
     check_name_free(&client, authed.user.id, &friendly).await?;
     let issuer = p.issuer.filter(|i| !i.is_empty()).unwrap_or_else(|| {
@@ -315,7 +333,7 @@ pub async fn challenge(
     path: web::Path<String>,
 ) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &client).await?;
+    let authed = require_permanent_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let factor = own_factor(&client, &authed, id).await?;
     let challenge_id = Uuid::new_v4();
@@ -391,7 +409,7 @@ pub async fn verify(
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
     let mut client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &client).await?;
+    let authed = require_permanent_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let p: VerifyBody = json_body(&body)?;
     let challenge_id =
@@ -512,7 +530,7 @@ pub async fn unenroll(
     path: web::Path<String>,
 ) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    let authed = require_user(&state, &req, &client).await?;
+    let authed = require_permanent_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let status = own_factor(&client, &authed, id).await?.status;
     let aal = authed.claims.get("aal").and_then(Value::as_str).unwrap_or("aal1");

@@ -40,7 +40,12 @@ pub fn insert(
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let default = table.column(c).and_then(|col| col.default.clone()).unwrap_or_else(|| "NULL".into());
+                // No default: a null of the column's own type (a bare NULL would be text, which a
+                // CASE cannot match with the column's type).
+                let default = table
+                    .column(c)
+                    .and_then(|col| col.default.clone())
+                    .unwrap_or_else(|| format!("(json_populate_record(NULL::{t}, '{{}}'::json)).{}", ident(c)));
                 defaults.push(format!("{default} AS pgrst_d{i}"));
                 format!(
                     "CASE WHEN pgrst_body.j::jsonb ? {key} THEN (json_populate_record(NULL::{t}, pgrst_body.j)).{col} ELSE pgrst_body.pgrst_d{i} END",

@@ -422,7 +422,27 @@ async fn get_object(
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
     let row = find(state, ctx, bucket, key).await?;
-    Ok(super::download::serve(state, req, row).await?)
+    let metadata = row.user_metadata.clone();
+    let mut res = super::download::serve(state, req, row).await?;
+    add_user_metadata(&mut res, metadata.as_ref());
+    Ok(res)
+}
+
+/// The object's user metadata as `x-amz-meta-*` headers (HeadObject, GetObject): strings as they
+/// are, other JSON values as their text; a name or value no header can carry is left out.
+fn add_user_metadata(res: &mut HttpResponse, metadata: Option<&Value>) {
+    let Some(Value::Object(map)) = metadata else { return };
+    for (name, value) in map {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let name = actix_web::http::header::HeaderName::try_from(format!("x-amz-meta-{}", name.to_ascii_lowercase()));
+        let value = actix_web::http::header::HeaderValue::from_str(&text);
+        if let (Ok(name), Ok(value)) = (name, value) {
+            res.headers_mut().insert(name, value);
+        }
+    }
 }
 
 fn size_limit(state: &StorageState, bucket: &db::Bucket) -> u64 {
@@ -529,11 +549,14 @@ async fn copy_object(
     let from_version = from.version.clone().ok_or(StorageError::NoSuchKey)?;
     let version = Uuid::new_v4().to_string();
     state.store.copy(&key_of(&from_version), &key_of(&version)).await.map_err(StorageError::from)?;
+    // `x-amz-metadata-directive: REPLACE` takes the request's `x-amz-meta-*`; COPY (the default)
+    // keeps the source's.
+    let replace = header(req, "x-amz-metadata-directive").is_some_and(|d| d.eq_ignore_ascii_case("REPLACE"));
     let row = NewRow {
         bucket: bucket_id,
         name: key,
         metadata: from.metadata.clone(),
-        user_metadata: from.user_metadata.clone(),
+        user_metadata: if replace { user_metadata(req) } else { from.user_metadata.clone() },
         version: &version,
     };
     crate::storage::upload::commit_version(state, ctx, true, &row).await?;
