@@ -99,6 +99,14 @@ pub enum DbAction {
     /// Apply the platform's and the project's pending migrations to the database (DATABASE_URL,
     /// else the embedded cluster), as `supabase db push` does; a fresh database is seeded.
     Push,
+    /// Make the database again from nothing, as `supabase db reset` does: drop it, create it,
+    /// migrate the platform, apply the project's migrations and seed it. On a database named by
+    /// DATABASE_URL (not the embedded cluster) only with --force.
+    Reset {
+        /// Reset the database DATABASE_URL names.
+        #[arg(long)]
+        force: bool,
+    },
     /// Dump the schema (or, with --data-only, the data) of the database's own schemas with
     /// `pg_dump`, the platform's (`auth`, `storage`, `realtime`, …) left out, as `supabase db dump` does.
     Dump {

@@ -101,6 +101,28 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
+        Command::Db { action: DbAction::Reset { force } } => {
+            if config.database_url.is_some() && !force {
+                return Err("`db reset` drops and creates again the database DATABASE_URL names, with all its data: \
+                            add --force to do it"
+                    .into());
+            }
+            let keys = Keys::load_or_generate(&config)?;
+            let cfg = config.clone();
+            let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+            let name = server::project::reset::recreate(&database.direct).await?;
+            println!("Recreated the database {name}");
+            let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
+            startup::migrate_and_prepare(&pools, &keys).await?;
+            for migration in startup::apply_project(&config, &pools).await? {
+                println!("Applying migration {migration}.sql...");
+            }
+            println!("Finished server db reset.");
+            drop(pools);
+            if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
+                tokio::task::spawn_blocking(move || cluster.stop()).await??;
+            }
+        }
         Command::Db { action: DbAction::Dump { data_only, schema, file } } => {
             let cfg = config.clone();
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
@@ -184,7 +206,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
             tokio::task::spawn_blocking(move || match action {
                 // Taken by the arms above.
-                DbAction::Push | DbAction::Dump { .. } => Ok(()),
+                DbAction::Push | DbAction::Reset { .. } | DbAction::Dump { .. } => Ok(()),
                 DbAction::Start => cluster.start().map(|()| println!("{}", cluster.socket_url())),
                 DbAction::Stop => cluster.stop(),
                 DbAction::Url => {

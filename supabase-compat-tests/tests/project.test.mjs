@@ -227,3 +227,22 @@ test("a database migrated before the rental app became a project keeps every row
     await started.stop();
   }
 });
+
+test('`server db reset` makes the database again: migrations applied anew, the seed loaded, other rows gone; DATABASE_URL needs --force', async () => {
+  const dir = copyOfExample();
+  const dbUrl = await freshDatabase();
+  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: 'x'.repeat(40), RUST_LOG: 'warn' };
+  execFileSync(serverBin(), ['--project', dir, 'db', 'push'], { env, encoding: 'utf8' });
+  await sql(dbUrl, "insert into public.tags (name) values ('temporary'); delete from public.tags where name = 'home'");
+  const refused = spawnSync(serverBin(), ['--project', dir, 'db', 'reset'], { env, encoding: 'utf8' });
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /add --force/);
+  assert.equal((await sql(dbUrl, "select count(*)::int as n from public.tags where name = 'temporary'")).rows[0].n, 1, 'refused: nothing changed');
+  const reset = execFileSync(serverBin(), ['--project', dir, 'db', 'reset', '--force'], { env, encoding: 'utf8' });
+  assert.match(reset, /Applying migration 20240101000000_todos\.sql\.\.\./);
+  assert.match(reset, /Finished server db reset\./);
+  const tags = (await sql(dbUrl, 'select name from public.tags order by name')).rows.map((r) => r.name);
+  assert.deepEqual(tags, ['errands', 'home', 'work'], 'the seed again, nothing else');
+  const history = (await sql(dbUrl, 'select version from supabase_migrations.schema_migrations order by 1')).rows.map((r) => r.version);
+  assert.deepEqual(history, ['20240101000000', '20240102000000']);
+});

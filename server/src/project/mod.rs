@@ -10,6 +10,7 @@
 pub mod config;
 pub mod legacy;
 pub mod migrations;
+pub mod reset;
 pub mod split;
 
 use std::path::{Path, PathBuf};
