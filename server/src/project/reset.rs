@@ -12,7 +12,8 @@ pub async fn recreate(url: &SecretString) -> Result<String, ProjectError> {
     let db = |e: tokio_postgres::Error| ProjectError::Db(e.to_string());
     let target: tokio_postgres::Config =
         url.expose_secret().parse().map_err(|e| ProjectError::Invalid(format!("database URL: {e}")))?;
-    let name = target.get_dbname().map(str::to_string).or_else(|| target.get_user().map(str::to_string)).unwrap_or_default();
+    let name =
+        target.get_dbname().map(str::to_string).or_else(|| target.get_user().map(str::to_string)).unwrap_or_default();
     if name.is_empty() {
         return Err(ProjectError::Invalid("the database URL names no database".into()));
     }
