@@ -63,22 +63,26 @@ fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Verify the signature; the caller the request runs as.
-async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3Error> {
-    let value = header(req, "authorization").ok_or_else(|| {
-        if req.query_string().contains("X-Amz-Signature") {
-            S3Error::not_implemented("Presigned URLs are not supported")
-        } else {
-            S3Error::access_denied("Missing Authorization header")
-        }
-    })?;
+/// Longest validity of a presigned URL (`X-Amz-Expires`), as S3's: seven days.
+const MAX_PRESIGNED_SECS: i64 = 604_800;
+
+/// How a request is signed: the `Authorization` header, or a presigned URL's query string.
+struct Signed {
+    auth: sigv4::Authorization,
+    amz_date: String,
+    payload: String,
+    /// The query string the signature covers (a presigned URL's without `X-Amz-Signature`).
+    query: String,
+    security_token: Option<String>,
+}
+
+/// The signature's parts from the `Authorization` header.
+fn signed_by_header(req: &HttpRequest, value: &str) -> Result<Signed, S3Error> {
     let auth = sigv4::parse_authorization(value).ok_or_else(|| {
         S3Error::new(StatusCode::BAD_REQUEST, "AuthorizationHeaderMalformed", "The authorization header is malformed")
     })?;
-    let amz_date = header(req, "x-amz-date").ok_or_else(|| S3Error::access_denied("Missing x-amz-date"))?;
-    let when = chrono::NaiveDateTime::parse_from_str(amz_date, "%Y%m%dT%H%M%SZ")
-        .map_err(|_| S3Error::access_denied("Invalid x-amz-date"))?
-        .and_utc();
+    let amz_date = header(req, "x-amz-date").ok_or_else(|| S3Error::access_denied("Missing x-amz-date"))?.to_string();
+    let when = parse_amz_date(&amz_date)?;
     if (chrono::Utc::now() - when).num_seconds().abs() > MAX_SKEW_SECS {
         return Err(S3Error::new(
             StatusCode::FORBIDDEN,
@@ -86,16 +90,88 @@ async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3
             "The difference between the request time and the server's time is too large",
         ));
     }
+    Ok(Signed {
+        auth,
+        amz_date,
+        payload: header(req, "x-amz-content-sha256").unwrap_or(UNSIGNED).to_string(),
+        query: req.query_string().to_string(),
+        security_token: header(req, "x-amz-security-token").map(str::to_string),
+    })
+}
+
+/// The signature's parts from a presigned URL (`X-Amz-Algorithm`, `-Credential`, `-Date`,
+/// `-Expires`, `-SignedHeaders`, `-Signature`, `-Security-Token`), refused once expired.
+fn signed_by_query(req: &HttpRequest) -> Result<Signed, S3Error> {
+    let q = query(req);
+    let get = |name: &str| param(&q, name);
+    let malformed =
+        || S3Error::new(StatusCode::BAD_REQUEST, "AuthorizationQueryParametersError", "The presigned URL is malformed");
+    if get("X-Amz-Algorithm").as_deref() != Some("AWS4-HMAC-SHA256") {
+        return Err(malformed());
+    }
+    let header_form = format!(
+        "AWS4-HMAC-SHA256 Credential={}, SignedHeaders={}, Signature={}",
+        get("X-Amz-Credential").ok_or_else(malformed)?,
+        get("X-Amz-SignedHeaders").ok_or_else(malformed)?,
+        get("X-Amz-Signature").ok_or_else(malformed)?
+    );
+    let auth = sigv4::parse_authorization(&header_form).ok_or_else(malformed)?;
+    let amz_date = get("X-Amz-Date").ok_or_else(malformed)?;
+    let when = parse_amz_date(&amz_date)?;
+    let expires: i64 = get("X-Amz-Expires")
+        .and_then(|e| e.parse().ok())
+        .filter(|e| (1..=MAX_PRESIGNED_SECS).contains(e))
+        .ok_or_else(|| {
+            S3Error::new(
+                StatusCode::BAD_REQUEST,
+                "AuthorizationQueryParametersError",
+                "X-Amz-Expires must be a number of seconds from 1 to 604800",
+            )
+        })?;
+    let now = chrono::Utc::now();
+    if (when - now).num_seconds() > MAX_SKEW_SECS {
+        return Err(S3Error::access_denied("Request is not valid yet"));
+    }
+    if now > when + chrono::Duration::seconds(expires) {
+        return Err(S3Error::access_denied("Request has expired"));
+    }
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(q.iter().filter(|(k, _)| k != "X-Amz-Signature"))
+        .finish();
+    Ok(Signed {
+        auth,
+        amz_date,
+        payload: UNSIGNED.to_string(),
+        query,
+        security_token: get("X-Amz-Security-Token").or_else(|| header(req, "x-amz-security-token").map(str::to_string)),
+    })
+}
+
+fn parse_amz_date(text: &str) -> Result<chrono::DateTime<chrono::Utc>, S3Error> {
+    Ok(chrono::NaiveDateTime::parse_from_str(text, "%Y%m%dT%H%M%SZ")
+        .map_err(|_| S3Error::access_denied("Invalid x-amz-date"))?
+        .and_utc())
+}
+
+/// Verify the signature (of the `Authorization` header or of a presigned URL); the caller the
+/// request runs as.
+async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3Error> {
+    let signed = match header(req, "authorization") {
+        Some(value) => signed_by_header(req, value)?,
+        None if req.query_string().contains("X-Amz-Signature") => signed_by_query(req)?,
+        None => return Err(S3Error::access_denied("Missing Authorization header")),
+    };
+    let Signed { auth, amz_date, payload, query: signed_query, security_token } = signed;
+    let payload = payload.as_str();
     if !auth.signed_headers.iter().any(|h| h == "host") {
         return Err(S3Error::access_denied("The host header must be signed"));
     }
-    let payload = header(req, "x-amz-content-sha256").unwrap_or(UNSIGNED);
     if payload.starts_with("STREAMING-") && payload != CHUNKED {
         return Err(S3Error::not_implemented(
             "Signed aws-chunked payloads are not supported: send an unsigned or hashed payload",
         ));
     }
-    let (secret, caller) = match header(req, "x-amz-security-token") {
+    let (secret, caller) = match security_token.as_deref() {
         Some(token) => {
             let gate = req.app_data::<web::Data<crate::gate::Gate>>().ok_or_else(|| S3Error::internal("no gate"))?;
             let caller = gate
@@ -128,8 +204,7 @@ async fn authenticate(req: &HttpRequest, state: &StorageState) -> Result<Ctx, S3
         .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
         .collect();
     let path = req.uri().path();
-    let sts =
-        sigv4::string_to_sign(req.method().as_str(), path, req.query_string(), &headers, &auth, amz_date, payload);
+    let sts = sigv4::string_to_sign(req.method().as_str(), path, &signed_query, &headers, &auth, &amz_date, payload);
     if !sigv4::same(&sigv4::signature(&secret, &auth, &sts), &auth.signature) {
         return Err(S3Error::new(
             StatusCode::FORBIDDEN,

@@ -1,5 +1,6 @@
-//! AWS Signature Version 4 of S3 requests (the `Authorization` header form): the canonical
-//! request, the string to sign and the signing key, as AWS defines them, so that the AWS SDKs,
+//! AWS Signature Version 4 of S3 requests (the `Authorization` header form, and presigned URLs,
+//! whose parts `s3::signed_by_query` reads from the query string): the canonical request, the
+//! string to sign and the signing key, as AWS defines them, so that the AWS SDKs,
 //! rclone and any S3 client sign requests this server accepts. Only verification lives here.
 
 use hmac::{Hmac, Mac};
