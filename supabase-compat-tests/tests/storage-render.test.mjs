@@ -171,3 +171,66 @@ test('RLS decides who renders a private image; what is not an image is refused',
   const bad = await fetch(`${server.url}/storage/v1/render/image/public/photos/voitures/suv.png?resize=stretch`);
   assert.equal(bad.status, 400);
 });
+
+/** A `width` x `height` 16-bit RGBA PNG of black pixels: small on disk, 8 bytes a pixel decoded. */
+function png16(width, height) {
+  const one = png(1, 1);
+  const crcOf = (type, data) => {
+    // the helper above writes its chunks; take its CRC routine by building one chunk through it
+    const table = Array.from({ length: 256 }, (_, n) => {
+      let c = n;
+      for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      return c >>> 0;
+    });
+    let c = 0xffffffff;
+    for (const b of Buffer.concat([Buffer.from(type), data])) c = table[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crcOf(type, data));
+    return Buffer.concat([len, Buffer.from(type), data, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 16; ihdr[9] = 6; // 16-bit RGBA
+  const raw = Buffer.alloc((width * 8 + 1) * height);
+  return Buffer.concat([one.subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A process's peak resident memory (VmHWM), in MB. */
+const peakMb = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+test('transformations are bounded by decoded bytes: four 128 MB-decoded PNGs at once stay in the budget, a larger one is refused', { timeout: 180000 }, async () => {
+  const budgeted = await startServer({ IMAGE_TRANSFORM_MEMORY_MB: '300' }, { fixture });
+  try {
+    const service = createClient(budgeted.url, budgeted.serviceKey, opts);
+    assert.equal((await service.storage.createBucket('big', { public: false })).error, null);
+    const small = png16(4000, 4000); // 16 MP: 122 MiB decoded, 245 MiB of budget with its working copy
+    assert.ok(small.length < 2_000_000, `${small.length} bytes on disk`);
+    assert.equal((await service.storage.from('big').upload('deep.png', small, { contentType: 'image/png' })).error, null);
+    const before = peakMb(budgeted.pid);
+    const renders = await Promise.all([100, 101, 102, 103].map((width) => service.storage.from('big').download('deep.png', { transform: { width } })));
+    for (const { data, error } of renders) {
+      assert.equal(error, null, JSON.stringify(error));
+      assert.ok(data.size > 0);
+    }
+    const grew = peakMb(budgeted.pid) - before;
+    // one at a time (each 122 MiB decoded); two at once, as one decode per core allowed, would be over 240
+    assert.ok(grew < 200, `the server's peak memory grew by ${grew.toFixed(0)} MB`);
+
+    const large = png16(5000, 5000); // 191 MiB decoded: 382 MiB of budget, more than the whole 300
+    assert.equal((await service.storage.from('big').upload('deeper.png', large, { contentType: 'image/png' })).error, null);
+    const refused = await service.storage.from('big').download('deeper.png', { transform: { width: 100 } });
+    assert.ok(refused.error, 'refused');
+    const body = await refused.error.context?.json?.().catch(() => null);
+    assert.equal(refused.error.statusCode ?? body?.statusCode, '400');
+    const needs = Math.ceil((large.length + 2 * 5000 * 5000 * 8) / 2 ** 20);
+    assert.equal(refused.error.message, `The image needs ${needs} MB to transform, more than IMAGE_TRANSFORM_MEMORY_MB (300 MB)`);
+  } finally {
+    await budgeted.stop();
+  }
+});

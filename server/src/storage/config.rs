@@ -52,6 +52,12 @@ pub struct StorageConfig {
     /// Largest upload accepted, in bytes, whatever the bucket says (Supabase's default: 50 MB).
     #[arg(long = "file-size-limit", env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
     pub file_size_limit: u64,
+
+    /// Memory image transformations may use at once, in megabytes: each takes its source plus
+    /// twice its decoded size (width × height × bytes per pixel) while it runs; the others wait
+    /// their turn, and an image that needs more than all of it is refused.
+    #[arg(long = "image-transform-memory-mb", env = "IMAGE_TRANSFORM_MEMORY_MB", default_value_t = 512)]
+    pub image_transform_memory_mb: u64,
 }
 
 /// The two ETag algorithms of Supabase Storage's `file` backend.

@@ -7,9 +7,12 @@
 //!
 //! Decoding, resizing (`image`, Lanczos3) and encoding (JPEG and PNG by `image`, AVIF by `image`'s
 //! rav1e-based encoder, lossy WebP by libwebp) run on the blocking pool, never on the async runtime. Sources above 25 MB or 50
-//! megapixels are refused; output dimensions are clamped to 1–2500 px. At most as many images
-//! are decoded at once as the machine has cores (the others wait their turn), which bounds the
-//! memory and CPU a flood of distinct requests can take. A result is kept in the
+//! megapixels are refused; output dimensions are clamped to 1–2500 px. Memory is bounded by
+//! `IMAGE_TRANSFORM_MEMORY_MB`: a transformation holds its source and twice its decoded size
+//! (width × height × bytes per pixel, read from the image's header before it is decoded, so a
+//! small 16-bit PNG of many pixels counts for what it becomes) while it runs, others wait for
+//! room, and one that needs more than the whole budget is refused. At most as many sources are
+//! fetched and measured at once as the machine has cores. A result is kept in the
 //! object store under `render/<version>/<digest of the transformations and format>`, so the
 //! same request again reads it instead of decoding the source; `If-None-Match` with the result's
 //! `ETag` gets a 304. Kept results of versions no object points at any more are removed by the
@@ -39,10 +42,34 @@ const MIN_SIDE: u32 = 1;
 const MAX_SIDE: u32 = 2500;
 const DEFAULT_QUALITY: u8 = 80;
 
-/// The turns to decode: one per core.
-fn decode_turns() -> &'static tokio::sync::Semaphore {
+/// The turns to fetch and measure a source: one per core.
+fn fetch_turns() -> &'static tokio::sync::Semaphore {
     static TURNS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
     TURNS.get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+}
+
+/// The memory budget of transformations, in megabytes (`IMAGE_TRANSFORM_MEMORY_MB`, set once).
+fn budget(megabytes: u64) -> &'static tokio::sync::Semaphore {
+    static BUDGET: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    BUDGET.get_or_init(|| tokio::sync::Semaphore::new(megabytes.clamp(1, u32::MAX as u64) as usize))
+}
+
+/// Megabytes a transformation of `source` needs while it runs: the source, and twice the image
+/// decoded (the decoded pixels and the working copies of resizing and converting). Read from
+/// the header only; an image with too many pixels, or not an image, is refused here.
+fn cost_mb(source: &[u8]) -> Result<u64, StorageError> {
+    use image::ImageDecoder;
+    let not_image = || StorageError::InvalidRequest("The object is not an image that can be transformed".into());
+    let format = image::guess_format(source).map_err(|_| not_image())?;
+    let decoder = image::ImageReader::with_format(std::io::Cursor::new(source), format)
+        .into_decoder()
+        .map_err(|_| not_image())?;
+    let (w, h) = decoder.dimensions();
+    if w as u64 * h as u64 > MAX_SOURCE_PIXELS {
+        return Err(StorageError::InvalidRequest("The image's resolution is too high to transform".into()));
+    }
+    let decoded = w as u64 * h as u64 * decoder.color_type().bytes_per_pixel() as u64;
+    Ok((source.len() as u64 + 2 * decoded).div_ceil(1024 * 1024).max(1))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -302,8 +329,20 @@ async fn serve(
     let (bytes, mime) = match kept {
         Some(kept) => kept,
         None => {
-            let _turn = decode_turns().acquire().await.map_err(|e| StorageError::internal("render turn", e))?;
+            let turn = fetch_turns().acquire().await.map_err(|e| StorageError::internal("render turn", e))?;
             let source = state.store.get(&super::backend::key_of(&version)).await?.bytes().await?;
+            let cost = cost_mb(&source)?;
+            let total = state.config.image_transform_memory_mb.max(1);
+            if cost > total {
+                return Err(StorageError::InvalidRequest(format!(
+                    "The image needs {cost} MB to transform, more than IMAGE_TRANSFORM_MEMORY_MB ({total} MB)"
+                )));
+            }
+            let _room = budget(total)
+                .acquire_many(cost as u32)
+                .await
+                .map_err(|e| StorageError::internal("render budget", e))?;
+            drop(turn);
             let transform = t.clone();
             let (out, mime) = web::block(move || render_bytes(&source, &transform, &accept))
                 .await
