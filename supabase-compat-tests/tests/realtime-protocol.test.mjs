@@ -521,6 +521,28 @@ test('a channel joined with presence off receives presence from its first track:
   assert.equal(diff.payload.joins.them.metas[0].here, 1);
 });
 
+test("a topic's presence state is bounded (REALTIME_MAX_PRESENCE_STATE_KB, 1000): a track past it is refused, a late joiner gets what was accepted", async () => {
+  const topic = rt('presence-bound');
+  const [a, b, late] = [await Raw.open(main), await Raw.open(main), await Raw.open(main)];
+  const refA = await a.joined(topic, { presence: { enabled: true, key: 'a' } });
+  const refB = await b.joined(topic, { presence: { enabled: true, key: 'b' } });
+  const blob = 'x'.repeat(600_000);
+  const okA = a.push(topic, 'presence', { type: 'presence', event: 'track', payload: { blob } }, { joinRef: refA });
+  assert.equal((await a.reply(okA)).payload.status, 'ok');
+  const refused = b.push(topic, 'presence', { type: 'presence', event: 'track', payload: { blob } }, { joinRef: refB });
+  const reply = (await b.reply(refused)).payload;
+  assert.equal(reply.status, 'error');
+  assert.match(reply.response.reason, /^PresenceStateTooLarge: /);
+  await late.joined(topic, { presence: { enabled: true, key: 'late' } });
+  const state = await late.find((f) => f.event === 'presence_state' && f.topic === topic, 'the late joiner\'s state');
+  assert.deepEqual(Object.keys(state.payload), ['a'], 'only the accepted presence');
+  // once A leaves, B fits
+  const gone = a.push(topic, 'presence', { type: 'presence', event: 'untrack' }, { joinRef: refA });
+  assert.equal((await a.reply(gone)).payload.status, 'ok');
+  const okB = b.push(topic, 'presence', { type: 'presence', event: 'track', payload: { blob } }, { joinRef: refB });
+  assert.equal((await b.reply(okB)).payload.status, 'ok');
+});
+
 test('a presence track whose payload is not a map is answered {"status":"error","response":{"reason":"Presence track payload must be a map"}}, and the channel keeps working', async () => {
   const s = await Raw.open(main);
   const topic = rt('presence-bad');

@@ -343,10 +343,23 @@ impl Connection {
                 joined.tracked = true;
                 let phx_ref = uuid::Uuid::new_v4().simple().to_string();
                 let key = joined.presence_key.clone();
-                self.rt.hub.with_presence(&joined.key, |p| {
-                    let d = p.track(&key, owner, phx_ref, data);
-                    (d.clone(), d)
-                })
+                let limit = self.rt.config.max_presence_state_kb.saturating_mul(1000);
+                let tracked =
+                    self.rt.hub.with_presence(&joined.key, |p| match p.track(&key, owner, phx_ref, data, limit) {
+                        Ok(d) => (Ok(d.clone()), d),
+                        Err(too_large) => (Err(too_large), None),
+                    });
+                match tracked {
+                    Ok(d) => d,
+                    Err(_) => {
+                        let reason = format!(
+                            "PresenceStateTooLarge: the channel's presence state would pass {} KB \
+                             (REALTIME_MAX_PRESENCE_STATE_KB)",
+                            self.rt.config.max_presence_state_kb
+                        );
+                        return self.reply(msg, "error", json!({ "reason": reason }));
+                    }
+                }
             }
             Some("untrack") => self.rt.hub.with_presence(&joined.key, |p| {
                 let d = p.untrack(&owner);

@@ -53,6 +53,11 @@ pub struct RealtimeConfig {
     #[arg(long = "realtime-resume-window-secs", env = "REALTIME_RESUME_WINDOW_SECS", default_value_t = 30)]
     pub resume_window_secs: u64,
 
+    /// Largest presence state of one topic, in kilobytes (1000 bytes): what a channel that joins
+    /// receives at once. A track that would pass it is refused.
+    #[arg(long = "realtime-max-presence-state-kb", env = "REALTIME_MAX_PRESENCE_STATE_KB", default_value_t = 1000)]
+    pub max_presence_state_kb: usize,
+
     /// Seconds without any message (heartbeats included) after which a socket is closed.
     #[arg(long = "realtime-idle-timeout-secs", env = "REALTIME_IDLE_TIMEOUT_SECS", default_value_t = 90)]
     pub idle_timeout_secs: u64,

@@ -21,7 +21,18 @@ struct Meta {
     phx_ref: String,
     owner: Owner,
     data: Map<String, Value>,
+    /// What the meta adds to the topic's `presence_state`, in bytes (about).
+    size: usize,
 }
+
+/// Bytes a meta adds to a `presence_state` (its key, its JSON, the wrapping).
+fn meta_size(key: &str, phx_ref: &str, data: &Map<String, Value>) -> usize {
+    key.len() + phx_ref.len() + serde_json::to_string(data).map_or(0, |s| s.len()) + 32
+}
+
+/// A track refused: the topic's presence state would pass its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateTooLarge;
 
 impl Meta {
     fn to_json(&self) -> Value {
@@ -35,6 +46,8 @@ impl Meta {
 #[derive(Debug, Default)]
 pub struct Presence {
     keys: BTreeMap<String, Vec<Meta>>,
+    /// The sizes of every meta, added up.
+    bytes: usize,
 }
 
 /// Metas grouped by key, as diffs and states carry them.
@@ -68,12 +81,33 @@ impl Presence {
         group(&entries)
     }
 
+    /// About how many bytes `state()` is.
+    pub fn size(&self) -> usize {
+        self.bytes
+    }
+
     /// Track `data` under `key` for `owner`, replacing what that owner tracked under the key.
-    /// Tracking the same data again changes nothing.
-    pub fn track(&mut self, key: &str, owner: Owner, phx_ref: String, data: Map<String, Value>) -> Option<Value> {
+    /// Tracking the same data again changes nothing. Refused, with nothing changed, when the
+    /// state would pass `limit` bytes.
+    pub fn track(
+        &mut self,
+        key: &str,
+        owner: Owner,
+        phx_ref: String,
+        data: Map<String, Value>,
+        limit: usize,
+    ) -> Result<Option<Value>, StateTooLarge> {
+        let size = meta_size(key, &phx_ref, &data);
         let metas = self.keys.entry(key.to_string()).or_default();
         if metas.iter().any(|m| m.owner == owner && m.data == data) {
-            return None;
+            return Ok(None);
+        }
+        let replaced: usize = metas.iter().filter(|m| m.owner == owner).map(|m| m.size).sum();
+        if self.bytes - replaced + size > limit {
+            if metas.is_empty() {
+                self.keys.remove(key);
+            }
+            return Err(StateTooLarge);
         }
         let mut leaves = Vec::new();
         metas.retain(|m| {
@@ -83,10 +117,11 @@ impl Presence {
             }
             !same
         });
-        let meta = Meta { phx_ref, owner, data };
+        let meta = Meta { phx_ref, owner, data, size };
         let joins = vec![(key.to_string(), meta.to_json())];
         metas.push(meta);
-        diff(&joins, &leaves)
+        self.bytes = self.bytes - replaced + size;
+        Ok(diff(&joins, &leaves))
     }
 
     /// Remove every meta of `owner` (untrack, leave, disconnect).
@@ -101,10 +136,12 @@ impl Presence {
 
     fn remove_where(&mut self, gone: impl Fn(&Meta) -> bool) -> Option<Value> {
         let mut leaves = Vec::new();
+        let mut freed = 0;
         for (key, metas) in self.keys.iter_mut() {
             metas.retain(|m| {
                 if gone(m) {
                     leaves.push((key.clone(), m.to_json()));
+                    freed += m.size;
                     false
                 } else {
                     true
@@ -112,21 +149,25 @@ impl Presence {
             });
         }
         self.keys.retain(|_, metas| !metas.is_empty());
+        self.bytes -= freed;
         diff(&[], &leaves)
     }
 
     /// Apply a diff made on another instance (`instance`): its joins and leaves by `phx_ref`.
     pub fn apply_remote(&mut self, instance: &str, joins: &[(String, u64, Value)], leaves: &[String]) -> Option<Value> {
         let mut left = Vec::new();
+        let mut freed = 0;
         for (key, metas) in self.keys.iter_mut() {
             metas.retain(|m| {
                 let gone = m.owner.instance == instance && leaves.contains(&m.phx_ref);
                 if gone {
                     left.push((key.clone(), m.to_json()));
+                    freed += m.size;
                 }
                 !gone
             });
         }
+        self.bytes -= freed;
         self.keys.retain(|_, metas| !metas.is_empty());
         let mut joined = Vec::new();
         for (key, socket, meta) in joins {
@@ -136,8 +177,10 @@ impl Presence {
             if metas.iter().any(|m| m.phx_ref == phx_ref) {
                 continue;
             }
-            let meta = Meta { phx_ref, owner: Owner { instance: instance.to_string(), socket: *socket }, data };
+            let size = meta_size(key, &phx_ref, &data);
+            let meta = Meta { phx_ref, owner: Owner { instance: instance.to_string(), socket: *socket }, data, size };
             joined.push((key.clone(), meta.to_json()));
+            self.bytes += size;
             metas.push(meta);
         }
         diff(&joined, &left)
@@ -171,13 +214,33 @@ mod tests {
         v.as_object().cloned().unwrap()
     }
 
+    const NO_LIMIT: usize = usize::MAX;
+
+    #[test]
+    fn a_track_that_would_pass_the_bound_is_refused_and_changes_nothing() {
+        let mut p = Presence::default();
+        let big = data(json!({"blob": "x".repeat(600)}));
+        p.track("k1", owner(1), "r1".into(), big.clone(), 1000).unwrap();
+        let before = (p.state(), p.size());
+        assert_eq!(p.track("k2", owner(2), "r2".into(), big.clone(), 1000), Err(StateTooLarge));
+        assert_eq!((p.state(), p.size()), before, "nothing changed");
+        // replacing one's own meta counts what it replaces
+        assert!(p.track("k1", owner(1), "r3".into(), data(json!({"blob": "y".repeat(600)})), 1000).is_ok());
+        // leaving frees room
+        p.untrack(&owner(1));
+        assert_eq!(p.size(), 0);
+        assert!(p.track("k2", owner(2), "r4".into(), big, 1000).is_ok());
+        let state = serde_json::to_string(&p.state()).unwrap().len();
+        assert!(p.size() >= state, "the size counted ({}) is at least the state's ({state})", p.size());
+    }
+
     #[test]
     fn tracking_joins_and_tracking_again_replaces_the_meta() {
         let mut p = Presence::default();
-        let d = p.track("k", owner(1), "r1".into(), data(json!({"name": "a"}))).unwrap();
+        let d = p.track("k", owner(1), "r1".into(), data(json!({"name": "a"})), NO_LIMIT).unwrap().unwrap();
         assert_eq!(d, json!({"joins": {"k": {"metas": [{"name": "a", "phx_ref": "r1"}]}}, "leaves": {}}));
-        assert_eq!(p.track("k", owner(1), "r2".into(), data(json!({"name": "a"}))), None);
-        let d = p.track("k", owner(1), "r3".into(), data(json!({"name": "b"}))).unwrap();
+        assert_eq!(p.track("k", owner(1), "r2".into(), data(json!({"name": "a"})), NO_LIMIT), Ok(None));
+        let d = p.track("k", owner(1), "r3".into(), data(json!({"name": "b"})), NO_LIMIT).unwrap().unwrap();
         assert_eq!(d["joins"]["k"]["metas"][0]["phx_ref"], "r3");
         assert_eq!(d["leaves"]["k"]["metas"][0]["phx_ref"], "r1");
         assert_eq!(p.state(), json!({"k": {"metas": [{"name": "b", "phx_ref": "r3"}]}}));
@@ -186,8 +249,8 @@ mod tests {
     #[test]
     fn several_sockets_keep_several_metas_under_one_key_and_leave_alone() {
         let mut p = Presence::default();
-        p.track("k", owner(1), "r1".into(), Map::new());
-        p.track("k", owner(2), "r2".into(), Map::new());
+        p.track("k", owner(1), "r1".into(), Map::new(), NO_LIMIT).unwrap();
+        p.track("k", owner(2), "r2".into(), Map::new(), NO_LIMIT).unwrap();
         assert_eq!(p.state()["k"]["metas"].as_array().unwrap().len(), 2);
         let d = p.untrack(&owner(1)).unwrap();
         assert_eq!(d, json!({"joins": {}, "leaves": {"k": {"metas": [{"phx_ref": "r1"}]}}}));
