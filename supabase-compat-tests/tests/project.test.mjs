@@ -246,3 +246,17 @@ test('`server db reset` makes the database again: migrations applied anew, the s
   const history = (await sql(dbUrl, 'select version from supabase_migrations.schema_migrations order by 1')).rows.map((r) => r.version);
   assert.deepEqual(history, ['20240101000000', '20240102000000']);
 });
+
+test("migrations and seeds run with the search_path of Supabase's postgres role: extensions' functions resolve unqualified", async () => {
+  const dir = copyOfExample();
+  writeFileSync(path.join(dir, 'migrations', '20240103000000_hashes.sql'),
+    "create table public.secrets (hash text not null);\ninsert into public.secrets values (crypt('s3cret', gen_salt('bf', 4)));\n");
+  writeFileSync(path.join(dir, 'seed.sql'), `${readFileSync(path.join(dir, 'seed.sql'), 'utf8')}\ninsert into public.secrets values (crypt('seeded', gen_salt('md5')));\n`);
+  const dbUrl = await freshDatabase();
+  const run = spawnSync(serverBin(), ['--project', dir, 'db', 'push'], {
+    env: { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: 'x'.repeat(40), RUST_LOG: 'warn' }, encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const { rows } = await sql(dbUrl, "select count(*)::int as n from public.secrets where hash like '$%'");
+  assert.equal(rows[0].n, 2);
+});

@@ -132,12 +132,20 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.enable_refresh_token_rotation", Rule::NotYet),
     ("auth.password_requirements", Rule::NotYet),
     ("auth.signing_keys_path", Rule::NotYet),
+    ("auth.jwt_secret", Rule::Env("JWT_SECRET", Conv::Str)),
+    ("auth.passkey.enabled", Rule::Env("PASSKEY_ENABLED", Conv::Bool)),
+    ("auth.passkey.*", Rule::NotYet),
+    ("auth.webauthn.rp_display_name", Rule::Env("WEBAUTHN_RP_DISPLAY_NAME", Conv::Str)),
+    ("auth.webauthn.rp_id", Rule::Env("WEBAUTHN_RP_ID", Conv::Str)),
+    ("auth.webauthn.rp_origins", Rule::Env("WEBAUTHN_RP_ORIGINS", Conv::List)),
+    ("auth.webauthn.*", Rule::NotYet),
     ("auth.jwt_issuer", Rule::NotYet),
     ("auth.rate_limit.email_sent", Rule::Env("RATE_LIMIT_EMAIL_SENT", Conv::Int)),
     ("auth.rate_limit.sms_sent", Rule::Env("RATE_LIMIT_SMS_SENT", Conv::Int)),
     ("auth.rate_limit.anonymous_users", Rule::Env("RATE_LIMIT_ANONYMOUS_USERS", Conv::Int)),
     ("auth.rate_limit.token_refresh", Rule::Env("RATE_LIMIT_TOKEN_REFRESH", Conv::Int)),
     ("auth.rate_limit.token_verifications", Rule::Env("RATE_LIMIT_VERIFY", Conv::Int)),
+    ("auth.rate_limit.sign_in_sign_ups", Rule::Env("RATE_LIMIT_OTP", Conv::Int)),
     ("auth.rate_limit.*", Rule::NotYet),
     ("auth.captcha.*", Rule::NotYet),
     ("auth.email.enable_signup", Rule::NotYet),
@@ -294,8 +302,19 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
     if !test_otp.is_empty() {
         out.env.push(("SMS_TEST_OTP".into(), test_otp.join(",")));
     }
+    // The CLI's defaults where they differ from the server's own, for keys the file leaves out.
+    for (name, value) in CLI_DEFAULTS {
+        if !out.env.iter().any(|(n, _)| n == name) {
+            out.env.push(((*name).into(), (*value).into()));
+        }
+    }
     Ok(out)
 }
+
+/// Settings whose default in a CLI project differs from the server's: `[auth.email]
+/// enable_confirmations` is false unless the file says so (GoTrue's own default, and this
+/// server's, is to ask for a confirmation).
+const CLI_DEFAULTS: &[(&str, &str)] = &[("MAILER_AUTOCONFIRM", "true")];
 
 fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Value) -> Result<(), String> {
     match key {
@@ -581,7 +600,22 @@ mod tests {
         let config = parse("", &no_env).unwrap();
         assert!(config.migrations_enabled && config.seed_enabled);
         assert_eq!(config.seed_paths, vec!["./seed.sql"]);
-        assert!(config.env.is_empty());
+        // addresses are not confirmed unless the file asks for it, as in a CLI project
+        assert_eq!(config.env, vec![("MAILER_AUTOCONFIRM".to_string(), "true".to_string())]);
+        let asks = parse("[auth.email]\nenable_confirmations = true", &no_env).unwrap();
+        assert_eq!(asks.env, vec![("MAILER_AUTOCONFIRM".to_string(), "false".to_string())]);
+    }
+
+    #[test]
+    fn the_clis_newer_auth_keys_are_read() {
+        let text = "[auth]\njwt_secret = \"env(SECRET)\"\n[auth.passkey]\nenabled = true\n[auth.webauthn]\nrp_id = \"localhost\"\nrp_origins = [\"http://localhost:3000\"]\n[auth.rate_limit]\nsign_in_sign_ups = 100";
+        let config = parse(text, &|n: &str| (n == "SECRET").then(|| "s".repeat(40))).unwrap();
+        assert_eq!(env_of(&config, "JWT_SECRET"), Some("s".repeat(40)));
+        assert_eq!(env_of(&config, "PASSKEY_ENABLED").as_deref(), Some("true"));
+        assert_eq!(env_of(&config, "WEBAUTHN_RP_ID").as_deref(), Some("localhost"));
+        assert_eq!(env_of(&config, "WEBAUTHN_RP_ORIGINS").as_deref(), Some("http://localhost:3000"));
+        assert_eq!(env_of(&config, "RATE_LIMIT_OTP").as_deref(), Some("100"));
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     }
 
     #[test]

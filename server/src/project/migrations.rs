@@ -29,6 +29,11 @@ const HISTORY_DDL: &[&str] = &[
     "reset lock_timeout",
 ];
 
+/// The `search_path` migrations and seeds run with: the one Supabase's image gives the
+/// `postgres` role (so `gen_salt()`, `uuid_generate_v4()` and the other functions of extensions
+/// installed in `extensions` resolve as they do under the CLI). A file may set its own.
+const SEARCH_PATH: &str = "set local search_path = \"$user\", public, extensions";
+
 /// Advisory lock held while a project is migrated ("supa-prj").
 const LOCK_KEY: i64 = 0x7375_7061_2d70_726a;
 
@@ -208,6 +213,7 @@ async fn run_one(client: &mut Client, migration: &Migration) -> Result<(), Proje
     let text = std::fs::read_to_string(&migration.path).map_err(|e| ProjectError::Io(migration.path.clone(), e))?;
     let statements = split(&text);
     let tx = client.transaction().await.map_err(|e| ProjectError::Db(e.to_string()))?;
+    tx.batch_execute(SEARCH_PATH).await.map_err(|e| ProjectError::Db(e.to_string()))?;
     for (index, statement) in statements.iter().enumerate() {
         if let Err(err) = tx.batch_execute(statement).await {
             return Err(ProjectError::Migration {
@@ -266,6 +272,7 @@ pub async fn seed(client: &mut Client, base: &Path, files: &[PathBuf]) -> Result
             continue;
         }
         let tx = client.transaction().await.map_err(db)?;
+        tx.batch_execute(SEARCH_PATH).await.map_err(db)?;
         if known.is_none() {
             for (index, statement) in split(&text).iter().enumerate() {
                 if let Err(err) = tx.batch_execute(statement).await {
