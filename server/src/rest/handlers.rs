@@ -163,7 +163,7 @@ async fn read(
     res.insert_header(("Content-Range", content_range(offset, result.page, result.total)));
     res.insert_header(("Content-Location", content_location(&table.name.name, &rr.pairs)));
     let res = if head {
-        res.content_type(rr.media.content_type()).finish()
+        res.content_type(response::content_type(rr.media, rr.strip_nulls)).finish()
     } else {
         response::body(&mut res, rr.media, result.body, rr.strip_nulls)?
     };
@@ -427,6 +427,11 @@ fn require_where(query: &QueryParams, verb: &str, rr: &RestRequest) -> Result<()
 
 /// PUT: filters must be `eq` on exactly the primary key, and the payload must agree with them.
 fn check_put(table: &Table, query: &QueryParams, rows: &[serde_json::Map<String, Value>]) -> Result<(), RestError> {
+    // A top-level `limit` or `offset` is refused first, as PostgREST refuses it while it reads
+    // the request (PGRST114), before it looks at the filters.
+    if query.limits.iter().any(|(path, l, o)| path.is_empty() && (l.is_some() || o.is_some())) {
+        return Err(RestError::PutLimitNotAllowed);
+    }
     let filters = root_filters(query);
     let mut pk_values = Vec::new();
     for filter in &filters {

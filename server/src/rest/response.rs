@@ -43,6 +43,16 @@ pub fn builder(status: StatusCode, req: &RestRequest, applied: &[String]) -> Htt
     res
 }
 
+/// The answer's content type: with `nulls=stripped`, the media type asked with its parameter, as
+/// PostgREST's says it.
+pub fn content_type(media: MediaType, strip_nulls: bool) -> &'static str {
+    match (media, strip_nulls) {
+        (MediaType::SingleObject, true) => "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8",
+        (MediaType::Json, true) => "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8",
+        _ => media.content_type(),
+    }
+}
+
 /// The body in the requested media type (JSON as Postgres built it, without its null-valued
 /// keys when `strip_nulls`, or CSV converted from it).
 pub fn body(
@@ -60,7 +70,7 @@ pub fn body(
             let mut value: Value =
                 serde_json::from_str(&json).map_err(|e| RestError::internal(format!("nulls=stripped: {e}")))?;
             strip_null_keys(&mut value);
-            Ok(builder.content_type(media.content_type()).body(value.to_string()))
+            Ok(builder.content_type(content_type(media, true)).body(value.to_string()))
         }
         _ => Ok(builder.content_type(media.content_type()).body(json)),
     }

@@ -532,6 +532,11 @@ async fn csv_fields_are_quoted_as_postgrest_quotes_them_and_nulls_can_be_strippe
         .send()
         .await
         .unwrap();
+    assert_eq!(
+        res.headers().get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"),
+        "the media type asked, with its parameter"
+    );
     assert_eq!(res.json::<Value>().await.unwrap(), json!([{"id": 1}, {"id": 2, "note": ""}]));
     let res = app
         .rest_req(Method::GET, "/notes?id=eq.1&select=id,note", None)
@@ -539,6 +544,10 @@ async fn csv_fields_are_quoted_as_postgrest_quotes_them_and_nulls_can_be_strippe
         .send()
         .await
         .unwrap();
+    assert_eq!(
+        res.headers().get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8")
+    );
     assert_eq!(res.json::<Value>().await.unwrap(), json!({"id": 1}));
 }
 
@@ -1237,4 +1246,20 @@ async fn missing_default_gives_a_typed_null_to_a_column_without_a_default() {
     let (status, body) = json_of(res).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body, json!([{"n": 5, "at": null, "tag": "a"}, {"n": null, "at": null, "tag": "b"}]));
+}
+
+#[tokio::test]
+async fn put_with_limit_or_offset_is_pgrst114() {
+    let app = spawn_app().await;
+    app.ddl("create table public.singles (id int primary key, v text); grant all on public.singles to anon;").await;
+    for query in ["/singles?id=eq.1&limit=1", "/singles?id=eq.1&offset=0", "/singles?limit=1"] {
+        let res = app.rest_req(Method::PUT, query, None).json(&json!({"id": 1, "v": "a"})).send().await.unwrap();
+        let (status, body) = json_of(res).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["code"], "PGRST114", "{query}: {body}");
+        assert_eq!(body["message"], "limit/offset querystring parameters are not allowed for PUT");
+    }
+    let res =
+        app.rest_req(Method::PUT, "/singles?id=eq.1", None).json(&json!({"id": 1, "v": "a"})).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 204, "without them the PUT is done");
 }

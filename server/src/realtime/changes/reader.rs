@@ -120,6 +120,35 @@ struct Batch {
     changes: Vec<Arc<Change>>,
     /// End of the last transaction in the batch.
     end: u64,
+    /// Transaction ids of the batch's transactions that have changes.
+    xids: Vec<u32>,
+}
+
+/// Whether every transaction of `xids` is visible to a new snapshot. The walsender may send a
+/// commit the moment its WAL is flushed, a little before the committing backend has left the
+/// list of running transactions; a row-level-security check made in that moment would not see
+/// the row and would withhold the change. The epoch of each 32-bit id is the snapshot's.
+const VISIBLE: &str = "select coalesce(bool_and(pg_visible_in_snapshot(((case when x > (n & 4294967295) \
+     then (n >> 32) - 1 else n >> 32 end) << 32 | x)::text::xid8, s)), true) \
+     from (select pg_current_snapshot() as s) snap, \
+     lateral (select pg_snapshot_xmax(snap.s)::text::bigint as n) next, unnest($1::bigint[]) as x";
+
+/// Wait (a few milliseconds at most, in practice) until the batch's transactions are visible.
+async fn wait_visible(client: &tokio_postgres::Client, xids: &[u32]) {
+    if xids.is_empty() {
+        return;
+    }
+    let ids: Vec<i64> = xids.iter().map(|x| i64::from(*x)).collect();
+    for _ in 0..1000 {
+        match client.query_one(VISIBLE, &[&ids]).await {
+            Ok(row) if row.get::<_, bool>(0) => return,
+            Ok(_) => tokio::time::sleep(Duration::from_millis(1)).await,
+            Err(err) => {
+                tracing::debug!(error = %err, "realtime: could not check that transactions are visible");
+                return;
+            }
+        }
+    }
 }
 
 async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
@@ -143,6 +172,7 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
     tracing::debug!(slot = %changes.slot, from = delivered, "realtime: streaming the replication slot");
     let mut decoder = Decoder::default();
     let mut batch = Batch::default();
+    let mut current_xid: u32 = 0;
     let result = loop {
         // Wait for the next event, unless a batch is ready: then take only what is already
         // there, and deliver when nothing more is.
@@ -152,7 +182,7 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
             match stream.recv().now_or_never() {
                 Some(event) => event,
                 None => {
-                    flush(rt, &stream, &mut batch).await;
+                    flush(rt, &client, &stream, &mut batch).await;
                     continue;
                 }
             }
@@ -163,7 +193,10 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
             Err(err) => break Err(ReadError::Stream(err)),
         };
         match event {
-            ReplicationEvent::Begin { .. } => decoder.begin(),
+            ReplicationEvent::Begin { xid, .. } => {
+                decoder.begin();
+                current_xid = xid;
+            }
             ReplicationEvent::XLogData { data, .. } => {
                 if let Err(err) = decoder.message(&client, &data).await {
                     break Err(err.into());
@@ -177,10 +210,13 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
                     changes.redelivered_skipped.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
+                if !committed.is_empty() {
+                    batch.xids.push(current_xid);
+                }
                 batch.changes.extend(committed);
                 batch.end = end;
                 if batch.changes.len() >= BATCH {
-                    flush(rt, &stream, &mut batch).await;
+                    flush(rt, &client, &stream, &mut batch).await;
                 }
             }
             ReplicationEvent::KeepAlive { wal_end, .. } => {
@@ -194,17 +230,18 @@ async fn read(rt: &Arc<Realtime>) -> Result<(), ReadError> {
         }
     };
     if batch.end != 0 {
-        flush(rt, &stream, &mut batch).await;
+        flush(rt, &client, &stream, &mut batch).await;
     }
     stream.abort();
     driver.abort();
     result
 }
 
-/// Deliver the batch, then let the slot move past it.
-async fn flush(rt: &Arc<Realtime>, stream: &ReplicationClient, batch: &mut Batch) {
-    let Batch { changes, end } = std::mem::take(batch);
+/// Deliver the batch (once its transactions are visible), then let the slot move past it.
+async fn flush(rt: &Arc<Realtime>, client: &tokio_postgres::Client, stream: &ReplicationClient, batch: &mut Batch) {
+    let Batch { changes, end, xids } = std::mem::take(batch);
     if !changes.is_empty() {
+        wait_visible(client, &xids).await;
         let subs = rt.changes.remember_and_snapshot(&changes);
         deliver::deliver(rt, &changes, subs).await;
     }
