@@ -121,8 +121,11 @@ impl Project {
             self.seed(&mut client).await?;
         }
         self.buckets(&client).await?;
-        // The project's schema changed: schema caches reload.
-        let _ = client.batch_execute("notify pgrst, 'reload schema'").await;
+        if !applied.migrations.is_empty() {
+            // The project's schema changed: schema caches reload (a start that applied nothing
+            // does not ask for a second reload beside the platform's).
+            let _ = client.batch_execute("notify pgrst, 'reload schema'").await;
+        }
         Ok(applied.migrations)
     }
 
