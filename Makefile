@@ -150,6 +150,11 @@ clean-test-cluster:
 fmt:
 	cargo fmt --all
 
+## docs-config: write docs/configuration.md again from the flags' definitions (a unit test fails when it is stale).
+.PHONY: docs-config
+docs-config:
+	UPDATE_DOCS=1 cargo test -p server --lib config_doc::tests::the_configuration_page_is_the_rendering_of_the_flags
+
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings

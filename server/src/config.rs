@@ -243,22 +243,22 @@ pub struct Config {
     #[arg(long, env = "WEB_DIR", default_value = "web/dist")]
     pub web_dir: PathBuf,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "REST")]
     pub rest: RestConfig,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Demo data")]
     pub seed: SeedConfig,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Auth")]
     pub auth: AuthConfig,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Storage")]
     pub storage: crate::storage::config::StorageConfig,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Realtime")]
     pub realtime: crate::realtime::RealtimeConfig,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Outbox")]
     pub outbox: crate::outbox::OutboxConfig,
 }
 
@@ -701,6 +701,17 @@ pub struct AuthConfig {
     /// Text messages the whole server may send per hour.
     #[arg(long = "rate-limit-sms-sent", env = "RATE_LIMIT_SMS_SENT", default_value_t = 30)]
     pub rate_limit_sms_sent: u64,
+
+    /// Text messages one phone number may receive per hour (codes of sign-in, sign-up, phone
+    /// change and phone factors together), so that one number cannot use up the server's budget.
+    #[arg(long = "rate-limit-sms-per-number", env = "RATE_LIMIT_SMS_PER_NUMBER", default_value_t = 10)]
+    pub rate_limit_sms_per_number: u64,
+
+    /// Wrong codes accepted for one texted code (per phone number for `/verify`, per factor for a
+    /// phone factor's challenge) within an hour; past it the code is void and a new one must be
+    /// asked for, whatever address the guesses come from.
+    #[arg(long = "sms-max-failed-verifications", env = "SMS_MAX_FAILED_VERIFICATIONS", default_value_t = 5)]
+    pub sms_max_failed_verifications: u64,
 
     /// Anonymous sign-ins (`signInAnonymously`) per IP address per hour.
     #[arg(long = "rate-limit-anonymous-users", env = "RATE_LIMIT_ANONYMOUS_USERS", default_value_t = 30)]

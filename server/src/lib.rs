@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod config_doc;
 pub mod db;
 pub mod gate;
 pub mod health;
