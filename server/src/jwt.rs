@@ -3,7 +3,9 @@
 //!
 //! HS256 tokens verify with the configured secret; ES256 and RS256 tokens with the signing key
 //! their `kid` names (`signing_keys`), when the verifier has the key set; `alg: none` and every
-//! other algorithm are refused by construction. An opaque API key stands for the claims of its
+//! other algorithm are refused by construction. `PGRST_JWT_SECRET` may also be a JWK or a JWKS
+//! (as PostgREST accepts it): its keys verify the tokens whose algorithm their type allows,
+//! chosen by `kid` when both name one. An opaque API key stands for the claims of its
 //! role. Verified claims are cached by token text (as PostgREST does) so that verification does
 //! not dominate a request's cost; a cached entry is re-checked against its `exp` on every hit,
 //! and the whole cache is dropped when a signing key is revoked. This module knows nothing of HTTP.
@@ -12,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet};
 use jsonwebtoken::{decode, decode_header, errors::ErrorKind, Algorithm, DecodingKey, Validation};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
@@ -57,6 +60,8 @@ pub struct JwtVerifier {
     /// The asymmetric keys, with the validations of ES256 and RS256.
     signing: Option<(Arc<SigningKeys>, Validation, Validation)>,
     api_keys: Option<Arc<ApiKeys>>,
+    /// The keys of a JWK / JWKS given as `PGRST_JWT_SECRET`, tried before the others.
+    configured: Vec<ConfiguredKey>,
     /// `SigningKeys::revocations` when the cache was last emptied.
     revocations_seen: AtomicU64,
     cache: moka::sync::Cache<String, Arc<Value>>,
@@ -81,6 +86,7 @@ impl JwtVerifier {
             validation: validation(Algorithm::HS256, audience),
             signing: None,
             api_keys: None,
+            configured: Vec::new(),
             revocations_seen: AtomicU64::new(0),
             cache: moka::sync::Cache::builder().max_capacity(10_000).time_to_live(Duration::from_secs(300)).build(),
         }
@@ -99,6 +105,12 @@ impl JwtVerifier {
     /// Also accept the opaque API keys (`sb_publishable_…`, `sb_secret_…`).
     pub fn with_api_keys(mut self, keys: Arc<ApiKeys>) -> JwtVerifier {
         self.api_keys = Some(keys);
+        self
+    }
+
+    /// Also accept tokens signed by the keys of a JWK or JWKS (`PGRST_JWT_SECRET` given as JSON).
+    pub fn with_configured_keys(mut self, keys: Vec<ConfiguredKey>) -> JwtVerifier {
+        self.configured = keys;
         self
     }
 
@@ -141,6 +153,24 @@ impl JwtVerifier {
             other => JwtError::Invalid(describe(other)),
         };
         let header = decode_header(token).map_err(fail)?;
+        let mut candidates = self
+            .configured
+            .iter()
+            .filter(|k| k.allows(header.alg) && (k.kid.is_none() || header.kid.is_none() || k.kid == header.kid))
+            .peekable();
+        if candidates.peek().is_some() {
+            let audience = self.validation.aud.as_ref().and_then(|set| set.iter().next().cloned());
+            let validation = validation(header.alg, audience.as_deref());
+            for key in candidates {
+                match decode::<Value>(token, &key.key, &validation) {
+                    Ok(data) => return Ok(data.claims),
+                    // A good signature with a bad claim is that token's answer.
+                    Err(err) if !matches!(err.kind(), ErrorKind::InvalidSignature) => return Err(fail(err)),
+                    Err(_) => {}
+                }
+            }
+            // No configured key signed it: the server's own secret and keys may have.
+        }
         let data = match (header.alg, &self.signing) {
             (Algorithm::HS256, _) => decode::<Value>(token, &self.key, &self.validation),
             (alg @ (Algorithm::ES256 | Algorithm::RS256), Some((keys, es, rs))) => {
@@ -158,6 +188,71 @@ impl JwtVerifier {
         };
         Ok(data.map_err(fail)?.claims)
     }
+}
+
+/// One key of a JWK / JWKS given as `PGRST_JWT_SECRET`.
+pub struct ConfiguredKey {
+    kid: Option<String>,
+    family: KeyFamily,
+    key: DecodingKey,
+}
+
+/// Which algorithms a key's type can verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyFamily {
+    Hmac,
+    Rsa,
+    Ec,
+    Ed,
+}
+
+impl std::fmt::Debug for ConfiguredKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConfiguredKey").field("kid", &self.kid).field("family", &self.family).finish()
+    }
+}
+
+impl ConfiguredKey {
+    fn allows(&self, alg: Algorithm) -> bool {
+        use Algorithm::*;
+        match self.family {
+            KeyFamily::Hmac => matches!(alg, HS256 | HS384 | HS512),
+            KeyFamily::Rsa => matches!(alg, RS256 | RS384 | RS512 | PS256 | PS384 | PS512),
+            KeyFamily::Ec => matches!(alg, ES256 | ES384),
+            KeyFamily::Ed => alg == EdDSA,
+        }
+    }
+}
+
+/// The keys of `PGRST_JWT_SECRET` when it is a JWK (`{"kty": …}`) or a JWKS (`{"keys": […]}`);
+/// `Ok(None)` when it is a plain secret. A JSON text that is neither is an error that says why.
+pub fn configured_keys(secret: &str) -> Result<Option<Vec<ConfiguredKey>>, String> {
+    let text = secret.trim();
+    if !text.starts_with('{') {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let jwks: Vec<Jwk> = if value.get("keys").is_some() {
+        serde_json::from_value::<JwkSet>(value).map_err(|e| format!("not a JWKS: {e}"))?.keys
+    } else {
+        vec![serde_json::from_value::<Jwk>(value).map_err(|e| format!("not a JWK: {e}"))?]
+    };
+    if jwks.is_empty() {
+        return Err("the JWKS has no key".into());
+    }
+    jwks.iter()
+        .map(|jwk| {
+            let family = match &jwk.algorithm {
+                AlgorithmParameters::OctetKey(_) => KeyFamily::Hmac,
+                AlgorithmParameters::RSA(_) => KeyFamily::Rsa,
+                AlgorithmParameters::EllipticCurve(_) => KeyFamily::Ec,
+                AlgorithmParameters::OctetKeyPair(_) => KeyFamily::Ed,
+            };
+            let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("a key cannot be read: {e}"))?;
+            Ok(ConfiguredKey { kid: jwk.common.key_id.clone(), family, key })
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(Some)
 }
 
 /// The checks of one algorithm: `exp` with leeway, the audience when configured.
@@ -340,5 +435,53 @@ mod tests {
         assert_eq!(verifier.verify("sb_secret_guess_123"), Err(JwtError::UnknownApiKey));
         let without = JwtVerifier::new(&secret(), None);
         assert_eq!(without.verify(api.publishable.expose_secret()), Err(JwtError::UnknownApiKey));
+    }
+
+    fn b64(bytes: &[u8]) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    #[test]
+    fn a_jwks_secret_verifies_rsa_tokens_by_kid_and_an_oct_jwk_hmac_tokens() {
+        let rsa = openssl::rsa::Rsa::generate(2048).unwrap();
+        let jwks = json!({"keys": [
+            {"kty": "RSA", "kid": "rest-1", "n": b64(&rsa.n().to_vec()), "e": b64(&rsa.e().to_vec())},
+            {"kty": "oct", "kid": "hs-1", "k": b64(b"a-shared-secret-of-enough-length-123")},
+        ]})
+        .to_string();
+        let keys = configured_keys(&jwks).unwrap().expect("a JWKS");
+        let verifier = JwtVerifier::new(&secret(), None).with_configured_keys(keys);
+
+        let private = EncodingKey::from_rsa_pem(&rsa.private_key_to_pem().unwrap()).unwrap();
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some("rest-1".into());
+        let token = encode(&header, &json!({"role": "authenticated", "sub": "rsa"}), &private).unwrap();
+        assert_eq!(verifier.verify(&token).unwrap()["sub"], "rsa");
+        // RS384 with the same key, no kid: tried against every RSA key.
+        let token = encode(&Header::new(Algorithm::RS384), &json!({"sub": "rs384"}), &private).unwrap();
+        assert_eq!(verifier.verify(&token).unwrap()["sub"], "rs384");
+
+        let mut header = Header::new(Algorithm::HS512);
+        header.kid = Some("hs-1".into());
+        let hs = EncodingKey::from_secret(b"a-shared-secret-of-enough-length-123");
+        let token = encode(&header, &json!({"sub": "hmac"}), &hs).unwrap();
+        assert_eq!(verifier.verify(&token).unwrap()["sub"], "hmac");
+
+        // A token of another RSA key is refused.
+        let other = openssl::rsa::Rsa::generate(2048).unwrap();
+        let other = EncodingKey::from_rsa_pem(&other.private_key_to_pem().unwrap()).unwrap();
+        let token = encode(&Header::new(Algorithm::RS256), &json!({"sub": "x"}), &other).unwrap();
+        assert!(matches!(verifier.verify(&token), Err(JwtError::Invalid(_))));
+        // The server's own secret still verifies (the legacy API keys are signed with it).
+        assert_eq!(verifier.verify(&sign(json!({"sub": "own"}), &"k".repeat(40))).unwrap()["sub"], "own");
+    }
+
+    #[test]
+    fn a_plain_secret_is_not_a_jwk_and_bad_json_says_why() {
+        assert!(configured_keys("a-plain-secret-that-is-long-enough").unwrap().is_none());
+        assert!(configured_keys("{not json").unwrap_err().starts_with("not valid JSON"));
+        assert!(configured_keys(r#"{"keys": []}"#).unwrap_err().contains("no key"));
+        assert!(configured_keys(r#"{"kty": "RSA"}"#).unwrap_err().starts_with("not a JWK"));
     }
 }

@@ -280,7 +280,14 @@ impl Application {
         let external_url = config.external_url(port);
 
         let rest_config = &config.rest;
+        let configured = match &rest_config.jwt_secret {
+            Some(secret) => crate::jwt::configured_keys(secret.expose_secret())
+                .map_err(|e| StartupError::Setup(format!("PGRST_JWT_SECRET is JSON but {e}")))?,
+            None => None,
+        };
         let verifier = match &rest_config.jwt_secret {
+            // A JWK / JWKS: its keys, beside the server's own secret (which signs the legacy API keys).
+            Some(_) if configured.is_some() => JwtVerifier::new(&keys.jwt_secret, rest_config.jwt_aud.as_deref()),
             Some(secret) if rest_config.jwt_secret_is_base64 => {
                 JwtVerifier::with_key(&decode_base64_secret(secret)?, rest_config.jwt_aud.as_deref())
             }
@@ -288,7 +295,8 @@ impl Application {
             None => JwtVerifier::new(&keys.jwt_secret, rest_config.jwt_aud.as_deref()),
         }
         .with_signing_keys(signing_keys.clone())
-        .with_api_keys(keys.api_keys.clone());
+        .with_api_keys(keys.api_keys.clone())
+        .with_configured_keys(configured.unwrap_or_default());
         let gate = Gate {
             verifier: Arc::new(verifier),
             config: GateConfig {

@@ -123,7 +123,14 @@ pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpR
             "description": "Add the token prepending \"Bearer \" (without quotes) to it"}});
         doc["security"] = json!([{"JWT": []}]);
     }
-    let res = HttpResponse::Ok().content_type("application/openapi+json; charset=utf-8").json(doc);
+    let mut res = HttpResponse::Ok();
+    res.content_type("application/openapi+json; charset=utf-8");
+    // HEAD: no body and, as PostgREST answers it, no Content-Length either.
+    let res = if req.method() == actix_web::http::Method::HEAD {
+        res.body(actix_web::body::None::new())
+    } else {
+        res.body(doc.to_string())
+    };
     crate::rest::response::complete(res, &rr, &Default::default())
 }
 

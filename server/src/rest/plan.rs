@@ -105,7 +105,11 @@ pub fn plan_read<'c>(
         level_mut(&mut root, path)?.logic.push(tree.clone());
     }
     for (path, terms) in &query.order {
-        level_mut(&mut root, path)?.order.extend(terms.iter().cloned());
+        let level = level_mut(&mut root, path)?;
+        for term in terms {
+            check_related_order(level, term)?;
+        }
+        level.order.extend(terms.iter().cloned());
     }
     for (path, limit, offset) in &query.limits {
         let level = level_mut(&mut root, path)?;
@@ -195,6 +199,26 @@ fn plan_level<'c>(
         }
     }
     Ok(plan)
+}
+
+/// A `rel(col)` order term must name a to-one embed of its level (PostgREST's
+/// `addRelatedOrders`): PGRST108 when `rel` is not embedded, PGRST118 when it is to-many (a
+/// child table, a many-to-many, a set-returning computed relationship).
+fn check_related_order(level: &ReadPlan<'_>, term: &OrderTerm) -> Result<(), RestError> {
+    let Some(rel) = &term.relation else { return Ok(()) };
+    match level.embeds.iter().find(|e| e.alias.as_deref() == Some(rel) || &e.written == rel) {
+        Some(embed) if embed.relationship.is_to_one() => Ok(()),
+        Some(embed) => {
+            let origin = match (&level.table, &level.source) {
+                (Some(table), _) => table.name.name.clone(),
+                (None, Source::Relation(name)) => name.name.clone(),
+                (None, Source::Raw(_)) => String::new(),
+            };
+            let target = embed.alias.clone().unwrap_or_else(|| embed.written.clone());
+            Err(RestError::related_order_not_to_one(origin, target))
+        }
+        None => Err(RestError::not_embedded(rel.clone())),
+    }
 }
 
 /// The level at `path` (relation names or aliases), or PGRST108.

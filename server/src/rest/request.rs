@@ -223,15 +223,31 @@ impl PlanRequest {
         options.join(", ")
     }
 
-    /// The answer's content type.
+    /// The answer's content type, as PostgREST writes it: always a `for` (`application/json` when
+    /// the request gave none), then the options in their fixed order.
     pub fn content_type(&self) -> String {
         let format = if self.text { "text" } else { "json" };
-        match &self.for_media {
-            Some(media) => format!("application/vnd.pgrst.plan+{format}; for=\"{media}\"; charset=utf-8"),
-            None => format!("application/vnd.pgrst.plan+{format}; charset=utf-8"),
-        }
+        let media = self.for_media.as_deref().map(canonical_media).unwrap_or("application/json");
+        let options = if self.options.is_empty() {
+            String::new()
+        } else {
+            format!("; options={}", self.options.iter().map(|o| o.to_ascii_lowercase()).collect::<Vec<_>>().join("|"))
+        };
+        format!("application/vnd.pgrst.plan+{format}; for=\"{media}\"{options}; charset=utf-8")
     }
 }
+
+/// A `for=` media type under the name PostgREST gives it back.
+fn canonical_media(media: &str) -> &str {
+    match media.to_ascii_lowercase().as_str() {
+        "application/vnd.pgrst.object" => "application/vnd.pgrst.object+json",
+        "application/vnd.pgrst.array" | "application/vnd.pgrst.array+json" => "application/json",
+        _ => media,
+    }
+}
+
+/// The plan's options in PostgREST's order.
+const PLAN_OPTIONS: [&str; 5] = ["ANALYZE", "VERBOSE", "SETTINGS", "BUFFERS", "WAL"];
 
 /// Read the plan media type's parameters from an `Accept` header.
 fn plan_request(accept: &str) -> PlanRequest {
@@ -257,8 +273,12 @@ fn plan_request(accept: &str) -> PlanRequest {
                         "wal" => "WAL",
                         _ => continue,
                     };
-                    plan.options.push(known);
+                    if !plan.options.contains(&known) {
+                        plan.options.push(known);
+                    }
                 }
+                // `EXPLAIN`'s options and the content type list them in one fixed order.
+                plan.options.sort_by_key(|o| PLAN_OPTIONS.iter().position(|p| p == o));
             }
             _ => {}
         }
@@ -382,7 +402,22 @@ mod tests {
             plan_request(r#"application/vnd.pgrst.plan+text; for="application/json"; options=verbose|settings|bogus;"#);
         assert!(plan.text);
         assert_eq!(plan.explain_options(), "FORMAT TEXT, VERBOSE, SETTINGS");
-        assert_eq!(plan.content_type(), "application/vnd.pgrst.plan+text; for=\"application/json\"; charset=utf-8");
+        assert_eq!(
+            plan.content_type(),
+            "application/vnd.pgrst.plan+text; for=\"application/json\"; options=verbose|settings; charset=utf-8"
+        );
         assert!(!plan_request("application/vnd.pgrst.plan+json").text);
+        // No `for`: application/json, as PostgREST; options in its order whatever the request's.
+        let plan = plan_request("application/vnd.pgrst.plan+json; options=wal|analyze|wal");
+        assert_eq!(plan.explain_options(), "FORMAT JSON, ANALYZE, WAL");
+        assert_eq!(
+            plan.content_type(),
+            "application/vnd.pgrst.plan+json; for=\"application/json\"; options=analyze|wal; charset=utf-8"
+        );
+        let plan = plan_request(r#"application/vnd.pgrst.plan; for="application/vnd.pgrst.object""#);
+        assert_eq!(
+            plan.content_type(),
+            "application/vnd.pgrst.plan+text; for=\"application/vnd.pgrst.object+json\"; charset=utf-8"
+        );
     }
 }

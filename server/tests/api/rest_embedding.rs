@@ -168,3 +168,49 @@ async fn an_aggregate_inside_a_to_one_spread_counts_within_the_embedded_row() {
         json!([{"model": "Prado", "count": 1}, {"model": "Hilux", "count": 1}, {"model": "Corolla", "count": 1}])
     );
 }
+
+#[tokio::test]
+async fn ordering_by_an_embed_needs_a_to_one_embed_of_the_request() {
+    let app = fleet_app().await;
+    app.ddl(
+        "create function public.fleet(a public.agencies) returns setof public.cars
+           language sql stable as 'select * from public.cars where agency_id = a.id';
+         grant execute on function public.fleet(public.agencies) to anon;",
+    )
+    .await;
+    let app = &app;
+    let get = |path: &'static str| async move {
+        json_of(app.rest_req(Method::GET, path, None).send().await.expect("GET")).await
+    };
+
+    // A to-one embed orders its parents.
+    let (status, body) = get("/cars?select=model,agencies(city)&order=agencies(city).desc,id").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body[0]["agencies"]["city"], "Lubumbashi");
+
+    // A child table, aliased or not, and a set-returning computed relationship are to-many.
+    for (path, origin, target) in [
+        ("/agencies?select=*,cars(*)&order=cars(id)", "agencies", "cars"),
+        ("/agencies?select=*,fleet:cars(*)&order=fleet(id)", "agencies", "fleet"),
+        ("/agencies?select=id,fleet(id)&order=fleet(id).desc", "agencies", "fleet"),
+    ] {
+        let (status, body) = get(path).await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert_eq!(
+            body,
+            json!({
+                "code": "PGRST118",
+                "details": format!("'{origin}' and '{target}' do not form a many-to-one or one-to-one relationship"),
+                "hint": null,
+                "message": format!("A related order on '{target}' is not possible"),
+            }),
+            "{path}"
+        );
+    }
+
+    // A relation that is not embedded at all.
+    let (status, body) = get("/cars?select=id,agencies(city)&order=agenciesx(city).nullsfirst").await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "PGRST108");
+    assert_eq!(body["message"], "'agenciesx' is not an embedded resource in this request");
+}

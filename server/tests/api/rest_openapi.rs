@@ -103,3 +103,22 @@ async fn openapi_mode_and_security_settings_apply() {
     assert_eq!(res.status(), 404);
     assert_eq!(res.json::<Value>().await.unwrap()["code"], "PGRST126");
 }
+
+#[tokio::test]
+async fn head_of_the_root_answers_the_documents_type_without_a_body_or_its_length() {
+    let app = fleet(|_| {}).await;
+    let res = app
+        .rest_req(Method::HEAD, "/", None)
+        .header("Accept", "application/openapi+json")
+        .send()
+        .await
+        .expect("HEAD /");
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/openapi+json; charset=utf-8");
+    assert!(res.headers().get("content-length").is_none(), "{:?}", res.headers());
+    assert!(res.bytes().await.expect("body").is_empty());
+    // GET still sends the document, with its length.
+    let res = app.rest_req(Method::GET, "/", None).send().await.expect("GET /");
+    assert!(res.headers().get("content-length").is_some());
+    assert_eq!(res.json::<Value>().await.expect("JSON")["swagger"], "2.0");
+}
