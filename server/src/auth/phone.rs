@@ -1,8 +1,9 @@
 //! The phone flows: a six-digit code texted for a sign-up confirmation or an SMS sign-in
 //! (`confirmation_token`, as GoTrue keeps both) or for a phone change (`phone_change_token`),
 //! stored as GoTrue's hash of number and code, spaced by `SMS_MAX_FREQUENCY` per user, capped by
-//! `RATE_LIMIT_SMS_SENT` per hour for the server, valid `SMS_OTP_EXP` seconds. Handlers decide
-//! which flow to start; `sms` delivers.
+//! `RATE_LIMIT_SMS_PER_NUMBER` per number and `RATE_LIMIT_SMS_SENT` per hour for the server,
+//! valid `SMS_OTP_EXP` seconds and void after `SMS_MAX_FAILED_VERIFICATIONS` wrong guesses from
+//! any address. Handlers decide which flow to start; `sms` delivers.
 
 use actix_web::http::StatusCode;
 use chrono::{Duration, Utc};
@@ -72,6 +73,25 @@ pub async fn send_code(
             return Err(over_limit(format!("For security purposes, you can only request this after {wait} seconds.")));
         }
     }
+    limit_texts(state, phone).await?;
+    let code = state.sms.test_code(phone).map(str::to_string).unwrap_or_else(tokens::otp);
+    one_time::set_token(db, user.id, otp.column(), &tokens::token_hash(phone, &code), phone).await?;
+    // A new code gets its own count of wrong guesses.
+    rate_limit::clear(&state.pool, &failed_key(otp, phone)).await?;
+    state.sms.send(phone, otp.name(), &code).await
+}
+
+/// The hourly caps on texts: `RATE_LIMIT_SMS_PER_NUMBER` for `phone`, then
+/// `RATE_LIMIT_SMS_SENT` for the server (a number over its own cap uses none of the server's).
+pub async fn limit_texts(state: &AuthState, phone: &str) -> Result<(), AuthError> {
+    rate_limit::hit(
+        &state.pool,
+        &format!("sms:{phone}"),
+        state.config.rate_limit_sms_per_number,
+        rate_limit::EMAIL_WINDOW_SECS,
+        over_limit("SMS rate limit exceeded for this phone number".into()),
+    )
+    .await?;
     rate_limit::hit(
         &state.pool,
         "sms:all",
@@ -79,15 +99,53 @@ pub async fn send_code(
         rate_limit::EMAIL_WINDOW_SECS,
         over_limit("SMS rate limit exceeded".into()),
     )
-    .await?;
-    let code = state.sms.test_code(phone).map(str::to_string).unwrap_or_else(tokens::otp);
-    one_time::set_token(db, user.id, otp.column(), &tokens::token_hash(phone, &code), phone).await?;
-    state.sms.send(phone, otp.name(), &code).await
+    .await
+}
+
+/// Where wrong codes of `otp` for `phone` are counted.
+fn failed_key(otp: PhoneOtp, phone: &str) -> String {
+    format!("failed-code:{}:{phone}", otp.name())
+}
+
+/// Refuse a code of a number whose current code already had `SMS_MAX_FAILED_VERIFICATIONS`
+/// wrong guesses; when the code is wrong, count it. A refused code answers as GoTrue answers an
+/// invalid one, so the lockout tells an attacker nothing more.
+pub async fn guard_failed_codes<T>(
+    state: &AuthState,
+    key: &str,
+    check: impl std::future::Future<Output = Result<T, AuthError>>,
+    wrong: fn(&AuthError) -> bool,
+) -> Result<T, AuthError> {
+    let max = state.config.sms_max_failed_verifications;
+    if max > 0 && rate_limit::count(&state.pool, key, rate_limit::FAILED_CODE_WINDOW_SECS).await? >= max {
+        return Err(AuthError::OtpExpired);
+    }
+    let outcome = check.await;
+    if let Err(err) = &outcome {
+        if max > 0 && wrong(err) {
+            let _ =
+                rate_limit::hit(&state.pool, key, u64::MAX, rate_limit::FAILED_CODE_WINDOW_SECS, AuthError::OtpExpired)
+                    .await;
+        }
+    }
+    outcome
 }
 
 /// Check `code` texted to `phone` and apply it: confirm the number (`sms`) or move the user to
 /// the new number (`phone_change`). The user as it is now.
 pub async fn verify(
+    state: &AuthState,
+    db: &impl crate::db::cached::Db,
+    otp: PhoneOtp,
+    phone: &str,
+    code: &str,
+) -> Result<User, AuthError> {
+    let key = failed_key(otp, phone);
+    guard_failed_codes(state, &key, check_code(state, db, otp, phone, code), |e| matches!(e, AuthError::OtpExpired))
+        .await
+}
+
+async fn check_code(
     state: &AuthState,
     db: &impl crate::db::cached::Db,
     otp: PhoneOtp,

@@ -14,6 +14,8 @@ use super::error::AuthError;
 pub const IP_WINDOW_SECS: i64 = 300;
 /// Length of the e-mail window, in seconds (per hour).
 pub const EMAIL_WINDOW_SECS: i64 = 3600;
+/// Length of the windows that count wrong codes per phone number or factor (per hour).
+pub const FAILED_CODE_WINDOW_SECS: i64 = 3600;
 
 /// Count one event under `key`; refuse with `error` when `limit` events already happened in the
 /// current window. A limit of 0 disables the check.
@@ -27,5 +29,25 @@ pub async fn hit(pool: &Pool, key: &str, limit: u64, window_secs: i64, error: Au
     if count as u64 > limit {
         return Err(error);
     }
+    Ok(())
+}
+
+/// Events counted under `key` in the current window, without counting one more.
+pub async fn count(pool: &Pool, key: &str, window_secs: i64) -> Result<u64, AuthError> {
+    let client = pool.get().await?;
+    let row = client
+        .cached_query_opt(
+            "select count from auth.rate_limits where key = $1 \
+             and window_start = to_timestamp(floor(extract(epoch from now())::float8 / $2) * $2)",
+            &[&key, &(window_secs as f64)],
+        )
+        .await?;
+    Ok(row.map(|r| r.get::<_, i32>(0).max(0) as u64).unwrap_or(0))
+}
+
+/// Forget what was counted under `key` (a new code starts its own count of wrong guesses).
+pub async fn clear(pool: &Pool, key: &str) -> Result<(), AuthError> {
+    let client = pool.get().await?;
+    client.cached_execute("delete from auth.rate_limits where key = $1", &[&key]).await?;
     Ok(())
 }

@@ -518,3 +518,127 @@ async fn a_test_number_of_sms_test_otp_gets_its_fixed_code_and_no_text() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(expired.inbox("+243810000000").await.len(), 1);
 }
+
+/// POST from a given client address (`RATE_LIMIT_HEADER` names the header the app trusts).
+async fn post_from(app: &TestApp, ip: &str, path: &str, body: Value) -> (StatusCode, Value) {
+    let res = app
+        .http
+        .post(format!("{}/auth/v1{path}", app.address))
+        .header("apikey", &app.anon_key)
+        .header("x-forwarded-for", ip)
+        .header("x-supabase-api-version", "2024-01-01")
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn wrong_codes_from_many_addresses_void_the_number_s_code_until_a_new_one_is_texted() {
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.rate_limit_header = Some("X-Forwarded-For".into());
+        c.auth.sms_max_frequency = 0;
+    })
+    .await;
+    let number = "+243 990 000 010";
+    let (status, body) = post_from(&app, "10.0.0.1", "/otp", json!({"phone": number})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (code, _) = texted_code(&app, "243990000010").await;
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+
+    // Five wrong guesses, each from another address (no per-IP limit is reached).
+    for i in 0..5 {
+        let ip = format!("10.0.1.{i}");
+        let (status, body) =
+            post_from(&app, &ip, "/verify", json!({"type": "sms", "phone": number, "token": wrong})).await;
+        assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("otp_expired")), "guess {i}");
+    }
+    // The right code is now refused too, from yet another address.
+    let (status, body) =
+        post_from(&app, "10.0.2.1", "/verify", json!({"type": "sms", "phone": number, "token": code})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("otp_expired")), "{body}");
+
+    // A new code starts a new count and signs in.
+    let (status, body) = post_from(&app, "10.0.0.1", "/otp", json!({"phone": number})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (code, _) = texted_code(&app, "243990000010").await;
+    let (status, session) =
+        post_from(&app, "10.0.2.2", "/verify", json!({"type": "sms", "phone": number, "token": code})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+}
+
+#[tokio::test]
+async fn one_number_receives_at_most_its_hourly_texts_and_others_still_get_theirs() {
+    let app = spawn_app_with(|c| {
+        c.auth.phone_enabled = true;
+        c.auth.rate_limit_header = Some("X-Forwarded-For".into());
+        c.auth.sms_max_frequency = 0;
+        c.auth.rate_limit_sms_per_number = 3;
+        c.auth.rate_limit_otp = 0;
+    })
+    .await;
+    for i in 0..3 {
+        let (status, body) =
+            post_from(&app, &format!("10.0.3.{i}"), "/otp", json!({"phone": "+243 990 000 020"})).await;
+        assert_eq!(status, StatusCode::OK, "text {i}: {body}");
+    }
+    let (status, body) = post_from(&app, "10.0.3.9", "/otp", json!({"phone": "+243 990 000 020"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("over_sms_send_rate_limit")));
+    assert_eq!(app.inbox("+243990000020").await.len(), 3, "no fourth text");
+    let (status, body) = post_from(&app, "10.0.3.9", "/otp", json!({"phone": "+243 990 000 021"})).await;
+    assert_eq!(status, StatusCode::OK, "another number: {body}");
+}
+
+#[tokio::test]
+async fn a_phone_factor_s_code_is_void_after_five_wrong_guesses() {
+    let app = spawn_app_with(|c| {
+        c.auth.mailer_autoconfirm = true;
+        c.auth.mfa_phone_enroll_enabled = true;
+        c.auth.mfa_phone_verify_enabled = true;
+    })
+    .await;
+    let (_, session) = post(&app, "/signup", json!({"email": "mfa-guess@example.test", "password": "secret-1"})).await;
+    let token = session["access_token"].as_str().expect("token").to_string();
+    let call = |path: String, body: Value| {
+        let (app, token) = (&app, token.clone());
+        async move {
+            let res = app
+                .http
+                .post(format!("{}/auth/v1{path}", app.address))
+                .header("x-supabase-api-version", "2024-01-01")
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            let status = res.status();
+            (status, res.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (_, factor) = call("/factors".into(), json!({"factor_type": "phone", "phone": "+243 850 000 011"})).await;
+    let id = factor["id"].as_str().expect("id").to_string();
+    let (status, challenge) = call(format!("/factors/{id}/challenge"), json!({"channel": "sms"})).await;
+    assert_eq!(status, StatusCode::OK, "{challenge}");
+    let challenge_id = challenge["id"].as_str().expect("challenge").to_string();
+    let (code, _) = texted_code(&app, "243850000011").await;
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    for i in 0..5 {
+        let (status, body) =
+            call(format!("/factors/{id}/verify"), json!({"challenge_id": challenge_id, "code": wrong})).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("mfa_verification_failed")),
+            "guess {i}"
+        );
+    }
+    let (status, body) =
+        call(format!("/factors/{id}/verify"), json!({"challenge_id": challenge_id, "code": code})).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("mfa_verification_failed")),
+        "the right code after five wrong ones: {body}"
+    );
+}

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::auth::error::AuthError;
 use crate::auth::request::{client_info, client_ip, json_body, require_user, Authed};
 use crate::auth::sessions::{self, Issued};
-use crate::auth::{audit, mfa, tokens, users, webauthn, AuthState};
+use crate::auth::{audit, mfa, rate_limit, tokens, users, webauthn, AuthState};
 
 /// Seconds a challenge stays answerable (GoTrue's default).
 const CHALLENGE_EXPIRY_SECS: i64 = 300;
@@ -356,6 +356,9 @@ pub async fn challenge(
                 format!("For security purposes, you can only request this after {} seconds.", wait.ceil() as i64),
             ));
         }
+        crate::auth::phone::limit_texts(&state, &factor.phone).await?;
+        // A new code gets its own count of wrong guesses.
+        rate_limit::clear(&state.pool, &failed_factor_key(id)).await?;
         Some(state.sms.test_code(&factor.phone).map(str::to_string).unwrap_or_else(tokens::otp))
     } else {
         None
@@ -440,6 +443,15 @@ pub async fn verify(
         return Err(AuthError::MfaChallengeExpired(challenge_id.to_string()));
     }
     let code = p.code.as_deref().unwrap_or_default().trim();
+    let max_failed = state.config.sms_max_failed_verifications;
+    if factor.kind == "phone"
+        && max_failed > 0
+        && rate_limit::count(&state.pool, &failed_factor_key(id), rate_limit::FAILED_CODE_WINDOW_SECS).await?
+            >= max_failed
+    {
+        // The challenge's code is void after too many wrong guesses: a new challenge texts another.
+        return Err(AuthError::MfaVerificationFailed);
+    }
     let mut webauthn_key = None;
     let matches = match factor.kind.as_str() {
         "webauthn" => match check_webauthn_answer(&state, &factor, p.webauthn, row.get(3)) {
@@ -464,6 +476,16 @@ pub async fn verify(
         _ => mfa::verify(&factor.secret, code, Utc::now().timestamp()),
     };
     if !matches {
+        if factor.kind == "phone" && max_failed > 0 {
+            rate_limit::hit(
+                &state.pool,
+                &failed_factor_key(id),
+                u64::MAX,
+                rate_limit::FAILED_CODE_WINDOW_SECS,
+                AuthError::MfaVerificationFailed,
+            )
+            .await?;
+        }
         audit::log(
             &client_log(&state).await?,
             Some(authed.user.id),
@@ -554,4 +576,9 @@ pub async fn unenroll(
     )
     .await;
     Ok(HttpResponse::Ok().json(json!({ "id": id })))
+}
+
+/// Where wrong codes of a phone factor's challenges are counted (`SMS_MAX_FAILED_VERIFICATIONS`).
+fn failed_factor_key(factor: Uuid) -> String {
+    format!("failed-code:mfa:{factor}")
 }
