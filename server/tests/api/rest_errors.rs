@@ -97,3 +97,41 @@ async fn postgres_errors_map_to_postgrest_statuses_and_bodies() {
     let gone = client.batch_execute("SELECT 1").await.unwrap_err();
     assert_eq!(RestError::from_pg(&gone, false), RestError::ConnectionLost);
 }
+
+#[tokio::test]
+async fn a_jwks_given_as_the_rest_secret_verifies_tokens_of_its_rsa_key() {
+    use base64::Engine;
+    let b64 = |bytes: Vec<u8>| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let rsa = openssl::rsa::Rsa::generate(2048).expect("RSA key");
+    let jwks = serde_json::json!({"keys": [{"kty": "RSA", "kid": "outside-1", "n": b64(rsa.n().to_vec()), "e": b64(rsa.e().to_vec())}]});
+    let app = crate::helpers::spawn_app_with(|c| {
+        c.rest.jwt_secret = Some(secrecy::SecretString::from(jwks.to_string()));
+    })
+    .await;
+    app.ddl(
+        "create table public.notes (id int primary key, owner text default auth.jwt()->>'sub');
+         alter table public.notes enable row level security;
+         create policy mine on public.notes for all to authenticated using (owner = auth.jwt()->>'sub');
+         grant all on public.notes to authenticated;
+         insert into public.notes values (1, 'ext-user'), (2, 'someone-else');",
+    )
+    .await;
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+    header.kid = Some("outside-1".into());
+    let claims =
+        serde_json::json!({"role": "authenticated", "sub": "ext-user", "exp": chrono::Utc::now().timestamp() + 600});
+    let key = jsonwebtoken::EncodingKey::from_rsa_pem(&rsa.private_key_to_pem().expect("pem")).expect("key");
+    let token = jsonwebtoken::encode(&header, &claims, &key).expect("token");
+
+    let res = app.rest_req(reqwest::Method::GET, "/notes?select=id", Some(&token)).send().await.expect("GET");
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<serde_json::Value>().await.expect("json"), serde_json::json!([{"id": 1}]));
+
+    // Another key's token is refused as PostgREST refuses a bad signature.
+    let other = openssl::rsa::Rsa::generate(2048).expect("RSA key");
+    let other = jsonwebtoken::EncodingKey::from_rsa_pem(&other.private_key_to_pem().expect("pem")).expect("key");
+    let forged = jsonwebtoken::encode(&header, &claims, &other).expect("token");
+    let res = app.rest_req(reqwest::Method::GET, "/notes?select=id", Some(&forged)).send().await.expect("GET");
+    assert_eq!(res.status(), 401);
+    assert_eq!(res.json::<serde_json::Value>().await.expect("json")["code"], "PGRST301");
+}
