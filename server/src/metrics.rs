@@ -247,7 +247,8 @@ pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
 
 /// Compare two secrets in time that does not depend on where they differ.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    bool::from(a.ct_eq(b))
 }
 
 #[cfg(test)]

@@ -4,46 +4,22 @@
 //! Codes are accepted one step either side of now, for clock drift. Nothing here touches the
 //! database or HTTP; `handlers/factors.rs` does the enrolment, challenge and verification.
 
-use hmac::{Hmac, Mac};
+use data_encoding::BASE32_NOPAD;
 use rand::RngCore;
-use sha1::Sha1;
+use totp_rs::{Algorithm, Builder, Totp};
 
-const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 /// Seconds per TOTP step.
 pub const STEP_SECS: i64 = 30;
 
 /// RFC 4648 base32, upper case, no padding.
 pub fn base32_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for &b in bytes {
-        buffer = (buffer << 8) | u32::from(b);
-        bits += 8;
-        while bits >= 5 {
-            out.push(char::from(ALPHABET[((buffer >> (bits - 5)) & 31) as usize]));
-            bits -= 5;
-        }
-    }
-    if bits > 0 {
-        out.push(char::from(ALPHABET[((buffer << (5 - bits)) & 31) as usize]));
-    }
-    out
+    BASE32_NOPAD.encode(bytes)
 }
 
 /// Decode base32 (case and padding ignored); `None` on a foreign character.
 pub fn base32_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 5 / 8);
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for c in text.chars().filter(|c| *c != '=') {
-        let value = ALPHABET.iter().position(|a| char::from(*a) == c.to_ascii_uppercase())? as u32;
-        buffer = (buffer << 5) | value;
-        bits += 5;
-        if bits >= 8 {
-            out.push(((buffer >> (bits - 8)) & 0xff) as u8);
-            bits -= 8;
-        }
-    }
-    Some(out)
+    let cleaned: String = text.chars().filter(|c| *c != '=').map(|c| c.to_ascii_uppercase()).collect();
+    BASE32_NOPAD.decode(cleaned.as_bytes()).ok()
 }
 
 /// A fresh 160-bit secret, base32.
@@ -53,32 +29,33 @@ pub fn new_secret() -> String {
     base32_encode(&bytes)
 }
 
-/// The code for `secret` at step `counter`, with `digits` digits.
-pub fn code_at(secret: &[u8], counter: u64, digits: u32) -> String {
-    let Ok(mut mac) = Hmac::<Sha1>::new_from_slice(secret) else { return String::new() };
-    mac.update(&counter.to_be_bytes());
-    let hash = mac.finalize().into_bytes();
-    let offset = usize::from(hash[hash.len() - 1] & 0x0f);
-    let binary = (u32::from(hash[offset]) & 0x7f) << 24
-        | u32::from(hash[offset + 1]) << 16
-        | u32::from(hash[offset + 2]) << 8
-        | u32::from(hash[offset + 3]);
-    format!("{:0width$}", binary % 10u32.pow(digits), width = digits as usize)
+/// TOTP over `secret` (HMAC-SHA1, 30-second steps) with `digits` digits and one step of drift.
+/// Secrets shorter than RFC 4226's 128 bits are accepted: authenticators imported with 80-bit
+/// secrets exist.
+fn totp(secret: &[u8], digits: u8) -> Totp {
+    Builder::new()
+        .with_algorithm(Algorithm::SHA1)
+        .with_digits(digits)
+        .with_skew(1)
+        .with_step_duration(STEP_SECS as u64)
+        .with_secret(secret.to_vec())
+        .build_noncompliant()
 }
 
-/// Whether `code` is valid for the base32 `secret` at unix time `now` (one step of drift allowed).
+/// The code for `secret` at step `counter`, with `digits` digits (6 to 8).
+pub fn code_at(secret: &[u8], counter: u64, digits: u8) -> String {
+    totp(secret, digits).generate(counter * STEP_SECS as u64).to_string()
+}
+
+/// Whether `code` is valid for the base32 `secret` at unix time `now` (one step of drift allowed,
+/// compared in constant time by `totp-rs`).
 pub fn verify(secret_b32: &str, code: &str, now: i64) -> bool {
     let Some(secret) = base32_decode(secret_b32) else { return false };
     let code = code.trim();
-    if code.len() != 6 || !code.chars().all(|c| c.is_ascii_digit()) {
+    if code.len() != 6 || !code.chars().all(|c| c.is_ascii_digit()) || now < 0 {
         return false;
     }
-    let step = now / STEP_SECS;
-    (step - 1..=step + 1).filter(|s| *s >= 0).any(|s| constant_eq(&code_at(&secret, s as u64, 6), code))
-}
-
-fn constant_eq(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    totp(&secret, 6).check(code, now as u64).is_some()
 }
 
 /// The `otpauth://` URI authenticator apps import.

@@ -125,7 +125,8 @@ pub fn signature(secret: &str, auth: &Authorization, string_to_sign: &str) -> St
 
 /// Whether two signatures are equal, in constant time.
 pub fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 #[cfg(test)]
