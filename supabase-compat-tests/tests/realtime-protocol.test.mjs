@@ -923,3 +923,17 @@ test('after all that bad input every server still answers /health 200 and none o
     assert.doesNotMatch(server.logs(), /panicked/);
   }
 });
+
+test('a client that closes with 1000 gets 1000 back, and a close without a code gets one without (Phoenix reconnects after any other code)', async () => {
+  for (const [sent, expected] of [[1000, 1000], [4001, 4001], [undefined, 1005]]) {
+    const ws = new WebSocket(wsUrl(main, { apikey: main.anonKey, vsn: '2.0.0' }));
+    await new Promise((resolve, reject) => {
+      ws.addEventListener('open', resolve, { once: true });
+      ws.addEventListener('error', reject, { once: true });
+    });
+    const closed = new Promise((resolve) => ws.addEventListener('close', (e) => resolve(e.code), { once: true }));
+    if (sent === undefined) ws.close();
+    else ws.close(sent);
+    assert.equal(await closed, expected, `closed with ${sent}`);
+  }
+});

@@ -122,7 +122,10 @@ async fn serve(
                         }
                     }
                     Some(Ok(AggregatedMessage::Pong(_))) => {}
-                    Some(Ok(AggregatedMessage::Close(_))) | None => break None,
+                    // The client's close code is echoed, as RFC 6455 says an endpoint typically does
+                    // (Phoenix's client reconnects after a close that is not 1000 and not its own).
+                    Some(Ok(AggregatedMessage::Close(reason))) => break reason,
+                    None => break None,
                     Some(Err(err)) => {
                         tracing::debug!(error = %err, "realtime: websocket protocol error");
                         break Some(CloseReason { code: close_code(&err), description: Some(err.to_string()) });

@@ -773,7 +773,13 @@ where
                                 // set state to None and handle next message
                                 this.state.set(State::None);
 
-                                if not_pipelined && close_for_unread_payload {
+                                // patched in for supabase-rs: the body of an upgraded connection
+                                // (a WebSocket) has ended after its own closing handshake, so the
+                                // server closes the connection at once (RFC 6455 section 7.1.1)
+                                // instead of lingering on the client's unread bytes.
+                                if not_pipelined && this.codec.upgrade() {
+                                    this.flags.insert(Flags::SHUTDOWN | Flags::FINISHED);
+                                } else if not_pipelined && close_for_unread_payload {
                                     if this.config.client_disconnect_deadline().is_some() {
                                         Self::enter_linger(this.flags);
                                     } else {
