@@ -46,14 +46,14 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
           </div>
           {/* the actions in one row of like buttons under the booking (they stacked in a tall column) */}
           <div className="mt-3 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3" data-testid="booking-actions">
-            <Link to={paths.receipt(b.kind, b.id)} className={cn(buttonClass('outline'), 'px-3 py-1.5 text-xs')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
-              <FileText className="h-4 w-4" aria-hidden="true" /> Reçu
+            <Link to={paths.receipt(b.kind, b.id)} className={buttonClass('outline', undefined, 'sm')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
+              <FileText className="h-3.5 w-3.5" aria-hidden="true" /> Reçu
             </Link>
             {allowCancel && b.status === 'pending' && b.dates && <ChangeDates booking={b} dates={b.dates} />}
             {allowCancel && b.status === 'pending' && (
               <Button
                 variant="outline"
-                className="px-3 py-1.5 text-xs"
+                size="sm"
                 disabled={cancel.isPending}
                 aria-label={`Annuler la réservation ${bookingReference(b.id)}`}
                 onClick={() => {
@@ -87,7 +87,7 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
   const ref = bookingReference(booking.id);
   if (!open)
     return (
-      <Button variant="outline" className="px-3 py-1.5 text-xs" onClick={() => setOpen(true)} aria-label={`Modifier les dates de la réservation ${ref}`}>
+      <Button variant="outline" size="sm" onClick={() => setOpen(true)} aria-label={`Modifier les dates de la réservation ${ref}`}>
         Modifier les dates
       </Button>
     );
@@ -113,10 +113,10 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
       <TextField label="Nouvelle date de début" type="date" min={todayIso()} value={start} onChange={(e) => setStart(e.target.value)} />
       <TextField label="Nouvelle date de fin" type="date" min={start} value={end} onChange={(e) => setEnd(e.target.value)} error={error} />
       <div className="flex gap-2">
-        <Button type="submit" className="px-3 py-1.5 text-xs" disabled={change.isPending}>
+        <Button type="submit" size="sm" disabled={change.isPending}>
           {change.isPending ? 'Enregistrement…' : 'Enregistrer'}
         </Button>
-        <Button variant="ghost" className="px-3 py-1.5 text-xs" onClick={() => setOpen(false)}>
+        <Button variant="ghost" size="sm" onClick={() => setOpen(false)}>
           Fermer
         </Button>
       </div>
