@@ -610,17 +610,20 @@ test('layout at 1024, 1280 and 390 px: tiles, filters, e-mails, the sidebar, the
           return { email: el.title, lines: tops.size };
         }),
       );
-      assert.ok(emails.length > 0);
+      assert.ok(emails.length > 0, 'the bookings list shows e-mail addresses');
       assert.ok(emails.every((e) => e.lines <= 2), `e-mails ${at}: ${JSON.stringify(emails)}`);
       if (width >= 1024) {
-        // the dark sidebar runs the full height at the bottom of a long page
+        // the dark sidebar runs the page's full height (a full-page screenshot too), and at the
+        // bottom of a long page its navigation is still in view
         const side = await page.evaluate(() => {
           window.scrollTo(0, document.documentElement.scrollHeight);
-          const r = document.querySelector('[data-testid=admin-sidebar]').getBoundingClientRect();
-          return { top: r.top, bottom: r.bottom, inner: window.innerHeight, long: document.documentElement.scrollHeight > 1.5 * window.innerHeight };
+          const aside = document.querySelector('[data-testid=admin-sidebar]');
+          const nav = aside.querySelector('nav').getBoundingClientRect();
+          return { height: aside.offsetHeight, page: document.documentElement.scrollHeight, inner: window.innerHeight, navTop: nav.top, navBottom: nav.bottom };
         });
-        assert.ok(side.long, 'the bookings page is long');
-        assert.ok(side.top <= 0 && side.bottom >= side.inner, `the sidebar ${at} covers ${side.top}..${side.bottom} of ${side.inner}`);
+        assert.ok(side.page > 1.5 * side.inner, 'the bookings page is long');
+        assert.ok(side.height >= side.page, `the sidebar ${at} is ${side.height} px high on a ${side.page} px page`);
+        assert.ok(side.navTop >= 0 && side.navBottom <= side.inner, `the navigation ${at} at ${side.navTop}..${side.navBottom} of ${side.inner}`);
       }
 
       // vehicles and users: their filters' choices fit

@@ -1,7 +1,7 @@
 /**
- * The back office's frame: a side navigation fixed to the window's left edge, so it runs the full
- * height however long the page (icons only between 1024 and 1280 px, where the tables need the
- * width), a top bar whose entries wrap on small screens, and the page.
+ * The back office's frame: a dark side column as tall as the page, whose navigation stays in view
+ * as the page scrolls (icons only between 1024 and 1280 px, where the tables need the width), a
+ * top bar whose entries wrap on small screens, and the page.
  */
 import { Suspense, type ReactNode } from 'react';
 import { Link, NavLink, useNavigate } from 'react-router';
@@ -38,11 +38,13 @@ export function AdminShell({ email, children }: { email: string | null; children
     navigate(adminPaths.login, { replace: true });
   };
   return (
-    <div className="min-h-screen bg-slate-100">
+    <div className="min-h-screen bg-slate-100 lg:flex">
       <a href="#admin-contenu" className="skip-link">
         Aller au contenu
       </a>
-      <aside className="bg-blue-950 text-white lg:fixed lg:inset-y-0 lg:left-0 lg:z-30 lg:flex lg:w-16 lg:flex-col lg:overflow-y-auto xl:w-64" data-testid="admin-sidebar">
+      {/* the dark column stretches with the page; its content stays in view as the page scrolls */}
+      <aside className="bg-blue-950 text-white lg:w-16 lg:shrink-0 xl:w-64" data-testid="admin-sidebar">
+        <div className="lg:sticky lg:top-0 lg:flex lg:h-screen lg:flex-col lg:overflow-y-auto">
         <div className="flex items-center justify-between gap-2 px-4 py-4 lg:px-2 xl:px-4">
           <Link to={adminPaths.dashboard} className="min-w-0 font-bold leading-tight lg:hidden xl:block" data-testid="admin-company">
             {company.name}
@@ -87,8 +89,9 @@ export function AdminShell({ email, children }: { email: string | null; children
             <LogOut className="h-4 w-4 shrink-0" aria-hidden="true" /> <span className="lg:sr-only xl:not-sr-only">Déconnexion</span>
           </button>
         </div>
+        </div>
       </aside>
-      <main id="admin-contenu" tabIndex={-1} className="min-w-0 px-4 py-6 sm:px-6 lg:ml-16 xl:ml-64 xl:px-8">
+      <main id="admin-contenu" tabIndex={-1} className="min-w-0 flex-1 px-4 py-6 sm:px-6 xl:px-8">
         <Suspense fallback={<Spinner />}>{children}</Suspense>
       </main>
     </div>
