@@ -125,6 +125,19 @@ test('a vehicle page: photos, specifications, price rules, taken dates, Réserve
   await page.getByRole('link', { name: 'Réserver Toyota Hilux' }).click();
   await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();
   assert.match(page.url(), new RegExp(`start=${isoInDays(3)}`));
+  // opened directly, the page asks for the vehicle before its JavaScript has arrived (not after),
+  // once, and preloads the photo
+  await page.goto(`${stack.baseUrl}/fleet/${hilux}`);
+  await page.getByRole('heading', { level: 1, name: 'Toyota Hilux' }).waitFor();
+  const timing = await page.evaluate((id) => {
+    const entries = performance.getEntriesByType('resource');
+    const asks = entries.filter((e) => e.name.includes('/rest/v1/vehicles?') && e.name.includes(`id=eq.${id}`));
+    const scripts = entries.filter((e) => e.initiatorType !== 'fetch' && /\/assets\/.*\.js$/.test(e.name));
+    return { asks: asks.map((e) => Math.round(e.startTime)), lastScript: Math.round(Math.max(...scripts.map((e) => e.responseEnd))), preload: !!document.querySelector('link[rel=preload][as=image]') };
+  }, hilux);
+  assert.equal(timing.asks.length, 1, `one request for the vehicle: ${JSON.stringify(timing)}`);
+  assert.ok(timing.asks[0] < timing.lastScript, `the vehicle is asked for before the scripts are in: ${JSON.stringify(timing)}`);
+  assert.ok(timing.preload, 'its photo is preloaded');
   // an unknown vehicle
   await page.goto(`${stack.baseUrl}/fleet/00000000-0000-4000-8000-000000000000`);
   await page.getByText('Véhicule introuvable').waitFor();
