@@ -397,12 +397,16 @@ test('settings take effect: sign-ups closed, maintenance mode, prices in Congole
     const visitor = await newPage({ width: 1280, height: 900 });
     await visitor.goto(`${stack.baseUrl}/register`);
     await visitor.getByText('Les inscriptions sont fermées pour le moment').waitFor();
-    await visitor.getByLabel('Email').fill(`ferme.${Date.now()}@example.cd`);
-    await visitor.getByLabel('Mot de passe', { exact: true }).fill('Kinshasa2026');
-    await visitor.getByLabel('Confirmer le mot de passe').fill('Kinshasa2026');
-    await visitor.getByRole('button', { name: "S'inscrire" }).click();
-    await visitor.getByText('Les inscriptions sont momentanément fermées.').first().waitFor();
+    // the form cannot be filled in, and the refusal is said once (not again in a toast or below)
+    for (const label of ['Email', 'Confirmer le mot de passe']) assert.equal(await visitor.getByLabel(label).isDisabled(), true, `${label} disabled`);
+    assert.equal(await visitor.getByLabel('Mot de passe', { exact: true }).isDisabled(), true);
+    assert.equal(await visitor.getByRole('button', { name: "S'inscrire" }).isDisabled(), true);
+    assert.equal(await visitor.getByText(/inscriptions sont (fermées|momentanément fermées)/).count(), 1, 'one message');
     await visitor.context().close();
+    // the auth server refuses anyway (signup_disabled), whatever a page shows
+    const r = await fetch(`${stack.apiUrl}/auth/v1/signup`, { method: 'POST', headers: { apikey: stack.anonKey, 'Content-Type': 'application/json' }, body: JSON.stringify({ email: `ferme.${Date.now()}@example.cd`, password: 'Kinshasa2026' }) });
+    const refusal = await r.json();
+    assert.equal(refusal.error_code ?? refusal.code, 'signup_disabled', JSON.stringify(refusal));
   } finally {
     await setSettings('system', { allowRegistrations: true });
   }
@@ -415,6 +419,11 @@ test('settings take effect: sign-ups closed, maintenance mode, prices in Congole
     await closed.getByRole('heading', { name: 'Site en maintenance' }).waitFor();
     await closed.getByRole('link', { name: '+243 81 000 0000' }).waitFor();
     await shot(visitor, 'maintenance');
+    // on a phone the number stays whole on one line
+    await visitor.setViewportSize({ width: 390, height: 844 });
+    const phone = await closed.getByTestId('company-phone').evaluate((el) => ({ lines: el.getClientRects().length, right: el.getBoundingClientRect().right }));
+    assert.deepEqual(phone.lines, 1, 'the phone number wraps at 390 px');
+    assert.ok(phone.right <= 390, `the phone number ends at ${phone.right} px`);
     await visitor.context().close();
     // the administrator still sees the site
     await admin.goto(`${stack.baseUrl}/fleet`);
@@ -505,7 +514,7 @@ test('calendar: the fleet by day, a pending request on a confirmed rental flagge
   await service(`bookings?id=in.(${pending.id},${confirmed.id})`, { method: 'PATCH', body: JSON.stringify({ booking_status: 'cancelled' }) });
 });
 
-test('layout: the back-office tables fit 1280 px; narrower, they scroll with their identity column kept in view, and no page overflows', async () => {
+test('layout: the back-office tables show their last column at 1024 and 1280 px; narrower, they scroll with their identity column kept in view, and no page overflows', async () => {
   const page = await adminPage();
   // the path and the column (1-based) that says what a row is
   const tables = [
@@ -518,6 +527,7 @@ test('layout: the back-office tables fit 1280 px; narrower, they scroll with the
       const box = document.querySelector('[data-testid=admin-table]');
       const rect = box.getBoundingClientRect();
       const scrolls = box.scrollWidth - box.clientWidth;
+      const lastBefore = document.querySelector('tbody tr td:last-child').getBoundingClientRect().right;
       box.scrollLeft = box.scrollWidth;
       const identity = document.querySelector(`tbody tr td:nth-child(${column})`).getBoundingClientRect();
       const last = document.querySelector('tbody tr td:last-child').getBoundingClientRect();
@@ -525,7 +535,9 @@ test('layout: the back-office tables fit 1280 px; narrower, they scroll with the
         page: document.documentElement.scrollWidth - window.innerWidth,
         table: scrolls,
         identityLeft: Math.round(identity.left - rect.left),
+        lastBefore: Math.round(lastBefore),
         lastRight: Math.round(last.right),
+        boxRight: Math.round(rect.right),
       };
     }, column);
   for (const [width, height] of [[1280, 900], [1024, 800], [390, 844]]) {
@@ -535,17 +547,159 @@ test('layout: the back-office tables fit 1280 px; narrower, they scroll with the
       await page.locator('tbody tr').first().waitFor();
       const m = await measure(column);
       assert.ok(m.page <= 0, `${path} at ${width} px: the page overflows by ${m.page} px`);
-      if (width >= 1280) {
+      if (width >= 1024) {
+        // the actions column is in view as the page opens, without scrolling the table
         assert.ok(m.table <= 0, `${path} at ${width} px: the table scrolls by ${m.table} px`);
+        assert.ok(m.lastBefore <= Math.min(width, m.boxRight), `${path} at ${width} px: the actions end at ${m.lastBefore} px`);
+      } else {
+        // scrolled to its end, the actions are in view and the row's identity is still at the table's left edge
         assert.ok(m.lastRight <= width, `${path} at ${width} px: the actions end at ${m.lastRight} px`);
-      } else if (m.table > 0) {
-        // scrolled to its end, the row's identity is still at the table's left edge
-        assert.ok(m.identityLeft >= 0 && m.identityLeft <= 60, `${path} at ${width} px: the identity column is at ${m.identityLeft} px`);
+        if (m.table > 0) assert.ok(m.identityLeft >= 0 && m.identityLeft <= 60, `${path} at ${width} px: the identity column is at ${m.identityLeft} px`);
       }
     }
-    if (width === 390) await shot(page, 'admin-users-390');
+    await shot(page, `admin-users-${width}`);
   }
   await page.context().close();
+});
+
+/** Elements among `selector` whose text does not fit their box: [{ text, scroll, client }]. */
+const overflowing = (page, selector) =>
+  page.evaluate((selector) => [...document.querySelectorAll(selector)].filter((el) => el.scrollWidth > el.clientWidth).map((el) => ({ text: el.textContent, scroll: el.scrollWidth, client: el.clientWidth })), selector);
+
+/**
+ * Selects too narrow for one of their choices: the text's width (the select's own font) plus its
+ * padding and the arrow against the box's inner width.
+ */
+const cutSelects = (page, selector) =>
+  page.evaluate((selector) => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const cut = [];
+    for (const el of document.querySelectorAll(selector)) {
+      const cs = getComputedStyle(el);
+      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20; // Chromium's arrow
+      for (const o of el.options) if (ctx.measureText(o.text).width > room) cut.push(`« ${o.text} » in ${Math.round(room)} px`);
+    }
+    return cut;
+  }, selector);
+
+test('layout at 1024, 1280 and 390 px: tiles, filters, e-mails, the sidebar, the dashboard rows and the calendar', async () => {
+  const page = await adminPage();
+  // a calendar bar long enough to show a name
+  const day = (n) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+  const contact = { customer_name: 'Mireille Kabasele', customer_email: 'mireille.kabasele@example.cd', customer_phone: '+243810000066', driver_license_number: 'KIN-LAY' };
+  const booked = (await service('bookings', { method: 'POST', headers: { Prefer: 'return=representation' }, body: JSON.stringify({ vehicle_id: '5eed0000-0000-4000-8000-000000000016', start_date: day(1), end_date: day(3), booking_status: 'confirmed', ...contact }) })).body[0];
+  try {
+    for (const [width, height] of [[1280, 700], [1024, 700], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      const at = `at ${width} px`;
+
+      // bookings: the tiles' figures (« Revenus ») and the filters' choices and dates fit their boxes
+      await page.goto(`${stack.baseUrl}/admin/bookings`);
+      await page.locator('tbody tr').first().waitFor();
+      assert.deepEqual(await overflowing(page, '[data-testid^=bk-] [data-testid$=-value]'), [], `bookings tiles ${at}`);
+      assert.deepEqual(await cutSelects(page, 'section[aria-label=Filtres] select'), [], `bookings filters ${at}`);
+      const dates = await page.locator('section[aria-label=Filtres] input[type=date]').evaluateAll((els) => els.map((el) => el.clientWidth));
+      assert.ok(dates.every((w) => w >= 140), `date filters ${at}: ${dates}`);
+      // e-mails wrap only before their « @ »: each line of an address is a whole part of it
+      const emails = await page.locator('tbody tr td:nth-child(2) p[title]').evaluateAll((els) =>
+        els.map((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+          return { email: el.title, lines: tops.size };
+        }),
+      );
+      assert.ok(emails.length > 0, 'the bookings list shows e-mail addresses');
+      assert.ok(emails.every((e) => e.lines <= 2), `e-mails ${at}: ${JSON.stringify(emails)}`);
+      if (width >= 1024) {
+        // the dark sidebar runs the page's full height (a full-page screenshot too), and at the
+        // bottom of a long page its navigation is still in view
+        const side = await page.evaluate(() => {
+          window.scrollTo(0, document.documentElement.scrollHeight);
+          const aside = document.querySelector('[data-testid=admin-sidebar]');
+          const nav = aside.querySelector('nav').getBoundingClientRect();
+          return { height: aside.offsetHeight, page: document.documentElement.scrollHeight, inner: window.innerHeight, navTop: nav.top, navBottom: nav.bottom };
+        });
+        assert.ok(side.page > 1.5 * side.inner, 'the bookings page is long');
+        assert.ok(side.height >= side.page, `the sidebar ${at} is ${side.height} px high on a ${side.page} px page`);
+        assert.ok(side.navTop >= 0 && side.navBottom <= side.inner, `the navigation ${at} at ${side.navTop}..${side.navBottom} of ${side.inner}`);
+      }
+
+      // vehicles and users: their filters' choices fit
+      for (const path of ['/admin/vehicles', '/admin/users']) {
+        await page.goto(`${stack.baseUrl}${path}`);
+        await page.locator('tbody tr').first().waitFor();
+        assert.deepEqual(await cutSelects(page, 'section[aria-label=Filtres] select'), [], `${path} filters ${at}`);
+      }
+
+      // dashboard: each tile's figure fits, and recent bookings' amounts and badges line up
+      await page.goto(`${stack.baseUrl}/admin/dashboard`);
+      await page.getByTestId('recent-booking').nth(1).waitFor();
+      assert.deepEqual(await overflowing(page, '[data-testid^=tile-] [data-testid$=-value]'), [], `dashboard tiles ${at}`);
+      if (width >= 1024) {
+        const rows = await page.getByTestId('recent-booking').evaluateAll((els) =>
+          els.map((li) => ({ amount: Math.round(li.querySelector('[data-testid=recent-amount]').getBoundingClientRect().right), badge: Math.round(li.querySelector('[data-testid=recent-status]').getBoundingClientRect().left) })),
+        );
+        assert.equal(new Set(rows.map((r) => r.amount)).size, 1, `amounts aligned ${at}: ${JSON.stringify(rows)}`);
+        assert.equal(new Set(rows.map((r) => r.badge)).size, 1, `badges aligned ${at}: ${JSON.stringify(rows)}`);
+      }
+      await shot(page, `admin-dashboard-${width}`);
+
+      // calendar: whole vehicle names, days named unambiguously, bars that say who
+      await page.goto(`${stack.baseUrl}/admin/calendar`);
+      await page.getByTestId('calendar-row').first().waitFor();
+      assert.deepEqual(await overflowing(page, '[data-testid=calendar-vehicle]'), [], `vehicle names ${at}`);
+      const heads = await page.getByTestId('fleet-calendar').evaluate((el) => [...el.querySelectorAll('[data-testid=calendar-day]')].map((d) => d.textContent.replace(/\d+$/, '')));
+      assert.ok(heads.length >= 7, `${heads.length} days`);
+      assert.equal(new Set(heads.slice(0, 7)).size, 7, `seven distinct day names: ${heads.slice(0, 7)}`);
+      const bar = page.getByRole('button', { name: new RegExp(`^Réservation #${booked.id.slice(0, 8).toUpperCase()} `) });
+      assert.match(await bar.innerText(), /^Mireille Kabasele/, 'the bar names the customer first');
+      if (width < 640) {
+        // a week in view without scrolling sideways, and every entry of the menu in view
+        const cal = await page.getByTestId('fleet-calendar').evaluate((el) => el.scrollWidth - el.clientWidth);
+        assert.ok(cal <= 0, `the calendar scrolls by ${cal} px ${at}`);
+        const links = await page.getByRole('navigation', { name: 'Administration' }).getByRole('link').evaluateAll((els) => els.map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })));
+        assert.deepEqual(links.filter((l) => l.right > 390).map((l) => l.text), [], 'menu entries cut at 390 px');
+      }
+      await shot(page, `admin-calendar-${width}`);
+    }
+  } finally {
+    await service(`bookings?id=eq.${booked.id}`, { method: 'PATCH', body: JSON.stringify({ booking_status: 'cancelled' }) });
+    await page.context().close();
+  }
+});
+
+test("the company's name and contact details follow the settings: the back office's sidebar and the public pages", async () => {
+  const company = { companyName: 'Mbote Location Kin', companyPhone: '+243 99 123 4567', companyEmail: 'bonjour@mbote-location.cd', companyAddress: 'Avenue du Commerce 12, Kinshasa' };
+  const [before] = (await service('app_settings?section=eq.general&select=value')).body;
+  await setSettings('general', company);
+  try {
+    const admin = await adminPage();
+    await admin.setViewportSize({ width: 1280, height: 800 });
+    await admin.goto(`${stack.baseUrl}/admin/settings`);
+    await admin.getByTestId('admin-company').getByText(company.companyName).waitFor();
+    // a French-only site offers no other language
+    assert.equal(await admin.locator('option', { hasText: 'Anglais' }).count(), 0);
+    await admin.context().close();
+
+    const visitor = await newPage({ width: 1280, height: 900 });
+    for (const path of ['/', '/contact', '/about', '/support']) {
+      await visitor.goto(`${stack.baseUrl}${path}`);
+      await visitor.getByTestId('company-phone').first().getByText(company.companyPhone).waitFor();
+      const phones = await visitor.getByTestId('company-phone').allTextContents();
+      assert.ok(phones.every((t) => t.endsWith(company.companyPhone)), `${path}: ${phones}`);
+      const emails = await visitor.getByTestId('company-email').allTextContents();
+      assert.ok(emails.length > 0 && emails.every((t) => t === company.companyEmail), `${path}: ${emails}`);
+      const text = await visitor.locator('body').innerText();
+      for (const placeholder of ['+243 81 000 0000', 'contact@example.cd', 'Kinshasa Prestige Auto']) assert.ok(!text.includes(placeholder), `${path} still shows ${placeholder}`);
+      assert.ok(text.includes(company.companyAddress), `${path} shows the address`);
+      assert.match(await visitor.title(), new RegExp(`${company.companyName}$`));
+    }
+    await visitor.context().close();
+  } finally {
+    await service('app_settings?section=eq.general', { method: 'PATCH', body: JSON.stringify({ value: before.value }) });
+  }
 });
 
 test('reports: the period analytics with the chart toggle', async () => {

@@ -110,7 +110,10 @@ test('a vehicle page: photos, specifications, price rules, taken dates, Réserve
   await page.waitForURL(new RegExp(`/fleet/${hilux}$`));
   await page.getByRole('heading', { level: 1, name: 'Toyota Hilux' }).waitFor();
   assert.match(await page.title(), /Toyota Hilux 2022/);
-  await page.getByTestId('price-rules').getByText('À partir de 7 jours : -10 %').waitFor();
+  // French typography: non-breaking spaces before « : » and « % » (the text as written)
+  const weekly = page.getByTestId('price-rules').getByText('À partir de 7 jours : -10 %');
+  await weekly.waitFor();
+  assert.match(await weekly.textContent(), /^À partir de 7 jours\u00a0: -10\u00a0% /);
   await page.getByRole('heading', { name: 'Caractéristiques' }).waitFor();
   await page.getByTestId('next-free').getByText(/^Prochaines dates libres : à partir du /).waitFor();
   assert.ok((await page.getByTestId('availability-month').count()) >= 3);
@@ -122,6 +125,19 @@ test('a vehicle page: photos, specifications, price rules, taken dates, Réserve
   await page.getByRole('link', { name: 'Réserver Toyota Hilux' }).click();
   await page.getByRole('heading', { name: 'Finaliser votre réservation' }).waitFor();
   assert.match(page.url(), new RegExp(`start=${isoInDays(3)}`));
+  // opened directly, the page asks for the vehicle before its JavaScript has arrived (not after),
+  // once, and preloads the photo
+  await page.goto(`${stack.baseUrl}/fleet/${hilux}`);
+  await page.getByRole('heading', { level: 1, name: 'Toyota Hilux' }).waitFor();
+  const timing = await page.evaluate((id) => {
+    const entries = performance.getEntriesByType('resource');
+    const asks = entries.filter((e) => e.name.includes('/rest/v1/vehicles?') && e.name.includes(`id=eq.${id}`));
+    const scripts = entries.filter((e) => e.initiatorType !== 'fetch' && /\/assets\/.*\.js$/.test(e.name));
+    return { asks: asks.map((e) => Math.round(e.startTime)), lastScript: Math.round(Math.max(...scripts.map((e) => e.responseEnd))), preload: !!document.querySelector('link[rel=preload][as=image]') };
+  }, hilux);
+  assert.equal(timing.asks.length, 1, `one request for the vehicle: ${JSON.stringify(timing)}`);
+  assert.ok(timing.asks[0] < timing.lastScript, `the vehicle is asked for before the scripts are in: ${JSON.stringify(timing)}`);
+  assert.ok(timing.preload, 'its photo is preloaded');
   // an unknown vehicle
   await page.goto(`${stack.baseUrl}/fleet/00000000-0000-4000-8000-000000000000`);
   await page.getByText('Véhicule introuvable').waitFor();
@@ -262,9 +278,19 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   assert.equal(mail.subject, 'Confirmez votre adresse e-mail');
   assert.match(mail.text, /Bienvenue chez Kinshasa Prestige Auto/);
   assert.match(mail.text, /Ou saisissez ce code : \d{6}/);
+  // the confirmation page makes no request the server refuses (it used to POST /rest/v1/profiles
+  // after signing out, and got 401)
+  const refused = [];
+  const listen = (r) => {
+    if (r.status() === 401 || (r.request().method() === 'POST' && r.url().includes('/rest/v1/profiles'))) refused.push(`${r.request().method()} ${r.url()} ${r.status()}`);
+  };
+  page.on('response', listen);
   await page.goto(mail.link);
   await page.getByText('Votre email est confirmé !').waitFor();
   await page.waitForURL(/\/login\?verified=1/, { timeout: 5000 });
+  await page.waitForLoadState('networkidle');
+  page.off('response', listen);
+  assert.deepEqual(refused, [], '/verify-email: no refused request');
 
   // signed out, a service booking asks to log in and comes back
   await page.goto(`${stack.baseUrl}/airport-service`);
@@ -359,6 +385,22 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   assert.deepEqual(amounts, [vehicleTotal, '600,00\u00a0$', '50,00\u00a0$', '300,00\u00a0$']);
   const spentBefore = 600 + 50 + 300 + Number(vehicleTotal.replace(/[$\s\u202f\u00a0]/g, '').replace(',', '.'));
   await shot(page, 'profile-bookings');
+
+  // on a phone: every tab whole and in view; a booking's actions in one row of like buttons
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const tab of await page.getByRole('tab').all()) {
+    const fits = await tab.evaluate((el) => el.getBoundingClientRect().right <= window.innerWidth && el.getBoundingClientRect().left >= 0 && el.scrollWidth <= el.clientWidth);
+    assert.ok(fits, `the tab « ${await tab.textContent()} » is cut at 390 px`);
+  }
+  assert.equal(await page.getByRole('tablist').evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'the tab bar does not scroll sideways');
+  const actions = await page.getByTestId('booking-item').first().getByTestId('booking-actions').evaluate((row) =>
+    [...row.children].map((el) => ({ name: el.textContent.trim(), top: Math.round(el.getBoundingClientRect().top), height: Math.round(el.getBoundingClientRect().height), border: getComputedStyle(el).borderTopWidth })),
+  );
+  assert.deepEqual(actions.map((a) => a.name), ['Reçu', 'Modifier les dates', 'Annuler']);
+  assert.equal(new Set(actions.map((a) => a.top)).size, 1, `one row of actions at 390 px: ${JSON.stringify(actions)}`);
+  assert.equal(new Set(actions.map((a) => `${a.height} ${a.border}`)).size, 1, `like buttons (« Reçu » too): ${JSON.stringify(actions)}`);
+  await shot(page, 'profile-bookings-390');
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // cancel the airport booking
   await page.getByTestId('booking-item').nth(3).getByRole('button', { name: /^Annuler la réservation/ }).click();

@@ -21,7 +21,10 @@ try {
     logLevel: 'warn',
     build: { ssr: path.join(web, 'src/entry-server.tsx'), outDir: out, emptyOutDir: true, copyPublicDir: false },
   });
-  const { render, paths, patterns, routes } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  const { render, paths, patterns, routes, vehicleColumns } = await import(pathToFileURL(path.join(out, 'entry-server.js')).href);
+  // the vehicle page's early request (scripts/early-vehicle.js), inlined in its <head>
+  const earlyVehicle = readFileSync(path.join(web, 'scripts/early-vehicle.js'), 'utf8').replace('__VEHICLE_COLUMNS__', vehicleColumns)
+    .replace(/^\s*\/\/.*\n/gm, ''); // its comments stay in the source
   // the paths the app answers: the server sends the others its « Page introuvable » with a 404.
   writeFileSync(path.join(dist, 'routes.json'), JSON.stringify(routes, null, 1));
   const shell = readFileSync(path.join(dist, 'index.html'), 'utf8');
@@ -37,7 +40,8 @@ try {
       .replace('<div id="root"></div>', `<div id="root">${html}</div>`)
       .replaceAll('<script type="module" crossorigin', '<script type="module" fetchpriority="low" crossorigin')
       .replaceAll('<link rel="modulepreload" crossorigin', '<link rel="modulepreload" fetchpriority="low" crossorigin')
-      .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(title)}</title>`);
+      .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(title)}</title>`)
+      .replace('</head>', page === '/fleet/_id' ? `<script>${earlyVehicle}</script></head>` : '</head>');
     const dir = page === '/' ? dist : path.join(dist, page);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'index.html'), doc);

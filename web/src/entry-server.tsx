@@ -17,6 +17,9 @@ export const patterns = Object.keys(prerenderedPatterns);
 /** The paths the site answers, for the server's 404s (dist/routes.json). */
 export const routes = routePatterns();
 
+/** The columns of the vehicle page's request, for its early start (scripts/early-vehicle.js). */
+export { VEHICLE_COLUMNS as vehicleColumns } from '@/features/vehicles/api/vehicles';
+
 /** `{ html, title }` of one page. */
 export async function render(path: string): Promise<{ html: string; title: string }> {
   await (prerenderedPages[path] ?? prerenderedPatterns[path.replace(/\/_([a-z]+)/g, '/:$1')])?.preload();

@@ -34,8 +34,13 @@ async function start() {
     });
   } else {
     // what the server sent (a page rendered ahead in its loading state, /fleet/:id) stays on
-    // screen until React's first commit replaces it: no blank frame, nothing shifts.
-    createRoot(container).render(app);
+    // screen until React's first commit replaces it: no blank frame, nothing shifts. Rendered in a
+    // transition, as hydration is: React yields to the browser between components instead of
+    // blocking it in one long task (the vehicle page's total blocking time).
+    const root = createRoot(container);
+    startTransition(() => {
+      root.render(app);
+    });
   }
 }
 

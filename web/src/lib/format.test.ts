@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatMoney, formatPrice, priceDisplay, setDisplayCurrency, thumbnailUrl } from './format';
+import { addDaysIso, apiAssetUrl, bookingReference, formatDate, formatDays, formatMoney, formatPercent, formatPrice, frenchTypography, priceDisplay, setDisplayCurrency, thumbnailUrl } from './format';
 
 /** Intl's french grouping and the space before the symbol are no-break spaces: show them as spaces. */
 const plain = (s: string | null) => s?.replace(/[\u202f\u00a0]/g, ' ') ?? s;
@@ -54,7 +54,7 @@ describe('priceDisplay', () => {
     expect(shown({ base_total: 700, total: 630, discount_percent: 10 })).toEqual({
       total: '630,00 $',
       base: '700,00 $',
-      badge: '-10%',
+      badge: '-10\u00a0%',
       saving: '70,00 $',
     });
     expect(shown({ base_total: '90.00', total: '90.00', discount_percent: '0' })).toEqual({
@@ -90,5 +90,33 @@ describe('thumbnailUrl', () => {
     expect(thumbnailUrl('http://x:1/storage/v1/object/public/vehicles/land-cruiser.svg', 800, 480)).toBe('http://x:1/storage/v1/object/public/vehicles/land-cruiser.svg');
     expect(thumbnailUrl('https://cdn.example/a.png', 800, 480)).toBe('https://cdn.example/a.png');
     expect(thumbnailUrl(null, 800, 480)).toBeNull();
+  });
+});
+
+describe('French typography', () => {
+  it('writes a percentage with a non-breaking space before « % » and a decimal comma', () => {
+    expect(formatPercent(-10)).toBe('-10\u00a0%');
+    expect(formatPercent(12.5)).toBe('12,5\u00a0%');
+    expect(formatPercent(33.333, { signed: true })).toBe('+33,3\u00a0%');
+    expect(formatPercent(0, { signed: true })).toBe('0\u00a0%');
+    expect(formatPercent(Number.NaN)).toBe('0\u00a0%');
+  });
+
+  it('puts a non-breaking space before « : ; ! ? % », replacing a plain one', () => {
+    expect(frenchTypography('Protection incluse: Assurance')).toBe('Protection incluse\u00a0: Assurance');
+    expect(frenchTypography('Protection incluse : Assurance')).toBe('Protection incluse\u00a0: Assurance');
+    expect(frenchTypography('Vraiment? Oui! Bon; ok')).toBe('Vraiment\u00a0? Oui\u00a0! Bon\u00a0; ok');
+    expect(frenchTypography('remise de -10%')).toBe('remise de -10\u00a0%');
+    expect(frenchTypography('Quoi?!')).toBe('Quoi\u00a0?!');
+  });
+
+  it('puts non-breaking spaces inside guillemets', () => {
+    expect(frenchTypography('le bouton «Reçu» ou « Annuler »')).toBe('le bouton «\u00a0Reçu\u00a0» ou «\u00a0Annuler\u00a0»');
+  });
+
+  it('leaves times, addresses and text without punctuation alone', () => {
+    expect(frenchTypography('Départ à 14:30, voir https://example.cd')).toBe('Départ à 14:30, voir https://example.cd');
+    expect(frenchTypography('Sans ponctuation')).toBe('Sans ponctuation');
+    expect(frenchTypography('Déjà\u00a0: bon')).toBe('Déjà\u00a0: bon');
   });
 });

@@ -89,7 +89,7 @@ export function priceDisplay(quote: { base_total: number | string; total: number
   return {
     total: formatPrice(total),
     base: hasDiscount ? formatPrice(base) : null,
-    badge: hasDiscount ? `-${Math.round(percent)}%` : null,
+    badge: hasDiscount ? formatPercent(-Math.round(percent)) : null,
     saving: hasDiscount ? formatPrice(base - total) : null,
   };
 }
@@ -111,4 +111,27 @@ export function thumbnailUrl(url: string | null, width: number, height: number):
   const match = /^(.*)\/storage\/v1\/object\/public\/([^?#]+\.(?:jpe?g|png|webp|gif))$/i.exec(url);
   if (!match) return url;
   return `${match[1]}/storage/v1/render/image/public/${match[2]}?width=${width}&height=${height}&resize=cover&quality=75`;
+}
+
+/**
+ * French typography: a percentage with the non-breaking space French puts before « % »
+ * (`-10 %`, `12,5 %`), the decimal comma, and a minus sign kept with its number.
+ */
+export function formatPercent(value: number, { signed = false }: { signed?: boolean } = {}): string {
+  const n = Number.isFinite(value) ? value : 0;
+  const sign = n < 0 ? '-' : signed && n > 0 ? '+' : '';
+  return `${sign}${new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }).format(Math.abs(n)).replace(/\s/g, '\u202f')}\u00a0%`;
+}
+
+/**
+ * French punctuation in a text: a non-breaking space before « : ; ! ? % » and inside « », so a
+ * line never starts with a colon or a closing guillemet. Spaces already there become non-breaking;
+ * « :// » (addresses) and times (« 14:30 ») are left alone.
+ */
+export function frenchTypography(text: string): string {
+  return text
+    .replace(/([^\s;!?:%«])[ \u00a0\u202f]?([;!?%])/g, '$1\u00a0$2')
+    .replace(/([^\s;!?:%«])[ \u00a0\u202f]?:(?!\/\/|\d)/g, '$1\u00a0:')
+    .replace(/«[ \u00a0\u202f]?/g, '«\u00a0')
+    .replace(/[ \u00a0\u202f]?»/g, '\u00a0»');
 }

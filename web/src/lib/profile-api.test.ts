@@ -1,14 +1,18 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { updateOwnProfile } from './profile-api';
+import type { User } from '@supabase/supabase-js';
+import { fetchOwnProfile, updateOwnProfile } from './profile-api';
 
 // The one supabase client, faked: records the profile update and the account update.
 const calls: unknown[][] = [];
 let profileAnswer: { data: unknown; error: unknown };
 let accountAnswer: { data: unknown; error: unknown };
+let readAnswer: { data: unknown; error: unknown };
+let sessionUserId: string | null;
 // data through supabase() (PostgREST), the account through the full client (supabaseClient()).
 vi.mock('./supabase', () => ({
   supabaseClient: async () => ({
     auth: {
+      getSession: async () => ({ data: { session: sessionUserId ? { user: { id: sessionUserId } } : null }, error: null }),
       updateUser: async (attributes: unknown) => {
         calls.push(['updateUser', attributes]);
         return accountAnswer;
@@ -17,6 +21,22 @@ vi.mock('./supabase', () => ({
   }),
   supabase: () => ({
     from: (table: string) => ({
+      select: () => ({
+        eq: (column: string, value: unknown) => ({
+          maybeSingle: async () => {
+            calls.push(['select', table, column, value]);
+            return readAnswer;
+          },
+        }),
+      }),
+      insert: (row: unknown) => ({
+        select: () => ({
+          single: async () => {
+            calls.push(['insert', table, row]);
+            return { data: { ...PROFILE, ...(row as object) }, error: null };
+          },
+        }),
+      }),
       update: (row: unknown) => ({
         eq: (column: string, value: unknown) => ({
           select: () => ({
@@ -37,6 +57,30 @@ beforeEach(() => {
   calls.length = 0;
   profileAnswer = { data: PROFILE, error: null };
   accountAnswer = { data: { user: { id: 'u1' } }, error: null };
+  readAnswer = { data: PROFILE, error: null };
+  sessionUserId = 'u1';
+});
+
+describe('fetchOwnProfile', () => {
+  const user = { id: 'u1', email: 'jeanne@example.cd', user_metadata: { full_name: 'Jeanne Mbuyi' } } as unknown as User;
+
+  it('returns the row the database has', async () => {
+    expect(await fetchOwnProfile(user)).toEqual(PROFILE);
+    expect(calls).toEqual([['select', 'profiles', 'user_id', 'u1']]);
+  });
+
+  it('creates the missing row of a user still signed in', async () => {
+    readAnswer = { data: null, error: null };
+    await fetchOwnProfile(user);
+    expect(calls[1]).toEqual(['insert', 'profiles', { user_id: 'u1', username: 'jeanne', email: 'jeanne@example.cd', full_name: 'Jeanne Mbuyi', role: 'user' }]);
+  });
+
+  it('creates nothing once the session has ended (the confirmation page signs out at once)', async () => {
+    readAnswer = { data: null, error: null };
+    sessionUserId = null;
+    await expect(fetchOwnProfile(user)).rejects.toThrow('Votre session a expiré. Veuillez vous reconnecter.');
+    expect(calls.map((c) => c[0])).toEqual(['select']);
+  });
 });
 
 describe('updateOwnProfile', () => {

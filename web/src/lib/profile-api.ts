@@ -1,15 +1,24 @@
 import type { User } from '@supabase/supabase-js';
 import { supabase, supabaseClient } from './supabase';
-import { toAppError } from './errors';
+import { AppError, errorMessages, toAppError } from './errors';
 import type { Profile } from '@/types/database';
 
 const PROFILE_COLUMNS = 'id, user_id, username, email, full_name, phone, role, notify_email, notify_sms, updated_at';
 
-/** The signed-in user's profile; created (role user) if the database has none yet. */
+/**
+ * The signed-in user's profile; created (role user) if the database has none yet (its trigger
+ * makes one with every account, so only an account older than it lacks one).
+ *
+ * The session may end while the row is read: the e-mail confirmation page signs out at once.
+ * The read then went out as a visitor and found nothing; creating the row then sent
+ * `POST /rest/v1/profiles` without the user's token (401). Only a user still signed in gets one.
+ */
 export async function fetchOwnProfile(user: User): Promise<Profile> {
   const { data, error } = await supabase().from('profiles').select(PROFILE_COLUMNS).eq('user_id', user.id).maybeSingle();
   if (error) throw toAppError(error);
   if (data) return data as Profile;
+  const { data: current } = await (await supabaseClient()).auth.getSession();
+  if (current.session?.user.id !== user.id) throw new AppError('session_not_found', errorMessages.session_not_found);
   const local = user.email?.split('@')[0] || `user_${user.id.slice(0, 8)}`;
   const fullName = typeof user.user_metadata?.full_name === 'string' && user.user_metadata.full_name.trim() ? user.user_metadata.full_name.trim() : local;
   const created = await supabase()

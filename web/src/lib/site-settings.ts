@@ -70,16 +70,23 @@ export async function fetchSiteSettings(): Promise<SiteSettings> {
 
 export const siteSettingsKeys = { all: ['site-settings'] as const };
 
+const useSiteSettingsQuery = () => useQuery({ queryKey: siteSettingsKeys.all, queryFn: fetchSiteSettings, staleTime: 60_000 });
+
 /** The settings, refreshed every minute and when the back office saves them. */
 export function useSiteSettings(): SiteSettings {
-  const query = useQuery({ queryKey: siteSettingsKeys.all, queryFn: fetchSiteSettings, staleTime: 60_000 });
-  return query.data ?? defaultSiteSettings;
+  return useSiteSettingsQuery().data ?? defaultSiteSettings;
 }
 
-/** The company's contact details as the site shows them: the settings over the built-in ones. */
+/**
+ * The company's contact details as the site shows them: the back office's settings. `known` is
+ * false until they arrive (the build-time render and the first paint have only built-in ones,
+ * which the pages keep hidden rather than show a number that may not be the company's).
+ */
 export function useCompany() {
-  const s = useSiteSettings();
+  const query = useSiteSettingsQuery();
+  const s = query.data ?? defaultSiteSettings;
   return {
+    known: query.isSuccess || query.isError,
     name: s.companyName,
     email: s.companyEmail,
     phone: s.companyPhone,

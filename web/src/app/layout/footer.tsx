@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
-import { useCompany, whatsappUrl } from '@/lib/site-settings';
+import { useCompany } from '@/lib/site-settings';
+import { CompanyAddress, CompanyEmail, CompanyPhone, CompanyWhatsapp } from '@/components/ui/contact';
 import { Mail, MapPin, MessageCircle, Phone, Clock } from 'lucide-react';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
@@ -20,29 +21,19 @@ export function Footer() {
           <ul className="mt-3 space-y-2 text-sm">
             <li className="flex gap-2">
               <MapPin className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <span>
-                {company.address}
-                <br />
-                {site.addressNote}
-              </span>
+              <CompanyAddress />
             </li>
             <li className="flex gap-2">
               <Phone className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <a href={company.phoneHref} className="hover:text-white">
-                {company.phone}
-              </a>
+              <CompanyPhone className="hover:text-white" />
             </li>
             <li className="flex gap-2">
               <MessageCircle className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <a href={whatsappUrl(company.phone)} className="hover:text-white" target="_blank" rel="noreferrer" data-testid="whatsapp">
-                WhatsApp
-              </a>
+              <CompanyWhatsapp className="hover:text-white" />
             </li>
             <li className="flex gap-2">
               <Mail className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <a href={`mailto:${company.email}`} className="hover:text-white">
-                {company.email}
-              </a>
+              <CompanyEmail className="hover:text-white" />
             </li>
             <li className="flex gap-2">
               <Clock className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { Wrench } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { paths } from '@/config/paths';
-import { useCompany, whatsappUrl } from '@/lib/site-settings';
+import { CompanyEmail, CompanyPhone, CompanyWhatsapp } from '@/components/ui/contact';
 
 /** Pages an administrator needs to sign in while the site is in maintenance. */
 const OPEN_DURING_MAINTENANCE = new Set<string>([paths.login, paths.forgotPassword, paths.resetPassword]);
@@ -14,7 +14,6 @@ export function openDuringMaintenance(pathname: string): boolean {
 /** What visitors and customers see while « Mode maintenance » is on (administrators see the site). */
 export function MaintenancePage() {
   usePageTitle('Site en maintenance');
-  const company = useCompany();
   return (
     <div className="mx-auto max-w-xl px-4 py-20 text-center" data-testid="maintenance">
       <Wrench className="mx-auto h-12 w-12 text-amber-700" aria-hidden="true" />
@@ -24,19 +23,13 @@ export function MaintenancePage() {
       </p>
       <p className="mt-6 text-lg font-semibold text-blue-950">
         Appelez-nous au{' '}
-        <a href={company.phoneHref} className="text-blue-900 underline">
-          {company.phone}
-        </a>
+        <CompanyPhone className="text-blue-900 underline" />
       </p>
       <p className="mt-2 text-slate-700">
         ou écrivez-nous sur{' '}
-        <a href={whatsappUrl(company.phone)} className="font-semibold text-blue-900 underline" target="_blank" rel="noreferrer">
-          WhatsApp
-        </a>{' '}
+        <CompanyWhatsapp className="font-semibold text-blue-900 underline" />{' '}
         ou à{' '}
-        <a href={`mailto:${company.email}`} className="font-semibold text-blue-900 underline">
-          {company.email}
-        </a>
+        <CompanyEmail className="font-semibold text-blue-900 underline" />
         .
       </p>
       <p className="mt-10 text-sm">

@@ -1,6 +1,7 @@
 import { Award, Target, Lightbulb, ShieldCheck, Mail, Phone, MapPin } from 'lucide-react';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { site } from '@/config/site';
+import { CompanyAddress, CompanyEmail, CompanyPhone } from '@/components/ui/contact';
 
 const timeline = [
   { year: '2023', title: "Création de l'entreprise", text: 'Lancement de notre activité de location avec une flotte de 10 véhicules.' },
@@ -68,9 +69,9 @@ export default function AboutPage() {
         <div className="grid items-center gap-6 rounded-2xl bg-white p-6 shadow-sm md:grid-cols-3">
           <img src="/team.svg" alt="Notre agence de la Gombe" width={320} height={200} className="w-full rounded-xl" loading="lazy" />
           <ul className="space-y-3 md:col-span-2">
-            <li className="flex gap-2"><MapPin className="h-5 w-5 text-amber-500" aria-hidden="true" /> {site.address} ({site.addressNote})</li>
-            <li className="flex gap-2"><Phone className="h-5 w-5 text-amber-500" aria-hidden="true" /> <a className="hover:underline" href={site.phoneHref}>{site.phone}</a></li>
-            <li className="flex gap-2"><Mail className="h-5 w-5 text-amber-500" aria-hidden="true" /> <a className="hover:underline" href={`mailto:${site.email}`}>{site.email}</a></li>
+            <li className="flex gap-2"><MapPin className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" /> <CompanyAddress /></li>
+            <li className="flex gap-2"><Phone className="h-5 w-5 text-amber-500" aria-hidden="true" /> <CompanyPhone className="hover:underline" /></li>
+            <li className="flex gap-2"><Mail className="h-5 w-5 text-amber-500" aria-hidden="true" /> <CompanyEmail className="hover:underline" /></li>
           </ul>
         </div>
       </Section>

@@ -6,7 +6,7 @@ import { buttonClass } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { BookingConfirmationDialog } from '@/components/ui/booking-confirmation-dialog';
 import { useSession } from '@/lib/session';
-import { formatDate, formatDays } from '@/lib/format';
+import { formatDate, formatDays, formatPercent } from '@/lib/format';
 import type { Vehicle } from '@/types/database';
 import { VehicleGrid } from '@/features/vehicles/components/vehicle-grid';
 import { ReservationDialog, type ReservationOutcome } from '@/features/booking/components/reservation-dialog';
@@ -30,12 +30,12 @@ export default function CarRentalPage() {
           <li className="rounded-xl bg-white p-5 shadow-sm">
             <BadgePercent className="h-7 w-7 text-amber-500" aria-hidden="true" />
             <p className="mt-2 font-semibold text-blue-950">Remise hebdomadaire</p>
-            <p className="text-sm text-slate-700">Dès 7 jours de location (10 % par défaut, selon le véhicule).</p>
+            <p className="text-sm text-slate-700">Dès 7 jours de location ({formatPercent(10)} par défaut, selon le véhicule).</p>
           </li>
           <li className="rounded-xl bg-white p-5 shadow-sm">
             <CalendarRange className="h-7 w-7 text-amber-500" aria-hidden="true" />
             <p className="mt-2 font-semibold text-blue-950">Remise mensuelle</p>
-            <p className="text-sm text-slate-700">Dès 30 jours (20 % par défaut). Les remises ne se cumulent pas.</p>
+            <p className="text-sm text-slate-700">Dès 30 jours ({formatPercent(20)} par défaut). Les remises ne se cumulent pas.</p>
           </li>
           <li className="rounded-xl bg-white p-5 shadow-sm">
             <ShieldCheck className="h-7 w-7 text-amber-500" aria-hidden="true" />

@@ -1,5 +1,6 @@
 import { Clock, Mail, MapPin, Phone, Navigation } from 'lucide-react';
 import { useCompany } from '@/lib/site-settings';
+import { CompanyAddress, CompanyEmail, CompanyPhone } from '@/components/ui/contact';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { directionsUrl, site } from '@/config/site';
 import { ContactForm } from '@/features/contact/components/contact-form';
@@ -16,25 +17,25 @@ export default function ContactPage() {
             <ul className="space-y-4 rounded-2xl bg-white p-6 shadow-sm">
               <li className="flex gap-3">
                 <Phone className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <a href={company.phoneHref} className="hover:underline">{company.phone}</a>
+                <CompanyPhone className="hover:underline" />
               </li>
               <li className="flex gap-3">
                 <Mail className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <a href={`mailto:${company.email}`} className="hover:underline">{company.email}</a>
+                <CompanyEmail className="hover:underline" />
               </li>
               <li className="flex gap-3">
                 <MapPin className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
-                <span>{company.address}<br />{site.addressNote}</span>
+                <CompanyAddress />
               </li>
               <li className="flex gap-3">
                 <Clock className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
-                <span>Lundi - Samedi : 8h00 - 18h00<br />{site.sundayClosed}</span>
+                <span>{site.hours}<br />{site.sundayClosed}</span>
               </li>
             </ul>
             <div className="rounded-2xl border border-dashed border-slate-300 bg-white p-6" role="region" aria-label="Plan d'accès">
               <p className="font-semibold text-blue-950">Plan d'accès</p>
               <p className="mt-2 text-sm text-slate-700">
-                La carte interactive n'est pas disponible. Notre adresse : {company.address} ({site.addressNote}).
+                La carte interactive n'est pas disponible. Notre adresse&nbsp;: <CompanyAddress />.
               </p>
               <a href={directionsUrl(company.address)} target="_blank" rel="noreferrer" className="mt-3 inline-flex items-center gap-1 text-sm font-semibold text-blue-900 hover:underline">
                 <Navigation className="h-4 w-4" aria-hidden="true" /> Itinéraire (ouvre un nouvel onglet)

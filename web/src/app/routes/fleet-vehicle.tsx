@@ -6,7 +6,7 @@ import { buttonClass } from '@/components/ui/button';
 import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
 import { VehicleImage } from '@/components/vehicle/vehicle-image';
 import { paths } from '@/config/paths';
-import { addDaysIso, formatDate, formatPrice, todayIso } from '@/lib/format';
+import { addDaysIso, formatDate, formatPercent, formatPrice, frenchTypography, todayIso } from '@/lib/format';
 import { categoryLabels } from '@/lib/labels';
 import { cn } from '@/lib/cn';
 import { useCompany, whatsappUrl } from '@/lib/site-settings';
@@ -178,8 +178,8 @@ function VehicleDetails({ vehicle: v }: { vehicle: Vehicle }) {
           <h2 id="prices" className="mb-3 text-xl font-bold text-blue-950">Tarifs</h2>
           <ul className="space-y-2 rounded-xl border border-slate-200 bg-white p-4 text-sm" data-testid="price-rules">
             <li>{formatPrice(rate)} par jour</li>
-            {weekly > 0 && <li>À partir de 7 jours : -{weekly} % ({formatPrice(rate * (1 - weekly / 100))} par jour)</li>}
-            {monthly > 0 && <li>À partir de 30 jours : -{monthly} % ({formatPrice(rate * (1 - monthly / 100))} par jour)</li>}
+            {weekly > 0 && <li>{frenchTypography('À partir de 7 jours :')} {formatPercent(-weekly)} ({formatPrice(rate * (1 - weekly / 100))} par jour)</li>}
+            {monthly > 0 && <li>{frenchTypography('À partir de 30 jours :')} {formatPercent(-monthly)} ({formatPrice(rate * (1 - monthly / 100))} par jour)</li>}
             {Number(pricing.security_deposit ?? 0) > 0 && <li>Caution : {formatPrice(pricing.security_deposit)}</li>}
             {seasons.map((x, i) => (
               <li key={i}>

@@ -4,6 +4,7 @@ import { usePageTitle, Section } from '@/components/ui/page';
 import { buttonClass } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
+import { CompanyPhone } from '@/components/ui/contact';
 import { VehicleGrid } from '@/features/vehicles/components/vehicle-grid';
 
 const services = [
@@ -61,9 +62,7 @@ export default function HomePage() {
               <p className="text-sm">Une panne, un imprévu ? Notre équipe vous répond à toute heure.</p>
             </div>
           </div>
-          <a href={site.phoneHref} className={buttonClass('primary')}>
-            Appeler le {site.supportPhone}
-          </a>
+          <CompanyPhone className={buttonClass('primary')}>Appeler le&nbsp;</CompanyPhone>
         </div>
       </section>
 

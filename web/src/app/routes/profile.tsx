@@ -76,7 +76,8 @@ export default function ProfilePage() {
         </Button>
       </div>
 
-      <div role="tablist" aria-label="Sections du compte" className="mt-6 flex gap-1 overflow-x-auto border-b border-slate-200">
+      {/* the tabs wrap on a phone: scrolled sideways, the row showed « Tableau de bord », « Mes réservations » and « P… » */}
+      <div role="tablist" aria-label="Sections du compte" className="mt-6 flex flex-wrap gap-x-1 border-b border-slate-200">
         {tabs.map((t) => (
           <button
             key={t.key}
@@ -95,7 +96,7 @@ export default function ProfilePage() {
                 document.getElementById(`tab-${next.key}`)?.focus();
               }
             }}
-            className={cn('whitespace-nowrap border-b-2 px-4 py-2.5 text-sm font-semibold', tab === t.key ? 'border-blue-900 text-blue-900' : 'border-transparent text-slate-700 hover:text-blue-900')}
+            className={cn('-mb-px whitespace-nowrap border-b-2 px-3 py-2.5 text-sm font-semibold sm:px-4', tab === t.key ? 'border-blue-900 text-blue-900' : 'border-transparent text-slate-700 hover:text-blue-900')}
           >
             {t.label}
           </button>

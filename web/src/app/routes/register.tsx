@@ -25,6 +25,10 @@ export default function RegisterPage() {
   const [touched, setTouched] = useState<Record<string, boolean>>({});
   const signUp = useSignUp();
   const redirect = safeRedirect(params.get('redirect'));
+  // sign-ups closed (the settings say so, or the auth server just refused one): the form is
+  // disabled and one message says so, with the company's phone
+  const [refused, setRefused] = useState(false);
+  const closed = !settings.allowRegistrations || refused;
 
   const validate = (v: typeof values): Errors => {
     const r = registerSchema.safeParse(v);
@@ -44,6 +48,7 @@ export default function RegisterPage() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (closed) return;
     const r = registerSchema.safeParse(values);
     if (!r.success) {
       setErrors(fieldErrors(r.error));
@@ -61,11 +66,16 @@ export default function RegisterPage() {
         },
         onError: (err) => {
           const code = 'code' in err ? String(err.code) : '';
+          if (code === 'signup_disabled') {
+            setRefused(true);
+            setErrors({});
+            return;
+          }
           if (emailCodes.has(code)) setErrors({ email: err.message });
           else if (passwordCodes.has(code)) setErrors({ password: err.message });
           else setErrors({ _: err.message });
+          // said once, beside the form (a toast repeated it)
           setTouched({ email: true, password: true, confirmPassword: true });
-          notify.error(err.message);
         },
       },
     );
@@ -73,12 +83,15 @@ export default function RegisterPage() {
 
   return (
     <AuthCard title="Créer un compte" subtitle="Réservez nos services aéroportuaires, premium et de diagnostic, et suivez vos réservations.">
-      {!settings.allowRegistrations && (
-        <div className="mb-4">
-          <Alert tone="info">Les inscriptions sont fermées pour le moment. Pour réserver, appelez-nous au {settings.companyPhone}.</Alert>
+      {closed && (
+        <div className="mb-4" data-testid="registrations-closed">
+          <Alert tone="info">
+            Les inscriptions sont fermées pour le moment. Pour réserver, appelez-nous au <span className="whitespace-nowrap">{settings.companyPhone}</span>.
+          </Alert>
         </div>
       )}
-      <form noValidate onSubmit={submit} className="space-y-4">
+      <form noValidate onSubmit={submit} className="space-y-4" aria-disabled={closed || undefined}>
+        <fieldset disabled={closed} className="space-y-4 disabled:opacity-60">
         <TextField label="Nom complet (facultatif)" autoComplete="name" value={values.fullName} onChange={(e) => set('fullName', e.target.value)} />
         <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />
         <TextField
@@ -103,9 +116,10 @@ export default function RegisterPage() {
           required
         />
         {errors._ && <Alert>{errors._}</Alert>}
-        <Button type="submit" className="w-full" disabled={incomplete || signUp.isPending}>
+        <Button type="submit" className="w-full" disabled={closed || incomplete || signUp.isPending}>
           {signUp.isPending ? 'Inscription…' : "S'inscrire"}
         </Button>
+        </fieldset>
       </form>
       <p className="mt-6 text-center text-sm text-slate-700">
         Déjà inscrit ?{' '}

@@ -1,6 +1,6 @@
 import { Headphones, Phone, Mail } from 'lucide-react';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
-import { site } from '@/config/site';
+import { CompanyEmail, CompanyPhone } from '@/components/ui/contact';
 import { ContactForm } from '@/features/contact/components/contact-form';
 
 const faq = [
@@ -26,12 +26,12 @@ export default function SupportPage() {
           <div className="rounded-2xl bg-white p-6 shadow-sm">
             <Phone className="h-8 w-8 text-amber-500" aria-hidden="true" />
             <p className="mt-3 font-bold text-blue-950">Par téléphone</p>
-            <a href={site.phoneHref} className="mt-1 block text-sm text-blue-900 hover:underline">{site.supportPhone}</a>
+            <CompanyPhone className="mt-1 block text-sm text-blue-900 hover:underline" />
           </div>
           <div className="rounded-2xl bg-white p-6 shadow-sm">
             <Mail className="h-8 w-8 text-amber-500" aria-hidden="true" />
             <p className="mt-3 font-bold text-blue-950">Par email</p>
-            <a href={`mailto:${site.email}`} className="mt-1 block text-sm text-blue-900 hover:underline">{site.email}</a>
+            <CompanyEmail className="mt-1 block text-sm text-blue-900 hover:underline" />
           </div>
         </div>
       </Section>

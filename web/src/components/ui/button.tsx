@@ -5,7 +5,7 @@ import { cn } from '@/lib/cn';
 type Variant = 'primary' | 'secondary' | 'outline' | 'ghost' | 'danger' | 'accent';
 
 const base =
-  'inline-flex items-center justify-center gap-2 rounded-lg px-4 py-2.5 text-sm font-semibold transition-colors focus-visible:outline focus-visible:outline-3 focus-visible:outline-offset-2 focus-visible:outline-amber-500 disabled:cursor-not-allowed disabled:opacity-60';
+  'inline-flex items-center justify-center gap-2 rounded-lg font-semibold transition-colors focus-visible:outline focus-visible:outline-3 focus-visible:outline-offset-2 focus-visible:outline-amber-500 disabled:cursor-not-allowed disabled:opacity-60';
 const variants: Record<Variant, string> = {
   primary: 'bg-blue-900 text-white hover:bg-blue-800',
   secondary: 'bg-slate-100 text-slate-900 hover:bg-slate-200',
@@ -15,12 +15,16 @@ const variants: Record<Variant, string> = {
   accent: 'bg-amber-400 text-slate-950 hover:bg-amber-300',
 };
 
-export function buttonClass(variant: Variant = 'primary', extra?: string) {
-  return cn(base, variants[variant], extra);
+/** The padding and text size (classes given after them do not override them: `cn` only joins). */
+type Size = 'md' | 'sm';
+const sizes: Record<Size, string> = { md: 'px-4 py-2.5 text-sm', sm: 'px-3 py-1.5 text-xs' };
+
+export function buttonClass(variant: Variant = 'primary', extra?: string, size: Size = 'md') {
+  return cn(base, sizes[size], variants[variant], extra);
 }
 
-export function Button({ variant = 'primary', className, type = 'button', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
-  return <button type={type} className={buttonClass(variant, className)} {...props} />;
+export function Button({ variant = 'primary', size = 'md', className, type = 'button', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; size?: Size }) {
+  return <button type={type} className={buttonClass(variant, className, size)} {...props} />;
 }
 
 export function ButtonLink({ variant = 'primary', className, ...props }: LinkProps & { variant?: Variant }) {

@@ -1,17 +1,18 @@
 import { useEffect, type ReactNode } from 'react';
-import { site } from '@/config/site';
+import { useSiteSettings } from '@/lib/site-settings';
 
-const fullTitle = (title: string) => (title ? `${title} | ${site.name}` : site.name);
+const fullTitle = (title: string, company: string) => (title ? `${title} | ${company}` : company);
 
 /** The title of the page being rendered at build time (no document there). */
 export const ssrHead = { title: '' };
 
-/** Sets the document title: "<title> | Kinshasa Prestige Auto". */
+/** Sets the document title: "<title> | <the company's name in the settings>". */
 export function usePageTitle(title: string) {
-  if (typeof document === 'undefined') ssrHead.title = fullTitle(title);
+  const company = useSiteSettings().companyName;
+  if (typeof document === 'undefined') ssrHead.title = fullTitle(title, company);
   useEffect(() => {
-    document.title = fullTitle(title);
-  }, [title]);
+    document.title = fullTitle(title, company);
+  }, [title, company]);
 }
 
 export function PageHero({ title, subtitle, children }: { title: string; subtitle?: string; children?: ReactNode }) {

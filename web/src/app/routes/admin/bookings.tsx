@@ -9,7 +9,7 @@ import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/forma
 import type { BookingStatus } from '@/types/database';
 import { useAllBookings, useUpdateBookingStatus } from '@/features/admin/api/bookings';
 import { useLiveAdminBookings } from '@/features/admin/api/live';
-import { AdminHeader, AdminTable, FilterInput, FilterSelect, RefreshButton, RowAction, StatTile } from '@/features/admin/components/admin-ui';
+import { AdminHeader, AdminTable, EmailText, FilterInput, FilterSelect, RefreshButton, RowAction, StatTile } from '@/features/admin/components/admin-ui';
 import { useBookingDialogs } from '@/features/admin/components/booking-dialogs';
 import { bookingTiles, emptyBookingFilters, filterBookings, hasBookingFilters, type BookingFilters } from '@/features/admin/lib/filters';
 import { bookingStatusChoices, bookingStatuses, bookingStatusLabels, kindLabels } from '@/features/admin/lib/labels';
@@ -53,7 +53,8 @@ export default function AdminBookingsPage() {
         <ErrorState message="Erreur lors du chargement des réservations" onRetry={() => q.refetch()} />
       ) : (
         <div className="space-y-6">
-          <div className="grid gap-4 sm:grid-cols-3 xl:grid-cols-6">
+          {/* six tiles in a row only where each has room for an amount (« 12 345,00 $ ») */}
+          <div className="grid gap-4 sm:grid-cols-3 2xl:grid-cols-6">
             <StatTile label="Total" value={tiles.total} icon={CalendarCheck} testId="bk-total" />
             <StatTile label="En attente" value={tiles.pending} icon={Clock} testId="bk-pending" />
             <StatTile label="Confirmées" value={tiles.confirmed} icon={CheckCircle2} testId="bk-confirmed" />
@@ -62,9 +63,10 @@ export default function AdminBookingsPage() {
             <StatTile label="Panier moyen" value={formatPrice(tiles.average)} icon={ShoppingBasket} testId="bk-average" />
           </div>
 
-          <section aria-label="Filtres" className="grid gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-2 lg:grid-cols-6">
-            <FilterInput label="Rechercher" type="search" placeholder="Client, email, référence, véhicule, vol…" value={filters.search} onChange={(e) => set('search')(e.target.value)} className="lg:col-span-2" />
-            <FilterSelect label="Type" value={filters.kind} onChange={(v) => set('kind')(v as BookingFilters['kind'])}>
+          {/* fields wrap rather than shrink: a select keeps room for its longest choice, a date for dd/mm/yyyy */}
+          <section aria-label="Filtres" className="flex flex-wrap items-end gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm">
+            <FilterInput label="Rechercher" type="search" placeholder="Client, email, référence, véhicule, vol…" value={filters.search} onChange={(e) => set('search')(e.target.value)} className="min-w-[min(100%,16rem)] flex-[2_1_16rem]" />
+            <FilterSelect label="Type" className="flex-[1_1_12rem]" value={filters.kind} onChange={(v) => set('kind')(v as BookingFilters['kind'])}>
               <option value="all">Tous les types</option>
               {Object.entries(kindLabels).map(([k, l]) => (
                 <option key={k} value={k}>
@@ -72,7 +74,7 @@ export default function AdminBookingsPage() {
                 </option>
               ))}
             </FilterSelect>
-            <FilterSelect label="Statut" value={filters.status} onChange={set('status')}>
+            <FilterSelect label="Statut" className="flex-[1_1_11rem]" value={filters.status} onChange={set('status')}>
               <option value="all">Tous les statuts</option>
               {bookingStatuses.map((s) => (
                 <option key={s} value={s}>
@@ -80,13 +82,13 @@ export default function AdminBookingsPage() {
                 </option>
               ))}
             </FilterSelect>
-            <FilterSelect label="Trier par" value={filters.sort} onChange={(v) => set('sort')(v as BookingFilters['sort'])}>
+            <FilterSelect label="Trier par" className="flex-[1_1_12rem]" value={filters.sort} onChange={(v) => set('sort')(v as BookingFilters['sort'])}>
               <option value="created_at">Date de création</option>
               <option value="start_date">Date de début</option>
               <option value="total_amount">Montant</option>
               <option value="user_name">Client</option>
             </FilterSelect>
-            <div className="grid grid-cols-2 gap-2">
+            <div className="grid flex-[2_1_20rem] grid-cols-2 gap-2">
               <FilterInput label="Du" type="date" value={filters.from} onChange={(e) => set('from')(e.target.value)} />
               <FilterInput label="Au" type="date" value={filters.to} onChange={(e) => set('to')(e.target.value)} />
             </div>
@@ -122,7 +124,7 @@ export default function AdminBookingsPage() {
                     </td>
                     <td className="max-w-[14rem] px-4 py-3">
                       <p className="font-medium">{b.customer.full_name || 'Nom non renseigné'}</p>
-                      <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{b.customer.email}</p>
+                      <EmailText email={b.customer.email} />
                     </td>
                     <td className="max-w-[14rem] px-4 py-3">
                       <p className="font-medium">{b.subject}</p>

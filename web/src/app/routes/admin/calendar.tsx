@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, useSyncExternalStore } from 'react';
 import { AlertTriangle, ChevronLeft, ChevronRight } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
@@ -11,7 +11,18 @@ import { useAllBookings } from '@/features/admin/api/bookings';
 import { useAdminVehicles } from '@/features/admin/api/vehicles';
 import { layoutCalendar } from '@/features/admin/lib/calendar';
 
-const DAYS = 21;
+/** Three weeks on a wide screen; one week on a phone, where three would leave four days in view. */
+const WIDE_DAYS = 21;
+const NARROW_DAYS = 7;
+const WIDE = '(min-width: 640px)';
+const subscribeWide = (notify: () => void) => {
+  const mq = window.matchMedia(WIDE);
+  mq.addEventListener('change', notify);
+  return () => mq.removeEventListener('change', notify);
+};
+const useWide = () => useSyncExternalStore(subscribeWide, () => window.matchMedia(WIDE).matches, () => true);
+/** « lun. », « mar. », « mer. »: a single letter would say M for both mardi and mercredi. */
+const weekday = new Intl.DateTimeFormat('fr-FR', { weekday: 'short', timeZone: 'UTC' });
 const statusStyle: Record<string, string> = {
   pending: 'bg-amber-200 text-amber-950 border-amber-400',
   confirmed: 'bg-blue-200 text-blue-950 border-blue-500',
@@ -23,11 +34,12 @@ const statusWord: Record<string, string> = { pending: 'en attente', confirmed: '
 export default function AdminCalendarPage() {
   usePageTitle('Calendrier de la flotte');
   const [from, setFrom] = useState(todayIso());
+  const DAYS = useWide() ? WIDE_DAYS : NARROW_DAYS;
   const bookings = useAllBookings();
   const vehicles = useAdminVehicles();
   const { view, dialogs } = useBookingDialogs();
   const fleet = useMemo(() => (vehicles.data ?? []).filter((v) => v.rental_status !== 'retired'), [vehicles.data]);
-  const rows = useMemo(() => layoutCalendar(fleet.map((v) => v.id), bookings.data ?? [], from, DAYS), [fleet, bookings.data, from]);
+  const rows = useMemo(() => layoutCalendar(fleet.map((v) => v.id), bookings.data ?? [], from, DAYS), [fleet, bookings.data, from, DAYS]);
   const days = Array.from({ length: DAYS }, (_, i) => addDaysIso(from, i));
   const clashCount = new Set(rows.flatMap((r) => r.bars.filter((b) => b.clashes.length && b.booking.booking_status === 'pending').map((b) => b.booking.id))).size;
   const today = todayIso();
@@ -68,11 +80,11 @@ export default function AdminCalendarPage() {
         <ErrorState message={(bookings.error ?? vehicles.error)?.message ?? ''} onRetry={() => void Promise.all([bookings.refetch(), vehicles.refetch()])} />
       ) : (
         <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" data-testid="fleet-calendar">
-          <div className="min-w-[960px]" style={{ display: 'grid', gridTemplateColumns: `12rem repeat(${DAYS}, minmax(2.25rem, 1fr))` }}>
+          <div className="[--cal-name:6rem] sm:min-w-[960px] sm:[--cal-name:13rem]" style={{ display: 'grid', gridTemplateColumns: `var(--cal-name) repeat(${DAYS}, minmax(2.25rem, 1fr))` }}>
             <div className="sticky left-0 z-10 border-b border-slate-200 bg-slate-50 px-3 py-2 text-xs font-semibold text-slate-700">Véhicule</div>
             {days.map((d) => (
-              <div key={d} className={cn('border-b border-l border-slate-200 py-1 text-center text-xs', d === today ? 'bg-amber-50 font-bold text-blue-950' : 'text-slate-600')}>
-                {new Intl.DateTimeFormat('fr-FR', { weekday: 'narrow', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`))}
+              <div key={d} data-testid="calendar-day" className={cn('border-b border-l border-slate-200 py-1 text-center text-xs', d === today ? 'bg-amber-50 font-bold text-blue-950' : 'text-slate-600')}>
+                {weekday.format(new Date(`${d}T00:00:00Z`))}
                 <br />
                 {Number(d.slice(8))}
               </div>
@@ -81,9 +93,12 @@ export default function AdminCalendarPage() {
               const v = fleet[i]!;
               return (
                 <div key={row.vehicleId} className="contents" data-testid="calendar-row">
-                  <div className="sticky left-0 z-10 border-b border-slate-200 bg-white px-3 py-2 text-sm" style={{ gridRow: `span 1` }}>
-                    <p className="truncate font-medium text-blue-950">{v.name}</p>
-                    <p className="truncate text-xs text-slate-600">{v.license_plate ?? v.model}</p>
+                  <div className="sticky left-0 z-10 border-b border-slate-200 bg-white px-2 py-2 text-sm sm:px-3" style={{ gridRow: `span 1` }}>
+                    {/* the whole name, on two lines if need be (cut, « Toyota Land Cr… » said nothing) */}
+                    <p className="text-xs font-medium leading-snug text-blue-950 [overflow-wrap:break-word] sm:text-sm" data-testid="calendar-vehicle">
+                      {v.name}
+                    </p>
+                    <p className="text-xs text-slate-600">{v.license_plate ?? v.model}</p>
                   </div>
                   <div className="relative border-b border-slate-200" style={{ gridColumn: `2 / span ${DAYS}`, display: 'grid', gridTemplateColumns: `repeat(${DAYS}, minmax(2.25rem, 1fr))`, gridTemplateRows: `repeat(${row.lanes}, 1.75rem)`, rowGap: '0.25rem', padding: '0.4rem 0' }}>
                     {row.bars.map((bar) => {
@@ -111,7 +126,11 @@ export default function AdminCalendarPage() {
                           style={{ gridColumn: `${bar.start + 1} / span ${Math.max(1, bar.span)}`, gridRow: bar.lane + 1 }}
                         >
                           {clash && <AlertTriangle className="h-3 w-3 shrink-0 text-red-700" aria-hidden="true" />}
-                          <span className="truncate">#{ref} {who}</span>
+                          {/* who first: a short bar showed only « #5EEDB001 … »; the reference when there is room */}
+                          <span className="truncate">
+                            {who}
+                            {bar.span >= 5 && <span className="ml-1 font-mono opacity-75">#{ref}</span>}
+                          </span>
                         </button>
                       );
                     })}

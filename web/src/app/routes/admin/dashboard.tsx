@@ -81,8 +81,9 @@ function Content({ data }: { data: NonNullable<ReturnType<typeof useDashboard>['
           ) : (
             <ul className="divide-y divide-slate-100">
               {data.recentBookings.map((b) => (
-                <li key={b.id} className="flex flex-wrap items-center justify-between gap-2 py-3">
-                  <div>
+                // three columns (what and who, amount, status) so amounts and badges line up row to row
+                <li key={b.id} className="grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 py-3 sm:grid-cols-[minmax(0,1fr)_8rem_7.5rem]" data-testid="recent-booking">
+                  <div className="col-span-2 min-w-0 sm:col-span-1">
                     <p className="font-medium text-slate-900">
                       {b.vehicles?.name ?? 'Véhicule'} <span className="font-mono text-xs text-slate-600">#{bookingReference(b.id)}</span>
                     </p>
@@ -90,10 +91,12 @@ function Content({ data }: { data: NonNullable<ReturnType<typeof useDashboard>['
                       {(b.user_id && data.names[b.user_id]) || b.customer_name || 'Client'} · {formatDate(b.start_date)} → {formatDate(b.end_date)}
                     </p>
                   </div>
-                  <div className="flex items-center gap-3">
-                    <span className="font-semibold">{formatPrice(b.total_amount)}</span>
+                  <span className="whitespace-nowrap font-semibold tabular-nums sm:text-right" data-testid="recent-amount">
+                    {formatPrice(b.total_amount)}
+                  </span>
+                  <span className="justify-self-end sm:justify-self-start" data-testid="recent-status">
                     <BookingStatusBadge status={b.booking_status} />
-                  </div>
+                  </span>
                 </li>
               ))}
             </ul>

@@ -6,7 +6,7 @@ import { Alert, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/states';
 import { adminPaths } from '@/config/admin-paths';
-import { site } from '@/config/site';
+import { useCompany } from '@/lib/site-settings';
 import { fieldErrors } from '@/lib/validation';
 import { useSession } from '@/lib/session';
 import { useSignIn } from '@/features/auth/api/auth';
@@ -20,6 +20,7 @@ function landing(redirect: string | null): string {
 }
 
 export default function AdminLoginPage() {
+  const company = useCompany();
   usePageTitle('Administration - Connexion');
   const [params] = useSearchParams();
   const navigate = useNavigate();
@@ -58,7 +59,7 @@ export default function AdminLoginPage() {
         <div className="mb-6 text-center">
           <ShieldCheck className="mx-auto mb-2 h-10 w-10 text-blue-900" aria-hidden="true" />
           <h1 className="text-2xl font-bold text-blue-950">Administration</h1>
-          <p className="mt-1 text-sm text-slate-600">{site.name} — accès réservé aux administrateurs</p>
+          <p className="mt-1 text-sm text-slate-600">{company.name} — accès réservé aux administrateurs</p>
         </div>
         {(denied || (user && !isAdmin && !profileLoading)) && (
           <div className="mb-4">

@@ -179,10 +179,13 @@ export default function AdminSettingsPage() {
                 <option value="Europe/Paris">Europe/Paris</option>
                 <option value="America/New_York">Amérique/New York</option>
               </SelectField>
-              <SelectField label="Langue" value={g.language} onChange={(e) => set('general', 'language', e.target.value)}>
-                <option value="fr">Français</option>
-                <option value="en">Anglais</option>
-              </SelectField>
+              {/* the site is written in French only: the language is said, not chosen */}
+              <div className="text-sm">
+                <p className="font-medium text-slate-800">Langue</p>
+                <p className="mt-2 text-slate-700" data-testid="settings-language">
+                  Français (le site n'existe qu'en français)
+                </p>
+              </div>
               <div className="sm:col-span-2">
                 <TextField label="Adresse" value={g.companyAddress} onChange={(e) => set('general', 'companyAddress', e.target.value)} />
               </div>

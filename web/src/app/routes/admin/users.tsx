@@ -8,7 +8,7 @@ import { formatDate, formatPrice } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { cn } from '@/lib/cn';
 import { useDeleteUsers, useUsers } from '@/features/admin/api/users';
-import { AdminHeader, AdminTable, ConfirmDialog, FilterInput, FilterSelect, RefreshButton, RowAction, SelectBox } from '@/features/admin/components/admin-ui';
+import { AdminHeader, AdminTable, EmailText, ConfirmDialog, FilterInput, FilterSelect, RefreshButton, RowAction, SelectBox } from '@/features/admin/components/admin-ui';
 import { UserDialog } from '@/features/admin/components/user-dialog';
 import { filterUsers, type UserSort } from '@/features/admin/lib/filters';
 import { useSelection } from '@/features/admin/lib/selection';
@@ -107,7 +107,7 @@ export default function AdminUsersPage() {
                     <p className="font-medium">
                       {name} {self && <span className="text-xs text-slate-600">(vous)</span>}
                     </p>
-                    <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{u.email}</p>
+                    <EmailText email={u.email} />
                     {u.phone && <p className="text-xs text-slate-600">{u.phone}</p>}
                   </td>
                   <td className="px-4 py-3">

@@ -21,12 +21,12 @@ export function AdminHeader({ title, subtitle, children }: { title: string; subt
 
 export function StatTile({ label, value, hint, icon: Icon, testId }: { label: string; value: ReactNode; hint?: ReactNode; icon?: LucideIcon; testId?: string }) {
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm" data-testid={testId}>
+    <div className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-sm" data-testid={testId}>
       <div className="flex items-center justify-between gap-2">
         <p className="text-sm font-medium text-slate-600">{label}</p>
         {Icon && <Icon className="h-5 w-5 text-blue-900" aria-hidden="true" />}
       </div>
-      <p className="mt-2 text-2xl font-bold text-slate-900" data-testid={testId ? `${testId}-value` : undefined}>
+      <p className="mt-2 whitespace-nowrap text-2xl font-bold tabular-nums text-slate-900" data-testid={testId ? `${testId}-value` : undefined}>
         {value}
       </p>
       {hint && <div className="mt-1 text-xs text-slate-600">{hint}</div>}
@@ -107,7 +107,7 @@ export function FilterSelect({ label, value, onChange, children, className }: { 
   return (
     <div className={cn('flex flex-col gap-1 text-sm font-medium text-slate-800', className)}>
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className="rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60">
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className="w-full min-w-0 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60">
         {children}
       </select>
     </div>
@@ -119,7 +119,7 @@ export function FilterInput({ label, className, ...props }: { label: string; cla
   return (
     <div className={cn('flex flex-col gap-1 text-sm font-medium text-slate-800', className)}>
       <label htmlFor={id}>{label}</label>
-      <input id={id} {...props} className="rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60" />
+      <input id={id} {...props} className="w-full min-w-0 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-blue-800 focus:outline-none focus:ring-3 focus:ring-amber-400/60" />
     </div>
   );
 }
@@ -148,6 +148,29 @@ export function RowAction({ label, icon: Icon, onClick, danger, disabled }: { la
   );
 }
 
+/**
+ * An e-mail address in a narrow column: it may wrap only before its « @ » (never inside a word,
+ * as `overflow-wrap: anywhere` did, nor at a hyphen of the domain), and a wider column keeps it on
+ * one line.
+ */
+export function EmailText({ email, className }: { email: string | null | undefined; className?: string }) {
+  if (!email) return null;
+  const at = email.indexOf('@');
+  return (
+    <p className={cn('text-xs text-slate-600', className)} title={email}>
+      {at > 0 ? (
+        <>
+          <span className="whitespace-nowrap">{email.slice(0, at)}</span>
+          <wbr />
+          <span className="whitespace-nowrap">{email.slice(at)}</span>
+        </>
+      ) : (
+        email
+      )}
+    </p>
+  );
+}
+
 /** A row-selection checkbox (or the « Tout sélectionner » one in the head). */
 export function SelectBox({ label, checked, onChange, disabled }: { label: string; checked: boolean; onChange: () => void; disabled?: boolean }) {
   return <input type="checkbox" className="h-4 w-4 accent-blue-900" aria-label={label} checked={checked} disabled={disabled} onChange={onChange} />;
@@ -169,7 +192,8 @@ const stickyClasses = {
 export function AdminTable({ columns, children, sticky = 1 }: { columns: Column[]; children: ReactNode; sticky?: 1 | 2 }) {
   return (
     <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" data-testid="admin-table">
-      <table className={cn('min-w-full text-left text-sm', stickyClasses[sticky])}>
+      {/* between 1024 and 1280 px the cells are a little tighter, so every column fits beside the compact sidebar */}
+      <table className={cn('min-w-full text-left text-sm max-xl:[&_td]:px-3 max-xl:[&_th]:px-3', stickyClasses[sticky])}>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
           <tr>
             {columns.map((c, i) => (

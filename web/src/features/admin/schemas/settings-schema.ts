@@ -20,7 +20,8 @@ export const generalSchema = z.object({
   companyPhone: z.string().trim(),
   currency: z.enum(['EUR', 'USD', 'CDF']),
   timezone: z.enum(['Europe/Paris', 'Africa/Kinshasa', 'America/New_York']),
-  language: z.enum(['fr', 'en']),
+  /** the site exists in French only: a stored « en » (offered once) reads and saves as « fr ». */
+  language: z.literal('fr').catch('fr'),
   companyAddress: z.string().trim(),
   /** units of each currency per dollar: the site shows prices in `currency` at its rate (V64). */
   exchangeRates: z.object({

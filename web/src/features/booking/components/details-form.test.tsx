@@ -31,9 +31,10 @@ describe('DetailsForm', () => {
   it('shows the summary with the database total and the discount', () => {
     setup();
     expect(screen.getByTestId('summary-total').textContent).toBe('1\u202f080,00\u00a0$');
-    expect(screen.getByText('-10% (-120,00 $)')).toBeTruthy();
+    // French typography: a non-breaking space before « % » and « : » (the text as written, not normalised)
+    expect(screen.getByText('-10\u00a0% (-120,00\u00a0$)', { normalizer: (t) => t })).toBeTruthy();
     expect(screen.getByText('22 novembre 2026')).toBeTruthy();
-    expect(screen.getByText(/Protection incluse: Assurance tous risques et assistance 24\/7/)).toBeTruthy();
+    expect(screen.getByText(/Protection incluse\u00a0: Assurance tous risques et assistance 24\/7/, { normalizer: (t) => t })).toBeTruthy();
   });
 
   it('refuses an empty form with the French message and does not submit', () => {

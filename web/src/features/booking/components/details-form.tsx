@@ -3,7 +3,7 @@ import { ArrowLeft, ShieldCheck } from 'lucide-react';
 import { Alert, TextAreaField, TextField } from '@/components/ui/field';
 import { Button } from '@/components/ui/button';
 import { fieldErrors } from '@/lib/validation';
-import { formatDate, formatDays, formatPrice } from '@/lib/format';
+import { formatDate, formatDays, formatPercent, formatPrice, frenchTypography } from '@/lib/format';
 import type { AvailableVehicle } from '@/types/database';
 import { detailsSchema, type DetailsValues } from '../schemas/booking-schemas';
 
@@ -113,14 +113,14 @@ export function DetailsForm({
             {formatPrice(vehicle.base_total)} ({formatPrice(vehicle.daily_rate)} × {formatDays(vehicle.days)})
           </dd>
           <dt className="text-slate-600">Remise</dt>
-          <dd>{discount > 0 ? `-${discount}% (-${formatPrice(Number(vehicle.base_total) - Number(vehicle.total))})` : 'Aucune'}</dd>
+          <dd>{discount > 0 ? `${formatPercent(-discount)} (-${formatPrice(Number(vehicle.base_total) - Number(vehicle.total))})` : 'Aucune'}</dd>
           <dt className="border-t border-slate-200 pt-2 font-bold text-blue-950">Total</dt>
           <dd className="border-t border-slate-200 pt-2 text-lg font-extrabold text-blue-950" data-testid="summary-total">
             {formatPrice(vehicle.total)}
           </dd>
         </dl>
         <p className="mt-4 flex items-start gap-2 rounded-lg bg-green-50 p-3 text-sm text-green-800">
-          <ShieldCheck className="h-5 w-5 shrink-0" aria-hidden="true" /> Protection incluse: Assurance tous risques et assistance 24/7
+          <ShieldCheck className="h-5 w-5 shrink-0" aria-hidden="true" /> {frenchTypography('Protection incluse : Assurance tous risques et assistance 24/7')}
         </p>
       </aside>
     </div>

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Info } from 'lucide-react';
 import { TextAreaField, TextField } from '@/components/ui/field';
-import { formatDate, formatDays, formatPrice, todayIso } from '@/lib/format';
+import { formatDate, formatDays, formatPercent, formatPrice, todayIso } from '@/lib/format';
 import type { RentalQuote } from '@/types/database';
 import { mobileProviderLabels, paymentFee, paymentMethodLabels } from '@/features/payments/utils/payment';
 import type { PaymentInput } from '@/features/payments/components/payment-form';
@@ -141,7 +141,7 @@ export function QuoteLines({ quote }: { quote: RentalQuote }) {
       <dd className="text-right">{formatPrice(quote.base_total)}</dd>
       {discount > 0 && (
         <>
-          <dt>Remise ({discount} %)</dt>
+          <dt>Remise ({formatPercent(discount)})</dt>
           <dd className="text-right">-{formatPrice(Number(quote.base_total) - Number(quote.total))}</dd>
         </>
       )}
@@ -206,7 +206,7 @@ export function SummaryStep({
         )}
         <Row label="Location">
           {formatPrice(quote.total)}
-          {discount > 0 && ` (remise ${discount} % incluse)`}
+          {discount > 0 && ` (remise ${formatPercent(discount)} incluse)`}
         </Row>
         <dt className="border-t border-slate-200 pt-2 font-bold text-blue-950">Total de la réservation</dt>
         <dd className="border-t border-slate-200 pt-2 text-lg font-extrabold text-blue-950" data-testid="summary-total">
@@ -214,7 +214,7 @@ export function SummaryStep({
         </dd>
         {fee.fee > 0 && (
           <>
-            <Row label={`Frais de l'opérateur (${fee.percent} %), au règlement`}>{formatPrice(fee.fee)}</Row>
+            <Row label={`Frais de l'opérateur (${formatPercent(fee.percent)}), au règlement`}>{formatPrice(fee.fee)}</Row>
             <Row label="À prévoir au règlement">{formatPrice(fee.total)}</Row>
           </>
         )}
@@ -251,7 +251,7 @@ export function PaymentFollowUp({ payment, total }: { payment: PaymentInput; tot
     <div className="space-y-2 text-sm text-slate-700">
       <p>
         Paiement choisi : <strong>{paymentMethodLabels[payment.method]}</strong>
-        {fee.fee > 0 && ` (frais ${fee.percent} % : ${formatPrice(fee.fee)}, soit ${formatPrice(fee.total)})`}.
+        {fee.fee > 0 && ` (frais ${formatPercent(fee.percent)}\u00a0: ${formatPrice(fee.fee)}, soit ${formatPrice(fee.total)})`}.
       </p>
       {payment.method === 'bank' && (
         <p>

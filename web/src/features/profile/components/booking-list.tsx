@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { FileText } from 'lucide-react';
 import { notify } from '@/lib/notify';
 import { Button, buttonClass } from '@/components/ui/button';
 import { TextField } from '@/components/ui/field';
@@ -27,8 +28,8 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
     <ul className="space-y-3">
       {bookings.map((b) => (
         <li key={`${b.kind}-${b.id}`} className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm" data-testid="booking-item">
-          <div className="flex flex-wrap items-start justify-between gap-3">
-            <div className="min-w-0">
+          <div className="flex items-start justify-between gap-3">
+            <div className="min-w-0 flex-1">
               <p className="text-xs font-semibold uppercase tracking-wide text-slate-600">{kindLabels[b.kind]}</p>
               <p className="font-bold text-blue-950">{b.title}</p>
               <p className="text-sm text-slate-700">{b.detail}</p>
@@ -36,36 +37,39 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
                 Réf. <span className="font-mono font-semibold">{bookingReference(b.id)}</span> · réservée le {formatDate(b.createdAt)}
               </p>
             </div>
-            <div className="flex flex-col items-end gap-2">
+            <div className="flex shrink-0 flex-col items-end gap-1">
               <StatusBadge status={b.status} />
-              <p className="text-lg font-extrabold text-blue-950" data-testid="booking-amount">
+              <p className="whitespace-nowrap text-lg font-extrabold text-blue-950" data-testid="booking-amount">
                 {formatPrice(b.total)}
               </p>
-              <Link to={paths.receipt(b.kind, b.id)} className={cn(buttonClass('ghost'), 'px-3 py-1.5 text-xs')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
-                Reçu
-              </Link>
-              {allowCancel && b.status === 'pending' && b.dates && <ChangeDates booking={b} dates={b.dates} />}
-              {allowCancel && b.status === 'pending' && (
-                <Button
-                  variant="outline"
-                  className="px-3 py-1.5 text-xs"
-                  disabled={cancel.isPending}
-                  aria-label={`Annuler la réservation ${bookingReference(b.id)}`}
-                  onClick={() => {
-                    if (!window.confirm(`Annuler la réservation ${bookingReference(b.id)} ?`)) return;
-                    cancel.mutate(
-                      { kind: b.kind, id: b.id },
-                      {
-                        onSuccess: () => notify.success('Réservation annulée'),
-                        onError: (e) => notify.error(e.message),
-                      },
-                    );
-                  }}
-                >
-                  Annuler
-                </Button>
-              )}
             </div>
+          </div>
+          {/* the actions in one row of like buttons under the booking (they stacked in a tall column) */}
+          <div className="mt-3 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3" data-testid="booking-actions">
+            <Link to={paths.receipt(b.kind, b.id)} className={buttonClass('outline', undefined, 'sm')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
+              <FileText className="h-3.5 w-3.5" aria-hidden="true" /> Reçu
+            </Link>
+            {allowCancel && b.status === 'pending' && b.dates && <ChangeDates booking={b} dates={b.dates} />}
+            {allowCancel && b.status === 'pending' && (
+              <Button
+                variant="outline"
+                size="sm"
+                disabled={cancel.isPending}
+                aria-label={`Annuler la réservation ${bookingReference(b.id)}`}
+                onClick={() => {
+                  if (!window.confirm(`Annuler la réservation ${bookingReference(b.id)} ?`)) return;
+                  cancel.mutate(
+                    { kind: b.kind, id: b.id },
+                    {
+                      onSuccess: () => notify.success('Réservation annulée'),
+                      onError: (e) => notify.error(e.message),
+                    },
+                  );
+                }}
+              >
+                Annuler
+              </Button>
+            )}
           </div>
         </li>
       ))}
@@ -83,7 +87,7 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
   const ref = bookingReference(booking.id);
   if (!open)
     return (
-      <Button variant="outline" className="px-3 py-1.5 text-xs" onClick={() => setOpen(true)} aria-label={`Modifier les dates de la réservation ${ref}`}>
+      <Button variant="outline" size="sm" onClick={() => setOpen(true)} aria-label={`Modifier les dates de la réservation ${ref}`}>
         Modifier les dates
       </Button>
     );
@@ -105,14 +109,14 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
     );
   };
   return (
-    <form onSubmit={submit} noValidate className="w-64 space-y-2 rounded-lg border border-slate-200 p-3" aria-label={`Nouvelles dates de la réservation ${ref}`}>
+    <form onSubmit={submit} noValidate className="w-full space-y-2 sm:w-72 rounded-lg border border-slate-200 p-3" aria-label={`Nouvelles dates de la réservation ${ref}`}>
       <TextField label="Nouvelle date de début" type="date" min={todayIso()} value={start} onChange={(e) => setStart(e.target.value)} />
       <TextField label="Nouvelle date de fin" type="date" min={start} value={end} onChange={(e) => setEnd(e.target.value)} error={error} />
       <div className="flex gap-2">
-        <Button type="submit" className="px-3 py-1.5 text-xs" disabled={change.isPending}>
+        <Button type="submit" size="sm" disabled={change.isPending}>
           {change.isPending ? 'Enregistrement…' : 'Enregistrer'}
         </Button>
-        <Button variant="ghost" className="px-3 py-1.5 text-xs" onClick={() => setOpen(false)}>
+        <Button variant="ghost" size="sm" onClick={() => setOpen(false)}>
           Fermer
         </Button>
       </div>
