@@ -1,0 +1,523 @@
+//! The catalogue turned into the syntax tree of `Database` and `Constants`, with the rules of
+//! postgres-meta's TypeScript template (the Supabase CLI's generator): which functions PostgREST
+//! can call, how a column's type, nullability and optionality read, computed fields, `SetofOptions`,
+//! overloads PostgREST cannot choose between, relationships, and the order of every list.
+//!
+//! It reads no database (`catalogue` does) and lays nothing out (`ts`, `doc` do).
+
+use std::collections::HashMap;
+
+use super::catalogue::{Arg, ArgMode, Catalogue, Column, Function, PgType, Relation, Relationship};
+use super::collate::locale_compare;
+use super::ts::{append_brackets, array_of, atom, prop, quoted, union_of, Member, Ty, Value};
+
+/// json, jsonb and text: the types of the single unnamed argument PostgREST passes a body to.
+const VALID_UNNAMED_ARG_TYPES: [i64; 3] = [114, 3802, 25];
+const NO_MEMBERS: &str = "[_ in never]: never";
+
+#[derive(Default)]
+struct SchemaParts<'a> {
+    tables: Vec<(&'a Relation, Vec<&'a Relationship>)>,
+    views: Vec<(Relation, Vec<&'a Relationship>)>,
+    functions: Vec<(Function, Vec<Arg>)>,
+    enums: Vec<&'a PgType>,
+    composites: Vec<&'a PgType>,
+}
+
+struct Ctx<'a> {
+    cat: &'a Catalogue,
+    detect_one_to_one: bool,
+    columns: HashMap<i64, Vec<&'a Column>>,
+    relation_names: HashMap<i64, &'a str>,
+    types_by_id: HashMap<i64, &'a PgType>,
+    relation_types: HashMap<i64, &'a PgType>,
+}
+
+fn index_type(schema: &str, section: &str, name: &str) -> String {
+    format!("Database[{}][\"{section}\"][{}]", quoted(schema), quoted(name))
+}
+
+fn nullable(ty: Ty, is_nullable: bool) -> Ty {
+    if !is_nullable || matches!(&ty, Ty::Atom(a) if a == "unknown" || a == "any") {
+        ty
+    } else {
+        union_of(ty, atom("null"))
+    }
+}
+
+fn object(members: Vec<Member>) -> Ty {
+    Ty::Object { members, expanded: true }
+}
+
+fn inline(members: Vec<Member>) -> Ty {
+    Ty::Object { members, expanded: false }
+}
+
+fn section(members: Vec<Member>) -> Ty {
+    if members.is_empty() {
+        object(vec![Member::Raw(NO_MEMBERS.into())])
+    } else {
+        object(members)
+    }
+}
+
+impl<'a> Ctx<'a> {
+    fn in_schemas(&self, schema: &str) -> bool {
+        self.cat.schemas.iter().any(|s| s == schema)
+    }
+
+    /// postgres-meta's `pgTypeToTsType`.
+    fn ts_type(&self, schema: &str, pg_type: &str) -> Ty {
+        match pg_type {
+            "bool" => return atom("boolean"),
+            "int2" | "int4" | "int8" | "float4" | "float8" | "numeric" => return atom("number"),
+            "bytea" | "bpchar" | "varchar" | "date" | "text" | "citext" | "time" | "timetz" | "timestamp"
+            | "timestamptz" | "uuid" | "vector" | "interval" => return atom("string"),
+            "json" | "jsonb" => return atom("Json"),
+            "void" => return atom("undefined"),
+            "record" => return atom("Record<string, unknown>"),
+            _ => {}
+        }
+        if let Some(element) = pg_type.strip_prefix('_') {
+            return array_of(self.ts_type(schema, element));
+        }
+        let types = &self.cat.types;
+        let pick = |candidates: Vec<&'a PgType>| -> Option<&'a PgType> {
+            candidates.iter().find(|t| t.schema == schema).or(candidates.first()).copied()
+        };
+        if let Some(e) = pick(types.iter().filter(|t| t.name == pg_type && !t.enums.is_empty()).collect()) {
+            if self.in_schemas(&e.schema) {
+                return atom(&index_type(&e.schema, "Enums", &e.name));
+            }
+            return e.enums.iter().map(|v| Ty::Str(v.clone())).reduce(union_of).unwrap_or(atom("never"));
+        }
+        if let Some(c) = pick(types.iter().filter(|t| t.name == pg_type && !t.attributes.is_empty()).collect()) {
+            return if self.in_schemas(&c.schema) {
+                atom(&index_type(&c.schema, "CompositeTypes", &c.name))
+            } else {
+                atom("unknown")
+            };
+        }
+        for (kinds, section) in [(&['r', 'p'][..], "Tables"), (&['v'][..], "Views")] {
+            let found: Vec<&Relation> =
+                self.cat.relations.iter().filter(|r| kinds.contains(&r.kind) && r.name == pg_type).collect();
+            if let Some(r) = found.iter().find(|r| r.schema == schema).or(found.first()) {
+                return if self.in_schemas(&r.schema) {
+                    atom(&format!("{}[\"Row\"]", index_type(&r.schema, section, &r.name)))
+                } else {
+                    atom("unknown")
+                };
+            }
+        }
+        atom("unknown")
+    }
+
+    fn type_name_ts(&self, schema: &str, type_id: i64) -> Ty {
+        self.types_by_id.get(&type_id).map(|t| self.ts_type(schema, &t.name)).unwrap_or(atom("unknown"))
+    }
+
+    fn column(&self, schema: &str, column: &Column, optional: bool, is_nullable: bool) -> Member {
+        prop(&column.name, optional, nullable(self.ts_type(schema, &column.format), is_nullable))
+    }
+
+    fn columns_of(&self, id: i64) -> &[&'a Column] {
+        self.columns.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn table_name_from_relation(&self, relation_id: Option<i64>, return_type_id: i64) -> Option<String> {
+        let relation_id = relation_id?;
+        if let Some(name) = self.relation_names.get(&relation_id) {
+            return Some(name.to_string());
+        }
+        self.relation_types.get(&return_type_id).map(|t| t.name.clone())
+    }
+
+    /// postgres-meta's `getFunctionReturnType`.
+    fn return_type(&self, schema: &str, parts: &SchemaParts, f: &Function) -> Ty {
+        let table_args: Vec<&Arg> = f.args.iter().filter(|a| a.mode == ArgMode::Table).collect();
+        if !table_args.is_empty() {
+            return object(
+                table_args.iter().map(|a| prop(&a.name, false, self.type_name_ts(schema, a.type_id))).collect(),
+            );
+        }
+        let relation = parts
+            .tables
+            .iter()
+            .map(|(r, _)| r.id)
+            .chain(parts.views.iter().map(|(r, _)| r.id))
+            .find(|id| Some(*id) == f.return_type_relation_id);
+        if let Some(id) = relation {
+            return object(self.columns_of(id).iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect());
+        }
+        self.type_name_ts(schema, f.return_type_id)
+    }
+
+    /// `Returns` (with `[]` for a set) and the `SetofOptions` that go with it.
+    fn returns(&self, f: &Function, return_type: Ty) -> Vec<Member> {
+        let target = self.table_name_from_relation(f.return_type_relation_id, f.return_type_id);
+        let set_of_table = f.is_set_returning && f.return_type_relation_id.is_some();
+        let many_rows = f.prorows.is_some_and(|rows| rows > 1.0);
+        let setof = |from: &str, to: &str, one: bool, set: bool| {
+            prop(
+                "SetofOptions",
+                false,
+                object(vec![
+                    prop("from", false, Ty::Str(from.into())),
+                    prop("to", false, Ty::Str(to.into())),
+                    prop("isOneToOne", false, atom(if one { "true" } else { "false" })),
+                    prop("isSetofReturn", false, atom(if set { "true" } else { "false" })),
+                ]),
+            )
+        };
+        let mut options = target.as_deref().map(|to| setof("*", to, !many_rows, f.is_set_returning));
+        if f.args.len() == 1 {
+            if let (Some(source), Some(to)) = (self.relation_types.get(&f.args[0].type_id), target.as_deref()) {
+                options = Some(if set_of_table {
+                    setof(&source.format, to, !many_rows, true)
+                } else {
+                    setof(&source.format, to, true, false)
+                });
+            }
+        }
+        let single_row = !many_rows && target.is_some();
+        let ty = if f.is_set_returning && !single_row { append_brackets(return_type) } else { return_type };
+        let mut members = vec![prop("Returns", false, ty)];
+        members.extend(options);
+        members
+    }
+
+    fn args_type(&self, schema: &str, in_args: &[Arg]) -> Ty {
+        inline(in_args.iter().map(|a| prop(&a.name, a.has_default, self.type_name_ts(schema, a.type_id))).collect())
+    }
+
+    /// The message of an overload PostgREST cannot choose (postgres-meta's `getConflictError`).
+    fn conflict(&self, schema: &str, fns: &[(Function, Vec<Arg>)], index: usize) -> Option<String> {
+        if fns.len() <= 1 {
+            return None;
+        }
+        let (f, in_args) = &fns[index];
+        let type_name = |id: i64| self.types_by_id.get(&id).map(|t| t.name.clone()).unwrap_or("unknown".into());
+        if in_args.is_empty() {
+            let other = fns.iter().enumerate().find(|(i, (_, other))| {
+                *i != index && other.len() == 1 && other[0].name.is_empty() && other[0].has_default
+            });
+            if let Some((_, (other, _))) = other {
+                return Some(format!(
+                    "Could not choose the best candidate function between: {schema}.{name}(), {schema}.{name}( => {ret}). Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+                    name = f.name,
+                    ret = type_name(other.return_type_id)
+                ));
+            }
+        }
+        if in_args.len() == 1 && !in_args[0].name.is_empty() {
+            let mut all: Vec<&Vec<Arg>> = vec![in_args];
+            all.extend(fns.iter().enumerate().filter_map(|(i, (_, other))| {
+                (i != index
+                    && other.len() == 1
+                    && other[0].name == in_args[0].name
+                    && other[0].type_id != in_args[0].type_id)
+                    .then_some(other)
+            }));
+            if all.len() > 1 {
+                all.sort_by_key(|args| args.first().map(|a| a.type_id).unwrap_or(0));
+                let list: Vec<String> = all
+                    .iter()
+                    .map(|args| {
+                        let shown: Vec<String> =
+                            args.iter().map(|a| format!("{} => {}", a.name, type_name(a.type_id))).collect();
+                        format!("{schema}.{}({})", f.name, shown.join(", "))
+                    })
+                    .collect();
+                return Some(format!(
+                    "Could not choose the best candidate function between: {}. Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+                    list.join(", ")
+                ));
+            }
+        }
+        None
+    }
+
+    fn signatures(&self, schema: &str, parts: &SchemaParts, fns: &[(Function, Vec<Arg>)]) -> Ty {
+        let error = |message: String| {
+            Ty::Intersection(vec![inline(vec![prop("error", false, atom("true"))]), Ty::Str(message)])
+        };
+        let mut each: Vec<Ty> = Vec::new();
+        for (i, (f, in_args)) in fns.iter().enumerate() {
+            let args = if in_args.is_empty() { atom("never") } else { self.args_type(schema, in_args) };
+            let mut return_type = self.return_type(schema, parts, f);
+            let row_error = in_args.len() == 1
+                && in_args[0].name.is_empty()
+                && self.relation_types.contains_key(&in_args[0].type_id)
+                && self.table_name_from_relation(f.return_type_relation_id, f.return_type_id).is_none();
+            if let Some(message) = self.conflict(schema, fns, i) {
+                return_type = error(message);
+            } else if row_error {
+                return_type = error(format!("the function {schema}.{} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache", f.name));
+            }
+            let mut members = vec![prop("Args", false, args)];
+            members.extend(self.returns(f, return_type));
+            each.push(inline(members));
+        }
+        each.into_iter().reduce(union_of).unwrap_or(atom("never"))
+    }
+
+    fn relationships(&self, list: &[&Relationship]) -> Ty {
+        let strings = |items: &[String]| Ty::Tuple(items.iter().map(|s| Ty::Str(s.clone())).collect());
+        Ty::Tuple(
+            list.iter()
+                .map(|r| {
+                    let mut members = vec![
+                        prop("foreignKeyName", false, Ty::Str(r.foreign_key_name.clone())),
+                        prop("columns", false, strings(&r.columns)),
+                    ];
+                    if self.detect_one_to_one {
+                        members.push(prop("isOneToOne", false, atom(if r.is_one_to_one { "true" } else { "false" })));
+                    }
+                    members.push(prop("referencedRelation", false, Ty::Str(r.referenced_relation.clone())));
+                    members.push(prop("referencedColumns", false, strings(&r.referenced_columns)));
+                    object(members)
+                })
+                .collect(),
+        )
+    }
+
+    fn computed_fields(&self, schema: &str, parts: &SchemaParts, relation: &str) -> Vec<Member> {
+        parts
+            .functions
+            .iter()
+            .filter(|(f, _)| f.argument_types == relation)
+            .map(|(f, _)| prop(&f.name, false, nullable(self.return_type(schema, parts, f), true)))
+            .collect()
+    }
+
+    fn tables(&self, schema: &str, parts: &SchemaParts) -> Vec<Member> {
+        let mut out = Vec::new();
+        for (table, relationships) in &parts.tables {
+            let columns = self.columns_of(table.id);
+            let mut row: Vec<Member> = columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
+            row.extend(self.computed_fields(schema, parts, &table.name));
+            let write = |insert: bool| -> Vec<Member> {
+                columns
+                    .iter()
+                    .map(|c| {
+                        if c.identity_always {
+                            prop(&c.name, true, atom("never"))
+                        } else {
+                            let optional = !insert || c.is_nullable || c.is_identity || c.has_default;
+                            self.column(schema, c, optional, c.is_nullable)
+                        }
+                    })
+                    .collect()
+            };
+            out.push(prop(
+                &table.name,
+                false,
+                object(vec![
+                    prop("Row", false, object(row)),
+                    prop("Insert", false, object(write(true))),
+                    prop("Update", false, object(write(false))),
+                    prop("Relationships", false, self.relationships(relationships)),
+                ]),
+            ));
+        }
+        out
+    }
+
+    fn views(&self, schema: &str, parts: &SchemaParts) -> Vec<Member> {
+        let mut out = Vec::new();
+        for (view, relationships) in &parts.views {
+            let columns = self.columns_of(view.id);
+            let mut row: Vec<Member> = columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
+            row.extend(self.computed_fields(schema, parts, &view.name));
+            let mut members = vec![prop("Row", false, object(row))];
+            if view.updatable {
+                let write = || -> Vec<Member> {
+                    columns
+                        .iter()
+                        .map(|c| {
+                            if c.is_updatable {
+                                self.column(schema, c, true, true)
+                            } else {
+                                prop(&c.name, true, atom("never"))
+                            }
+                        })
+                        .collect()
+                };
+                members.push(prop("Insert", false, object(write())));
+                members.push(prop("Update", false, object(write())));
+            }
+            members.push(prop("Relationships", false, self.relationships(relationships)));
+            out.push(prop(&view.name, false, object(members)));
+        }
+        out
+    }
+
+    fn functions(&self, schema: &str, parts: &SchemaParts) -> Vec<Member> {
+        let mut groups: Vec<(String, Vec<(Function, Vec<Arg>)>)> = Vec::new();
+        for (f, in_args) in &parts.functions {
+            match groups.iter_mut().find(|(name, _)| *name == f.name) {
+                Some((_, fns)) => fns.push((f.clone(), in_args.clone())),
+                None => groups.push((f.name.clone(), vec![(f.clone(), in_args.clone())])),
+            }
+        }
+        groups
+            .iter_mut()
+            .map(|(name, fns)| {
+                fns.sort_by(|a, b| {
+                    locale_compare(&a.0.argument_types, &b.0.argument_types)
+                        .then_with(|| locale_compare(&a.0.return_type, &b.0.return_type))
+                });
+                prop(name, false, self.signatures(schema, parts, fns))
+            })
+            .collect()
+    }
+
+    fn composites(&self, schema: &str, parts: &SchemaParts) -> Vec<Member> {
+        parts
+            .composites
+            .iter()
+            .map(|t| {
+                let attributes = t
+                    .attributes
+                    .iter()
+                    .map(|(name, type_id)| {
+                        let ty = match self.types_by_id.get(type_id) {
+                            Some(ty) => nullable(self.ts_type(schema, &ty.name), true),
+                            None => atom("unknown"),
+                        };
+                        prop(name, false, ty)
+                    })
+                    .collect();
+                prop(&t.name, false, object(attributes))
+            })
+            .collect()
+    }
+}
+
+/// Whether PostgREST can call `f` (postgres-meta keeps the others out of `Functions`).
+fn callable(in_args: &[Arg], relation_types: &HashMap<i64, &PgType>) -> bool {
+    in_args.is_empty()
+        || !in_args.iter().any(|a| a.name.is_empty())
+        || in_args.iter().all(|a| !a.name.is_empty() || (a.has_default && VALID_UNNAMED_ARG_TYPES.contains(&a.type_id)))
+        || (in_args.len() == 1
+            && in_args[0].name.is_empty()
+            && (VALID_UNNAMED_ARG_TYPES.contains(&in_args[0].type_id)
+                || relation_types.contains_key(&in_args[0].type_id)))
+}
+
+/// The `Database` type and the `Constants` value of the catalogue.
+pub fn build(cat: &Catalogue, detect_one_to_one: bool) -> (Ty, Value) {
+    let mut schemas = cat.schemas.clone();
+    schemas.sort_by(|a, b| locale_compare(a, b));
+    schemas.dedup();
+    let mut relationships: Vec<&Relationship> = cat.relationships.iter().collect();
+    relationships.sort_by(|a, b| {
+        locale_compare(&a.foreign_key_name, &b.foreign_key_name)
+            .then_with(|| locale_compare(&a.referenced_relation, &b.referenced_relation))
+            .then_with(|| {
+                let json = |c: &[String]| serde_json::to_string(c).unwrap_or_default();
+                locale_compare(&json(&a.referenced_columns), &json(&b.referenced_columns))
+            })
+    });
+    let mut columns: HashMap<i64, Vec<&Column>> = HashMap::new();
+    let mut relation_names = HashMap::new();
+    for r in &cat.relations {
+        columns.insert(r.id, Vec::new());
+        relation_names.insert(r.id, r.name.as_str());
+    }
+    for c in &cat.columns {
+        if let Some(list) = columns.get_mut(&c.table_id) {
+            list.push(c);
+        }
+    }
+    for list in columns.values_mut() {
+        list.sort_by(|a, b| locale_compare(&a.name, &b.name));
+    }
+    let types_by_id = cat.types.iter().map(|t| (t.id, t)).collect();
+    let relation_types = cat.types.iter().filter(|t| t.type_relation_id.is_some()).map(|t| (t.id, t)).collect();
+    let ctx = Ctx { cat, detect_one_to_one, columns, relation_names, types_by_id, relation_types };
+
+    let mut parts: HashMap<&str, SchemaParts> = schemas.iter().map(|s| (s.as_str(), SchemaParts::default())).collect();
+    for t in &cat.types {
+        if let Some(p) = parts.get_mut(t.schema.as_str()) {
+            if !t.enums.is_empty() {
+                p.enums.push(t);
+            }
+            if !t.attributes.is_empty() {
+                p.composites.push(t);
+            }
+        }
+    }
+    let related = |r: &Relation| -> Vec<&Relationship> {
+        relationships
+            .iter()
+            .filter(|rel| rel.schema == r.schema && rel.relation == r.name && rel.referenced_schema == r.schema)
+            .copied()
+            .collect()
+    };
+    for kinds in [&['r', 'p'][..], &['f'][..]] {
+        for r in cat.relations.iter().filter(|r| kinds.contains(&r.kind)) {
+            if let Some(p) = parts.get_mut(r.schema.as_str()) {
+                p.tables.push((r, related(r)));
+            }
+        }
+    }
+    for kind in ['v', 'm'] {
+        for r in cat.relations.iter().filter(|r| r.kind == kind) {
+            if let Some(p) = parts.get_mut(r.schema.as_str()) {
+                let view = Relation { updatable: kind == 'v' && r.updatable, ..r.clone() };
+                p.views.push((view, related(r)));
+            }
+        }
+    }
+    for f in &cat.functions {
+        if let Some(p) = parts.get_mut(f.schema.as_str()) {
+            let mut f = f.clone();
+            f.args.sort_by(|a, b| locale_compare(&a.name, &b.name));
+            let in_args: Vec<Arg> = f
+                .args
+                .iter()
+                .filter(|a| matches!(a.mode, ArgMode::In | ArgMode::InOut | ArgMode::Variadic))
+                .cloned()
+                .collect();
+            if callable(&in_args, &ctx.relation_types) {
+                p.functions.push((f, in_args));
+            }
+        }
+    }
+    for p in parts.values_mut() {
+        p.tables.sort_by(|a, b| locale_compare(&a.0.name, &b.0.name));
+        p.views.sort_by(|a, b| locale_compare(&a.0.name, &b.0.name));
+        p.functions.sort_by(|a, b| locale_compare(&a.0.name, &b.0.name));
+        p.enums.sort_by(|a, b| locale_compare(&a.name, &b.name));
+        p.composites.sort_by(|a, b| locale_compare(&a.name, &b.name));
+    }
+
+    let mut database = Vec::new();
+    let mut constants = Vec::new();
+    for schema in &schemas {
+        let Some(p) = parts.get(schema.as_str()) else { continue };
+        let enums: Vec<Member> = p
+            .enums
+            .iter()
+            .map(|e| {
+                let ty = e.enums.iter().map(|v| Ty::Str(v.clone())).reduce(union_of).unwrap_or(atom("never"));
+                prop(&e.name, false, ty)
+            })
+            .collect();
+        database.push(prop(
+            schema,
+            false,
+            object(vec![
+                prop("Tables", false, section(ctx.tables(schema, p))),
+                prop("Views", false, section(ctx.views(schema, p))),
+                prop("Functions", false, section(ctx.functions(schema, p))),
+                prop("Enums", false, section(enums)),
+                prop("CompositeTypes", false, section(ctx.composites(schema, p))),
+            ]),
+        ));
+        let enum_values = p.enums.iter().map(|e| (e.name.clone(), Value::Strings(e.enums.clone()))).collect();
+        constants.push((schema.clone(), Value::Object(vec![("Enums".into(), Value::Object(enum_values))])));
+    }
+    (object(database), Value::Object(constants))
+}
