@@ -15,11 +15,14 @@ use super::ts::{append_brackets, array_of, atom, prop, quoted, union_of, Member,
 const VALID_UNNAMED_ARG_TYPES: [i64; 3] = [114, 3802, 25];
 const NO_MEMBERS: &str = "[_ in never]: never";
 
+/// A function PostgREST can call, with its input arguments.
+type Callable = (Function, Vec<Arg>);
+
 #[derive(Default)]
 struct SchemaParts<'a> {
     tables: Vec<(&'a Relation, Vec<&'a Relationship>)>,
     views: Vec<(Relation, Vec<&'a Relationship>)>,
-    functions: Vec<(Function, Vec<Arg>)>,
+    functions: Vec<Callable>,
     enums: Vec<&'a PgType>,
     composites: Vec<&'a PgType>,
 }
@@ -191,7 +194,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The message of an overload PostgREST cannot choose (postgres-meta's `getConflictError`).
-    fn conflict(&self, schema: &str, fns: &[(Function, Vec<Arg>)], index: usize) -> Option<String> {
+    fn conflict(&self, schema: &str, fns: &[Callable], index: usize) -> Option<String> {
         if fns.len() <= 1 {
             return None;
         }
@@ -237,7 +240,7 @@ impl<'a> Ctx<'a> {
         None
     }
 
-    fn signatures(&self, schema: &str, parts: &SchemaParts, fns: &[(Function, Vec<Arg>)]) -> Ty {
+    fn signatures(&self, schema: &str, parts: &SchemaParts, fns: &[Callable]) -> Ty {
         let error = |message: String| {
             Ty::Intersection(vec![inline(vec![prop("error", false, atom("true"))]), Ty::Str(message)])
         };
@@ -353,7 +356,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn functions(&self, schema: &str, parts: &SchemaParts) -> Vec<Member> {
-        let mut groups: Vec<(String, Vec<(Function, Vec<Arg>)>)> = Vec::new();
+        let mut groups: Vec<(String, Vec<Callable>)> = Vec::new();
         for (f, in_args) in &parts.functions {
             match groups.iter_mut().find(|(name, _)| *name == f.name) {
                 Some((_, fns)) => fns.push((f.clone(), in_args.clone())),
