@@ -80,6 +80,10 @@ pub enum GenAction {
         /// Leave `isOneToOne` out of the relationships, for PostgREST 9 clients.
         #[arg(long)]
         postgrest_v9_compat: bool,
+        /// Name this PostgREST version in `Database` (`__InternalSupabase`, which supabase-js
+        /// reads), as postgres-meta does when given one; the CLI's `--local` names none.
+        #[arg(long)]
+        postgrest_version: Option<String>,
     },
 }
 

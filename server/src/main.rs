@@ -284,7 +284,8 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
 /// server uses (the embedded cluster is started for the command when it is not running).
 async fn gen(config: &Config, action: GenAction) -> Result<(), Box<dyn std::error::Error>> {
     use server::project::typegen;
-    let GenAction::Types { lang, lang_flag, schema, db_url, local: _, postgrest_v9_compat } = action;
+    let GenAction::Types { lang, lang_flag, schema, db_url, local: _, postgrest_v9_compat, postgrest_version } = action;
+    let options = typegen::Options { detect_one_to_one: !postgrest_v9_compat, postgrest_version };
     let lang = lang_flag.unwrap_or(lang);
     if lang != "typescript" {
         return Err(format!("unsupported language {lang:?}: only typescript is generated").into());
@@ -305,7 +306,7 @@ async fn gen(config: &Config, action: GenAction) -> Result<(), Box<dyn std::erro
         let target: tokio_postgres::Config = url.parse().map_err(|e| format!("database URL: {e}"))?;
         let (client, connection) = target.connect(tokio_postgres::NoTls).await?;
         let driver = tokio::spawn(connection);
-        let text = typegen::typescript(&client, &schemas, !postgrest_v9_compat).await;
+        let text = typegen::typescript(&client, &schemas, &options).await;
         drop(client);
         driver.abort();
         Ok::<_, Box<dyn std::error::Error>>(text?)

@@ -37,14 +37,21 @@ async fn gen_types(args: &[&str]) -> std::process::Output {
 }
 
 async fn assert_matches_golden(fixture: &str) {
+    assert_matches_golden_with(fixture, fixture, &[]).await;
+}
+
+/// The output for `fixture.sql`, with `extra` arguments, against `golden.ts`.
+async fn assert_matches_golden_with(fixture: &str, golden: &str, extra: &[&str]) {
     // Arrange
     let sql = std::fs::read_to_string(fixtures().join(format!("{fixture}.sql"))).expect("fixture sql");
-    let golden = std::fs::read_to_string(fixtures().join(format!("{fixture}.ts"))).expect("golden output");
+    let golden = std::fs::read_to_string(fixtures().join(format!("{golden}.ts"))).expect("golden output");
     let schemas = sql.lines().next().and_then(|l| l.strip_prefix("-- schemas: ")).expect("a `-- schemas:` first line");
     let url = database_with(&sql).await;
 
     // Act
-    let out = gen_types(&["typescript", "--db-url", &url, "--schema", schemas]).await;
+    let mut args = vec!["typescript", "--db-url", &url, "--schema", schemas];
+    args.extend_from_slice(extra);
+    let out = gen_types(&args).await;
 
     // Assert
     assert!(out.status.success(), "gen types failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -76,6 +83,11 @@ async fn gen_types_prints_what_the_cli_prints_for_several_schemas_referring_to_e
 #[tokio::test]
 async fn gen_types_prints_what_the_cli_prints_for_an_empty_schema() {
     assert_matches_golden("empty").await;
+}
+
+#[tokio::test]
+async fn gen_types_names_the_postgrest_version_as_postgres_meta_does_when_given_one() {
+    assert_matches_golden_with("empty", "empty_postgrest_version", &["--postgrest-version", "13.0.5"]).await;
 }
 
 #[tokio::test]

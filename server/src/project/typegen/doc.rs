@@ -53,7 +53,6 @@ pub fn line() -> Doc {
 pub fn softline() -> Doc {
     Doc::Line { soft: true, hard: false }
 }
-#[cfg(test)]
 pub fn hardline() -> Doc {
     Doc::Line { soft: false, hard: true }
 }

@@ -408,8 +408,9 @@ fn callable(in_args: &[Arg], relation_types: &HashMap<i64, &PgType>) -> bool {
                 || relation_types.contains_key(&in_args[0].type_id)))
 }
 
-/// The `Database` type and the `Constants` value of the catalogue.
-pub fn build(cat: &Catalogue, detect_one_to_one: bool) -> (Ty, Value) {
+/// The `Database` type and the `Constants` value of the catalogue; with a PostgREST version,
+/// `Database` opens with the `__InternalSupabase` member supabase-js reads it from.
+pub fn build(cat: &Catalogue, detect_one_to_one: bool, postgrest_version: Option<&str>) -> (Ty, Value) {
     let mut schemas = cat.schemas.clone();
     schemas.sort_by(|a, b| locale_compare(a, b));
     schemas.dedup();
@@ -497,6 +498,17 @@ pub fn build(cat: &Catalogue, detect_one_to_one: bool) -> (Ty, Value) {
     }
 
     let mut database = Vec::new();
+    if let Some(version) = postgrest_version {
+        let internal =
+            prop("__InternalSupabase", false, object(vec![prop("PostgrestVersion", false, Ty::Str(version.into()))]));
+        database.push(Member::Commented(
+            vec![
+                "Allows to automatically instantiate createClient with right options".into(),
+                "instead of createClient<Database, { PostgrestVersion: 'XX' }>(URL, KEY)".into(),
+            ],
+            Box::new(internal),
+        ));
+    }
     let mut constants = Vec::new();
     for schema in &schemas {
         let Some(p) = parts.get(schema.as_str()) else { continue };

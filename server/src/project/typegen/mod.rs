@@ -38,19 +38,29 @@ pub fn parse_schemas(values: &[String]) -> Vec<String> {
     values.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
+/// How the types are generated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `isOneToOne` in relationships: the CLI's default (off only for PostgREST 9).
+    pub detect_one_to_one: bool,
+    /// postgres-meta's `PG_META_POSTGREST_VERSION`: `Database` then names the PostgREST version
+    /// (`__InternalSupabase`), which the CLI's `--local` does not set.
+    pub postgrest_version: Option<String>,
+}
+
 /// The TypeScript text of `schemas` as the CLI prints it (its trailing blank line included).
-/// `detect_one_to_one` is the CLI's default (off only for PostgREST 9: `--postgrest-v9-compat`).
 pub async fn typescript(
     client: &tokio_postgres::Client,
     schemas: &[String],
-    detect_one_to_one: bool,
+    options: &Options,
 ) -> Result<String, tokio_postgres::Error> {
     let catalogue = catalogue::read(client, schemas).await?;
-    Ok(render(&catalogue, detect_one_to_one))
+    Ok(render(&catalogue, options))
 }
 
-fn render(catalogue: &catalogue::Catalogue, detect_one_to_one: bool) -> String {
-    let (database, constants) = generate::build(catalogue, detect_one_to_one);
+fn render(catalogue: &catalogue::Catalogue, options: &Options) -> String {
+    let (database, constants) =
+        generate::build(catalogue, options.detect_one_to_one, options.postgrest_version.as_deref());
     let database = doc::print(concat(vec![text("export type Database = "), ts::ty_doc(&database)]));
     let constants =
         doc::print(concat(vec![text("export const Constants = "), ts::value_doc(&constants), text(" as const")]));
@@ -74,7 +84,8 @@ mod tests {
 
     #[test]
     fn an_empty_catalogue_prints_empty_database_and_constants() {
-        let printed = render(&catalogue::Catalogue::default(), true);
+        let printed =
+            render(&catalogue::Catalogue::default(), &Options { detect_one_to_one: true, postgrest_version: None });
         assert!(printed.contains("export type Database = {}\n"), "{printed}");
         assert!(printed.ends_with("export const Constants = {} as const\n\n"), "{printed}");
     }

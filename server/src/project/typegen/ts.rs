@@ -6,7 +6,7 @@
 //!
 //! It knows nothing of the database (`generate` builds the tree).
 
-use super::doc::{align, concat, group, group_broken, if_break, indent, join, line, softline, text, Doc};
+use super::doc::{align, concat, group, group_broken, hardline, if_break, indent, join, line, softline, text, Doc};
 
 /// A type.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +37,8 @@ pub enum Member {
     },
     /// A member printed as it is (`[_ in never]: never`).
     Raw(String),
+    /// A member after its `//` comment lines.
+    Commented(Vec<String>, Box<Member>),
 }
 
 pub fn atom(s: &str) -> Ty {
@@ -220,6 +222,11 @@ fn intersection_doc(members: &[Ty]) -> Doc {
 fn member_doc(member: &Member) -> Doc {
     match member {
         Member::Raw(raw) => text(raw.clone()),
+        Member::Commented(comments, member) => {
+            let mut parts: Vec<Doc> = comments.iter().flat_map(|c| [text(format!("// {c}")), hardline()]).collect();
+            parts.push(member_doc(member));
+            concat(parts)
+        }
         Member::Prop { key: name, optional, ty } => {
             group(concat(vec![text(key(name)), text(if *optional { "?: " } else { ": " }), ty_doc(ty)]))
         }
