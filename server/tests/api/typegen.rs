@@ -91,6 +91,11 @@ async fn gen_types_names_the_postgrest_version_as_postgres_meta_does_when_given_
 }
 
 #[tokio::test]
+async fn gen_types_leaves_is_one_to_one_out_for_postgrest_9_as_the_cli_does() {
+    assert_matches_golden_with("schemas", "schemas_postgrest_v9", &["--postgrest-v9-compat"]).await;
+}
+
+#[tokio::test]
 async fn gen_types_refuses_a_language_other_than_typescript_with_a_clear_error() {
     let out = gen_types(&["swift", "--db-url", "postgresql:///nowhere"]).await;
     assert!(!out.status.success());
