@@ -20,7 +20,7 @@ APT_PACKAGES :=
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
 	@echo "make test   - every test of the project"
-	@echo "make setup | fmt | lint | migrate | keys"
+	@echo "make setup | fmt | lint | migrate | keys | types (regenerate web/src/types/supabase.ts)"
 
 ## setup: system packages (PostgreSQL) and the Node dependencies, only what is missing.
 setup: setup-system setup-node setup-python
