@@ -10,8 +10,11 @@
 mod catalogue;
 mod collate;
 mod doc;
+mod functions;
 mod generate;
+mod queries;
 mod ts;
+mod views;
 
 use doc::{concat, text};
 
