@@ -96,6 +96,34 @@ async fn gen_types_leaves_is_one_to_one_out_for_postgrest_9_as_the_cli_does() {
 }
 
 #[tokio::test]
+async fn gen_types_reads_public_and_the_projects_api_schemas_of_database_url_by_default() {
+    // Arrange: a project whose API exposes the two other schemas of the fixture.
+    let sql = std::fs::read_to_string(fixtures().join("schemas.sql")).expect("fixture sql");
+    let golden = std::fs::read_to_string(fixtures().join("schemas.ts")).expect("golden output");
+    let url = database_with(&sql).await;
+    let project = std::env::temp_dir().join(format!("typegen-project-{}", &random_secret()[..12]));
+    std::fs::create_dir_all(&project).expect("project folder");
+    std::fs::write(project.join("config.toml"), "[api]\nschemas = [\"inventory\", \"empty_one\"]\n")
+        .expect("config.toml");
+
+    // Act
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_server"))
+        .args(["gen", "types", "typescript"])
+        .env("DATABASE_URL", &url)
+        .env("SUPABASE_PROJECT_DIR", &project)
+        .env_remove("PGRST_DB_SCHEMAS")
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .expect("run the server binary");
+
+    // Assert
+    let _ = std::fs::remove_dir_all(&project);
+    assert!(out.status.success(), "gen types failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout) == golden, "the default schemas are not public, inventory, empty_one");
+}
+
+#[tokio::test]
 async fn gen_types_refuses_a_language_other_than_typescript_with_a_clear_error() {
     let out = gen_types(&["swift", "--db-url", "postgresql:///nowhere"]).await;
     assert!(!out.status.success());
