@@ -304,9 +304,9 @@ async fn gen(config: &Config, action: GenAction) -> Result<(), Box<dyn std::erro
     };
     let outcome = async {
         let target: tokio_postgres::Config = url.parse().map_err(|e| format!("database URL: {e}"))?;
-        let (client, connection) = target.connect(tokio_postgres::NoTls).await?;
+        let (client, connection) = target.connect(tokio_postgres::NoTls).await.map_err(|e| typegen::describe(&e))?;
         let driver = tokio::spawn(connection);
-        let text = typegen::typescript(&client, &schemas, &options).await;
+        let text = typegen::typescript(&client, &schemas, &options).await.map_err(|e| typegen::describe(&e));
         drop(client);
         driver.abort();
         Ok::<_, Box<dyn std::error::Error>>(text?)

@@ -132,6 +132,15 @@ async fn gen_types_refuses_a_language_other_than_typescript_with_a_clear_error()
 }
 
 #[tokio::test]
+async fn gen_types_names_the_database_error_when_the_database_does_not_exist() {
+    let url = with_param(&cluster().admin_url, "dbname", "typegen_no_such_database");
+    let out = gen_types(&["typescript", "--db-url", &url]).await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not exist") && stderr.contains("3D000"), "{stderr}");
+}
+
+#[tokio::test]
 async fn gen_types_reports_a_malformed_database_url_without_a_panic() {
     let out = gen_types(&["typescript", "--db-url", "postgresql://a:b@/x?port=notanumber"]).await;
     assert!(!out.status.success());

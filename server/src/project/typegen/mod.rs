@@ -61,6 +61,21 @@ pub async fn typescript(
     Ok(render(&catalogue, options))
 }
 
+/// A database error as the command reports it: Postgres's message and SQLSTATE, or the cause of
+/// a failed connection (`tokio_postgres` shows only "db error" by itself).
+pub fn describe(err: &tokio_postgres::Error) -> String {
+    if let Some(db) = err.as_db_error() {
+        return format!("{} (SQLSTATE {})", db.message(), db.code().code());
+    }
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
 fn render(catalogue: &catalogue::Catalogue, options: &Options) -> String {
     let (database, constants) =
         generate::build(catalogue, options.detect_one_to_one, options.postgrest_version.as_deref());
