@@ -20,7 +20,7 @@ APT_PACKAGES :=
 help:
 	@echo "make run    - install what is missing, build, start the private database, migrate, serve on http://127.0.0.1:54321"
 	@echo "make test   - every test of the project"
-	@echo "make setup | fmt | lint | migrate | keys"
+	@echo "make setup | fmt | lint | migrate | keys | types (regenerate web/src/types/supabase.ts)"
 
 ## setup: system packages (PostgreSQL) and the Node dependencies, only what is missing.
 setup: setup-system setup-node setup-python
@@ -118,6 +118,7 @@ test: setup
 	@status=0; \
 	cargo test -p server || status=$$?; \
 	$(MAKE) --no-print-directory test-sql || status=$$?; \
+	$(MAKE) --no-print-directory test-types || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm run test:pooled) || status=$$?; \
 	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
@@ -131,6 +132,33 @@ test-sql:
 	DATABASE_URL="postgresql:///$$db?user=postgres&host=$$socket" JWT_SECRET=$$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n') RUST_LOG=warn $(SERVER_DEBUG) migrate >/dev/null && \
 	pg_prove -h $$socket -U postgres -d $$db sql/tests/*.sql; \
 	status=$$?; psql -h $$socket -U postgres -q -d postgres -c "drop database if exists $$db"; exit $$status
+
+## types: regenerate the site's database types (web/src/types/supabase.ts) from web/supabase's migrations,
+## as `supabase gen types typescript --local` prints them, on a fresh database of the test cluster.
+.PHONY: types test-types
+types:
+	cargo build -p server
+	@$(MAKE) --no-print-directory gen-types-into TYPES_OUT=web/src/types/supabase.ts
+
+## test-types: fails when the committed web/src/types/supabase.ts differs from what the migrations give
+## (run `make types` and commit the result).
+test-types:
+	@out=$$(mktemp); $(MAKE) --no-print-directory gen-types-into TYPES_OUT=$$out || { rm -f $$out; exit 1; }; \
+	diff -u web/src/types/supabase.ts $$out; status=$$?; rm -f $$out; \
+	if [ $$status -ne 0 ]; then echo "web/src/types/supabase.ts is out of date: run make types and commit it"; fi; exit $$status
+
+# A fresh database of the test cluster, migrated with the project, its types written to $(TYPES_OUT).
+.PHONY: gen-types-into
+gen-types-into:
+	@db=typestest_$$$$; socket=$(TEST_DATA_DIR)/pg-run; started=""; \
+	if ! ls $$socket/.s.PGSQL.* >/dev/null 2>&1; then \
+		DATA_DIR=$(TEST_DATA_DIR) DB_PORT=0 $(SERVER_DEBUG) db start >/dev/null && started=1; fi; \
+	psql -h $$socket -U postgres -q -d postgres -c "create database $$db" && \
+	url="postgresql:///$$db?user=postgres&host=$$socket" && \
+	DATABASE_URL="$$url" JWT_SECRET=$$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n') RUST_LOG=warn $(SERVER_DEBUG) migrate >/dev/null && \
+	DATABASE_URL="$$url" RUST_LOG=warn $(SERVER_DEBUG) gen types typescript > $(TYPES_OUT); \
+	status=$$?; psql -h $$socket -U postgres -q -d postgres -c "drop database if exists $$db"; \
+	if [ -n "$$started" ]; then DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null; fi; exit $$status
 
 ## test-vendor: the patched actix-http's own tests (server/vendor/README.md), on a copy outside the
 ## workspace, which excludes it. Not part of `make test`: its dev-dependencies are resolved afresh

@@ -48,6 +48,43 @@ pub enum Command {
         #[command(subcommand)]
         action: DbAction,
     },
+    /// Generate code from the database, as `supabase gen` does.
+    Gen {
+        #[command(subcommand)]
+        action: GenAction,
+    },
+}
+
+/// What `server gen` generates.
+#[derive(Debug, Clone, Subcommand)]
+pub enum GenAction {
+    /// Print the TypeScript types of the database's schemas (the `Database` type, its helpers and
+    /// `Constants`), as `supabase gen types typescript --local` prints them, to standard output.
+    Types {
+        /// The language: only `typescript`.
+        #[arg(value_name = "LANG", default_value = "typescript")]
+        lang: String,
+        /// The same as the positional language (the CLI's `--lang`).
+        #[arg(long = "lang")]
+        lang_flag: Option<String>,
+        /// The schemas (repeated or comma-separated); by default `public` and the project's
+        /// `[api] schemas` (PGRST_DB_SCHEMAS).
+        #[arg(long, short = 's')]
+        schema: Vec<String>,
+        /// Read this database instead of DATABASE_URL (or the embedded cluster).
+        #[arg(long)]
+        db_url: Option<String>,
+        /// Accepted for the CLI's sake: the local database is the default.
+        #[arg(long)]
+        local: bool,
+        /// Leave `isOneToOne` out of the relationships, for PostgREST 9 clients.
+        #[arg(long)]
+        postgrest_v9_compat: bool,
+        /// Name this PostgREST version in `Database` (`__InternalSupabase`, which supabase-js
+        /// reads), as postgres-meta does when given one; the CLI's `--local` names none.
+        #[arg(long)]
+        postgrest_version: Option<String>,
+    },
 }
 
 /// Actions on the signing keys of access tokens (`auth.signing_keys`, shared by every instance).

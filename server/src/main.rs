@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use secrecy::ExposeSecret;
-use server::config::{Cli, Command, Config, DbAction, KeysAction, MigrationAction};
+use server::config::{Cli, Command, Config, DbAction, GenAction, KeysAction, MigrationAction};
 use server::db::embedded::EmbeddedPostgres;
 use server::db::AUTHENTICATOR;
 use server::keys::Keys;
@@ -197,6 +197,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
+        Command::Gen { action } => gen(&config, action).await?,
         Command::Keys { action: None } => {
             let keys = Keys::load_or_generate(&config)?;
             print_keys(&config.external_url(config.port), &keys);
@@ -277,6 +278,51 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
     }
     Ok(outcome?)
+}
+
+/// `server gen types typescript`: the types of the database `--db-url` names, else of the one the
+/// server uses (the embedded cluster is started for the command when it is not running).
+async fn gen(config: &Config, action: GenAction) -> Result<(), Box<dyn std::error::Error>> {
+    use server::project::typegen;
+    let GenAction::Types { lang, lang_flag, schema, db_url, local: _, postgrest_v9_compat, postgrest_version } = action;
+    let options = typegen::Options { detect_one_to_one: !postgrest_v9_compat, postgrest_version };
+    let lang = lang_flag.unwrap_or(lang);
+    if lang != "typescript" {
+        return Err(format!("unsupported language {lang:?}: only typescript is generated").into());
+    }
+    let schemas = match typegen::parse_schemas(&schema) {
+        given if given.is_empty() => typegen::default_schemas(&config.rest.schemas),
+        given => given,
+    };
+    let (url, database) = match db_url {
+        Some(url) => (url, None),
+        None => {
+            let cfg = config.clone();
+            let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+            (database.direct.expose_secret().to_string(), Some(database))
+        }
+    };
+    let outcome = async {
+        let target: tokio_postgres::Config = url.parse().map_err(|e| format!("database URL: {e}"))?;
+        let (client, connection) = target.connect(tokio_postgres::NoTls).await.map_err(|e| typegen::describe(&e))?;
+        let driver = tokio::spawn(connection);
+        let text = typegen::typescript(&client, &schemas, &options).await.map_err(|e| typegen::describe(&e));
+        drop(client);
+        driver.abort();
+        Ok::<_, Box<dyn std::error::Error>>(text?)
+    }
+    .await;
+    if let Some(database) = database {
+        if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
+            tokio::task::spawn_blocking(move || cluster.stop()).await??;
+        }
+    }
+    let text = outcome?;
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Prints where the server listens and its keys. A closed stdout (the reader went away) must not

@@ -26,3 +26,4 @@ mod site;
 mod smtp_sink;
 mod storage;
 mod supervise;
+mod typegen;

@@ -9,6 +9,7 @@
 import { PostgrestClient } from '@supabase/postgrest-js';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { RuntimeConfig } from '@/config/env';
+import type { Database } from '@/types/supabase';
 
 /** Where the "remember me" choice is kept. */
 export const REMEMBER_ME_KEY = 'kpa.remember-me';
@@ -44,10 +45,10 @@ export function reconnectAfterMs(tries: number): number {
 
 let config: RuntimeConfig | null = null;
 let apiUrl = '';
-let data: PostgrestClient | null = null;
-let loading: Promise<SupabaseClient> | null = null;
-let loaded: SupabaseClient | null = null;
-const loadedListeners = new Set<(client: SupabaseClient) => void>();
+let data: PostgrestClient<Database> | null = null;
+let loading: Promise<SupabaseClient<Database>> | null = null;
+let loaded: SupabaseClient<Database> | null = null;
+const loadedListeners = new Set<(client: SupabaseClient<Database>) => void>();
 
 /** supabase-js's default storage key for the API's URL (`sb-<first label of the host>-auth-token`). */
 function storageKey(): string {
@@ -86,24 +87,24 @@ async function authedFetch(input: RequestInfo | URL, init?: RequestInit): Promis
 export function initSupabase(runtime: RuntimeConfig): void {
   config = runtime;
   apiUrl = runtime.supabaseUrl.replace(/\/$/, '');
-  data = new PostgrestClient(`${apiUrl}/rest/v1`, { headers: { apikey: runtime.anonKey }, fetch: authedFetch });
+  data = new PostgrestClient<Database>(`${apiUrl}/rest/v1`, { headers: { apikey: runtime.anonKey }, fetch: authedFetch });
   loading = null;
   loaded = null;
   if (hasStoredSession() || urlCarriesAuth()) void supabaseClient();
 }
 
 /** The data client (`from`, `rpc`); throws if used before `initSupabase`. */
-export function supabase(): PostgrestClient {
+export function supabase(): PostgrestClient<Database> {
   if (!data) throw new Error('Supabase client not initialised');
   return data;
 }
 
 /** The full supabase-js client, loaded on first use. */
-export function supabaseClient(): Promise<SupabaseClient> {
+export function supabaseClient(): Promise<SupabaseClient<Database>> {
   if (!config) return Promise.reject(new Error('Supabase client not initialised'));
   const runtime = config;
   loading ??= import('@supabase/supabase-js').then(({ createClient }) => {
-    loaded = createClient(apiUrl, runtime.anonKey, {
+    loaded = createClient<Database>(apiUrl, runtime.anonKey, {
       auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: true, flowType: 'implicit', storage: rememberingStorage },
       realtime: { heartbeatIntervalMs: REALTIME_HEARTBEAT_MS, reconnectAfterMs },
     });
@@ -114,12 +115,12 @@ export function supabaseClient(): Promise<SupabaseClient> {
 }
 
 /** The full client if it is loaded already. */
-export function loadedSupabaseClient(): SupabaseClient | null {
+export function loadedSupabaseClient(): SupabaseClient<Database> | null {
   return loaded;
 }
 
 /** Call `listener` when the full client gets loaded (at once if it is); returns the unsubscribe. */
-export function onSupabaseLoaded(listener: (client: SupabaseClient) => void): () => void {
+export function onSupabaseLoaded(listener: (client: SupabaseClient<Database>) => void): () => void {
   if (loaded) {
     listener(loaded);
     return () => {};

@@ -8,7 +8,8 @@ import { adminKeys } from './keys';
 export async function fetchAnalytics(start: string, end: string): Promise<Analytics> {
   const { data, error } = await supabase().rpc('admin_analytics', { start_date: start, end_date: end });
   if (error) throw toAppError(error, 'Erreur lors du chargement des données analytiques');
-  return data as Analytics;
+  // jsonb (`Json` in the generated types): its shape is the function's contract.
+  return data as unknown as Analytics;
 }
 
 export const useAnalytics = (start: string, end: string) =>

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { supabase } from '@/lib/supabase';
 import { AppError, errorMessages, toAppError } from '@/lib/errors';
-import type { BookingStatus } from '@/types/database';
+import type { BookingStatus, TablesUpdate } from '@/types/database';
 import type { AdminBooking, BookingKind, CustomerRef } from '../types';
 import { airportLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
 import { adminKeys } from './keys';
 
-export const bookingTables: Record<BookingKind, string> = {
+export const bookingTables: Record<BookingKind, 'bookings' | 'airport_bookings' | 'diagnostic_bookings' | 'premium_service_bookings'> = {
   vehicle: 'bookings',
   airport: 'airport_bookings',
   diagnostic: 'diagnostic_bookings',
@@ -101,6 +101,13 @@ export async function fetchAllBookings(): Promise<AdminBooking[]> {
   return all.flatMap(([kind, rows]) => rows.map((r) => normalizeBooking(kind, r))).sort((a, b) => b.created_at.localeCompare(a.created_at));
 }
 
+/** The columns an edit may change, of whichever kind of booking. */
+export type BookingUpdate =
+  | TablesUpdate<'bookings'>
+  | TablesUpdate<'airport_bookings'>
+  | TablesUpdate<'diagnostic_bookings'>
+  | TablesUpdate<'premium_service_bookings'>;
+
 /** Thrown when a conditional update matched no row: someone changed the booking since it was shown. */
 export const bookingChanged = () => new AppError('booking_changed', errorMessages.booking_changed);
 
@@ -119,7 +126,7 @@ export async function updateBookingStatus(kind: BookingKind, id: string, from: B
  * The edited fields, only if the booking is as it was shown (same `updated_at`, or the same
  * status for a row read without one); the database re-prices what the price depends on.
  */
-export async function updateBooking(kind: BookingKind, id: string, values: Record<string, unknown>, shown: Pick<AdminBooking, 'updated_at' | 'booking_status'>): Promise<void> {
+export async function updateBooking(kind: BookingKind, id: string, values: BookingUpdate, shown: Pick<AdminBooking, 'updated_at' | 'booking_status'>): Promise<void> {
   const q = supabase().from(bookingTables[kind]).update(values).eq('id', id);
   const { data, error } = await (shown.updated_at ? q.eq('updated_at', shown.updated_at) : q.eq('booking_status', shown.booking_status)).select('id');
   if (error) throw toAppError(error, 'Erreur lors de la modification');
@@ -139,7 +146,7 @@ export function useUpdateBookingStatus() {
 export function useUpdateBooking() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { booking: AdminBooking; values: Record<string, unknown> }) => updateBooking(v.booking.kind, v.booking.id, v.values, v.booking),
+    mutationFn: (v: { booking: AdminBooking; values: BookingUpdate }) => updateBooking(v.booking.kind, v.booking.id, v.values, v.booking),
     // a refusal may mean the list is stale: reload it either way
     onSettled: () => qc.invalidateQueries({ queryKey: adminKeys.all }),
   });

@@ -49,7 +49,7 @@ export async function fetchDashboard(): Promise<Dashboard> {
   return {
     users: users.count ?? 0,
     vehicles: vehicles.count ?? 0,
-    stats: stats.data as AdminStatistics,
+    stats: stats.data as unknown as AdminStatistics, // jsonb: the shape is admin_statistics's contract
     recentBookings: bookings,
     recentUsers: (recentUsers.data ?? []) as Dashboard['recentUsers'],
     names,

@@ -16,7 +16,8 @@ export async function fetchVehicles(): Promise<AdminVehicle[]> {
     .select(`*, bookings(id, total_amount, created_at, booking_status), ...vehicle_records(${RECORD_COLUMNS})`)
     .order('created_at', { ascending: false });
   if (error) throw toAppError(error, 'Erreur lors du chargement des véhicules');
-  return (data ?? []) as AdminVehicle[];
+  // `images`, `specifications` and `pricing` are jsonb (`Json`), narrowed by AdminVehicle.
+  return (data ?? []) as unknown as AdminVehicle[];
 }
 
 export async function deleteVehicle(id: string): Promise<void> {
@@ -39,7 +40,7 @@ export async function setVehiclesStatus(ids: string[], status: RentalStatus): Pr
  */
 export async function saveVehicle(payload: VehiclePayload, id?: string): Promise<SavedVehicle> {
   const { vehicle, record } = splitVehiclePayload(payload);
-  const { data, error } = await supabase().rpc('admin_save_vehicle', { vehicle, record, vehicle_id: id ?? null });
+  const { data, error } = await supabase().rpc('admin_save_vehicle', { vehicle, record, vehicle_id: id });
   if (error) throw toAppError(error, 'Erreur lors de la sauvegarde du véhicule');
   return { id: data as string, name: payload.name };
 }

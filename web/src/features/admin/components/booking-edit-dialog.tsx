@@ -9,7 +9,7 @@ import { errorCode } from '@/lib/errors';
 import type { AdminBooking } from '../types';
 import { bookingEditSchemas, PREMIUM_DURATIONS } from '../schemas/booking-edit-schema';
 import { airportLabels, bookingStatusChoices, bookingStatusLabels, diagnosticLabels, premiumLabels } from '../lib/labels';
-import { useUpdateBooking } from '../api/bookings';
+import { useUpdateBooking, type BookingUpdate } from '../api/bookings';
 
 type Values = Record<string, string>;
 
@@ -65,7 +65,7 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
     setErrors({});
     // conditional on the booking as shown: a booking changed meanwhile is not overwritten
     update.mutate(
-      { booking, values: r.data as Record<string, unknown> },
+      { booking, values: r.data as BookingUpdate },
       {
         onSuccess: () => {
           notify.success(`Réservation #${bookingReference(booking.id)} mise à jour`);

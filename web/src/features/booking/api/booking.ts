@@ -18,11 +18,11 @@ export async function searchAvailableVehicles(p: SearchParams): Promise<Availabl
   const { data, error } = await supabase().rpc('search_available_vehicles', {
     start_date: p.startDate,
     end_date: p.endDate,
-    category: p.category || null,
-    max_daily_rate: p.maxPrice < 1000 ? p.maxPrice : null,
-    min_seats: p.minSeats > 0 ? p.minSeats : null,
-    transmission: p.transmission || null,
-    fuel_type: p.fuelType || null,
+    category: p.category || undefined,
+    max_daily_rate: p.maxPrice < 1000 ? p.maxPrice : undefined,
+    min_seats: p.minSeats > 0 ? p.minSeats : undefined,
+    transmission: p.transmission || undefined,
+    fuel_type: p.fuelType || undefined,
   });
   if (error) throw toAppError(error, 'Erreur lors de la recherche de véhicules');
   return (data ?? []) as AvailableVehicle[];
@@ -86,13 +86,13 @@ export async function bookVehicle(p: BookVehicleParams): Promise<BookVehicleResu
       vehicle_id: p.vehicleId,
       start_date: p.startDate,
       end_date: p.endDate,
-      pickup_location: p.pickupLocation || null,
-      dropoff_location: p.dropoffLocation || null,
+      pickup_location: p.pickupLocation || undefined,
+      dropoff_location: p.dropoffLocation || undefined,
       customer_name: p.fullName,
       customer_email: p.email,
       customer_phone: p.phone,
       driver_license_number: p.licenseNumber,
-      special_requests: p.specialRequests || null,
+      special_requests: p.specialRequests || undefined,
       ...dialogArgs(p),
     })
     .single();

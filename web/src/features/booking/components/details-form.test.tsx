@@ -5,8 +5,8 @@ import type { AvailableVehicle } from '@/types/database';
 
 const vehicle: AvailableVehicle = {
   id: 'v1', name: 'Toyota Land Cruiser', make: 'Toyota', model: 'Land Cruiser', year: 2022, category: 'suv', color: null,
-  daily_rate: '150.00', rental_status: 'available', description: null, features: [], location: null, specifications: {},
-  pricing: {}, images: [], primary_image: null, days: 8, base_total: '1200.00', discount_percent: '10', total: '1080.00',
+  daily_rate: 150, rental_status: 'available', description: null, features: [], location: null, specifications: {},
+  pricing: {}, images: [], primary_image: null, days: 8, base_total: 1200, discount_percent: 10, total: 1080,
 };
 
 function setup(onSubmit = vi.fn()) {

@@ -4,7 +4,7 @@ import type { AirportBooking, PremiumBooking, VehicleBooking } from '@/types/dat
 
 const vehicle = {
   id: 'aaaaaaaa-1', user_id: 'u', vehicle_id: 'v', start_date: '2026-11-22', end_date: '2026-11-23', pickup_location: null,
-  dropoff_location: null, special_requests: null, total_amount: '90.00', booking_status: 'pending', created_at: '2026-11-22T10:00:00Z',
+  dropoff_location: null, special_requests: null, total_amount: 90, booking_status: 'pending', created_at: '2026-11-22T10:00:00Z',
   vehicles: { name: 'Toyota Corolla', make: 'Toyota', model: 'Corolla', primary_image: null },
 } satisfies VehicleBooking;
 const airport = {

@@ -8,7 +8,7 @@ import type { AirportBooking, BookingStatus, DiagnosticBooking, Numeric, Premium
 export type BookingKind = 'vehicle' | 'airport' | 'diagnostic' | 'premium';
 
 /** The table of each kind of booking. */
-export const bookingTables: Record<BookingKind, string> = {
+export const bookingTables: Record<BookingKind, 'bookings' | 'airport_bookings' | 'diagnostic_bookings' | 'premium_service_bookings'> = {
   vehicle: 'bookings',
   airport: 'airport_bookings',
   diagnostic: 'diagnostic_bookings',
