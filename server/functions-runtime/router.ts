@@ -1,0 +1,244 @@
+/**
+ * The router that the server's Deno child runs: one HTTP listener on 127.0.0.1, one worker per
+ * function (its own isolate, with read access to the functions' folder and write access to
+ * /tmp only), requests handed to the worker as messages and its answer streamed back.
+ *
+ * The server decides everything else: which function a URL names, JWT checks, body sizes and
+ * the wall-clock limit, which it sends with each request. The router only enforces that limit
+ * and says how a request failed in `x-functions-error` (`boot`, `worker`, `limit`); the server
+ * turns that into Supabase's answer. Protocol: docs/functions.md.
+ */
+
+import type { FromWorker, ToWorker } from "./messages.ts";
+
+/** What the server writes on the router's standard input, as one JSON line. */
+export interface RouterOptions {
+  /** Every request must carry it in `x-functions-secret`. */
+  secret: string;
+  /** Folders a function may read (its own code is in them). */
+  readPaths: string[];
+}
+
+export const HEADER = {
+  secret: "x-functions-secret",
+  entrypoint: "x-functions-entrypoint",
+  timeout: "x-functions-timeout-ms",
+  error: "x-functions-error",
+} as const;
+
+export type FailureKind = "boot" | "worker" | "limit";
+
+const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
+
+function failure(kind: FailureKind | "forbidden" | "bad_request", status: number, message: string): Response {
+  return new Response(message, { status, headers: { [HEADER.error]: kind, "content-type": "text/plain" } });
+}
+
+class Failure extends Error {
+  constructor(readonly kind: FailureKind, message: string) {
+    super(message);
+  }
+}
+
+/** One request in flight on a worker. */
+interface Pending {
+  head(response: Response): void;
+  fail(kind: FailureKind, message: string): void;
+  /** Set once the head arrived: where the next chunk, the end or an error goes. */
+  next?: (message: FromWorker) => void;
+}
+
+/** A function's worker: booted once, then reused until it fails or runs past a limit. */
+class FunctionWorker {
+  readonly ready: Promise<void>;
+  readonly pending = new Map<number, Pending>();
+  #worker: Worker;
+  #closed = false;
+
+  constructor(entrypoint: string, options: RouterOptions, private onClose: () => void) {
+    this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
+      type: "module",
+      // @ts-ignore: Deno's worker options (--unstable-worker-options)
+      deno: {
+        permissions: {
+          net: true,
+          env: true,
+          read: [...options.readPaths, "/tmp"],
+          write: ["/tmp"],
+          import: true,
+          sys: true,
+          run: false,
+          ffi: false,
+        },
+      },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
+        const message = event.data;
+        if (message.type === "ready") resolve();
+        else if (message.type === "boot_error") {
+          console.error(`function ${entrypoint} failed to boot: ${message.message}`);
+          this.close("boot", message.message);
+          reject(new Failure("boot", message.message));
+        } else this.#receive(message);
+      };
+      this.#worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        console.error(`function ${entrypoint}: ${event.message}`);
+        reject(new Failure("boot", event.message));
+        this.close("worker", event.message);
+      };
+    });
+    this.post({ type: "boot", entrypoint });
+  }
+
+  post(message: ToWorker, transfer: Transferable[] = []): void {
+    if (!this.#closed) this.#worker.postMessage(message, transfer);
+  }
+
+  #receive(message: FromWorker): void {
+    if (!("id" in message)) return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    if (message.type === "head") {
+      pending.head(new Response(null, { status: message.status, headers: message.headers }));
+    } else if (message.type === "error" && !pending.next) {
+      this.pending.delete(message.id);
+      pending.fail("worker", message.message);
+    } else pending.next?.(message);
+  }
+
+  /** Stop the worker: every request on it fails with `kind`. */
+  close(kind: FailureKind, message: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.terminate();
+    this.onClose();
+    for (const pending of this.pending.values()) {
+      if (pending.next) pending.next({ type: "error", id: -1, message });
+      else pending.fail(kind, message);
+    }
+    this.pending.clear();
+  }
+}
+
+/** The router's request handler. */
+export function createRouter(options: RouterOptions): (req: Request) => Promise<Response> {
+  const workers = new Map<string, FunctionWorker>();
+  let nextId = 1;
+
+  function workerFor(entrypoint: string): FunctionWorker {
+    let worker = workers.get(entrypoint);
+    if (!worker) {
+      const created: FunctionWorker = new FunctionWorker(entrypoint, options, () => {
+        if (workers.get(entrypoint) === created) workers.delete(entrypoint);
+      });
+      worker = created;
+      workers.set(entrypoint, worker);
+    }
+    return worker;
+  }
+
+  return async (req: Request): Promise<Response> => {
+    if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
+    const url = new URL(req.url);
+    if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
+    const entrypoint = req.headers.get(HEADER.entrypoint);
+    if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
+    const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
+    const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
+    const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
+
+    const worker = workerFor(entrypoint);
+    const id = nextId++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => clearTimeout(timer);
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`), timeoutMs);
+    }
+    try {
+      await worker.ready;
+      const head = await new Promise<Response>((resolve, reject) => {
+        worker.pending.set(id, { head: resolve, fail: (kind, message) => reject(new Failure(kind, message)) });
+        const transfer = body ? [body] : [];
+        worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
+      });
+      return stream(worker, id, head, done);
+    } catch (err) {
+      done();
+      worker.pending.delete(id);
+      if (err instanceof Failure) {
+        const status = err.kind === "boot" ? 503 : err.kind === "limit" ? 546 : 500;
+        return failure(err.kind, status, err.message);
+      }
+      throw err;
+    }
+  };
+}
+
+/** The worker's answer as a response whose body pulls one chunk at a time. */
+function stream(worker: FunctionWorker, id: number, head: Response, done: () => void): Response {
+  const pending = worker.pending.get(id);
+  if (!pending || NULL_BODY_STATUS.includes(head.status)) {
+    worker.post({ type: "cancel", id });
+    worker.pending.delete(id);
+    done();
+    return head;
+  }
+  // A message that came while no pull waited (the worker closed under a limit): the next pull's.
+  let early: FromWorker | null = null;
+  let waiting: ((message: FromWorker) => void) | null = null;
+  pending.next = (message) => (waiting ? waiting(message) : (early = message));
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      return new Promise<void>((resolve) => {
+        waiting = (message) => {
+          waiting = null;
+          if (message.type === "chunk") controller.enqueue(message.chunk);
+          else {
+            worker.pending.delete(id);
+            done();
+            if (message.type === "end") controller.close();
+            else controller.error(new Error(message.type === "error" ? message.message : "unexpected message"));
+          }
+          resolve();
+        };
+        if (early) waiting(early);
+        else worker.post({ type: "pull", id });
+      });
+    },
+    cancel() {
+      worker.post({ type: "cancel", id });
+      worker.pending.delete(id);
+      done();
+    },
+  });
+  return new Response(body, { status: head.status, headers: head.headers });
+}
+
+/** The first line of standard input. */
+async function firstLine(input: ReadableStream<Uint8Array>): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
+  const reader = input.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { line: text, rest: reader };
+    text += decoder.decode(value, { stream: true });
+    const end = text.indexOf("\n");
+    if (end >= 0) return { line: text.slice(0, end), rest: reader };
+  }
+}
+
+if (import.meta.main) {
+  const { line, rest } = await firstLine(Deno.stdin.readable);
+  const options: RouterOptions = JSON.parse(line);
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
+  }, createRouter(options));
+  // The server holds standard input open: its end means the server is gone.
+  while (!(await rest.read()).done) { /* nothing else is sent */ }
+  Deno.exit(0);
+}
