@@ -259,6 +259,9 @@ pub struct Config {
     pub realtime: crate::realtime::RealtimeConfig,
 
     #[command(flatten)]
+    pub functions: crate::functions::FunctionsConfig,
+
+    #[command(flatten)]
     pub outbox: crate::outbox::OutboxConfig,
 }
 
