@@ -4,7 +4,8 @@
  * /tmp only), requests handed to the worker as messages and its answer streamed back.
  *
  * The server decides everything else: which function a URL names, JWT checks, body sizes and
- * the wall-clock limit, which it sends with each request. The router only enforces that limit
+ * the wall-clock limit and the function's version, which it sends with each request (a new
+ * version gets a new worker; the old one finishes its requests, then stops). The router only enforces that limit
  * and says how a request failed in `x-functions-error` (`boot`, `worker`, `limit`); the server
  * turns that into Supabase's answer. Protocol: docs/functions.md.
  */
@@ -23,6 +24,7 @@ export const HEADER = {
   secret: "x-functions-secret",
   entrypoint: "x-functions-entrypoint",
   timeout: "x-functions-timeout-ms",
+  version: "x-functions-version",
   error: "x-functions-error",
 } as const;
 
@@ -54,8 +56,14 @@ class FunctionWorker {
   readonly pending = new Map<number, Pending>();
   #worker: Worker;
   #closed = false;
+  #retired = false;
 
-  constructor(entrypoint: string, options: RouterOptions, private onClose: () => void) {
+  constructor(
+    entrypoint: string,
+    readonly version: string,
+    options: RouterOptions,
+    private onClose: () => void,
+  ) {
     this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
       type: "module",
       // @ts-ignore: Deno's worker options (--unstable-worker-options)
@@ -92,6 +100,18 @@ class FunctionWorker {
     this.post({ type: "boot", entrypoint });
   }
 
+  /** A request is over: forget it, and stop a retired worker once it has none left. */
+  settle(id: number): void {
+    this.pending.delete(id);
+    if (this.#retired && this.pending.size === 0) this.close("worker", "replaced by a newer version");
+  }
+
+  /** Take no new requests (a newer version of the function serves them); stop once idle. */
+  retire(): void {
+    this.#retired = true;
+    if (this.pending.size === 0) this.close("worker", "replaced by a newer version");
+  }
+
   post(message: ToWorker, transfer: Transferable[] = []): void {
     if (!this.#closed) this.#worker.postMessage(message, transfer);
   }
@@ -103,7 +123,7 @@ class FunctionWorker {
     if (message.type === "head") {
       pending.head(new Response(null, { status: message.status, headers: message.headers }));
     } else if (message.type === "error" && !pending.next) {
-      this.pending.delete(message.id);
+      this.settle(message.id);
       pending.fail("worker", message.message);
     } else pending.next?.(message);
   }
@@ -127,10 +147,15 @@ export function createRouter(options: RouterOptions): (req: Request) => Promise<
   const workers = new Map<string, FunctionWorker>();
   let nextId = 1;
 
-  function workerFor(entrypoint: string): FunctionWorker {
+  function workerFor(entrypoint: string, version: string): FunctionWorker {
     let worker = workers.get(entrypoint);
+    if (worker && worker.version !== version) {
+      workers.delete(entrypoint);
+      worker.retire();
+      worker = undefined;
+    }
     if (!worker) {
-      const created: FunctionWorker = new FunctionWorker(entrypoint, options, () => {
+      const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, () => {
         if (workers.get(entrypoint) === created) workers.delete(entrypoint);
       });
       worker = created;
@@ -149,7 +174,7 @@ export function createRouter(options: RouterOptions): (req: Request) => Promise<
     const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
     const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
 
-    const worker = workerFor(entrypoint);
+    const worker = workerFor(entrypoint, req.headers.get(HEADER.version) ?? "");
     const id = nextId++;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => clearTimeout(timer);
@@ -166,7 +191,7 @@ export function createRouter(options: RouterOptions): (req: Request) => Promise<
       return stream(worker, id, head, done);
     } catch (err) {
       done();
-      worker.pending.delete(id);
+      worker.settle(id);
       if (err instanceof Failure) {
         const status = err.kind === "boot" ? 503 : err.kind === "limit" ? 546 : 500;
         return failure(err.kind, status, err.message);
@@ -181,7 +206,7 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
   const pending = worker.pending.get(id);
   if (!pending || NULL_BODY_STATUS.includes(head.status)) {
     worker.post({ type: "cancel", id });
-    worker.pending.delete(id);
+    worker.settle(id);
     done();
     return head;
   }
@@ -196,7 +221,7 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
           waiting = null;
           if (message.type === "chunk") controller.enqueue(message.chunk);
           else {
-            worker.pending.delete(id);
+            worker.settle(id);
             done();
             if (message.type === "end") controller.close();
             else controller.error(new Error(message.type === "error" ? message.message : "unexpected message"));
@@ -209,7 +234,7 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
     },
     cancel() {
       worker.post({ type: "cancel", id });
-      worker.pending.delete(id);
+      worker.settle(id);
       done();
     },
   });

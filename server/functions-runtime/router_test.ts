@@ -21,10 +21,15 @@ async function fn(name: string, source: string): Promise<string> {
   return new URL(`file://${path}`).href;
 }
 
-function call(entrypoint: string, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {
+function call(
+  entrypoint: string,
+  path: string,
+  init: RequestInit & { timeoutMs?: number; version?: string } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set(HEADER.secret, SECRET);
   headers.set(HEADER.entrypoint, entrypoint);
+  if (init.version) headers.set(HEADER.version, init.version);
   if (init.timeoutMs) headers.set(HEADER.timeout, String(init.timeoutMs));
   return router(new Request(`http://127.0.0.1${path}`, { ...init, headers }));
 }
@@ -157,4 +162,32 @@ Deno.test("a 204 answer has no body", async () => {
   const empty = await fn("empty", `Deno.serve(() => new Response(null, { status: 204 }));`);
   const response = await call(empty, "/empty");
   assertEquals([response.status, response.body], [204, null]);
+});
+
+Deno.test("a new version gets a new worker, while the old one finishes the answer it was streaming", async () => {
+  // Each chunk is made when the client reads on: the old answer's end needs the old worker.
+  const source = (word: string) =>
+    `Deno.serve(() => {
+       const chunks = ["${word}:", "done"];
+       const body = new ReadableStream({
+         pull(controller) {
+           const next = chunks.shift();
+           if (next) controller.enqueue(new TextEncoder().encode(next));
+           else controller.close();
+         },
+       }, { highWaterMark: 0 });
+       return new Response(body);
+     });`;
+  const entry = await fn("versioned", source("old"));
+  const old = await call(entry, "/versioned", { version: "1" });
+  const oldReader = old.body!.getReader();
+  assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
+
+  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+
+  let rest = "";
+  for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
+  assertEquals(rest, "done");
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
 });

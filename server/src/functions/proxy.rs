@@ -19,6 +19,7 @@ use super::FunctionsState;
 pub const SECRET_HEADER: &str = "x-functions-secret";
 const ENTRYPOINT_HEADER: &str = "x-functions-entrypoint";
 const TIMEOUT_HEADER: &str = "x-functions-timeout-ms";
+const VERSION_HEADER: &str = "x-functions-version";
 const ERROR_HEADER: &str = "x-functions-error";
 /// How long a request waits for a router that is (re)starting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
@@ -71,7 +72,8 @@ pub async fn invoke(
         .request(method, format!("http://127.0.0.1:{port}{path}{query}"))
         .header(SECRET_HEADER, runtime.secret.expose_secret())
         .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
-        .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string());
+        .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
+        .header(VERSION_HEADER, &function.version);
     for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
         forward = forward.header(header.as_str(), value.as_bytes());
     }

@@ -3,8 +3,10 @@
 //! for a JWT unless it says `verify_jwt = false`. Folders starting with `_` or `.` are shared
 //! code (`_shared/`), never functions.
 //!
-//! Looked up on each request, so a function added while the server runs is found; it reads the
-//! file system only and never runs code.
+//! Looked up on each request, so a function added while the server runs is found, and one
+//! edited gets a new `version` (its files' sizes and modification times, with `_shared/`'s),
+//! which makes the router boot a new worker for it. It reads the file system only and never
+//! runs code.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,8 @@ pub struct Function {
     pub name: String,
     pub entrypoint: PathBuf,
     pub verify_jwt: bool,
+    /// Changes when a file of the function (or of `_shared/`) changes.
+    pub version: String,
 }
 
 /// The entry files looked for, in order, when `config.toml` names none (the CLI's `index.ts`,
@@ -56,8 +60,46 @@ impl Registry {
             _ => entry_file(&dir.join(name)),
         }?;
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
-        Some(Function { name: name.to_string(), entrypoint, verify_jwt: settings.verify_jwt })
+        let folder = entrypoint.parent().unwrap_or(dir);
+        let version = version(&[folder, &dir.join("_shared")]);
+        Some(Function { name: name.to_string(), entrypoint, verify_jwt: settings.verify_jwt, version })
     }
+}
+
+/// Files looked at for a version, at most (a folder holding more is not a function's code).
+const VERSION_FILES: usize = 2000;
+
+/// A digest of the sizes and modification times of the files under `folders` (hidden folders and
+/// `node_modules` left out).
+fn version(folders: &[&Path]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut pending: Vec<PathBuf> = folders.iter().map(|f| f.to_path_buf()).collect();
+    let mut seen = 0;
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') || name == "node_modules" {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                pending.push(entry.path());
+                continue;
+            }
+            seen += 1;
+            if seen > VERSION_FILES {
+                return format!("{:016x}", hasher.finish());
+            }
+            entry.path().hash(&mut hasher);
+            meta.len().hash(&mut hasher);
+            meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).hash(&mut hasher);
+        }
+    }
+    format!("{:016x}", hasher.finish())
 }
 
 fn entry_file(folder: &Path) -> Option<PathBuf> {
@@ -116,6 +158,20 @@ mod tests {
         let dir = folder();
         let found = registry(&dir).find("moved");
         assert!(found.as_ref().is_some_and(|f| f.entrypoint.ends_with("elsewhere/main.ts") && !f.verify_jwt));
+    }
+
+    #[test]
+    fn editing_a_function_or_the_shared_code_changes_its_version() {
+        let dir = folder();
+        let registry = registry(&dir);
+        let version = || registry.find("hello").map(|f| f.version).unwrap_or_default();
+        let first = version();
+        assert_eq!(version(), first);
+        std::fs::write(dir.join("functions/hello/index.ts"), "Deno.serve(() => new Response('hello again'))").unwrap();
+        let edited = version();
+        assert_ne!(edited, first);
+        std::fs::write(dir.join("functions/_shared/cors.ts"), "export const cors = {};").unwrap();
+        assert_ne!(version(), edited);
     }
 
     #[test]

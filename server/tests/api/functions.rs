@@ -380,3 +380,22 @@ async fn the_runtime_is_started_again_after_it_dies_and_serves_the_function_anew
     let new_pid = router_pid(&data_dir).expect("a new Deno child runs");
     assert_ne!(new_pid, pid);
 }
+
+#[tokio::test]
+async fn an_edited_function_answers_with_its_new_code_without_a_restart() {
+    let project = project("", &[("functions/greet/index.ts", "Deno.serve(() => new Response('hello'));")]);
+    let dir = project.clone();
+    let app = spawn_app_with(move |c| {
+        c.project = Some(dir);
+        c.functions.deno_bin = deno();
+    })
+    .await;
+    let before = app.function(reqwest::Method::GET, "greet").send().await.expect("request");
+    assert_eq!(before.text().await.expect("text"), "hello");
+
+    std::fs::write(project.join("functions/greet/index.ts"), "Deno.serve(() => new Response('bonjour'));")
+        .expect("edit the function");
+
+    let after = app.function(reqwest::Method::GET, "greet").send().await.expect("request");
+    assert_eq!(after.text().await.expect("text"), "bonjour");
+}
