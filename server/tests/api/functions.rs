@@ -338,6 +338,9 @@ async fn without_a_functions_folder_every_function_is_not_found() {
     let app = serve("", &[], |_| {}).await;
     let response = app.function(reqwest::Method::GET, "anything").send().await.expect("request");
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let health: Value =
+        app.http.get(format!("{}/health", app.address)).send().await.expect("health").json().await.expect("json");
+    assert_eq!(health["functions"], Value::Null, "no Deno runs without functions");
 }
 
 /// The pid of the Deno child whose router script lies under `data_dir`.
@@ -360,6 +363,9 @@ async fn the_runtime_is_started_again_after_it_dies_and_serves_the_function_anew
     let first = app.function(reqwest::Method::GET, "echo").send().await.expect("request");
     assert_eq!(first.status(), StatusCode::CREATED);
     let pid = router_pid(&data_dir).expect("the Deno child runs");
+    let health: Value =
+        app.http.get(format!("{}/health", app.address)).send().await.expect("health").json().await.expect("json");
+    assert_eq!(health["functions"], "running");
 
     // Act: the child dies.
     // SAFETY: kill(2) on the pid of the child this test's server started.
@@ -398,4 +404,49 @@ async fn an_edited_function_answers_with_its_new_code_without_a_restart() {
 
     let after = app.function(reqwest::Method::GET, "greet").send().await.expect("request");
     assert_eq!(after.text().await.expect("text"), "bonjour");
+}
+
+#[tokio::test]
+async fn the_deno_child_ends_when_the_server_is_killed() {
+    // Arrange: the server binary serving a function, and its Deno child.
+    let project = project("", &[("functions/echo/index.ts", ECHO)]);
+    let data_dir = std::env::temp_dir().join(format!("functions-orphan-{}", &server::keys::random_secret()[..12]));
+    let db_url = crate::helpers::fresh_database().await;
+    let secret = server::keys::random_secret();
+    let (project, dir, deno) = (
+        project.to_string_lossy().to_string(),
+        data_dir.to_string_lossy().to_string(),
+        deno().to_string_lossy().to_string(),
+    );
+    let (mut child, url, anon) = crate::helpers::spawn_binary(&[
+        ("DATABASE_URL", &db_url),
+        ("JWT_SECRET", &secret),
+        ("DATA_DIR", &dir),
+        ("SUPABASE_PROJECT_DIR", &project),
+        ("FUNCTIONS_DENO_BIN", &deno),
+    ])
+    .await;
+    let answer = reqwest::Client::new()
+        .get(format!("{url}/functions/v1/echo"))
+        .bearer_auth(&anon)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(answer.status(), StatusCode::CREATED);
+    let pid = router_pid(&data_dir).expect("the Deno child runs");
+
+    // Act: the server dies without a chance to stop it.
+    child.kill().await.expect("SIGKILL the server");
+
+    // Assert: the child sees its standard input close and exits.
+    let mut alive = true;
+    for _ in 0..100 {
+        alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
+        if !alive {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!alive, "the Deno child {pid} outlived the server");
 }
