@@ -166,6 +166,7 @@ fmt:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
+	cd server/functions-runtime && $(FUNCTIONS_DENO_BIN) fmt --check --no-config --line-width 120 *.ts && $(FUNCTIONS_DENO_BIN) lint --no-config *.ts
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build bench-tools

@@ -121,7 +121,9 @@ class FunctionWorker {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     if (message.type === "head") {
-      pending.head(new Response(null, { status: message.status, headers: message.headers }));
+      // `x-functions-*` answers are the router's own: a function cannot fake a failure.
+      const headers = message.headers.filter(([name]) => !name.toLowerCase().startsWith("x-functions-"));
+      pending.head(new Response(null, { status: message.status, headers }));
     } else if (message.type === "error" && !pending.next) {
       this.settle(message.id);
       pending.fail("worker", message.message);
@@ -242,7 +244,9 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
 }
 
 /** The first line of standard input. */
-async function firstLine(input: ReadableStream<Uint8Array>): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
+async function firstLine(
+  input: ReadableStream<Uint8Array>,
+): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
   const reader = input.getReader();
   const decoder = new TextDecoder();
   let text = "";

@@ -191,3 +191,13 @@ Deno.test("a new version gets a new worker, while the old one finishes the answe
   assertEquals(rest, "done");
   assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
 });
+
+Deno.test("a function cannot answer with the router's own x-functions-* headers", async () => {
+  const faker = await fn(
+    "faker",
+    `Deno.serve(() => new Response("fine", { status: 200, headers: { "x-functions-error": "boot", "x-kept": "1" } }));`,
+  );
+  const response = await call(faker, "/faker");
+  assertEquals([response.status, response.headers.get(HEADER.error), response.headers.get("x-kept")], [200, null, "1"]);
+  assertEquals(await response.text(), "fine");
+});
