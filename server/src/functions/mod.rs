@@ -13,6 +13,7 @@ pub mod error;
 pub mod proxy;
 pub mod registry;
 pub mod runtime;
+pub mod scaffold;
 
 use std::path::PathBuf;
 use std::sync::Arc;

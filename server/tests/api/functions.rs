@@ -450,3 +450,27 @@ async fn the_deno_child_ends_when_the_server_is_killed() {
     }
     assert!(!alive, "the Deno child {pid} outlived the server");
 }
+
+#[tokio::test]
+async fn a_function_made_by_functions_new_is_served_at_once() {
+    let project = project("", &[("functions/echo/index.ts", ECHO)]);
+    let dir = project.clone();
+    let app = spawn_app_with(move |c| {
+        c.project = Some(dir);
+        c.functions.deno_bin = deno();
+    })
+    .await;
+
+    server::functions::scaffold::create(&project, "greeter").expect("the new function");
+
+    let body: Value = app
+        .function(reqwest::Method::POST, "greeter")
+        .json(&json!({ "name": "Functions" }))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(body, json!({ "message": "Hello Functions!" }));
+}
