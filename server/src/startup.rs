@@ -361,7 +361,7 @@ impl Application {
             database.direct.clone(),
             auth.clone().into_inner(),
         );
-        let functions = web::Data::new(start_functions(&config, &keys, gate.verifier.clone(), port));
+        let functions = web::Data::new(start_functions(&config, &keys, gate.verifier.clone(), port, &database.direct));
         let state = web::Data::new(AppState {
             config: config.clone(),
             keys,
@@ -467,6 +467,7 @@ fn start_functions(
     keys: &Keys,
     verifier: Arc<JwtVerifier>,
     port: u16,
+    database_url: &SecretString,
 ) -> crate::functions::FunctionsState {
     let project =
         crate::project::locate(config.project.as_deref()).and_then(|dir| crate::project::Project::open(&dir).ok());
@@ -481,6 +482,8 @@ fn start_functions(
         ("SUPABASE_SERVICE_ROLE_KEY".to_string(), secret(&keys.service_role_key)),
         ("SUPABASE_PUBLISHABLE_KEY".to_string(), secret(&keys.api_keys.publishable)),
         ("SUPABASE_SECRET_KEY".to_string(), secret(&keys.api_keys.secret)),
+        // The database's owner, as Supabase gives its functions the `postgres` role's URL.
+        ("SUPABASE_DB_URL".to_string(), secret(database_url)),
     ];
     crate::functions::FunctionsState::start(crate::functions::Start {
         config: config.functions.clone(),

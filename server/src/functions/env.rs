@@ -1,5 +1,6 @@
 //! The environment a function sees: `SUPABASE_URL` (this server, reached over loopback), the
-//! anon and service-role keys, the new publishable and secret keys, and the project's secrets
+//! anon and service-role keys, the new publishable and secret keys, `SUPABASE_DB_URL` (given by
+//! `startup`), and the project's secrets
 //! from `functions/.env` (as `supabase functions serve` loads it). Names starting with
 //! `SUPABASE_` are reserved and skipped in the file. Values are secrets: never logged.
 

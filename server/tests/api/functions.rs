@@ -179,6 +179,7 @@ Deno.serve(() => Response.json({
   url: Deno.env.get("SUPABASE_URL"),
   anon: Deno.env.get("SUPABASE_ANON_KEY"),
   secret: Deno.env.get("STRIPE_KEY"),
+  db: Deno.env.get("SUPABASE_DB_URL"),
 }));
 "#;
     let app = serve(
@@ -197,6 +198,7 @@ Deno.serve(() => Response.json({
     assert_eq!(body["url"], app.address.as_str());
     assert_eq!(body["anon"], app.anon_key.as_str());
     assert_eq!(body["secret"], "sk_test_1");
+    assert_eq!(body["db"], app.db_url.as_str());
     let names: Vec<&str> = body["names"].as_array().expect("names").iter().filter_map(Value::as_str).collect();
     let given = [
         "DENO_DIR",
@@ -204,6 +206,7 @@ Deno.serve(() => Response.json({
         "NO_COLOR",
         "STRIPE_KEY",
         "SUPABASE_ANON_KEY",
+        "SUPABASE_DB_URL",
         "SUPABASE_PUBLISHABLE_KEY",
         "SUPABASE_SECRET_KEY",
         "SUPABASE_SERVICE_ROLE_KEY",
