@@ -18,7 +18,12 @@ export interface RouterOptions {
   secret: string;
   /** Folders a function may read (its own code is in them). */
   readPaths: string[];
+  /** A worker without requests for this long is stopped (its memory returned); 0 keeps them. */
+  idleMs?: number;
 }
+
+/** The request handler, and the sweep of idle workers (`now` given by tests). */
+export type Router = ((req: Request) => Promise<Response>) & { sweep(now?: number): number };
 
 export const HEADER = {
   secret: "x-functions-secret",
@@ -54,6 +59,8 @@ interface Pending {
 class FunctionWorker {
   readonly ready: Promise<void>;
   readonly pending = new Map<number, Pending>();
+  /** When the last request came or ended. */
+  lastUsed = Date.now();
   #worker: Worker;
   #closed = false;
   #retired = false;
@@ -103,6 +110,7 @@ class FunctionWorker {
   /** A request is over: forget it, and stop a retired worker once it has none left. */
   settle(id: number): void {
     this.pending.delete(id);
+    this.lastUsed = Date.now();
     if (this.#retired && this.pending.size === 0) this.close("worker", "replaced by a newer version");
   }
 
@@ -145,7 +153,7 @@ class FunctionWorker {
 }
 
 /** The router's request handler. */
-export function createRouter(options: RouterOptions): (req: Request) => Promise<Response> {
+export function createRouter(options: RouterOptions): Router {
   const workers = new Map<string, FunctionWorker>();
   let nextId = 1;
 
@@ -163,10 +171,20 @@ export function createRouter(options: RouterOptions): (req: Request) => Promise<
       worker = created;
       workers.set(entrypoint, worker);
     }
+    worker.lastUsed = Date.now();
     return worker;
   }
 
-  return async (req: Request): Promise<Response> => {
+  /** Stop the workers idle for `idleMs`; how many were stopped. */
+  function sweep(now = Date.now()): number {
+    const idleMs = options.idleMs ?? 0;
+    if (idleMs <= 0) return 0;
+    const idle = [...workers.values()].filter((w) => w.pending.size === 0 && now - w.lastUsed >= idleMs);
+    for (const worker of idle) worker.retire();
+    return idle.length;
+  }
+
+  const handle = async (req: Request): Promise<Response> => {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
     if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
@@ -201,6 +219,7 @@ export function createRouter(options: RouterOptions): (req: Request) => Promise<
       throw err;
     }
   };
+  return Object.assign(handle, { sweep });
 }
 
 /** The worker's answer as a response whose body pulls one chunk at a time. */
@@ -262,11 +281,13 @@ async function firstLine(
 if (import.meta.main) {
   const { line, rest } = await firstLine(Deno.stdin.readable);
   const options: RouterOptions = JSON.parse(line);
+  const router = createRouter(options);
+  if ((options.idleMs ?? 0) > 0) setInterval(() => router.sweep(), Math.min(options.idleMs!, 30_000));
   Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
-  }, createRouter(options));
+  }, router);
   // The server holds standard input open: its end means the server is gone.
   while (!(await rest.read()).done) { /* nothing else is sent */ }
   Deno.exit(0);

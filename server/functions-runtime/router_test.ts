@@ -12,7 +12,7 @@ function assertEquals<T>(actual: T, expected: T, what = ""): void {
 
 const dir = await Deno.makeTempDir({ prefix: "functions-router-test-" });
 const SECRET = "test-secret";
-const router = createRouter({ secret: SECRET, readPaths: [dir] });
+const router = createRouter({ secret: SECRET, readPaths: [dir], idleMs: 60_000 });
 
 async function fn(name: string, source: string): Promise<string> {
   await Deno.mkdir(`${dir}/${name}`, { recursive: true });
@@ -200,4 +200,20 @@ Deno.test("a function cannot answer with the router's own x-functions-* headers"
   const response = await call(faker, "/faker");
   assertEquals([response.status, response.headers.get(HEADER.error), response.headers.get("x-kept")], [200, null, "1"]);
   assertEquals(await response.text(), "fine");
+});
+
+Deno.test("a worker idle past idleMs is stopped by the sweep, and the next request boots a new one", async () => {
+  const counter = await fn("counter", `let n = 0; Deno.serve(() => new Response(String(++n)));`);
+  assertEquals(await (await call(counter, "/counter")).text(), "1");
+  assertEquals(await (await call(counter, "/counter")).text(), "2");
+  const busyOnes = router.sweep(Date.now());
+  assertEquals(busyOnes, 0, "none idle yet");
+  const health = async () =>
+    (await (await router(new Request("http://x/_internal/health", { headers: { [HEADER.secret]: SECRET } }))).json())
+      .workers;
+  const before = await health();
+  assertEquals(router.sweep(Date.now() + 120_000) >= 1, true);
+  assertEquals(await health(), 0);
+  assertEquals(before > 0, true);
+  assertEquals(await (await call(counter, "/counter")).text(), "1");
 });

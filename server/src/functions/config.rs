@@ -22,6 +22,11 @@ pub struct FunctionsConfig {
     #[arg(long = "functions-wall-clock-secs", env = "FUNCTIONS_WALL_CLOCK_SECS", default_value_t = 400)]
     pub wall_clock_secs: u64,
 
+    /// Seconds a function's worker may sit without requests before it is stopped and its memory
+    /// returned (the next request boots it again); 0 keeps workers for good.
+    #[arg(long = "functions-worker-idle-secs", env = "FUNCTIONS_WORKER_IDLE_SECS", default_value_t = 300)]
+    pub worker_idle_secs: u64,
+
     /// Largest request body a function is given, in bytes (413 beyond it).
     #[arg(long = "functions-max-request-bytes", env = "FUNCTIONS_MAX_REQUEST_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_request_bytes: usize,

@@ -66,6 +66,7 @@ impl FunctionsState {
                 functions_dir: dir.clone(),
                 work_dir: start.data_dir.join("functions-runtime"),
                 env: env::function_env(dir, start.platform_env),
+                worker_idle: std::time::Duration::from_secs(start.config.worker_idle_secs),
             })
         });
         FunctionsState {

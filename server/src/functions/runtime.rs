@@ -53,6 +53,8 @@ pub struct Launch {
     /// The variables functions see (`SUPABASE_URL`, keys, the project's secrets); nothing else
     /// of the server's environment is passed.
     pub env: Vec<(String, SecretString)>,
+    /// A worker idle this long is stopped (0: never).
+    pub worker_idle: Duration,
 }
 
 /// The running supervisor.
@@ -163,7 +165,11 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
     else {
         return Err("the child's pipes are missing".into());
     };
-    let options = serde_json::json!({ "secret": secret.expose_secret(), "readPaths": [functions_dir] });
+    let options = serde_json::json!({
+        "secret": secret.expose_secret(),
+        "readPaths": [functions_dir],
+        "idleMs": u64::try_from(launch.worker_idle.as_millis()).unwrap_or(u64::MAX),
+    });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
     tokio::spawn(forward_lines(BufReader::new(stderr), "stderr"));
     let mut lines = BufReader::new(stdout).lines();
