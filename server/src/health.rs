@@ -65,6 +65,7 @@ async fn report(state: &AppState) -> (bool, Value) {
     let functions = match state.functions.runtime.as_ref().map(|r| r.status()) {
         Some(crate::functions::runtime::Status::Ready { .. }) => json!("running"),
         Some(crate::functions::runtime::Status::Starting) => json!("starting"),
+        Some(crate::functions::runtime::Status::Down) => json!("down"),
         Some(crate::functions::runtime::Status::Stopped) => json!("stopped"),
         None => Value::Null,
     };

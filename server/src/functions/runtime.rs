@@ -37,8 +37,13 @@ const STABLE_AFTER: Duration = Duration::from_secs(60);
 /// Where the router is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// Being started: a request waits for it a little.
     Starting,
-    Ready { port: u16 },
+    Ready {
+        port: u16,
+    },
+    /// Died or could not start, and waits out its backoff: a request is refused at once.
+    Down,
     Stopped,
 }
 
@@ -78,7 +83,7 @@ impl Runtime {
     /// The router's port, waiting up to `wait` for one that is starting; `None` if not running.
     pub async fn endpoint(&self, wait: Duration) -> Option<u16> {
         let mut status = self.status.clone();
-        let settled = |s: &Status| matches!(s, Status::Ready { .. } | Status::Stopped);
+        let settled = |s: &Status| !matches!(s, Status::Starting);
         let ready = tokio::time::timeout(wait, async { status.wait_for(settled).await.map(|s| *s) }).await;
         match ready {
             Ok(Ok(Status::Ready { port })) => Some(port),
@@ -123,7 +128,7 @@ async fn supervise(
                 tracing::error!(deno = %launch.deno_bin.display(), "functions: cannot start the runtime: {message}")
             }
         }
-        let _ = status.send(Status::Starting);
+        let _ = status.send(Status::Down);
         if started.elapsed() > STABLE_AFTER {
             backoff = BACKOFF_FIRST;
         }

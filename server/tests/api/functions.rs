@@ -477,3 +477,18 @@ async fn a_function_made_by_functions_new_is_served_at_once() {
         .expect("json");
     assert_eq!(body, json!({ "message": "Hello Functions!" }));
 }
+
+#[tokio::test]
+async fn without_a_deno_to_run_functions_answer_boot_error_and_health_says_so() {
+    let app =
+        serve("", &[("functions/echo/index.ts", ECHO)], |c| c.functions.deno_bin = "/nonexistent/deno".into()).await;
+
+    let response = app.function(reqwest::Method::GET, "echo").send().await.expect("request");
+
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.json::<Value>().await.expect("json")["code"], "BOOT_ERROR");
+    let health = app.http.get(format!("{}/health", app.address)).send().await.expect("health");
+    assert_eq!(health.status(), StatusCode::OK, "the other surfaces are up");
+    let body: Value = health.json().await.expect("json");
+    assert!(body["functions"] == "down" || body["functions"] == "starting", "{body}");
+}
