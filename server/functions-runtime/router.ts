@@ -120,8 +120,10 @@ class FunctionWorker {
     if (this.pending.size === 0) this.close("worker", "replaced by a newer version");
   }
 
-  post(message: ToWorker, transfer: Transferable[] = []): void {
+  /** Send to the worker; false when it is closed (nothing will answer). */
+  post(message: ToWorker, transfer: Transferable[] = []): boolean {
     if (!this.#closed) this.#worker.postMessage(message, transfer);
+    return !this.#closed;
   }
 
   #receive(message: FromWorker): void {
@@ -206,7 +208,9 @@ export function createRouter(options: RouterOptions): Router {
       const head = await new Promise<Response>((resolve, reject) => {
         worker.pending.set(id, { head: resolve, fail: (kind, message) => reject(new Failure(kind, message)) });
         const transfer = body ? [body] : [];
-        worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
+        const sent = worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
+        // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
+        if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
       });
       return stream(worker, id, head, done);
     } catch (err) {
