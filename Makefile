@@ -11,6 +11,10 @@ export TEST_DATA_DIR
 SUPABASE_PROJECT_DIR ?= $(CURDIR)/web/supabase
 export SUPABASE_PROJECT_DIR
 
+# The pinned Deno that runs Edge Functions (npm package `deno`, installed by `make setup`).
+FUNCTIONS_DENO_BIN ?= $(CURDIR)/server/functions-runtime/node_modules/@deno/linux-x64-glibc/deno
+export FUNCTIONS_DENO_BIN
+
 SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
@@ -44,7 +48,10 @@ setup-system:
 	fi
 	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 
-setup-node: supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json
+setup-node: supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json server/functions-runtime/node_modules/.package-lock.json
+
+server/functions-runtime/node_modules/.package-lock.json: server/functions-runtime/package-lock.json
+	cd server/functions-runtime && npm ci --no-audit --no-fund
 
 ## setup-python: the virtual environment of the supabase-py compatibility tests (pinned versions).
 setup-python: supabase-compat-tests/.venv/.installed
@@ -117,6 +124,7 @@ test: setup
 	DATA_DIR=$(TEST_DATA_DIR) DB_PORT=0 $(SERVER_DEBUG) db start >/dev/null
 	@status=0; \
 	cargo test -p server || status=$$?; \
+	$(MAKE) --no-print-directory test-functions-runtime || status=$$?; \
 	$(MAKE) --no-print-directory test-sql || status=$$?; \
 	$(MAKE) --no-print-directory test-types || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
@@ -124,6 +132,11 @@ test: setup
 	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
 	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
 	exit $$status
+
+## test-functions-runtime: the Deno router of Edge Functions with real workers (deno test).
+.PHONY: test-functions-runtime
+test-functions-runtime: server/functions-runtime/node_modules/.package-lock.json
+	cd server/functions-runtime && NO_COLOR=1 $(FUNCTIONS_DENO_BIN) test --allow-all --unstable-worker-options --no-config router_test.ts
 
 ## test-sql: pgTAP tests of the app schema and policies, on a fresh migrated database.
 test-sql:
@@ -186,6 +199,7 @@ docs-config:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
+	cd server/functions-runtime && $(FUNCTIONS_DENO_BIN) fmt --check --no-config --line-width 120 *.ts && $(FUNCTIONS_DENO_BIN) lint --no-config *.ts
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build bench-tools

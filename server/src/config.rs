@@ -43,6 +43,11 @@ pub enum Command {
         #[command(subcommand)]
         action: MigrationAction,
     },
+    /// The project's Edge Functions, as `supabase functions` manages them.
+    Functions {
+        #[command(subcommand)]
+        action: FunctionsAction,
+    },
     /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
     Db {
         #[command(subcommand)]
@@ -128,6 +133,14 @@ pub enum MigrationAction {
     New { name: String },
     /// The migrations of the project folder and those applied to the database, side by side.
     List,
+}
+
+/// Actions on the project's Edge Functions.
+#[derive(Debug, Clone, Subcommand)]
+pub enum FunctionsAction {
+    /// Create `functions/<name>/index.ts` in the project folder (`./supabase` when none is given),
+    /// served at `/functions/v1/<name>` without a restart.
+    New { name: String },
 }
 
 /// Actions on the database.
@@ -294,6 +307,9 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "Realtime")]
     pub realtime: crate::realtime::RealtimeConfig,
+
+    #[command(flatten, next_help_heading = "Functions")]
+    pub functions: crate::functions::FunctionsConfig,
 
     #[command(flatten, next_help_heading = "Outbox")]
     pub outbox: crate::outbox::OutboxConfig,

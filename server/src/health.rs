@@ -4,7 +4,9 @@
 //! `/health` always describes (200 when everything answers, 503 otherwise); `/health/ready` is
 //! the short answer a load balancer wants (200 `ready` or 503 `not ready`). A pool that cannot
 //! hand out a connection within `WAIT` is reported `exhausted`: the requests waiting on it
-//! would wait too. The checks borrow a connection each and do nothing else.
+//! would wait too. The checks borrow a connection each and do nothing else. The Edge Functions
+//! runtime's state is told (`running`, `starting`, or null without functions) but does not make
+//! the server unavailable: only its functions are.
 
 use crate::db::cached::CachedQueries;
 use std::time::Duration;
@@ -60,11 +62,19 @@ async fn report(state: &AppState) -> (bool, Value) {
         Some(false) => json!("stopped"),
         None => Value::Null,
     };
+    let functions = match state.functions.runtime.as_ref().map(|r| r.status()) {
+        Some(crate::functions::runtime::Status::Ready { .. }) => json!("running"),
+        Some(crate::functions::runtime::Status::Starting) => json!("starting"),
+        Some(crate::functions::runtime::Status::Down) => json!("down"),
+        Some(crate::functions::runtime::Status::Stopped) => json!("stopped"),
+        None => Value::Null,
+    };
     let body = json!({
         "status": if ok { "ok" } else { "unavailable" },
         "database": database,
         "pools": {"admin": admin, "request": request},
         "embedded_cluster": embedded,
+        "functions": functions,
     });
     (ok, body)
 }

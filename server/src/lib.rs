@@ -1,4 +1,4 @@
-//! A Supabase-compatible backend: `/auth/v1`, `/rest/v1`, `/storage/v1` and `/realtime/v1`
+//! A Supabase-compatible backend: `/auth/v1`, `/rest/v1`, `/storage/v1`, `/realtime/v1` and `/functions/v1`
 //! served by one binary over one PostgreSQL database, where row-level security decides.
 //!
 //! The binary (`main.rs`) only parses configuration and calls [`startup::Application::build`].
@@ -7,6 +7,7 @@ pub mod auth;
 pub mod config;
 pub mod config_doc;
 pub mod db;
+pub mod functions;
 pub mod gate;
 pub mod health;
 pub mod jwt;

@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use secrecy::ExposeSecret;
-use server::config::{Cli, Command, Config, DbAction, GenAction, KeysAction, MigrationAction};
+use server::config::{Cli, Command, Config, DbAction, FunctionsAction, GenAction, KeysAction, MigrationAction};
 use server::db::embedded::EmbeddedPostgres;
 use server::db::AUTHENTICATOR;
 use server::keys::Keys;
@@ -155,6 +155,11 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let dir = server::project::locate(config.project.as_deref()).unwrap_or_else(|| "supabase".into());
             let path = server::project::migrations::create(&dir, &name)?;
             println!("Created new migration at {}", path.display());
+        }
+        Command::Functions { action: FunctionsAction::New { name } } => {
+            let dir = server::project::locate(config.project.as_deref()).unwrap_or_else(|| "supabase".into());
+            let path = server::functions::scaffold::create(&dir, &name)?;
+            println!("Created new function at {}", path.display());
         }
         Command::Migration { action: MigrationAction::List } => {
             let dir = server::project::locate(config.project.as_deref())

@@ -27,5 +27,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     crate::storage::configure(cfg);
     // Realtime checks its own keys: a refused upgrade answers in Realtime's shape.
     cfg.configure(crate::realtime::configure);
+    // Functions check their own JWT (per function, `verify_jwt`), in the edge runtime's shape.
+    cfg.configure(crate::functions::configure);
     crate::site::configure(cfg, web_dir);
 }

@@ -44,6 +44,8 @@ pub const CORS_ALLOW_HEADERS: &[&str] = &[
     "x-upsert",
     "x-supabase-api-version",
     "cache-control",
+    // functions-js names the region a function should run in
+    "x-region",
     // resumable uploads (TUS)
     "tus-resumable",
     "upload-length",
@@ -102,6 +104,7 @@ pub struct AppState {
     pub auth: web::Data<AuthState>,
     pub realtime: Arc<Realtime>,
     pub storage: web::Data<crate::storage::StorageState>,
+    pub functions: web::Data<crate::functions::FunctionsState>,
     /// The embedded cluster's data directory, when the server runs one.
     pub embedded_pgdata: Option<std::path::PathBuf>,
 }
@@ -366,6 +369,7 @@ impl Application {
             database.direct.clone(),
             auth.clone().into_inner(),
         );
+        let functions = web::Data::new(start_functions(&config, &keys, gate.verifier.clone(), port, &database.direct));
         let state = web::Data::new(AppState {
             config: config.clone(),
             keys,
@@ -375,6 +379,7 @@ impl Application {
             auth: auth.clone(),
             realtime: realtime.clone(),
             storage: storage.clone(),
+            functions: functions.clone(),
             embedded_pgdata: cluster.cluster.as_ref().map(|e| e.pgdata().to_path_buf()),
         });
         let realtime_data = web::Data::from(realtime);
@@ -390,6 +395,7 @@ impl Application {
                 .app_data(auth.clone())
                 .app_data(storage.clone())
                 .app_data(realtime_data.clone())
+                .app_data(functions.clone())
                 .wrap(from_fn(crate::panic_guard::middleware))
                 .wrap(cors(&cors_origins))
                 .wrap(from_fn(telemetry::middleware))
@@ -450,6 +456,7 @@ impl Application {
             handle.stop(true).await;
         });
         let served = self.server.await;
+        self.state.functions.stop();
         if let Some((cluster, supervisor)) = self.embedded {
             supervisor.stop();
             drop(self.state);
@@ -459,6 +466,40 @@ impl Application {
         }
         Ok(served?)
     }
+}
+
+/// The functions surface: the project's functions folder served by a Deno child that calls this
+/// server back over loopback with the project's keys.
+fn start_functions(
+    config: &Config,
+    keys: &Keys,
+    verifier: Arc<JwtVerifier>,
+    port: u16,
+    database_url: &SecretString,
+) -> crate::functions::FunctionsState {
+    let project =
+        crate::project::locate(config.project.as_deref()).and_then(|dir| crate::project::Project::open(&dir).ok());
+    let host = match config.host.as_str() {
+        "0.0.0.0" | "::" | "[::]" | "" => "127.0.0.1",
+        host => host,
+    };
+    let secret = |value: &SecretString| SecretString::from(value.expose_secret().to_string());
+    let platform_env = vec![
+        ("SUPABASE_URL".to_string(), SecretString::from(format!("http://{host}:{port}"))),
+        ("SUPABASE_ANON_KEY".to_string(), secret(&keys.anon_key)),
+        ("SUPABASE_SERVICE_ROLE_KEY".to_string(), secret(&keys.service_role_key)),
+        ("SUPABASE_PUBLISHABLE_KEY".to_string(), secret(&keys.api_keys.publishable)),
+        ("SUPABASE_SECRET_KEY".to_string(), secret(&keys.api_keys.secret)),
+        // The database's owner, as Supabase gives its functions the `postgres` role's URL.
+        ("SUPABASE_DB_URL".to_string(), secret(database_url)),
+    ];
+    crate::functions::FunctionsState::start(crate::functions::Start {
+        config: config.functions.clone(),
+        project,
+        data_dir: config.data_dir.clone(),
+        verifier,
+        platform_env,
+    })
 }
 
 /// SIGINT or SIGTERM.

@@ -29,6 +29,8 @@ pub struct ProjectConfig {
     pub seed_enabled: bool,
     /// `[db.seed] sql_paths`, relative to the project folder (default `./seed.sql`).
     pub seed_paths: Vec<String>,
+    /// `[functions.<name>]`: whether each function is served, checked for a JWT, and its entry.
+    pub functions: std::collections::HashMap<String, FunctionSettings>,
     /// Keys the CLI knows that this server does not apply yet.
     pub not_applied: Vec<String>,
     /// Keys the CLI does not know, and `env(NAME)` references to unset variables.
@@ -42,6 +44,23 @@ pub struct Bucket {
     pub public: Option<bool>,
     pub file_size_limit: Option<i64>,
     pub allowed_mime_types: Option<Vec<String>>,
+}
+
+/// `[functions.<name>]` of `config.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionSettings {
+    /// Served at all (default true).
+    pub enabled: bool,
+    /// Requests need a valid JWT in `Authorization` (default true).
+    pub verify_jwt: bool,
+    /// The entry file, relative to the project folder (default `functions/<name>/index.ts`).
+    pub entrypoint: Option<String>,
+}
+
+impl Default for FunctionSettings {
+    fn default() -> Self {
+        FunctionSettings { enabled: true, verify_jwt: true, entrypoint: None }
+    }
 }
 
 /// How a value becomes a setting.
@@ -109,6 +128,9 @@ const RULES: &[(&str, Rule)] = &[
     ("experimental.*", Rule::Skip),
     ("remotes.*", Rule::NotYet),
     ("edge_runtime.*", Rule::NotYet),
+    ("functions.*.enabled", Rule::Project),
+    ("functions.*.verify_jwt", Rule::Project),
+    ("functions.*.entrypoint", Rule::Project),
     ("functions.*", Rule::NotYet),
     ("storage.enabled", Rule::Skip),
     ("storage.file_size_limit", Rule::Env("FILE_SIZE_LIMIT", Conv::Size)),
@@ -323,6 +345,14 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
         "db.seed.enabled" => out.seed_enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
         "db.seed.sql_paths" => out.seed_paths = strings(key, value)?,
         "auth.email.smtp.enabled" => {}
+        _ if segments[0] == "functions" => {
+            let function = out.functions.entry(segments[1].to_string()).or_default();
+            match segments[2] {
+                "enabled" => function.enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+                "verify_jwt" => function.verify_jwt = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+                _ => function.entrypoint = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string()),
+            }
+        }
         _ => {
             let name = segments[2].to_string();
             let index = match out.buckets.iter().position(|b| b.name == name) {
@@ -616,6 +646,23 @@ mod tests {
         assert_eq!(env_of(&config, "WEBAUTHN_RP_ORIGINS").as_deref(), Some("http://localhost:3000"));
         assert_eq!(env_of(&config, "RATE_LIMIT_OTP").as_deref(), Some("100"));
         assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn functions_sections_say_which_are_served_checked_and_where_their_entry_is() {
+        let text = "[functions.hook]\nverify_jwt = false\n[functions.old]\nenabled = false\n[functions.moved]\nentrypoint = \"./elsewhere/main.ts\"\nimport_map = \"./map.json\"";
+        let config = parse(text, &no_env).unwrap();
+        let hook = FunctionSettings { verify_jwt: false, ..Default::default() };
+        let old = FunctionSettings { enabled: false, ..Default::default() };
+        let moved = FunctionSettings { entrypoint: Some("./elsewhere/main.ts".into()), ..Default::default() };
+        assert_eq!(config.functions.get("hook"), Some(&hook));
+        assert_eq!(config.functions.get("old"), Some(&old));
+        assert_eq!(config.functions.get("moved"), Some(&moved));
+        assert_eq!(config.not_applied, vec!["functions.moved.import_map"]);
+        assert_eq!(
+            parse("[functions.f]\nverify_jwt = \"no\"", &no_env).unwrap_err(),
+            "functions.f.verify_jwt must be a boolean"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod auth;
 mod auth_refresh_batch;
 mod foundation;
+mod functions;
 mod fuzz;
 mod helpers;
 mod http_large_bodies;

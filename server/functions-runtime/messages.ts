@@ -1,0 +1,27 @@
+/**
+ * The messages between the router and a function's worker (docs/functions.md).
+ *
+ * One request is one `request`; its answer is `head`, then `chunk`s, each sent only after the
+ * router's `pull` (so a fast body never piles up in memory), then `end`; or `error` instead.
+ */
+
+export type ToWorker =
+  | { type: "boot"; entrypoint: string }
+  | {
+    type: "request";
+    id: number;
+    method: string;
+    url: string;
+    headers: [string, string][];
+    body: ArrayBuffer | null;
+  }
+  | { type: "pull"; id: number }
+  | { type: "cancel"; id: number };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "boot_error"; message: string }
+  | { type: "head"; id: number; status: number; headers: [string, string][] }
+  | { type: "chunk"; id: number; chunk: Uint8Array }
+  | { type: "end"; id: number }
+  | { type: "error"; id: number; message: string };

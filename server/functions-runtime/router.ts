@@ -1,0 +1,298 @@
+/**
+ * The router that the server's Deno child runs: one HTTP listener on 127.0.0.1, one worker per
+ * function (its own isolate, with read access to the functions' folder and write access to
+ * /tmp only), requests handed to the worker as messages and its answer streamed back.
+ *
+ * The server decides everything else: which function a URL names, JWT checks, body sizes and
+ * the wall-clock limit and the function's version, which it sends with each request (a new
+ * version gets a new worker; the old one finishes its requests, then stops). The router only enforces that limit
+ * and says how a request failed in `x-functions-error` (`boot`, `worker`, `limit`); the server
+ * turns that into Supabase's answer. Protocol: docs/functions.md.
+ */
+
+import type { FromWorker, ToWorker } from "./messages.ts";
+
+/** What the server writes on the router's standard input, as one JSON line. */
+export interface RouterOptions {
+  /** Every request must carry it in `x-functions-secret`. */
+  secret: string;
+  /** Folders a function may read (its own code is in them). */
+  readPaths: string[];
+  /** A worker without requests for this long is stopped (its memory returned); 0 keeps them. */
+  idleMs?: number;
+}
+
+/** The request handler, and the sweep of idle workers (`now` given by tests). */
+export type Router = ((req: Request) => Promise<Response>) & { sweep(now?: number): number };
+
+export const HEADER = {
+  secret: "x-functions-secret",
+  entrypoint: "x-functions-entrypoint",
+  timeout: "x-functions-timeout-ms",
+  version: "x-functions-version",
+  error: "x-functions-error",
+} as const;
+
+export type FailureKind = "boot" | "worker" | "limit";
+
+const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
+
+function failure(kind: FailureKind | "forbidden" | "bad_request", status: number, message: string): Response {
+  return new Response(message, { status, headers: { [HEADER.error]: kind, "content-type": "text/plain" } });
+}
+
+class Failure extends Error {
+  constructor(readonly kind: FailureKind, message: string) {
+    super(message);
+  }
+}
+
+/** One request in flight on a worker. */
+interface Pending {
+  head(response: Response): void;
+  fail(kind: FailureKind, message: string): void;
+  /** Set once the head arrived: where the next chunk, the end or an error goes. */
+  next?: (message: FromWorker) => void;
+}
+
+/** A function's worker: booted once, then reused until it fails or runs past a limit. */
+class FunctionWorker {
+  readonly ready: Promise<void>;
+  readonly pending = new Map<number, Pending>();
+  /** When the last request came or ended. */
+  lastUsed = Date.now();
+  #worker: Worker;
+  #closed = false;
+  #retired = false;
+
+  constructor(
+    entrypoint: string,
+    readonly version: string,
+    options: RouterOptions,
+    private onClose: () => void,
+  ) {
+    this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
+      type: "module",
+      // @ts-ignore: Deno's worker options (--unstable-worker-options)
+      deno: {
+        permissions: {
+          net: true,
+          env: true,
+          read: [...options.readPaths, "/tmp"],
+          write: ["/tmp"],
+          import: true,
+          sys: true,
+          run: false,
+          ffi: false,
+        },
+      },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
+        const message = event.data;
+        if (message.type === "ready") resolve();
+        else if (message.type === "boot_error") {
+          console.error(`function ${entrypoint} failed to boot: ${message.message}`);
+          this.close("boot", message.message);
+          reject(new Failure("boot", message.message));
+        } else this.#receive(message);
+      };
+      this.#worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        console.error(`function ${entrypoint}: ${event.message}`);
+        reject(new Failure("boot", event.message));
+        this.close("worker", event.message);
+      };
+    });
+    this.post({ type: "boot", entrypoint });
+  }
+
+  /** A request is over: forget it, and stop a retired worker once it has none left. */
+  settle(id: number): void {
+    this.pending.delete(id);
+    this.lastUsed = Date.now();
+    if (this.#retired && this.pending.size === 0) this.close("worker", "replaced by a newer version");
+  }
+
+  /** Take no new requests (a newer version of the function serves them); stop once idle. */
+  retire(): void {
+    this.#retired = true;
+    if (this.pending.size === 0) this.close("worker", "replaced by a newer version");
+  }
+
+  /** Send to the worker; false when it is closed (nothing will answer). */
+  post(message: ToWorker, transfer: Transferable[] = []): boolean {
+    if (!this.#closed) this.#worker.postMessage(message, transfer);
+    return !this.#closed;
+  }
+
+  #receive(message: FromWorker): void {
+    if (!("id" in message)) return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    if (message.type === "head") {
+      // `x-functions-*` answers are the router's own: a function cannot fake a failure.
+      const headers = message.headers.filter(([name]) => !name.toLowerCase().startsWith("x-functions-"));
+      pending.head(new Response(null, { status: message.status, headers }));
+    } else if (message.type === "error" && !pending.next) {
+      this.settle(message.id);
+      pending.fail("worker", message.message);
+    } else pending.next?.(message);
+  }
+
+  /** Stop the worker: every request on it fails with `kind`. */
+  close(kind: FailureKind, message: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.terminate();
+    this.onClose();
+    for (const pending of this.pending.values()) {
+      if (pending.next) pending.next({ type: "error", id: -1, message });
+      else pending.fail(kind, message);
+    }
+    this.pending.clear();
+  }
+}
+
+/** The router's request handler. */
+export function createRouter(options: RouterOptions): Router {
+  const workers = new Map<string, FunctionWorker>();
+  let nextId = 1;
+
+  function workerFor(entrypoint: string, version: string): FunctionWorker {
+    let worker = workers.get(entrypoint);
+    if (worker && worker.version !== version) {
+      workers.delete(entrypoint);
+      worker.retire();
+      worker = undefined;
+    }
+    if (!worker) {
+      const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, () => {
+        if (workers.get(entrypoint) === created) workers.delete(entrypoint);
+      });
+      worker = created;
+      workers.set(entrypoint, worker);
+    }
+    worker.lastUsed = Date.now();
+    return worker;
+  }
+
+  /** Stop the workers idle for `idleMs`; how many were stopped. */
+  function sweep(now = Date.now()): number {
+    const idleMs = options.idleMs ?? 0;
+    if (idleMs <= 0) return 0;
+    const idle = [...workers.values()].filter((w) => w.pending.size === 0 && now - w.lastUsed >= idleMs);
+    for (const worker of idle) worker.retire();
+    return idle.length;
+  }
+
+  const handle = async (req: Request): Promise<Response> => {
+    if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
+    const url = new URL(req.url);
+    if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
+    const entrypoint = req.headers.get(HEADER.entrypoint);
+    if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
+    const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
+    const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
+    const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
+
+    const worker = workerFor(entrypoint, req.headers.get(HEADER.version) ?? "");
+    const id = nextId++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => clearTimeout(timer);
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`), timeoutMs);
+    }
+    try {
+      await worker.ready;
+      const head = await new Promise<Response>((resolve, reject) => {
+        worker.pending.set(id, { head: resolve, fail: (kind, message) => reject(new Failure(kind, message)) });
+        const transfer = body ? [body] : [];
+        const sent = worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
+        // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
+        if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
+      });
+      return stream(worker, id, head, done);
+    } catch (err) {
+      done();
+      worker.settle(id);
+      if (err instanceof Failure) {
+        const status = err.kind === "boot" ? 503 : err.kind === "limit" ? 546 : 500;
+        return failure(err.kind, status, err.message);
+      }
+      throw err;
+    }
+  };
+  return Object.assign(handle, { sweep });
+}
+
+/** The worker's answer as a response whose body pulls one chunk at a time. */
+function stream(worker: FunctionWorker, id: number, head: Response, done: () => void): Response {
+  const pending = worker.pending.get(id);
+  if (!pending || NULL_BODY_STATUS.includes(head.status)) {
+    worker.post({ type: "cancel", id });
+    worker.settle(id);
+    done();
+    return head;
+  }
+  // A message that came while no pull waited (the worker closed under a limit): the next pull's.
+  let early: FromWorker | null = null;
+  let waiting: ((message: FromWorker) => void) | null = null;
+  pending.next = (message) => (waiting ? waiting(message) : (early = message));
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      return new Promise<void>((resolve) => {
+        waiting = (message) => {
+          waiting = null;
+          if (message.type === "chunk") controller.enqueue(message.chunk);
+          else {
+            worker.settle(id);
+            done();
+            if (message.type === "end") controller.close();
+            else controller.error(new Error(message.type === "error" ? message.message : "unexpected message"));
+          }
+          resolve();
+        };
+        if (early) waiting(early);
+        else worker.post({ type: "pull", id });
+      });
+    },
+    cancel() {
+      worker.post({ type: "cancel", id });
+      worker.settle(id);
+      done();
+    },
+  });
+  return new Response(body, { status: head.status, headers: head.headers });
+}
+
+/** The first line of standard input. */
+async function firstLine(
+  input: ReadableStream<Uint8Array>,
+): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
+  const reader = input.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { line: text, rest: reader };
+    text += decoder.decode(value, { stream: true });
+    const end = text.indexOf("\n");
+    if (end >= 0) return { line: text.slice(0, end), rest: reader };
+  }
+}
+
+if (import.meta.main) {
+  const { line, rest } = await firstLine(Deno.stdin.readable);
+  const options: RouterOptions = JSON.parse(line);
+  const router = createRouter(options);
+  if ((options.idleMs ?? 0) > 0) setInterval(() => router.sweep(), Math.min(options.idleMs!, 30_000));
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
+  }, router);
+  // The server holds standard input open: its end means the server is gone.
+  while (!(await rest.read()).done) { /* nothing else is sent */ }
+  Deno.exit(0);
+}

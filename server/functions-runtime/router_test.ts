@@ -1,0 +1,219 @@
+/**
+ * The router with real workers running real functions written to a temporary folder.
+ * Run: deno test --allow-all --unstable-worker-options --no-config router_test.ts
+ */
+
+import { createRouter, HEADER } from "./router.ts";
+
+function assertEquals<T>(actual: T, expected: T, what = ""): void {
+  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
+  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
+}
+
+const dir = await Deno.makeTempDir({ prefix: "functions-router-test-" });
+const SECRET = "test-secret";
+const router = createRouter({ secret: SECRET, readPaths: [dir], idleMs: 60_000 });
+
+async function fn(name: string, source: string): Promise<string> {
+  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
+  const path = `${dir}/${name}/index.ts`;
+  await Deno.writeTextFile(path, source);
+  return new URL(`file://${path}`).href;
+}
+
+function call(
+  entrypoint: string,
+  path: string,
+  init: RequestInit & { timeoutMs?: number; version?: string } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set(HEADER.secret, SECRET);
+  headers.set(HEADER.entrypoint, entrypoint);
+  if (init.version) headers.set(HEADER.version, init.version);
+  if (init.timeoutMs) headers.set(HEADER.timeout, String(init.timeoutMs));
+  return router(new Request(`http://127.0.0.1${path}`, { ...init, headers }));
+}
+
+const echo = await fn(
+  "echo",
+  `let calls = 0;
+   Deno.serve(async (req) => {
+     calls += 1;
+     const url = new URL(req.url);
+     const body = req.method === "GET" ? null : await req.text();
+     const internal = [...req.headers.keys()].filter((k) => k.startsWith("x-functions-"));
+     return Response.json({ calls, method: req.method, path: url.pathname, body, internal, who: req.headers.get("x-who") },
+       { status: 201, headers: { "x-answer": "yes" } });
+   });`,
+);
+
+Deno.test("a request without the secret is refused before any function runs", async () => {
+  const response = await router(new Request("http://127.0.0.1/echo", { headers: { [HEADER.entrypoint]: echo } }));
+  assertEquals(response.status, 403);
+  assertEquals(response.headers.get(HEADER.error), "forbidden");
+  await response.body?.cancel();
+});
+
+Deno.test("the function's answer comes back with its status, headers and body", async () => {
+  const response = await call(echo, "/echo/sub?x=1", { method: "POST", body: "hello", headers: { "x-who": "me" } });
+  assertEquals(response.status, 201);
+  assertEquals(response.headers.get("x-answer"), "yes");
+  const json = await response.json();
+  assertEquals([json.method, json.path, json.body, json.who, json.internal], ["POST", "/echo/sub", "hello", "me", []]);
+});
+
+Deno.test("a function's worker is reused: its module state lives between requests", async () => {
+  const first = await (await call(echo, "/echo")).json();
+  const second = await (await call(echo, "/echo")).json();
+  assertEquals(second.calls, first.calls + 1);
+});
+
+Deno.test("a function that throws while loading is a boot failure (503)", async () => {
+  const broken = await fn("broken", `throw new Error("cannot start");`);
+  const response = await call(broken, "/broken");
+  assertEquals(response.status, 503);
+  assertEquals(response.headers.get(HEADER.error), "boot");
+  assertEquals((await response.text()).includes("cannot start"), true);
+});
+
+Deno.test("a function that never serves is a boot failure", async () => {
+  const silent = await fn("silent", `export const x = 1;`);
+  const response = await call(silent, "/silent");
+  assertEquals([response.status, response.headers.get(HEADER.error)], [503, "boot"]);
+  await response.body?.cancel();
+});
+
+Deno.test("a handler that throws is a worker failure (500), and the worker serves the next request", async () => {
+  const flaky = await fn(
+    "flaky",
+    `let n = 0; Deno.serve(() => { n += 1; if (n === 1) throw new Error("first call fails"); return new Response("n=" + n); });`,
+  );
+  const failed = await call(flaky, "/flaky");
+  assertEquals([failed.status, failed.headers.get(HEADER.error)], [500, "worker"]);
+  await failed.body?.cancel();
+  const next = await call(flaky, "/flaky");
+  assertEquals(await next.text(), "n=2");
+});
+
+Deno.test("a request past the wall-clock limit is a limit failure (546) and the worker starts afresh", async () => {
+  const slow = await fn(
+    "slow",
+    `let n = 0; Deno.serve(async (req) => {
+       n += 1;
+       if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
+       return new Response("n=" + n);
+     });`,
+  );
+  assertEquals(await (await call(slow, "/slow")).text(), "n=1");
+  const hung = await call(slow, "/slow?hang", { timeoutMs: 200 });
+  assertEquals([hung.status, hung.headers.get(HEADER.error)], [546, "limit"]);
+  await hung.body?.cancel();
+  assertEquals(await (await call(slow, "/slow")).text(), "n=1");
+});
+
+Deno.test("a streamed body reaches the client chunk by chunk, before the function has finished", async () => {
+  const streaming = await fn(
+    "streaming",
+    `let release = () => {};
+     Deno.serve((req) => {
+       if (new URL(req.url).pathname.endsWith("/release")) { release(); return new Response("released"); }
+       const body = new ReadableStream({
+         async start(controller) {
+           controller.enqueue(new TextEncoder().encode("first;"));
+           await new Promise((resolve) => (release = resolve));
+           controller.enqueue(new TextEncoder().encode("second"));
+           controller.close();
+         },
+       });
+       return new Response(body, { headers: { "content-type": "text/event-stream" } });
+     });`,
+  );
+  const response = await call(streaming, "/streaming");
+  const reader = response.body!.getReader();
+  const first = await reader.read();
+  assertEquals(new TextDecoder().decode(first.value), "first;");
+  assertEquals(await (await call(streaming, "/streaming/release")).text(), "released");
+  let rest = "";
+  for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+  assertEquals(rest, "second");
+});
+
+Deno.test("a function reads its own folder but nothing outside it and /tmp, and runs no program", async () => {
+  const reader = await fn(
+    "reader",
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       return Response.json({
+         own: await tryIt(() => Deno.readTextFile(new URL(import.meta.url).pathname)),
+         outside: await tryIt(() => Deno.readTextFile("/etc/hostname")),
+         run: await tryIt(() => new Deno.Command("true").output()),
+       });
+     });`,
+  );
+  assertEquals(await (await call(reader, "/reader")).json(), { own: "ok", outside: "NotCapable", run: "NotCapable" });
+});
+
+Deno.test("a module whose default export has fetch is served too", async () => {
+  const exported = await fn("exported", `export default { fetch: () => new Response("from fetch") };`);
+  assertEquals(await (await call(exported, "/exported")).text(), "from fetch");
+});
+
+Deno.test("a 204 answer has no body", async () => {
+  const empty = await fn("empty", `Deno.serve(() => new Response(null, { status: 204 }));`);
+  const response = await call(empty, "/empty");
+  assertEquals([response.status, response.body], [204, null]);
+});
+
+Deno.test("a new version gets a new worker, while the old one finishes the answer it was streaming", async () => {
+  // Each chunk is made when the client reads on: the old answer's end needs the old worker.
+  const source = (word: string) =>
+    `Deno.serve(() => {
+       const chunks = ["${word}:", "done"];
+       const body = new ReadableStream({
+         pull(controller) {
+           const next = chunks.shift();
+           if (next) controller.enqueue(new TextEncoder().encode(next));
+           else controller.close();
+         },
+       }, { highWaterMark: 0 });
+       return new Response(body);
+     });`;
+  const entry = await fn("versioned", source("old"));
+  const old = await call(entry, "/versioned", { version: "1" });
+  const oldReader = old.body!.getReader();
+  assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
+
+  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+
+  let rest = "";
+  for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
+  assertEquals(rest, "done");
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+});
+
+Deno.test("a function cannot answer with the router's own x-functions-* headers", async () => {
+  const faker = await fn(
+    "faker",
+    `Deno.serve(() => new Response("fine", { status: 200, headers: { "x-functions-error": "boot", "x-kept": "1" } }));`,
+  );
+  const response = await call(faker, "/faker");
+  assertEquals([response.status, response.headers.get(HEADER.error), response.headers.get("x-kept")], [200, null, "1"]);
+  assertEquals(await response.text(), "fine");
+});
+
+Deno.test("a worker idle past idleMs is stopped by the sweep, and the next request boots a new one", async () => {
+  const counter = await fn("counter", `let n = 0; Deno.serve(() => new Response(String(++n)));`);
+  assertEquals(await (await call(counter, "/counter")).text(), "1");
+  assertEquals(await (await call(counter, "/counter")).text(), "2");
+  const busyOnes = router.sweep(Date.now());
+  assertEquals(busyOnes, 0, "none idle yet");
+  const health = async () =>
+    (await (await router(new Request("http://x/_internal/health", { headers: { [HEADER.secret]: SECRET } }))).json())
+      .workers;
+  const before = await health();
+  assertEquals(router.sweep(Date.now() + 120_000) >= 1, true);
+  assertEquals(await health(), 0);
+  assertEquals(before > 0, true);
+  assertEquals(await (await call(counter, "/counter")).text(), "1");
+});

@@ -1,0 +1,33 @@
+//! Settings of `/functions/v1`: where the functions are, which Deno runs them, and the limits
+//! the server holds them to.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// Settings of the Edge Functions runtime.
+#[derive(Debug, Clone, Args)]
+pub struct FunctionsConfig {
+    /// The folder of the functions, one subfolder each (`<name>/index.ts`); default: the project
+    /// folder's `functions/`. Without one, no Deno is started and every function is not found.
+    #[arg(long = "functions-dir", env = "FUNCTIONS_DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// The Deno executable (`make setup` installs the pinned one under `server/functions-runtime`).
+    #[arg(long = "functions-deno-bin", env = "FUNCTIONS_DENO_BIN", default_value = "deno")]
+    pub deno_bin: PathBuf,
+
+    /// Seconds one request may run before its worker is stopped and the client gets 546
+    /// `WORKER_LIMIT` (the CLI's default wall-clock limit).
+    #[arg(long = "functions-wall-clock-secs", env = "FUNCTIONS_WALL_CLOCK_SECS", default_value_t = 400)]
+    pub wall_clock_secs: u64,
+
+    /// Seconds a function's worker may sit without requests before it is stopped and its memory
+    /// returned (the next request boots it again); 0 keeps workers for good.
+    #[arg(long = "functions-worker-idle-secs", env = "FUNCTIONS_WORKER_IDLE_SECS", default_value_t = 300)]
+    pub worker_idle_secs: u64,
+
+    /// Largest request body a function is given, in bytes (413 beyond it).
+    #[arg(long = "functions-max-request-bytes", env = "FUNCTIONS_MAX_REQUEST_BYTES", default_value_t = 20 * 1024 * 1024)]
+    pub max_request_bytes: usize,
+}

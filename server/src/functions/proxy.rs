@@ -1,0 +1,152 @@
+//! `/functions/v1/<name>[/<path>]`: the function looked up, its JWT checked (unless
+//! `verify_jwt = false`, and never for `OPTIONS`, so CORS preflights reach it), the body read up
+//! to its limit, then the request handed to the router with the wall-clock limit and the
+//! function's entry file, and the answer streamed back as the function gave it.
+//!
+//! The function sees the path without `/functions/v1` (`/<name>/<path>?<query>`), and every
+//! header but the hop-by-hop ones and the router's own `x-functions-*`.
+
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use secrecy::ExposeSecret;
+
+use super::error::FunctionsError;
+use super::FunctionsState;
+
+pub const SECRET_HEADER: &str = "x-functions-secret";
+const ENTRYPOINT_HEADER: &str = "x-functions-entrypoint";
+const TIMEOUT_HEADER: &str = "x-functions-timeout-ms";
+const VERSION_HEADER: &str = "x-functions-version";
+const ERROR_HEADER: &str = "x-functions-error";
+/// How long a request waits for a router that is (re)starting.
+const ROUTER_WAIT: Duration = Duration::from_secs(10);
+/// Headers that belong to one connection, not to the request or answer.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "host",
+    "content-length",
+];
+
+fn forwarded(name: &str) -> bool {
+    !HOP_BY_HOP.contains(&name) && !name.starts_with("x-functions-")
+}
+
+/// Answer a request to a function.
+pub async fn invoke(
+    req: HttpRequest,
+    mut payload: web::Payload,
+    state: web::Data<FunctionsState>,
+) -> Result<HttpResponse, FunctionsError> {
+    let name = req.match_info().get("name").unwrap_or_default();
+    let function = state.registry.find(name).ok_or(FunctionsError::NotFound)?;
+    if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
+        check_jwt(&req, &state)?;
+    }
+    let limit = state.config.max_request_bytes;
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| FunctionsError::PayloadTooLarge(limit))?;
+        if body.len() + chunk.len() > limit {
+            return Err(FunctionsError::PayloadTooLarge(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let runtime = state.runtime.as_ref().ok_or(FunctionsError::Boot)?;
+    let port = runtime.endpoint(ROUTER_WAIT).await.ok_or(FunctionsError::Boot)?;
+
+    let path = req.uri().path().strip_prefix("/functions/v1").unwrap_or("/");
+    let query = req.uri().query().map(|q| format!("?{q}")).unwrap_or_default();
+    let method = reqwest::Method::from_bytes(req.method().as_str().as_bytes()).map_err(|_| FunctionsError::Worker)?;
+    let wall_clock = Duration::from_secs(state.config.wall_clock_secs);
+    let mut forward = state
+        .http
+        .request(method, format!("http://127.0.0.1:{port}{path}{query}"))
+        .header(SECRET_HEADER, runtime.secret.expose_secret())
+        .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
+        .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
+        .header(VERSION_HEADER, &function.version);
+    for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
+        forward = forward.header(header.as_str(), value.as_bytes());
+    }
+    if !body.is_empty() {
+        forward = forward.body(body.freeze());
+    }
+    // The router holds the wall-clock limit; this only covers a router that stopped answering.
+    let answer = match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(err)) => {
+            tracing::error!(function = %function.name, error = %err, "functions: the runtime did not answer");
+            return Err(FunctionsError::Boot);
+        }
+        Err(_) => return Err(FunctionsError::Limit),
+    };
+    if let Some(kind) = answer.headers().get(ERROR_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string) {
+        let detail = answer.text().await.unwrap_or_default();
+        tracing::warn!(function = %function.name, kind, "functions: {detail}");
+        return Err(FunctionsError::from_router(&kind));
+    }
+    let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|_| FunctionsError::Worker)?;
+    let mut response = HttpResponse::build(status);
+    for (header, value) in answer.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
+        if let Ok(value) = actix_web::http::header::HeaderValue::from_bytes(value.as_bytes()) {
+            response.append_header((header.as_str(), value));
+        }
+    }
+    let function_name = function.name;
+    Ok(response.streaming(answer.bytes_stream().map(move |chunk| {
+        chunk.map_err(|err| {
+            tracing::warn!(function = %function_name, error = %err, "functions: the answer's body broke off");
+            actix_web::error::ErrorBadGateway("the function's answer broke off")
+        })
+    })))
+}
+
+/// `Authorization: Bearer <JWT>` signed by the project's keys (HS256 secret or signing keys).
+/// The opaque `sb_…` API keys are not JWTs and are refused, as the edge runtime refuses them.
+fn check_jwt(req: &HttpRequest, state: &FunctionsState) -> Result<(), FunctionsError> {
+    let header = req.headers().get("authorization").ok_or(FunctionsError::MissingAuthorization)?;
+    let value = header.to_str().map_err(|_| FunctionsError::NotBearer)?;
+    let token = value.strip_prefix("Bearer ").ok_or(FunctionsError::NotBearer)?.trim();
+    if crate::keys::ApiKeys::is_opaque(token) {
+        return Err(FunctionsError::InvalidJwt);
+    }
+    state.verifier.verify(token).map(|_| ()).map_err(|_| FunctionsError::InvalidJwt)
+}
+
+fn file_url(path: &std::path::Path) -> String {
+    url::Url::from_file_path(path).map(String::from).unwrap_or_else(|()| format!("file://{}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_headers_and_the_routers_own_are_not_forwarded() {
+        for name in
+            ["connection", "transfer-encoding", "host", "content-length", "x-functions-secret", "x-functions-error"]
+        {
+            assert!(!forwarded(name), "{name}");
+        }
+        for name in ["authorization", "apikey", "content-type", "x-client-info", "x-region", "cookie"] {
+            assert!(forwarded(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn entry_files_become_file_urls() {
+        assert_eq!(
+            file_url(std::path::Path::new("/p/functions/hello world/index.ts")),
+            "file:///p/functions/hello%20world/index.ts"
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! Which functions exist and how each is called: a subfolder of the functions folder with an
+//! entry file, unless `config.toml` disables it (`[functions.<name>] enabled = false`), checked
+//! for a JWT unless it says `verify_jwt = false`. Folders starting with `_` or `.` are shared
+//! code (`_shared/`), never functions.
+//!
+//! Looked up on each request, so a function added while the server runs is found, and one
+//! edited gets a new `version` (its files' sizes and modification times, with `_shared/`'s),
+//! which makes the router boot a new worker for it. It reads the file system only and never
+//! runs code.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use crate::project::config::FunctionSettings;
+
+/// A function to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    pub name: String,
+    pub entrypoint: PathBuf,
+    pub verify_jwt: bool,
+    /// Changes when a file of the function (or of `_shared/`) changes.
+    pub version: String,
+}
+
+/// The entry files looked for, in order, when `config.toml` names none (the CLI's `index.ts`,
+/// and the other extensions Deno runs).
+const ENTRY_FILES: &[&str] = &["index.ts", "index.js", "index.mts", "index.mjs", "index.tsx", "index.jsx"];
+
+/// The functions folder and the settings of `config.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    pub dir: Option<PathBuf>,
+    /// The project folder, which `entrypoint` settings are relative to.
+    pub project_dir: Option<PathBuf>,
+    pub settings: HashMap<String, FunctionSettings>,
+}
+
+/// Whether `name` can be a function's name (letters, digits, `-` and `_`, not starting with `_`).
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl Registry {
+    /// The function `name`, if it exists and is enabled.
+    pub fn find(&self, name: &str) -> Option<Function> {
+        let dir = self.dir.as_deref()?;
+        if !valid_name(name) {
+            return None;
+        }
+        let settings = self.settings.get(name).cloned().unwrap_or_default();
+        if !settings.enabled {
+            return None;
+        }
+        let entrypoint = match (&settings.entrypoint, &self.project_dir) {
+            (Some(entry), Some(project)) => Some(project.join(entry)).filter(|p| p.is_file()),
+            _ => entry_file(&dir.join(name)),
+        }?;
+        let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
+        let folder = entrypoint.parent().unwrap_or(dir);
+        let version = version(&[folder, &dir.join("_shared")]);
+        Some(Function { name: name.to_string(), entrypoint, verify_jwt: settings.verify_jwt, version })
+    }
+}
+
+/// Files looked at for a version, at most (a folder holding more is not a function's code).
+const VERSION_FILES: usize = 2000;
+
+/// A digest of the sizes and modification times of the files under `folders` (hidden folders and
+/// `node_modules` left out).
+fn version(folders: &[&Path]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut pending: Vec<PathBuf> = folders.iter().map(|f| f.to_path_buf()).collect();
+    let mut seen = 0;
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') || name == "node_modules" {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                pending.push(entry.path());
+                continue;
+            }
+            seen += 1;
+            if seen > VERSION_FILES {
+                return format!("{:016x}", hasher.finish());
+            }
+            entry.path().hash(&mut hasher);
+            meta.len().hash(&mut hasher);
+            meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).hash(&mut hasher);
+        }
+    }
+    format!("{:016x}", hasher.finish())
+}
+
+fn entry_file(folder: &Path) -> Option<PathBuf> {
+    ENTRY_FILES.iter().map(|file| folder.join(file)).find(|path| path.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("functions-registry-{}", crate::keys::random_secret()));
+        for (path, text) in [
+            ("functions/hello/index.ts", "Deno.serve(() => new Response('hi'))"),
+            ("functions/js-only/index.js", ""),
+            ("functions/_shared/index.ts", ""),
+            ("functions/empty/README.md", ""),
+            ("functions/off/index.ts", ""),
+            ("elsewhere/main.ts", ""),
+        ] {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap_or(&dir)).unwrap_or_default();
+            std::fs::write(&path, text).unwrap_or_default();
+        }
+        dir
+    }
+
+    fn registry(dir: &Path) -> Registry {
+        let mut settings = HashMap::new();
+        settings.insert("off".to_string(), FunctionSettings { enabled: false, ..Default::default() });
+        settings.insert(
+            "moved".to_string(),
+            FunctionSettings { verify_jwt: false, entrypoint: Some("elsewhere/main.ts".into()), ..Default::default() },
+        );
+        Registry { dir: Some(dir.join("functions")), project_dir: Some(dir.to_path_buf()), settings }
+    }
+
+    #[test]
+    fn a_folder_with_an_entry_file_is_a_function_checked_for_a_jwt() {
+        let dir = folder();
+        let found = registry(&dir).find("hello").map(|f| (f.entrypoint.ends_with("hello/index.ts"), f.verify_jwt));
+        assert_eq!(found, Some((true, true)));
+        assert!(registry(&dir).find("js-only").is_some_and(|f| f.entrypoint.ends_with("index.js")));
+    }
+
+    #[test]
+    fn shared_folders_folders_without_entry_and_disabled_functions_are_not_found() {
+        let dir = folder();
+        for name in ["_shared", "empty", "off", "missing", "..", "hello/..", "a b", ""] {
+            assert_eq!(registry(&dir).find(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_entrypoint_setting_is_relative_to_the_project_folder() {
+        let dir = folder();
+        let found = registry(&dir).find("moved");
+        assert!(found.as_ref().is_some_and(|f| f.entrypoint.ends_with("elsewhere/main.ts") && !f.verify_jwt));
+    }
+
+    #[test]
+    fn editing_a_function_or_the_shared_code_changes_its_version() {
+        let dir = folder();
+        let registry = registry(&dir);
+        let version = || registry.find("hello").map(|f| f.version).unwrap_or_default();
+        let first = version();
+        assert_eq!(version(), first);
+        std::fs::write(dir.join("functions/hello/index.ts"), "Deno.serve(() => new Response('hello again'))").unwrap();
+        let edited = version();
+        assert_ne!(edited, first);
+        std::fs::write(dir.join("functions/_shared/cors.ts"), "export const cors = {};").unwrap();
+        assert_ne!(version(), edited);
+    }
+
+    #[test]
+    fn without_a_functions_folder_nothing_is_found() {
+        assert_eq!(Registry::default().find("hello"), None);
+    }
+}

@@ -1,0 +1,102 @@
+// Edge Functions called with unchanged supabase-js (`functions.invoke`) on a server running a
+// project folder: examples/todo/supabase plus functions written here, run by real Deno (the
+// pinned one, FUNCTIONS_DENO_BIN). A function calls the server back with the caller's token, so
+// the migrations' row-level security decides what it reads.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient, FunctionsHttpError } from '@supabase/supabase-js';
+import { startServer } from '../lib/server.mjs';
+import { signJwt } from '../lib/jwt.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const opts = { auth: { persistSession: false, autoRefreshToken: false } };
+const ALICE = '00000000-0000-4000-8000-000000000001';
+const deno = process.env.FUNCTIONS_DENO_BIN
+  || path.join(repo, 'server', 'functions-runtime', 'node_modules', '@deno', 'linux-x64-glibc', 'deno');
+
+// The CORS answer of Supabase's function template.
+const CORS = `const cors = { 'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type' };`;
+
+const FUNCTIONS = {
+  hello: `${CORS}
+Deno.serve(async (req) => {
+  if (req.method === 'OPTIONS') return new Response('ok', { headers: cors });
+  const { name } = await req.json();
+  return new Response(JSON.stringify({ message: \`Hello \${name}!\` }), { headers: { ...cors, 'Content-Type': 'application/json' } });
+});`,
+  'my-todos': `
+Deno.serve(async (req) => {
+  const answer = await fetch(Deno.env.get('SUPABASE_URL') + '/rest/v1/todos?select=task&order=id', {
+    headers: { apikey: Deno.env.get('SUPABASE_ANON_KEY'), authorization: req.headers.get('authorization') },
+  });
+  return Response.json(await answer.json());
+});`,
+  refuses: `Deno.serve(() => Response.json({ reason: 'no such booking' }, { status: 400 }));`,
+  text: `Deno.serve(() => new Response('plain words', { headers: { 'content-type': 'text/plain' } }));`,
+};
+
+let server;
+before(async () => {
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'functions-project-')), 'supabase');
+  cpSync(path.join(repo, 'examples', 'todo', 'supabase'), dir, { recursive: true });
+  for (const [name, source] of Object.entries(FUNCTIONS)) {
+    mkdirSync(path.join(dir, 'functions', name), { recursive: true });
+    writeFileSync(path.join(dir, 'functions', name, 'index.ts'), source);
+  }
+  server = await startServer({ SUPABASE_PROJECT_DIR: dir, FUNCTIONS_DENO_BIN: deno });
+});
+after(async () => { await server?.stop(); });
+
+test('functions.invoke sends the JSON body and gets the JSON answer', async () => {
+  const supabase = createClient(server.url, server.anonKey, opts);
+  const { data, error } = await supabase.functions.invoke('hello', { body: { name: 'Functions' } });
+  assert.equal(error, null);
+  assert.deepEqual(data, { message: 'Hello Functions!' });
+});
+
+test("a function reads through the API with the caller's token, so row-level security decides", async () => {
+  const token = signJwt({ sub: ALICE, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + 3600 }, server.jwtSecret);
+  const alice = createClient(server.url, server.anonKey, { ...opts, global: { headers: { Authorization: `Bearer ${token}` } } });
+  const { data, error } = await alice.functions.invoke('my-todos', { method: 'GET' });
+  assert.equal(error, null);
+  assert.deepEqual(data.map((t) => t.task), ['Water the plants', 'Call the garage']);
+  const { data: anonymous } = await createClient(server.url, server.anonKey, opts).functions.invoke('my-todos', { method: 'GET' });
+  assert.deepEqual(anonymous, []);
+});
+
+test("a function's error answer and a missing function are FunctionsHttpErrors with the response", async () => {
+  const supabase = createClient(server.url, server.anonKey, opts);
+  const refused = await supabase.functions.invoke('refuses', { body: {} });
+  assert.ok(refused.error instanceof FunctionsHttpError);
+  assert.equal(refused.error.context.status, 400);
+  assert.deepEqual(await refused.error.context.json(), { reason: 'no such booking' });
+  const missing = await supabase.functions.invoke('nowhere');
+  assert.ok(missing.error instanceof FunctionsHttpError);
+  assert.equal(missing.error.context.status, 404);
+  assert.equal(await missing.error.context.text(), 'Function not found');
+});
+
+test('a text answer is returned as text', async () => {
+  const { data, error } = await createClient(server.url, server.anonKey, opts).functions.invoke('text');
+  assert.equal(error, null);
+  assert.equal(data, 'plain words');
+});
+
+test("a browser's preflight for functions.invoke's headers is allowed", async () => {
+  const response = await fetch(`${server.url}/functions/v1/hello`, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'http://localhost:5173',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'authorization, x-client-info, apikey, content-type, x-region',
+    },
+  });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('access-control-allow-origin'), '*');
+  await response.arrayBuffer();
+});
