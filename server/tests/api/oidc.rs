@@ -119,17 +119,7 @@ fn hashed(nonce: &str) -> String {
 }
 
 async fn grant(app: &TestApp, body: Value) -> (StatusCode, Value) {
-    let res = app
-        .http
-        .post(format!("{}/auth/v1/token?grant_type=id_token", app.address))
-        .header("apikey", &app.anon_key)
-        .header("x-supabase-api-version", "2024-01-01")
-        .json(&body)
-        .send()
-        .await
-        .expect("grant");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
+    app.auth_post("/token?grant_type=id_token", body).await
 }
 
 async fn app_for(provider: &Provider) -> TestApp {
@@ -167,15 +157,7 @@ async fn an_id_token_of_an_enabled_provider_signs_in_and_finds_the_same_user_aga
         grant(&app, json!({"provider": "keycloak", "id_token": provider.id_token(claims), "nonce": "n-1"})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(again["user"]["id"], user["id"], "found by its identity");
-    let settings: Value = app
-        .http
-        .get(format!("{}/auth/v1/settings", app.address))
-        .send()
-        .await
-        .expect("settings")
-        .json()
-        .await
-        .expect("json");
+    let settings = app.auth_settings().await;
     assert_eq!(settings["external"]["keycloak"], true);
 }
 
@@ -583,15 +565,7 @@ async fn azure_signs_in_by_redirect_and_by_id_token() {
     let (status, session) = grant(&app, json!({"provider": "azure", "id_token": token})).await;
     assert_eq!(status, StatusCode::OK, "{session}");
     assert_eq!(session["user"]["id"], user["id"]);
-    let settings: Value = app
-        .http
-        .get(format!("{}/auth/v1/settings", app.address))
-        .send()
-        .await
-        .expect("settings")
-        .json()
-        .await
-        .expect("json");
+    let settings = app.auth_settings().await;
     assert_eq!(settings["external"]["azure"], true);
 }
 
