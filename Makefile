@@ -49,6 +49,7 @@ setup-system:
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \
 	if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
 	if ! command -v rclone >/dev/null 2>&1; then missing="$$missing rclone"; fi; \
+	if ! command -v patch >/dev/null 2>&1; then missing="$$missing patch"; fi; \
 	if ! test -x /usr/sbin/pgbouncer && ! command -v pgbouncer >/dev/null 2>&1; then missing="$$missing pgbouncer"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
@@ -132,6 +133,7 @@ bench-auth: build bench-tools
 
 ## test: Rust unit and integration tests, then supabase-js compatibility tests, on a fresh test cluster.
 test: setup
+	@$(MAKE) --no-print-directory check-vendor
 	@$(MAKE) --no-print-directory clean-test-cluster
 	cargo build -p server
 	DATA_DIR=$(TEST_DATA_DIR) DB_PORT=0 $(SERVER_DEBUG) db start >/dev/null
@@ -185,6 +187,16 @@ gen-types-into:
 	DATABASE_URL="$$url" RUST_LOG=warn $(SERVER_DEBUG) gen types typescript > $(TYPES_OUT); \
 	status=$$?; psql -h $$socket -U postgres -q -d postgres -c "drop database if exists $$db"; \
 	if [ -n "$$started" ]; then DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null; fi; exit $$status
+
+## vendor-actix-http: write server/vendor/actix-http again, as the crates.io release pinned in
+## server/vendor/patches/actix-http/crate (sha256 checked) plus the patches beside it.
+## check-vendor: fail unless the committed copy is exactly that (no compilation; part of `make test`).
+.PHONY: vendor-actix-http check-vendor
+vendor-actix-http:
+	scripts/vendor_actix_http.sh build
+
+check-vendor:
+	@scripts/vendor_actix_http.sh check
 
 ## test-vendor: the patched actix-http's own tests (server/vendor/README.md), on a copy outside the
 ## workspace, which excludes it. Not part of `make test`: its dev-dependencies are resolved afresh

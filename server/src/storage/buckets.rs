@@ -15,11 +15,27 @@ use super::limits::parse_size;
 use super::objects::json_body;
 use super::{backend, StorageState};
 use crate::db::context::Access;
+use deadpool_postgres::Transaction;
 
 /// A bucket as storage-api answers it: its schema's fields only, `owner` as text (`""` when
 /// none), times as JavaScript writes them.
 const COLUMNS: &str = "id, name, coalesce(owner::text, '') as owner, public, file_size_limit, allowed_mime_types, \
      storage.js_time(created_at) as created_at, storage.js_time(updated_at) as updated_at";
+
+/// Runs `statements` in a transaction as the caller (so the policies decide) and commits it; an
+/// error leaves it uncommitted (rolled back).
+async fn as_caller<T>(
+    state: &StorageState,
+    ctx: &Ctx,
+    access: Access,
+    statements: impl AsyncFnOnce(&Transaction<'_>) -> Result<T, StorageError>,
+) -> Result<T, StorageError> {
+    let mut client = db::connection(&state.request).await?;
+    let tx = db::begin(&mut client, ctx, access).await?;
+    let out = statements(&tx).await?;
+    db::commit(tx).await?;
+    Ok(out)
+}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,13 +65,12 @@ pub async fn list(
         "select coalesce(json_agg(b), '[]'::json)::text from (select {COLUMNS} from storage.buckets \
          where $1 = '' or name ilike $1 order by {column} {order} limit $2 offset $3) b"
     );
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
-    let row = tx
-        .cached_query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
-        .await
-        .map_err(|e| StorageError::from_db(&e, "list buckets"))?;
-    db::commit(tx).await?;
+    let row = as_caller(&state, &ctx, Access::ReadOnly, async |tx| {
+        tx.cached_query_one(&sql, &[&search, &query.limit, &query.offset.unwrap_or(0)])
+            .await
+            .map_err(|e| StorageError::from_db(&e, "list buckets"))
+    })
+    .await?;
     Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
 }
 
@@ -66,12 +81,12 @@ pub async fn get(
     state: web::Data<StorageState>,
 ) -> Result<HttpResponse, StorageError> {
     let ctx = Ctx::of(&req)?;
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadOnly).await?;
     let sql = format!("select row_to_json(b)::text from (select {COLUMNS} from storage.buckets where id = $1) b");
-    let row = tx.cached_query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))?;
-    db::commit(tx).await?;
-    let row = row.ok_or(StorageError::NoSuchBucket)?;
+    let row = as_caller(&state, &ctx, Access::ReadOnly, async |tx| {
+        tx.cached_query_opt(&sql, &[&id.as_str()]).await.map_err(|e| StorageError::from_db(&e, "get bucket"))
+    })
+    .await?
+    .ok_or(StorageError::NoSuchBucket)?;
     Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
 }
 
@@ -115,9 +130,8 @@ pub async fn create(
     let set = settings(&body)?;
     let kind = body.get("type").and_then(Value::as_str).unwrap_or("STANDARD").to_string();
     let (owner, owner_id) = ctx.owner();
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
-    tx.cached_execute(
+    as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+        tx.cached_execute(
         "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types, type) \
          values ($1, $2, $3, $4, $5, $6, $7, $8)",
         &[
@@ -135,8 +149,9 @@ pub async fn create(
     .map_err(|e| match StorageError::from_db(&e, "create bucket") {
         StorageError::Duplicate => StorageError::BucketAlreadyExists,
         other => other,
-    })?;
-    db::commit(tx).await?;
+    })
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(json!({"name": id})))
 }
 
@@ -150,29 +165,27 @@ pub async fn update(
     let ctx = Ctx::of(&req)?;
     let body: Map<String, Value> = json_body(&body)?;
     let set = settings(&body)?;
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
-    let updated = tx
-        .cached_query_opt(
-            "update storage.buckets set public = coalesce($2, public), \
+    as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+        let updated = tx
+            .cached_query_opt(
+                "update storage.buckets set public = coalesce($2, public), \
              file_size_limit = case when $3 then $4 else file_size_limit end, \
              allowed_mime_types = case when $5 then $6 else allowed_mime_types end, updated_at = now() \
              where id = $1 returning id",
-            &[
-                &id.as_str(),
-                &set.public,
-                &set.file_size_limit.is_some(),
-                &set.file_size_limit.flatten(),
-                &set.allowed_mime_types.is_some(),
-                &set.allowed_mime_types.clone().flatten(),
-            ],
-        )
-        .await
-        .map_err(|e| StorageError::from_db(&e, "update bucket"))?;
-    if updated.is_none() {
-        return Err(StorageError::NoSuchBucket);
-    }
-    db::commit(tx).await?;
+                &[
+                    &id.as_str(),
+                    &set.public,
+                    &set.file_size_limit.is_some(),
+                    &set.file_size_limit.flatten(),
+                    &set.allowed_mime_types.is_some(),
+                    &set.allowed_mime_types.clone().flatten(),
+                ],
+            )
+            .await
+            .map_err(|e| StorageError::from_db(&e, "update bucket"))?;
+        updated.map(drop).ok_or(StorageError::NoSuchBucket)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully updated"})))
 }
 
@@ -184,19 +197,17 @@ pub async fn delete(
 ) -> Result<HttpResponse, StorageError> {
     let ctx = Ctx::of(&req)?;
     db::find_bucket(&state.admin, &id).await?;
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
-    let deleted = tx
-        .cached_query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
-        .await
-        .map_err(|e| match e.code().map(|c| c.code()) {
-            Some("23503") => StorageError::BucketNotEmpty,
-            _ => StorageError::from_db(&e, "delete bucket"),
-        })?;
-    if deleted.is_none() {
-        return Err(StorageError::NoSuchBucket);
-    }
-    db::commit(tx).await?;
+    as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+        let deleted = tx
+            .cached_query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
+            .await
+            .map_err(|e| match e.code().map(|c| c.code()) {
+                Some("23503") => StorageError::BucketNotEmpty,
+                _ => StorageError::from_db(&e, "delete bucket"),
+            })?;
+        deleted.map(drop).ok_or(StorageError::NoSuchBucket)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Successfully deleted"})))
 }
 
@@ -208,13 +219,12 @@ pub async fn empty(
 ) -> Result<HttpResponse, StorageError> {
     let ctx = Ctx::of(&req)?;
     db::find_bucket(&state.admin, &id).await?;
-    let mut client = db::connection(&state.request).await?;
-    let tx = db::begin(&mut client, &ctx, Access::ReadWrite).await?;
-    let rows = tx
-        .cached_query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
-        .await
-        .map_err(|e| StorageError::from_db(&e, "empty bucket"))?;
-    db::commit(tx).await?;
+    let rows = as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+        tx.cached_query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
+            .await
+            .map_err(|e| StorageError::from_db(&e, "empty bucket"))
+    })
+    .await?;
     let versions = rows.iter().filter_map(|r| r.get::<_, Option<String>>(0));
     backend::delete_versions(state.store.as_ref(), versions).await;
     // storage-api's words (it empties in the background; here the bucket is already empty)

@@ -9,41 +9,19 @@ use crate::helpers::{every_connection, spawn_app, spawn_app_with, TestApp};
 
 const V2024: (&str, &str) = ("x-supabase-api-version", "2024-01-01");
 
-pub(crate) async fn post(app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
-    let res = app
-        .http
-        .post(format!("{}/auth/v1{path}", app.address))
-        .header("apikey", &app.anon_key)
-        .header(V2024.0, V2024.1)
-        .json(&body)
-        .send()
-        .await
-        .expect("request");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
 async fn inbox_token(app: &TestApp, email: &str) -> String {
-    let res: Value = app
-        .http
-        .get(format!("{}/inbox/api/messages?to={email}", app.address))
-        .send()
-        .await
-        .expect("inbox")
-        .json()
-        .await
-        .expect("inbox json");
-    let link = res["messages"][0]["link"].as_str().expect("a mail with a link").to_string();
-    let url = url::Url::parse(&link).expect("link url");
+    let messages = app.inbox(email).await;
+    let link = messages.first().and_then(|m| m["link"].as_str()).expect("a mail with a link");
+    let url = url::Url::parse(link).expect("link url");
     url.query_pairs().find(|(k, _)| k == "token").map(|(_, v)| v.into_owned()).expect("token in link")
 }
 
 /// Sign up and confirm; returns the session of the confirmation.
 pub(crate) async fn confirmed(app: &TestApp, email: &str, password: &str) -> Value {
-    let (status, _) = post(app, "/signup", json!({"email": email, "password": password})).await;
+    let (status, _) = app.auth_post("/signup", json!({"email": email, "password": password})).await;
     assert_eq!(status, StatusCode::OK);
     let token_hash = inbox_token(app, email).await;
-    let (status, session) = post(app, "/verify", json!({"type": "signup", "token_hash": token_hash})).await;
+    let (status, session) = app.auth_post("/verify", json!({"type": "signup", "token_hash": token_hash})).await;
     assert_eq!(status, StatusCode::OK, "{session}");
     session
 }
@@ -52,20 +30,20 @@ pub(crate) async fn confirmed(app: &TestApp, email: &str, password: &str) -> Val
 async fn sign_up_sends_a_confirmation_whose_token_hash_signs_the_user_in() {
     let app = spawn_app().await;
     let (status, user) =
-        post(&app, "/signup", json!({"email": "Ann@Example.test", "password": "secret-1", "data": {"n": 1}})).await;
+        app.auth_post("/signup", json!({"email": "Ann@Example.test", "password": "secret-1", "data": {"n": 1}})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(user["email"], "ann@example.test");
     assert!(user.get("email_confirmed_at").is_none());
     assert_eq!(user["user_metadata"]["n"], 1);
 
     let token_hash = inbox_token(&app, "ann@example.test").await;
-    let (status, session) = post(&app, "/verify", json!({"type": "signup", "token_hash": token_hash})).await;
+    let (status, session) = app.auth_post("/verify", json!({"type": "signup", "token_hash": token_hash})).await;
 
     assert_eq!(status, StatusCode::OK);
     assert_eq!(session["token_type"], "bearer");
     assert!(session["user"]["email_confirmed_at"].is_string());
     let (status, signed_in) =
-        post(&app, "/token?grant_type=password", json!({"email": "ann@example.test", "password": "secret-1"})).await;
+        app.auth_post("/token?grant_type=password", json!({"email": "ann@example.test", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(signed_in["user"]["id"], user["id"]);
 }
@@ -76,9 +54,10 @@ async fn wrong_password_and_unknown_user_get_the_same_answer() {
     confirmed(&app, "bob@example.test", "secret-1").await;
 
     let wrong =
-        post(&app, "/token?grant_type=password", json!({"email": "bob@example.test", "password": "nope-1"})).await;
-    let unknown =
-        post(&app, "/token?grant_type=password", json!({"email": "nobody@example.test", "password": "nope-1"})).await;
+        app.auth_post("/token?grant_type=password", json!({"email": "bob@example.test", "password": "nope-1"})).await;
+    let unknown = app
+        .auth_post("/token?grant_type=password", json!({"email": "nobody@example.test", "password": "nope-1"}))
+        .await;
 
     assert_eq!(wrong, unknown);
     assert_eq!(wrong.0, StatusCode::BAD_REQUEST);
@@ -88,12 +67,12 @@ async fn wrong_password_and_unknown_user_get_the_same_answer() {
 #[tokio::test]
 async fn email_not_confirmed_is_only_said_after_the_right_password() {
     let app = spawn_app().await;
-    post(&app, "/signup", json!({"email": "cy@example.test", "password": "secret-1"})).await;
+    app.auth_post("/signup", json!({"email": "cy@example.test", "password": "secret-1"})).await;
 
     let right =
-        post(&app, "/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-1"})).await;
+        app.auth_post("/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-1"})).await;
     let wrong =
-        post(&app, "/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-2"})).await;
+        app.auth_post("/token?grant_type=password", json!({"email": "cy@example.test", "password": "secret-2"})).await;
 
     assert_eq!(right.1["code"], "email_not_confirmed");
     assert_eq!(wrong.1["code"], "invalid_credentials");
@@ -104,13 +83,13 @@ async fn a_refresh_token_reused_outside_the_interval_revokes_the_session() {
     let app = spawn_app_with(|c| c.auth.refresh_token_reuse_interval = 0).await;
     let session = confirmed(&app, "dee@example.test", "secret-1").await;
     let first = session["refresh_token"].clone();
-    let (status, rotated) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
+    let (status, rotated) = app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
     assert_eq!(status, StatusCode::OK);
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
 
-    let (status, reused) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
+    let (status, reused) = app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": first})).await;
     let (_, current) =
-        post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": rotated["refresh_token"]})).await;
+        app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": rotated["refresh_token"]})).await;
 
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(reused["code"], "refresh_token_already_used");
@@ -145,9 +124,9 @@ async fn rate_limits_are_counted_in_the_database_across_instances() {
     .await;
     let body = json!({"email": "eve@example.test", "password": "secret-1"});
 
-    let a = post(&first, "/token?grant_type=password", body.clone()).await;
-    let b = post(&first, "/token?grant_type=password", body.clone()).await;
-    let c = post(&second, "/token?grant_type=password", body).await;
+    let a = first.auth_post("/token?grant_type=password", body.clone()).await;
+    let b = first.auth_post("/token?grant_type=password", body.clone()).await;
+    let c = second.auth_post("/token?grant_type=password", body).await;
 
     assert_eq!(a.1["code"], "invalid_credentials");
     assert_eq!(b.1["code"], "invalid_credentials");
@@ -196,7 +175,7 @@ async fn without_secure_email_change_the_new_address_alone_confirms_the_change()
         .expect("update user");
     assert_eq!(res.status(), StatusCode::OK);
     let token_hash = inbox_token(&app, "gus.new@example.test").await;
-    let (status, verified) = post(&app, "/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
+    let (status, verified) = app.auth_post("/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
 
     assert_eq!(status, StatusCode::OK, "{verified}");
     assert_eq!(verified["user"]["email"], "gus.new@example.test");
@@ -236,7 +215,7 @@ async fn nul_bytes_in_credentials_are_a_client_error() {
         ("/token?grant_type=password", json!({"email": "\u{0}", "password": "\u{0}"})),
         ("/token?grant_type=refresh_token", json!({"refresh_token": "\u{0}"})),
     ] {
-        let (status, body) = post(&app, path, body).await;
+        let (status, body) = app.auth_post(path, body).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {body}");
         assert_eq!(body["code"], "validation_failed", "{path}");
     }
@@ -289,7 +268,8 @@ async fn auth_statements_are_prepared_once_per_connection_and_reused() {
     let session = confirmed(&app, "eve@example.test", "secret-1").await;
     let mut refresh = session["refresh_token"].clone();
     for _ in 0..3 {
-        let (status, rotated) = post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": refresh})).await;
+        let (status, rotated) =
+            app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": refresh})).await;
         assert_eq!(status, StatusCode::OK, "{rotated}");
         refresh = rotated["refresh_token"].clone();
     }
@@ -361,7 +341,7 @@ async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement
     // A refresh: one statement, rate limit, rotation and audit row included.
     let before = statements_run(&db).await;
     let (status, rotated) =
-        post(&app, "/token?grant_type=refresh_token", json!({"refresh_token": session["refresh_token"]})).await;
+        app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": session["refresh_token"]})).await;
     assert_eq!(status, StatusCode::OK, "{rotated}");
     let ran = ran_between(&before, &statements_run(&db).await);
     assert_eq!(ran.len(), 1, "a refresh is one statement: {ran:?}");
@@ -399,7 +379,7 @@ async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement
     // A password sign-in: the rate limit, the look-up before the hash, then one grant.
     let before = statements_run(&db).await;
     let (status, signed_in) =
-        post(&app, "/token?grant_type=password", json!({"email": "rtt@example.test", "password": "secret-1"})).await;
+        app.auth_post("/token?grant_type=password", json!({"email": "rtt@example.test", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::OK, "{signed_in}");
     let ran = ran_between(&before, &statements_run(&db).await);
     assert_eq!(ran.len(), 3, "sign-in is three statements: {ran:?}");
@@ -432,18 +412,10 @@ fn claims_of(token: &str) -> Value {
 #[tokio::test]
 async fn anonymous_sign_ins_are_refused_unless_enabled() {
     let app = spawn_app().await;
-    let (status, body) = post(&app, "/signup", json!({"data": {}})).await;
+    let (status, body) = app.auth_post("/signup", json!({"data": {}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(body["code"], "anonymous_provider_disabled");
-    let settings: Value = app
-        .http
-        .get(format!("{}/auth/v1/settings", app.address))
-        .send()
-        .await
-        .expect("settings")
-        .json()
-        .await
-        .expect("json");
+    let settings = app.auth_settings().await;
     assert_eq!(settings["external"]["anonymous_users"], false);
 }
 
@@ -458,7 +430,7 @@ async fn an_anonymous_user_signs_in_then_becomes_permanent_by_confirming_an_addr
          grant usage on sequence public.carts_id_seq to authenticated;",
     )
     .await;
-    let (status, session) = post(&app, "/signup", json!({"data": {"nickname": "visitor"}})).await;
+    let (status, session) = app.auth_post("/signup", json!({"data": {"nickname": "visitor"}})).await;
     assert_eq!(status, StatusCode::OK, "{session}");
     let token = session["access_token"].as_str().expect("token").to_string();
     let claims = claims_of(&token);
@@ -497,11 +469,12 @@ async fn an_anonymous_user_signs_in_then_becomes_permanent_by_confirming_an_addr
     assert_eq!(pending["is_anonymous"], true);
     assert_eq!(pending["new_email"], "guest@example.test");
     let token_hash = inbox_token(&app, "guest@example.test").await;
-    let (status, _) = post(&app, "/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
+    let (status, _) = app.auth_post("/verify", json!({"type": "email_change", "token_hash": token_hash})).await;
     assert_eq!(status, StatusCode::OK);
 
-    let (status, session) =
-        post(&app, "/token?grant_type=password", json!({"email": "guest@example.test", "password": "secret-9"})).await;
+    let (status, session) = app
+        .auth_post("/token?grant_type=password", json!({"email": "guest@example.test", "password": "secret-9"}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{session}");
     let user = &session["user"];
     assert_eq!(user["id"], id.as_str(), "the same user, now permanent");
@@ -528,9 +501,9 @@ async fn anonymous_sign_ins_are_rate_limited_per_address() {
     })
     .await;
     for _ in 0..2 {
-        assert_eq!(post(&app, "/signup", json!({})).await.0, StatusCode::OK);
+        assert_eq!(app.auth_post("/signup", json!({})).await.0, StatusCode::OK);
     }
-    let (status, body) = post(&app, "/signup", json!({})).await;
+    let (status, body) = app.auth_post("/signup", json!({})).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(body["code"], "over_request_rate_limit");
 }
@@ -598,7 +571,7 @@ async fn switched_off_features_answer_with_gotrue_s_own_errors_not_a_bare_404() 
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["code"], "provider_disabled");
     assert_eq!(body["message"], "Provider (issuer \"https://accounts.google.com\") is not enabled");
-    let (status, body) = post(&app, "/signup", json!({"email": "xx:;x@x.x", "password": "secret-1"})).await;
+    let (status, body) = app.auth_post("/signup", json!({"email": "xx:;x@x.x", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["message"], "Unable to validate email address: invalid format");
     // GoTrue serves its discovery document whatever its OAuth server's state
@@ -729,8 +702,9 @@ async fn an_old_session_changes_its_password_only_with_the_mailed_reauthenticati
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, _) = put_user(&app, &token, json!({"password": "secret-4", "nonce": nonce})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a nonce is used once");
-    let (status, _) =
-        post(&app, "/token?grant_type=password", json!({"email": "reauth@example.test", "password": "secret-3"})).await;
+    let (status, _) = app
+        .auth_post("/token?grant_type=password", json!({"email": "reauth@example.test", "password": "secret-3"}))
+        .await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -764,17 +738,8 @@ async fn the_admin_audit_log_pages_newest_first_and_filters_by_query() {
 async fn factor_endpoints_check_the_token_before_the_factor_id() {
     let app = spawn_app().await;
     for path in ["/factors/test-factor-id/challenge", "/factors/test-factor-id/verify"] {
-        let res = app
-            .http
-            .post(format!("{}/auth/v1{path}", app.address))
-            .header("apikey", &app.anon_key)
-            .header(V2024.0, V2024.1)
-            .json(&json!({}))
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
-        let body: Value = res.json().await.expect("json");
+        let (status, body) = app.auth_post(path, json!({})).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(body["code"], "no_authorization", "{path}: {body}");
         assert_eq!(body["message"], "This endpoint requires a valid Bearer token");
     }
@@ -786,7 +751,7 @@ async fn v2_app(reuse_interval: u64) -> (TestApp, Value) {
 }
 
 pub(crate) async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, Value) {
-    post(app, "/token?grant_type=refresh_token", json!({"refresh_token": token})).await
+    app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": token})).await
 }
 
 #[tokio::test]
@@ -926,7 +891,7 @@ async fn algorithm_2_refresh_is_one_statement_and_algorithm_1_tokens_still_refre
     assert!(server::auth::refresh_token::parse(rotated["refresh_token"].as_str().unwrap_or_default()).is_none());
 
     let (status, fresh) =
-        post(&v2, "/token?grant_type=password", json!({"email": "both@example.test", "password": "secret-1"})).await;
+        v2.auth_post("/token?grant_type=password", json!({"email": "both@example.test", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::OK, "{fresh}");
     let (db, conn) = tokio_postgres::connect(&db_url, tokio_postgres::NoTls).await.expect("connect");
     tokio::spawn(conn);

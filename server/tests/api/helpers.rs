@@ -198,6 +198,44 @@ impl TestApp {
         res.json().await.expect("user json")
     }
 
+    /// `POST /auth/v1{path}` as supabase-js sends it (the anon key, API version 2024-01-01): the
+    /// status and the JSON answer (`null` when there is none).
+    pub async fn auth_post(&self, path: &str, body: serde_json::Value) -> (reqwest::StatusCode, serde_json::Value) {
+        send_json(self.auth_request(path).header("apikey", &self.anon_key), body).await
+    }
+
+    /// [`auth_post`](Self::auth_post) from the client address `ip` (`x-forwarded-for`, the header
+    /// the tests' rate limits trust).
+    pub async fn auth_post_from(
+        &self,
+        ip: &str,
+        path: &str,
+        body: serde_json::Value,
+    ) -> (reqwest::StatusCode, serde_json::Value) {
+        send_json(self.auth_request(path).header("apikey", &self.anon_key).header("x-forwarded-for", ip), body).await
+    }
+
+    /// `POST /auth/v1{path}` with `token` as the bearer and no API key (the MFA calls of a
+    /// signed-in user): the status and the JSON answer (`null` when there is none).
+    pub async fn auth_post_as(
+        &self,
+        token: &str,
+        path: impl AsRef<str>,
+        body: serde_json::Value,
+    ) -> (reqwest::StatusCode, serde_json::Value) {
+        send_json(self.auth_request(path.as_ref()).bearer_auth(token), body).await
+    }
+
+    /// `GET /auth/v1/settings`.
+    pub async fn auth_settings(&self) -> serde_json::Value {
+        let res = self.http.get(format!("{}/auth/v1/settings", self.address)).send().await.expect("settings");
+        res.json().await.expect("settings json")
+    }
+
+    fn auth_request(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http.post(format!("{}/auth/v1{path}", self.address)).header("x-supabase-api-version", "2024-01-01")
+    }
+
     /// The development inbox's messages to `to` (an address, or `+<digits>` for texts), newest first.
     pub async fn inbox(&self, to: &str) -> Vec<serde_json::Value> {
         let res: serde_json::Value = self
@@ -217,6 +255,18 @@ impl TestApp {
     pub fn sign(&self, claims: serde_json::Value) -> String {
         sign_with(&self.jwt_secret, claims)
     }
+}
+
+/// The status and the JSON body of `res` (`null` when the body is not JSON).
+pub async fn json_of(res: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(serde_json::Value::Null))
+}
+
+async fn send_json(req: reqwest::RequestBuilder, body: serde_json::Value) -> (reqwest::StatusCode, serde_json::Value) {
+    let res = req.json(&body).send().await.expect("request");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(serde_json::Value::Null))
 }
 
 /// Every connection of `pool`, held at once: each can then be asked what its session holds

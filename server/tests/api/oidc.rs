@@ -119,17 +119,7 @@ fn hashed(nonce: &str) -> String {
 }
 
 async fn grant(app: &TestApp, body: Value) -> (StatusCode, Value) {
-    let res = app
-        .http
-        .post(format!("{}/auth/v1/token?grant_type=id_token", app.address))
-        .header("apikey", &app.anon_key)
-        .header("x-supabase-api-version", "2024-01-01")
-        .json(&body)
-        .send()
-        .await
-        .expect("grant");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
+    app.auth_post("/token?grant_type=id_token", body).await
 }
 
 async fn app_for(provider: &Provider) -> TestApp {
@@ -167,15 +157,7 @@ async fn an_id_token_of_an_enabled_provider_signs_in_and_finds_the_same_user_aga
         grant(&app, json!({"provider": "keycloak", "id_token": provider.id_token(claims), "nonce": "n-1"})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(again["user"]["id"], user["id"], "found by its identity");
-    let settings: Value = app
-        .http
-        .get(format!("{}/auth/v1/settings", app.address))
-        .send()
-        .await
-        .expect("settings")
-        .json()
-        .await
-        .expect("json");
+    let settings = app.auth_settings().await;
     assert_eq!(settings["external"]["keycloak"], true);
 }
 
@@ -328,6 +310,15 @@ async fn sign_in_with_oauth_goes_through_the_provider_and_back_with_a_session_or
 }
 
 /// The pairs of a redirect's fragment.
+/// Follows `/authorize?provider={name}` through the stand-in provider and back to the site, as a
+/// browser would: where the server sent it first, and the fragment it came back with.
+async fn sign_in_by_redirect(app: &TestApp, name: &str) -> (String, std::collections::HashMap<String, String>) {
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let at_provider = location_of(&http, &format!("{}/auth/v1/authorize?provider={name}", app.address)).await;
+    let callback = location_of(&http, &at_provider).await;
+    (at_provider, fragment_of(&location_of(&http, &callback).await))
+}
+
 fn fragment_of(location: &str) -> std::collections::HashMap<String, String> {
     url::form_urlencoded::parse(location.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect()
 }
@@ -487,12 +478,8 @@ async fn sign_in_with_github_reads_the_user_and_its_primary_address_from_the_api
         c.auth.github_url = base;
     })
     .await;
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    let at_github = location_of(&http, &format!("{}/auth/v1/authorize?provider=github", app.address)).await;
+    let (at_github, fragment) = sign_in_by_redirect(&app, "github").await;
     assert!(at_github.contains("/login/oauth/authorize?client_id=gh-client"), "{at_github}");
-    let callback = location_of(&http, &at_github).await;
-    let back = location_of(&http, &callback).await;
-    let fragment = fragment_of(&back);
     assert_eq!(fragment["provider_token"], "gho_token");
     let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["email"], "kabasele@example.test", "the primary address");
@@ -544,11 +531,7 @@ async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
         c.auth.gitlab_url = issuer;
     })
     .await;
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    let at_gitlab = location_of(&http, &format!("{}/auth/v1/authorize?provider=gitlab", app.address)).await;
-    let callback = location_of(&http, &at_gitlab).await;
-    let back = location_of(&http, &callback).await;
-    let fragment = fragment_of(&back);
+    let (_, fragment) = sign_in_by_redirect(&app, "gitlab").await;
     let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["app_metadata"]["provider"], "gitlab");
     assert_eq!(user["identities"][0]["provider"], "gitlab");
@@ -571,11 +554,8 @@ async fn azure_signs_in_by_redirect_and_by_id_token() {
         c.auth.azure_url = issuer;
     })
     .await;
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    let at_azure = location_of(&http, &format!("{}/auth/v1/authorize?provider=azure", app.address)).await;
+    let (at_azure, fragment) = sign_in_by_redirect(&app, "azure").await;
     assert!(at_azure.starts_with(&format!("{}/auth?", provider.issuer)), "{at_azure}");
-    let callback = location_of(&http, &at_azure).await;
-    let fragment = fragment_of(&location_of(&http, &callback).await);
     let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["app_metadata"]["provider"], "azure");
     // signInWithIdToken({provider: 'azure'}) too, found again by the identity
@@ -583,15 +563,7 @@ async fn azure_signs_in_by_redirect_and_by_id_token() {
     let (status, session) = grant(&app, json!({"provider": "azure", "id_token": token})).await;
     assert_eq!(status, StatusCode::OK, "{session}");
     assert_eq!(session["user"]["id"], user["id"]);
-    let settings: Value = app
-        .http
-        .get(format!("{}/auth/v1/settings", app.address))
-        .send()
-        .await
-        .expect("settings")
-        .json()
-        .await
-        .expect("json");
+    let settings = app.auth_settings().await;
     assert_eq!(settings["external"]["azure"], true);
 }
 

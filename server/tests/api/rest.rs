@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{every_connection, spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{every_connection, json_of, spawn_app, spawn_app_with, TestApp};
 
 const ALICE: &str = "11111111-1111-4111-8111-111111111111";
 const BOB: &str = "22222222-2222-4222-8222-222222222222";
@@ -25,11 +25,6 @@ async fn notes_app_with(customize: impl FnOnce(&mut server::config::Config)) -> 
     ))
     .await;
     app
-}
-
-async fn json_of(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
 }
 
 #[tokio::test]

@@ -5,12 +5,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp};
-
-async fn json_of(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
+use crate::helpers::{json_of, spawn_app, TestApp};
 
 async fn app() -> TestApp {
     let app = spawn_app().await;

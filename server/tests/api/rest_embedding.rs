@@ -2,14 +2,9 @@
 //! becomes an array) and the same relationship name embedded twice at one level.
 
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{spawn_app_with, TestApp};
-
-async fn json_of(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
+use crate::helpers::{json_of, spawn_app_with, TestApp};
 
 async fn fleet_app() -> TestApp {
     fleet_app_with(|_| {}).await

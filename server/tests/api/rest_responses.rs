@@ -6,12 +6,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
-
-async fn json_of(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
+use crate::helpers::{json_of, spawn_app, spawn_app_with, TestApp};
 
 fn header(res: &reqwest::Response, name: &str) -> Option<String> {
     res.headers().get(name).map(|v| v.to_str().expect("a text header").to_string())

@@ -3,9 +3,9 @@
 //! statement does not hold up the requests that come after it.
 
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{spawn_app_with, TestApp};
+use crate::helpers::{json_of, spawn_app_with, TestApp};
 
 /// An app with one shared connection per worker (one worker): every request that may share a
 /// connection is offered the same one.
@@ -20,11 +20,6 @@ async fn one_shared_connection() -> TestApp {
     )
     .await;
     app
-}
-
-async fn json_of(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
 }
 
 /// The backend of the shared connection, once it is open and idle.

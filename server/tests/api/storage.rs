@@ -293,6 +293,7 @@ async fn app_with_files(name: &str) -> (TestApp, std::path::PathBuf) {
     (spawn_app_with(move |c| c.storage.file_path = Some(files)).await, dir)
 }
 
+/// Every file under `dir`, recursively (none when it does not exist).
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -691,7 +692,7 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
         .unwrap()
         .get(0);
     assert_eq!(left, 0);
-    let chunks = walk_files(&dir.join("tus"));
+    let chunks = walk(&dir.join("tus"));
     assert!(chunks.is_empty(), "the expired upload's chunk went with it: {chunks:?}");
     assert!(!staging.exists() && !orphan.exists());
     assert!(in_progress.exists(), "an upload in progress is left alone");
@@ -702,20 +703,4 @@ async fn the_leftovers_of_uploads_killed_midway_are_swept_and_nothing_else() {
     assert_eq!(swept.orphan_versions, 0);
     let res = service(&app, Method::GET, "/object/kept/a.txt").send().await.unwrap();
     assert_eq!(res.bytes().await.unwrap().as_ref(), b"still here");
-}
-
-/// Every file under `dir`, recursively.
-fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                out.extend(walk_files(&path));
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out
 }

@@ -117,6 +117,47 @@ async fn check_name_free(db: &impl crate::db::cached::Db, user_id: Uuid, friendl
 
 /// `mfa.enroll({factorType: 'webauthn'})`: an unverified factor, whose first challenge
 /// registers the key.
+/// A factor being enrolled, with what it keeps from the start.
+enum NewFactor<'a> {
+    WebAuthn,
+    Phone(&'a str),
+    Totp(&'a str),
+}
+
+/// Records an unverified factor of the user and audits it (`factor_in_progress`, as GoTrue);
+/// returns its id.
+async fn new_factor(
+    db: &impl crate::db::cached::Db,
+    state: &AuthState,
+    req: &HttpRequest,
+    authed: &Authed,
+    friendly: &str,
+    factor: NewFactor<'_>,
+) -> Result<Uuid, AuthError> {
+    let (kind, phone, secret) = match factor {
+        NewFactor::WebAuthn => ("webauthn", None, None),
+        NewFactor::Phone(phone) => ("phone", Some(phone), None),
+        NewFactor::Totp(secret) => ("totp", None, Some(secret)),
+    };
+    let id = Uuid::new_v4();
+    db.cached_execute(
+        "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, phone, \
+         secret) values ($1, $2, $3, $4::text::auth.factor_type, 'unverified', now(), now(), $5, $6)",
+        &[&id, &authed.user.id, &friendly, &kind, &phone, &secret],
+    )
+    .await?;
+    audit::log(
+        db,
+        Some(authed.user.id),
+        authed.user.email_str(),
+        "factor_in_progress",
+        json!({"factor_id": id}),
+        &client_ip(state, req),
+    )
+    .await;
+    Ok(id)
+}
+
 async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Result<HttpResponse, AuthError> {
     if !state.config.mfa_webauthn_enroll_enabled {
         return Err(webauthn_disabled("enroll", "mfa_webauthn_enroll_not_enabled"));
@@ -125,23 +166,7 @@ async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) ->
     let authed = require_permanent_user(state, req, &client).await?;
     let friendly = p.friendly_name.unwrap_or_default();
     check_name_free(&client, authed.user.id, &friendly).await?;
-    let id = Uuid::new_v4();
-    client
-        .cached_execute(
-            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at) \
-             values ($1, $2, $3, 'webauthn', 'unverified', now(), now())",
-            &[&id, &authed.user.id, &friendly],
-        )
-        .await?;
-    audit::log(
-        &client,
-        Some(authed.user.id),
-        authed.user.email_str(),
-        "factor_in_progress",
-        json!({"factor_id": id}),
-        &client_ip(state, req),
-    )
-    .await;
+    let id = new_factor(&client, state, req, &authed, &friendly, NewFactor::WebAuthn).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "type": "webauthn", "friendly_name": friendly })))
 }
 
@@ -261,23 +286,7 @@ async fn enroll_phone(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Re
             "A factor with the provided phone number already exists".into(),
         ));
     }
-    let id = Uuid::new_v4();
-    client
-        .cached_execute(
-            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, phone) \
-             values ($1, $2, $3, 'phone', 'unverified', now(), now(), $4)",
-            &[&id, &authed.user.id, &friendly, &phone],
-        )
-        .await?;
-    audit::log(
-        &client,
-        Some(authed.user.id),
-        authed.user.email_str(),
-        "factor_in_progress",
-        json!({"factor_id": id}),
-        &client_ip(state, req),
-    )
-    .await;
+    let id = new_factor(&client, state, req, &authed, &friendly, NewFactor::Phone(&phone)).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "type": "phone", "friendly_name": friendly, "phone": phone })))
 }
 
@@ -301,23 +310,7 @@ pub async fn enroll(
         url::Url::parse(&state.site_url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
     });
     let secret = mfa::new_secret();
-    let id = Uuid::new_v4();
-    client
-        .cached_execute(
-            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret) \
-             values ($1, $2, $3, 'totp', 'unverified', now(), now(), $4)",
-            &[&id, &authed.user.id, &friendly, &secret],
-        )
-        .await?;
-    audit::log(
-        &client,
-        Some(authed.user.id),
-        authed.user.email_str(),
-        "factor_in_progress",
-        json!({"factor_id": id}),
-        &client_ip(&state, &req),
-    )
-    .await;
+    let id = new_factor(&client, &state, &req, &authed, &friendly, NewFactor::Totp(&secret)).await?;
     let uri = mfa::uri(&issuer, authed.user.email_str(), &secret);
     Ok(HttpResponse::Ok().json(json!({
         "id": id,
