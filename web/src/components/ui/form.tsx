@@ -67,10 +67,22 @@ interface Bound {
 }
 
 /** A text input bound to the form by name, with its label and its error. */
-export function Field({ name, deps, ...props }: Bound & Omit<InputHTMLAttributes<HTMLInputElement>, 'name'>) {
+export function Field({ name, deps, onChange, ...props }: Bound & Omit<InputHTMLAttributes<HTMLInputElement>, 'name'>) {
   const { register } = useFormContext();
   const error = useFieldError(name);
-  return <TextField {...props} {...register(name, deps ? { deps } : {})} error={error} />;
+  const bound = register(name, deps ? { deps } : {});
+  // a field's own onChange runs first and may rewrite what was typed (upper case, say)
+  return (
+    <TextField
+      {...props}
+      {...bound}
+      onChange={(e) => {
+        onChange?.(e);
+        return bound.onChange(e);
+      }}
+      error={error}
+    />
+  );
 }
 
 export function SelectFormField({ name, deps, ...props }: Bound & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'name'>) {
