@@ -16,6 +16,7 @@ import {
   useFormState,
   type FieldValues,
   type Resolver,
+  type SubmitErrorHandler,
   type SubmitHandler,
   type UseFormProps,
   type UseFormReturn,
@@ -36,14 +37,16 @@ type FormProps<In extends FieldValues, Out extends FieldValues> = Omit<FormHTMLA
   form: UseFormReturn<In, unknown, Out>;
   /** Called with the parsed values once every field is valid. */
   onValid: SubmitHandler<Out>;
+  /** Called instead when a field is not (for a form that says so in one message). */
+  onInvalid?: SubmitErrorHandler<In> | undefined;
   children: ReactNode;
 };
 
 /** A `<form noValidate>` that gives its fields the form and submits through the schema. */
-export function Form<In extends FieldValues, Out extends FieldValues>({ form, onValid, children, ...props }: FormProps<In, Out>) {
+export function Form<In extends FieldValues, Out extends FieldValues>({ form, onValid, onInvalid, children, ...props }: FormProps<In, Out>) {
   return (
     <FormProvider {...form}>
-      <form noValidate {...props} onSubmit={form.handleSubmit(onValid)}>
+      <form noValidate {...props} onSubmit={form.handleSubmit(onValid, onInvalid)}>
         {children}
       </form>
     </FormProvider>
