@@ -8,7 +8,7 @@ import { isCategory } from '@/lib/labels';
 import { cn } from '@/lib/cn';
 import type { AvailableVehicle, BookVehicleResult } from '@/types/database';
 import { useBookVehicle, useVehicleSearch, type SearchParams } from '@/features/booking/api/booking';
-import { initialSearch, SearchForm, type SearchFormState } from '@/features/booking/components/search-form';
+import { initialSearch, SearchForm, useSearchForm, type SearchFormState } from '@/features/booking/components/search-form';
 import { ResultCard } from '@/features/booking/components/result-card';
 import { DetailsForm } from '@/features/booking/components/details-form';
 import { Confirmation } from '@/features/booking/components/confirmation';
@@ -37,7 +37,8 @@ export default function BookingPage() {
   usePageTitle('Réserver un véhicule');
   const [params] = useSearchParams();
   const { user, profile } = useSession();
-  const [form, setForm] = useState<SearchFormState>(() => initialSearch(params.get('start'), params.get('end')));
+  const searchForm = useSearchForm(initialSearch(params.get('start'), params.get('end')));
+  const [pickupLocation = '', dropoffLocation = ''] = searchForm.watch(['pickupLocation', 'dropoffLocation']);
   const [search, setSearch] = useState<SearchParams | null>(() => toParams(initialSearch(params.get('start'), params.get('end'))));
   const [step, setStep] = useState<Step>('search');
   const [selected, setSelected] = useState<AvailableVehicle | null>(null);
@@ -90,7 +91,7 @@ export default function BookingPage() {
 
         {step === 'search' && (
           <div className="space-y-8">
-            <SearchForm value={form} onChange={setForm} onSearch={(v) => setSearch(toParams(v))} busy={results.isFetching} />
+            <SearchForm form={searchForm} onSearch={(v) => setSearch(toParams(v))} busy={results.isFetching} />
             <div>
               <h2 className="mb-4 text-xl font-bold text-blue-950" aria-live="polite">
                 Véhicules disponibles ({results.data?.length ?? 0})
@@ -125,8 +126,8 @@ export default function BookingPage() {
             vehicle={selected}
             startDate={search.startDate}
             endDate={search.endDate}
-            pickupLocation={form.pickupLocation}
-            dropoffLocation={form.dropoffLocation}
+            pickupLocation={pickupLocation}
+            dropoffLocation={dropoffLocation}
             defaults={{ fullName: profile?.full_name ?? '', email: profile?.email ?? user?.email ?? '', phone: profile?.phone ?? '' }}
             busy={book.isPending}
             error={book.error?.message ?? null}
@@ -137,8 +138,8 @@ export default function BookingPage() {
                   vehicleId: selected.id,
                   startDate: search.startDate,
                   endDate: search.endDate,
-                  pickupLocation: form.pickupLocation,
-                  dropoffLocation: form.dropoffLocation || form.pickupLocation,
+                  pickupLocation,
+                  dropoffLocation: dropoffLocation || pickupLocation,
                   ...d,
                 },
                 {

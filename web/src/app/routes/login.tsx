@@ -1,16 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { CheckboxField, Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/states';
 import { paths } from '@/config/paths';
-import { fieldErrors } from '@/lib/validation';
 import { useSession } from '@/lib/session';
 import { REMEMBER_ME_KEY } from '@/lib/supabase';
 import { PENDING_EMAIL_KEY, useSignIn } from '@/features/auth/api/auth';
-import { signInSchema } from '@/features/auth/schemas/auth-schemas';
+import { signInSchema, type SignInValues } from '@/features/auth/schemas/auth-schemas';
 import { AuthCard, safeRedirect } from '@/features/auth/components/auth-card';
 import { ResendVerification } from '@/features/auth/components/resend-verification';
 import { SmsSignIn } from '@/features/auth/components/sms-sign-in';
@@ -21,10 +21,13 @@ export default function LoginPage() {
   const navigate = useNavigate();
   const { user, loading, isAdmin, profileLoading } = useSession();
   const pending = window.localStorage.getItem(PENDING_EMAIL_KEY) ?? '';
-  const [email, setEmail] = useState(params.get('email') ?? pending);
-  const [password, setPassword] = useState('');
-  const [remember, setRemember] = useState(window.localStorage.getItem(REMEMBER_ME_KEY) !== 'false');
-  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  // errors show on submit only, as they always have on this page
+  const form = useZodForm(signInSchema, {
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    defaultValues: { email: params.get('email') ?? pending, password: '', remember: window.localStorage.getItem(REMEMBER_ME_KEY) !== 'false' },
+  });
+  const [email = '', remember = true] = form.watch(['email', 'remember']);
   const [needsVerification, setNeedsVerification] = useState(params.get('registered') === '1');
   const signIn = useSignIn();
   const redirect = safeRedirect(params.get('redirect'));
@@ -35,15 +38,8 @@ export default function LoginPage() {
     return <Navigate to={isAdmin ? paths.adminDashboard : (redirect ?? paths.profile)} replace />;
   }
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = signInSchema.safeParse({ email, password, remember });
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
-    signIn.mutate(r.data, {
+  const submit = (values: SignInValues) => {
+    signIn.mutate(values, {
       onSuccess: (profile) => {
         notify.success('Connexion réussie');
         navigate(profile.role === 'admin' ? paths.adminDashboard : (redirect ?? paths.profile), { replace: true });
@@ -69,14 +65,11 @@ export default function LoginPage() {
           </Alert>
         </div>
       )}
-      <form noValidate onSubmit={submit} className="space-y-4">
-        <TextField label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-        <TextField label="Mot de passe" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+      <Form form={form} onValid={submit} className="space-y-4">
+        <Field name="email" label="Email" type="email" autoComplete="email" required />
+        <Field name="password" label="Mot de passe" type="password" autoComplete="current-password" required />
         <div className="flex items-center justify-between gap-2 text-sm">
-          <label className="inline-flex items-center gap-2">
-            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="h-4 w-4 accent-blue-900" />
-            Se souvenir de moi
-          </label>
+          <CheckboxField name="remember" label="Se souvenir de moi" />
           <Link to={paths.forgotPassword} className="font-semibold text-blue-900 hover:underline">
             Mot de passe oublié ?
           </Link>
@@ -85,7 +78,7 @@ export default function LoginPage() {
         <Button type="submit" className="w-full" disabled={signIn.isPending}>
           {signIn.isPending ? 'Connexion…' : 'Se connecter'}
         </Button>
-      </form>
+      </Form>
       <SmsSignIn
         remember={remember}
         onSignedIn={(profile) => {

@@ -1,17 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useSiteSettings } from '@/lib/site-settings';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
-import { fieldErrors } from '@/lib/validation';
 import { useSignUp } from '@/features/auth/api/auth';
 import { registerSchema, type RegisterValues } from '@/features/auth/schemas/auth-schemas';
 import { AuthCard, safeRedirect } from '@/features/auth/components/auth-card';
 
-type Errors = Partial<Record<keyof RegisterValues | '_', string>>;
 const emailCodes = new Set(['user_already_exists', 'email_exists', 'email_address_invalid']);
 const passwordCodes = new Set(['weak_password']);
 
@@ -20,9 +19,7 @@ export default function RegisterPage() {
   const settings = useSiteSettings();
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const [values, setValues] = useState({ fullName: '', email: '', password: '', confirmPassword: '' });
-  const [errors, setErrors] = useState<Errors>({});
-  const [touched, setTouched] = useState<Record<string, boolean>>({});
+  const form = useZodForm(registerSchema, { defaultValues: { fullName: '', email: '', password: '', confirmPassword: '' } });
   const signUp = useSignUp();
   const redirect = safeRedirect(params.get('redirect'));
   // sign-ups closed (the settings say so, or the auth server just refused one): the form is
@@ -30,37 +27,18 @@ export default function RegisterPage() {
   const [refused, setRefused] = useState(false);
   const closed = !settings.allowRegistrations || refused;
 
-  const validate = (v: typeof values): Errors => {
-    const r = registerSchema.safeParse(v);
-    return r.success ? {} : fieldErrors(r.error);
-  };
-  const set = (k: keyof typeof values, v: string) => {
-    const next = { ...values, [k]: v };
-    setValues(next);
-    if (touched[k]) setErrors(validate(next));
-  };
-  const blur = (k: keyof typeof values) => {
-    setTouched((t) => ({ ...t, [k]: true }));
-    setErrors(validate(values));
-  };
-  const shown = (k: keyof RegisterValues) => (touched[k] ? errors[k] : undefined);
-  const incomplete = !values.email || !values.password || !values.confirmPassword;
+  const [email, password, confirmPassword] = form.watch(['email', 'password', 'confirmPassword']);
+  const incomplete = !email || !password || !confirmPassword;
+  const rootError = form.formState.errors.root?.message;
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = (values: RegisterValues) => {
     if (closed) return;
-    const r = registerSchema.safeParse(values);
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      setTouched({ email: true, password: true, confirmPassword: true });
-      return;
-    }
     signUp.mutate(
-      { email: r.data.email, password: r.data.password, fullName: r.data.fullName ?? '' },
+      { email: values.email, password: values.password, fullName: values.fullName ?? '' },
       {
         onSuccess: () => {
           notify.success('Inscription réussie ! Consultez vos emails pour confirmer votre compte.');
-          const q = new URLSearchParams({ registered: '1', email: r.data.email });
+          const q = new URLSearchParams({ registered: '1', email: values.email });
           if (redirect) q.set('redirect', redirect);
           navigate(`${paths.login}?${q.toString()}`);
         },
@@ -68,14 +46,13 @@ export default function RegisterPage() {
           const code = 'code' in err ? String(err.code) : '';
           if (code === 'signup_disabled') {
             setRefused(true);
-            setErrors({});
+            form.clearErrors();
             return;
           }
-          if (emailCodes.has(code)) setErrors({ email: err.message });
-          else if (passwordCodes.has(code)) setErrors({ password: err.message });
-          else setErrors({ _: err.message });
           // said once, beside the form (a toast repeated it)
-          setTouched({ email: true, password: true, confirmPassword: true });
+          if (emailCodes.has(code)) form.setError('email', { type: 'server', message: err.message });
+          else if (passwordCodes.has(code)) form.setError('password', { type: 'server', message: err.message });
+          else form.setError('root', { type: 'server', message: err.message });
         },
       },
     );
@@ -90,37 +67,26 @@ export default function RegisterPage() {
           </Alert>
         </div>
       )}
-      <form noValidate onSubmit={submit} className="space-y-4" aria-disabled={closed || undefined}>
+      <Form form={form} onValid={submit} className="space-y-4" aria-disabled={closed || undefined}>
         <fieldset disabled={closed} className="space-y-4 disabled:opacity-60">
-        <TextField label="Nom complet (facultatif)" autoComplete="name" value={values.fullName} onChange={(e) => set('fullName', e.target.value)} />
-        <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />
-        <TextField
+        <Field name="fullName" label="Nom complet (facultatif)" autoComplete="name" />
+        <Field name="email" label="Email" type="email" autoComplete="email" required />
+        <Field
+          name="password"
+          deps="confirmPassword"
           label="Mot de passe"
           type="password"
           autoComplete="new-password"
-          value={values.password}
-          onChange={(e) => set('password', e.target.value)}
-          onBlur={() => blur('password')}
-          error={shown('password')}
           hint="Au moins 8 caractères, dont une majuscule, une minuscule et un chiffre."
           required
         />
-        <TextField
-          label="Confirmer le mot de passe"
-          type="password"
-          autoComplete="new-password"
-          value={values.confirmPassword}
-          onChange={(e) => set('confirmPassword', e.target.value)}
-          onBlur={() => blur('confirmPassword')}
-          error={shown('confirmPassword')}
-          required
-        />
-        {errors._ && <Alert>{errors._}</Alert>}
+        <Field name="confirmPassword" label="Confirmer le mot de passe" type="password" autoComplete="new-password" required />
+        {rootError && <Alert>{rootError}</Alert>}
         <Button type="submit" className="w-full" disabled={closed || incomplete || signUp.isPending}>
           {signUp.isPending ? 'Inscription…' : "S'inscrire"}
         </Button>
         </fieldset>
-      </form>
+      </Form>
       <p className="mt-6 text-center text-sm text-slate-700">
         Déjà inscrit ?{' '}
         <Link to={paths.login} className="font-semibold text-blue-900 hover:underline">

@@ -1,14 +1,13 @@
-import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/states';
 import { paths } from '@/config/paths';
 import { initialUrl } from '@/lib/supabase';
 import { useSession } from '@/lib/session';
-import { fieldErrors } from '@/lib/validation';
 import { forgetLocalSession, readLinkOutcome, useUpdatePassword } from '@/features/auth/api/auth';
 import { resetPasswordSchema } from '@/features/auth/schemas/auth-schemas';
 import { AuthCard } from '@/features/auth/components/auth-card';
@@ -17,8 +16,8 @@ export default function ResetPasswordPage() {
   usePageTitle('Nouveau mot de passe');
   const navigate = useNavigate();
   const { loading, user } = useSession();
-  const [values, setValues] = useState({ password: '', confirmPassword: '' });
-  const [errors, setErrors] = useState<{ password?: string; confirmPassword?: string }>({});
+  // errors show on submit only, as they always have on this page
+  const form = useZodForm(resetPasswordSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { password: '', confirmPassword: '' } });
   const update = useUpdatePassword();
   const outcome = readLinkOutcome(initialUrl.path === paths.resetPassword ? initialUrl.hash : '', '');
 
@@ -40,15 +39,8 @@ export default function ResetPasswordPage() {
     );
   }
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = resetPasswordSchema.safeParse(values);
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
-    update.mutate(r.data.password, {
+  const submit = ({ password }: { password: string }) => {
+    update.mutate(password, {
       onSuccess: async () => {
         notify.success('Mot de passe modifié');
         const email = user.email ?? '';
@@ -61,31 +53,21 @@ export default function ResetPasswordPage() {
 
   return (
     <AuthCard title="Nouveau mot de passe" subtitle={`Choisissez un nouveau mot de passe pour ${user.email ?? 'votre compte'}.`}>
-      <form noValidate onSubmit={submit} className="space-y-4">
-        <TextField
+      <Form form={form} onValid={submit} className="space-y-4">
+        <Field
+          name="password"
           label="Nouveau mot de passe"
           type="password"
           autoComplete="new-password"
-          value={values.password}
-          onChange={(e) => setValues({ ...values, password: e.target.value })}
-          error={errors.password}
           hint="Au moins 8 caractères, dont une majuscule, une minuscule et un chiffre."
           required
         />
-        <TextField
-          label="Confirmer le mot de passe"
-          type="password"
-          autoComplete="new-password"
-          value={values.confirmPassword}
-          onChange={(e) => setValues({ ...values, confirmPassword: e.target.value })}
-          error={errors.confirmPassword}
-          required
-        />
+        <Field name="confirmPassword" label="Confirmer le mot de passe" type="password" autoComplete="new-password" required />
         {update.isError && <Alert>{update.error.message}</Alert>}
         <Button type="submit" className="w-full" disabled={update.isPending}>
           {update.isPending ? 'Enregistrement…' : 'Enregistrer le mot de passe'}
         </Button>
-      </form>
+      </Form>
     </AuthCard>
   );
 }

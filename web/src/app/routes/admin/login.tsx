@@ -1,16 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { ShieldCheck } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/states';
 import { adminPaths } from '@/config/admin-paths';
 import { useCompany } from '@/lib/site-settings';
-import { fieldErrors } from '@/lib/validation';
 import { useSession } from '@/lib/session';
 import { useSignIn } from '@/features/auth/api/auth';
-import { signInSchema } from '@/features/auth/schemas/auth-schemas';
+import { signInSchema, type SignInValues } from '@/features/auth/schemas/auth-schemas';
 
 const DENIED = "Accès refusé - Vous n'avez pas les permissions nécessaires.";
 
@@ -25,9 +25,8 @@ export default function AdminLoginPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const { user, loading, isAdmin, profileLoading } = useSession();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  // errors show on submit only, as on the site's login page
+  const form = useZodForm(signInSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { email: '', password: '', remember: true } });
   const [denied, setDenied] = useState(false);
   const signIn = useSignIn();
   const target = landing(params.get('redirect'));
@@ -36,16 +35,9 @@ export default function AdminLoginPage() {
   if (user && isAdmin && !signIn.isPending) return <Navigate to={target} replace />;
   if (user && profileLoading && !signIn.isPending) return <Spinner />;
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = signInSchema.safeParse({ email, password, remember: true });
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
+  const submit = (values: SignInValues) => {
     setDenied(false);
-    signIn.mutate(r.data, {
+    signIn.mutate(values, {
       onSuccess: (profile) => {
         if (profile.role === 'admin') navigate(target, { replace: true });
         else setDenied(true);
@@ -66,14 +58,14 @@ export default function AdminLoginPage() {
             <Alert>{DENIED}</Alert>
           </div>
         )}
-        <form noValidate onSubmit={submit} className="space-y-4">
-          <TextField label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-          <TextField label="Mot de passe" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+        <Form form={form} onValid={submit} className="space-y-4">
+          <Field name="email" label="Email" type="email" autoComplete="email" required />
+          <Field name="password" label="Mot de passe" type="password" autoComplete="current-password" required />
           {signIn.isError && <Alert>{signIn.error.message}</Alert>}
           <Button type="submit" className="w-full" disabled={signIn.isPending}>
             {signIn.isPending ? 'Connexion…' : 'Se connecter'}
           </Button>
-        </form>
+        </Form>
       </div>
     </main>
   );

@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Fingerprint, ShieldCheck, Trash2, Smartphone } from 'lucide-react';
 import type { Factor } from '@supabase/supabase-js';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { ErrorState, Spinner } from '@/components/ui/states';
 import { formatDate } from '@/lib/format';
 import { notify } from '@/lib/notify';
@@ -17,8 +18,8 @@ import {
   useVerifyTotp,
   type Enrolment,
 } from '@/features/admin/api/mfa';
-import { factorNameSchema } from '@/features/admin/schemas/mfa-schema';
-import { MfaCodeField, useMfaCode } from '@/features/admin/components/mfa-code-field';
+import { factorNameFormSchema } from '@/features/admin/schemas/mfa-schema';
+import { MfaCodeField, useMfaCodeForm } from '@/features/admin/components/mfa-code-field';
 
 /** How a factor is described in the list. */
 const factorKind = (f: Factor) => (f.factor_type === 'webauthn' ? "Clé d'accès (passkey)" : "Application d'authentification (TOTP)");
@@ -34,51 +35,32 @@ export default function AdminSecurityPage() {
   const enroll = useEnrollTotp();
   const verify = useVerifyTotp();
   const unenroll = useUnenrollFactor();
-  const [name, setName] = useState("Application d'authentification");
-  const [nameError, setNameError] = useState<string>();
+  // errors show on submit only, as they always have on this page
+  const nameForm = useZodForm(factorNameFormSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { name: "Application d'authentification" } });
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
-  const code = useMfaCode();
+  const codeForm = useMfaCodeForm();
   const [removing, setRemoving] = useState<Factor | null>(null);
   const passkey = useRegisterPasskey();
-  const [passkeyName, setPasskeyName] = useState("Clé d'accès");
-  const [passkeyNameError, setPasskeyNameError] = useState<string>();
-
-  const addPasskey = (e: FormEvent) => {
-    e.preventDefault();
-    const r = factorNameSchema.safeParse(passkeyName);
-    if (!r.success) {
-      setPasskeyNameError(r.error.issues[0]?.message);
-      return;
-    }
-    setPasskeyNameError(undefined);
-    passkey.mutate(r.data, { onSuccess: () => notify.success("Clé d'accès enregistrée") });
+  const passkeyForm = useZodForm(factorNameFormSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { name: "Clé d'accès" } });
+  const addPasskey = ({ name }: { name: string }) => {
+    passkey.mutate(name, { onSuccess: () => notify.success("Clé d'accès enregistrée") });
   };
 
   const verified = (factors.data ?? []).filter((f) => f.status === 'verified');
 
-  const start = (e: FormEvent) => {
-    e.preventDefault();
-    const r = factorNameSchema.safeParse(name);
-    if (!r.success) {
-      setNameError(r.error.issues[0]?.message);
-      return;
-    }
-    setNameError(undefined);
+  const start = ({ name }: { name: string }) => {
     verify.reset();
-    enroll.mutate(r.data, { onSuccess: (data) => setEnrolment(data) });
+    enroll.mutate(name, { onSuccess: (data) => setEnrolment(data) });
   };
 
-  const confirm = (e: FormEvent) => {
-    e.preventDefault();
+  const confirm = ({ code }: { code: string }) => {
     if (!enrolment) return;
-    const clean = code.check();
-    if (!clean) return;
     verify.mutate(
-      { factorId: enrolment.factorId, code: clean },
+      { factorId: enrolment.factorId, code },
       {
         onSuccess: () => {
           setEnrolment(null);
-          code.setCode('');
+          codeForm.reset();
           notify.success('Vérification en deux étapes activée');
         },
       },
@@ -148,18 +130,18 @@ export default function AdminSecurityPage() {
 
       <Panel title="Ajouter une application d'authentification">
         {!enrolment ? (
-          <form noValidate onSubmit={start} className="max-w-md space-y-4">
+          <Form form={nameForm} onValid={start} className="max-w-md space-y-4">
             <p className="text-sm text-slate-700">
               Utilisez une application comme Google Authenticator, Microsoft Authenticator ou FreeOTP sur votre téléphone.
             </p>
-            <TextField label="Nom de l'appareil" value={name} onChange={(e) => setName(e.target.value)} error={nameError} required maxLength={40} />
+            <Field name="name" label="Nom de l'appareil" required maxLength={40} />
             {enroll.isError && <Alert>{enroll.error.message}</Alert>}
             <Button type="submit" disabled={enroll.isPending}>
               <ShieldCheck className="h-4 w-4" aria-hidden="true" /> {enroll.isPending ? 'Préparation…' : 'Commencer'}
             </Button>
-          </form>
+          </Form>
         ) : (
-          <form noValidate onSubmit={confirm} className="space-y-4">
+          <Form form={codeForm} onValid={confirm} className="space-y-4">
             <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
               <li>Scannez ce QR code avec votre application (ou saisissez la clé ci-dessous).</li>
               <li>Saisissez le code à 6 chiffres qu'elle affiche.</li>
@@ -173,7 +155,7 @@ export default function AdminSecurityPage() {
                     {enrolment.secret}
                   </code>
                 </div>
-                <MfaCodeField state={code} />
+                <MfaCodeField />
                 {verify.isError && <Alert>{verify.error.message}</Alert>}
                 <div className="flex flex-wrap gap-2">
                   <Button type="submit" disabled={verify.isPending}>
@@ -183,7 +165,7 @@ export default function AdminSecurityPage() {
                     variant="secondary"
                     onClick={() => {
                       setEnrolment(null);
-                      code.setCode('');
+                      codeForm.reset();
                       verify.reset();
                     }}
                   >
@@ -192,30 +174,23 @@ export default function AdminSecurityPage() {
                 </div>
               </div>
             </div>
-          </form>
+          </Form>
         )}
       </Panel>
 
       {browserHasPasskeys() && (
         <Panel title="Ajouter une clé d'accès">
-          <form noValidate onSubmit={addPasskey} className="max-w-md space-y-4">
+          <Form form={passkeyForm} onValid={addPasskey} className="max-w-md space-y-4">
             <p className="text-sm text-slate-700">
               Une clé d'accès (passkey) utilise l'empreinte, le visage ou le code de votre appareil, ou une clé de sécurité USB, à la place du
               code à 6 chiffres.
             </p>
-            <TextField
-              label="Nom de la clé"
-              value={passkeyName}
-              onChange={(e) => setPasskeyName(e.target.value)}
-              error={passkeyNameError}
-              required
-              maxLength={40}
-            />
+            <Field name="name" label="Nom de la clé" required maxLength={40} />
             {passkey.isError && <Alert>{passkey.error.message}</Alert>}
             <Button type="submit" disabled={passkey.isPending}>
               <Fingerprint className="h-4 w-4" aria-hidden="true" /> {passkey.isPending ? 'Suivez les instructions de votre appareil…' : "Ajouter une clé d'accès"}
             </Button>
-          </form>
+          </Form>
         </Panel>
       )}
 

@@ -1,10 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import type { z } from 'zod';
 import { Dialog } from '@/components/ui/dialog';
 import { notify } from '@/lib/notify';
 import { FormActions } from '@/components/ui/button';
-import { Alert, SelectField, TextAreaField, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, SelectFormField, TextAreaFormField, useZodForm } from '@/components/ui/form';
 import { bookingReference, formatPrice } from '@/lib/format';
-import { fieldErrors } from '@/lib/validation';
 import { errorCode } from '@/lib/errors';
 import type { AdminBooking } from '../types';
 import { bookingEditSchemas, PREMIUM_DURATIONS } from '../schemas/booking-edit-schema';
@@ -37,35 +37,23 @@ const options = (labels: Record<string, string>) =>
   ));
 
 export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking | null; onClose: () => void }) {
-  const [values, setValues] = useState<Values>({});
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  const update = useUpdateBooking();
-  useEffect(() => {
-    if (booking) {
-      setValues(initial(booking));
-      setErrors({});
-      update.reset();
-    }
-  }, [booking]);
-
   if (!booking) return <Dialog open={false} onClose={onClose} title="">{null}</Dialog>;
-  const schema = bookingEditSchemas[booking.kind];
-  const set = (k: string) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
-  const text = (k: string, label: string, type = 'text', required = false) => (
-    <TextField label={label} type={type} value={values[k] ?? ''} onChange={set(k)} error={errors[k]} required={required} />
-  );
+  // a new form per booking: its values, errors and the last save start afresh
+  return <BookingEditForm key={booking.id} booking={booking} onClose={onClose} />;
+}
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = schema.safeParse(values);
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
+function BookingEditForm({ booking, onClose }: { booking: AdminBooking; onClose: () => void }) {
+  // the schema of the booking's kind; the form's values are the strings of its inputs
+  const schema = bookingEditSchemas[booking.kind] as unknown as z.ZodType<Values, Values>;
+  // errors show on submit only, as they always have in this dialog
+  const form = useZodForm(schema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: initial(booking) });
+  const update = useUpdateBooking();
+  const text = (k: string, label: string, type = 'text', required = false) => <Field name={k} label={label} type={type} required={required} />;
+
+  const submit = (values: Values) => {
     // conditional on the booking as shown: a booking changed meanwhile is not overwritten
     update.mutate(
-      { booking, values: r.data as BookingUpdate },
+      { booking, values: values as unknown as BookingUpdate },
       {
         onSuccess: () => {
           notify.success(`Réservation #${bookingReference(booking.id)} mise à jour`);
@@ -77,15 +65,15 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
 
   return (
     <Dialog open onClose={onClose} title={`Modifier la réservation #${bookingReference(booking.id)}`} size="xl">
-      <form noValidate onSubmit={submit} className="space-y-4">
+      <Form form={form} onValid={submit} className="space-y-4">
         <div className="grid gap-4 sm:grid-cols-2">
-          <SelectField label="Statut" value={values.booking_status ?? 'pending'} onChange={set('booking_status')}>
+          <SelectFormField name="booking_status" label="Statut">
             {bookingStatusChoices(booking.booking_status in bookingStatusLabels ? booking.booking_status : 'pending').map((s) => (
               <option key={s} value={s}>
                 {bookingStatusLabels[s]}
               </option>
             ))}
-          </SelectField>
+          </SelectFormField>
           {booking.kind === 'vehicle' && (
             <>
               {text('start_date', 'Date de début', 'date', true)}
@@ -96,32 +84,32 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
           )}
           {booking.kind === 'airport' && (
             <>
-              <SelectField label="Service" value={values.service_type ?? ''} onChange={set('service_type')}>
+              <SelectFormField name="service_type" label="Service">
                 {options(airportLabels)}
-              </SelectField>
-              <SelectField label="Type de vol" value={values.flight_type ?? ''} onChange={set('flight_type')}>
+              </SelectFormField>
+              <SelectFormField name="flight_type" label="Type de vol">
                 <option value="arrival">Arrivée</option>
                 <option value="departure">Départ</option>
-              </SelectField>
+              </SelectFormField>
               {text('flight_date', 'Date du vol', 'date', true)}
               {text('flight_time', 'Heure du vol', 'time', true)}
               {text('flight_number', 'Numéro de vol', 'text', true)}
-              <TextField label="Passagers" type="number" min={1} step={1} value={values.passengers ?? '1'} onChange={set('passengers')} error={errors.passengers} />
+              <Field name="passengers" label="Passagers" type="number" min={1} step={1} />
             </>
           )}
           {booking.kind === 'diagnostic' && (
             <>
-              <SelectField label="Service" value={values.service_type ?? ''} onChange={set('service_type')}>
+              <SelectFormField name="service_type" label="Service">
                 {options(diagnosticLabels)}
-              </SelectField>
+              </SelectFormField>
               {text('appointment_date', 'Date du rendez-vous', 'date', true)}
-              <SelectField label="Heure" value={values.appointment_time ?? ''} onChange={set('appointment_time')} error={errors.appointment_time}>
+              <SelectFormField name="appointment_time" label="Heure">
                 {['09:00', '10:00', '11:00', '14:00', '15:00', '16:00'].map((t) => (
                   <option key={t} value={t}>
                     {t}
                   </option>
                 ))}
-              </SelectField>
+              </SelectFormField>
               {text('vehicle_type', 'Véhicule (marque et modèle)', 'text', true)}
               {text('customer_email', 'Email', 'email', true)}
               {text('customer_phone', 'Téléphone', 'tel', true)}
@@ -129,27 +117,27 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
           )}
           {booking.kind === 'premium' && (
             <>
-              <SelectField label="Service" value={values.service_type ?? ''} onChange={set('service_type')}>
+              <SelectFormField name="service_type" label="Service">
                 {options(premiumLabels)}
-              </SelectField>
+              </SelectFormField>
               {text('start_date', 'Date de début', 'date', true)}
-              <SelectField label="Durée (jours)" value={values.duration_days ?? '1'} onChange={set('duration_days')} error={errors.duration_days}>
+              <SelectFormField name="duration_days" label="Durée (jours)">
                 {PREMIUM_DURATIONS.map((d) => (
                   <option key={d} value={d}>
                     {d}
                   </option>
                 ))}
-              </SelectField>
+              </SelectFormField>
               {text('customer_name', 'Nom du client', 'text', true)}
               {text('customer_email', 'Email', 'email', true)}
               {text('customer_phone', 'Téléphone', 'tel', true)}
             </>
           )}
         </div>
-        {booking.kind === 'vehicle' && <TextAreaField label="Demandes spéciales" value={values.special_requests ?? ''} onChange={set('special_requests')} />}
-        {booking.kind === 'airport' && <TextAreaField label="Demandes spéciales" value={values.special_requests ?? ''} onChange={set('special_requests')} />}
-        {booking.kind === 'diagnostic' && <TextAreaField label="Notes" value={values.notes ?? ''} onChange={set('notes')} />}
-        {booking.kind === 'premium' && <TextAreaField label="Exigences particulières" value={values.special_requirements ?? ''} onChange={set('special_requirements')} />}
+        {booking.kind === 'vehicle' && <TextAreaFormField name="special_requests" label="Demandes spéciales" />}
+        {booking.kind === 'airport' && <TextAreaFormField name="special_requests" label="Demandes spéciales" />}
+        {booking.kind === 'diagnostic' && <TextAreaFormField name="notes" label="Notes" />}
+        {booking.kind === 'premium' && <TextAreaFormField name="special_requirements" label="Exigences particulières" />}
         <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700">
           Montant actuel : <strong>{formatPrice(booking.total_amount)}</strong> — recalculé par le serveur selon le tarif quand les dates, le service, la durée ou le nombre de passagers changent.
         </p>
@@ -157,7 +145,7 @@ export function BookingEditDialog({ booking, onClose }: { booking: AdminBooking 
           <Alert>{errorCode(update.error) === 'booking_changed' ? update.error.message : `Erreur lors de la modification : ${update.error.message}`}</Alert>
         )}
         <FormActions onCancel={onClose} submitLabel="Sauvegarder" busy={update.isPending} busyLabel="Sauvegarde…" cancelVariant="secondary" />
-      </form>
+      </Form>
     </Dialog>
   );
 }

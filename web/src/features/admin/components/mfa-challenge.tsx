@@ -4,10 +4,11 @@
  * (WebAuthn); the session becomes aal2 and the guard shows the page asked for. The database
  * refuses them every admin call before.
  */
-import { useId, type FormEvent } from 'react';
+import { useId } from 'react';
 import { useNavigate } from 'react-router';
 import { Fingerprint, KeyRound } from 'lucide-react';
 import { Alert } from '@/components/ui/field';
+import { Form } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Spinner, ErrorState } from '@/components/ui/states';
 import { usePageTitle } from '@/components/ui/page';
@@ -15,7 +16,7 @@ import { adminPaths } from '@/config/admin-paths';
 import { supabaseClient } from '@/lib/supabase';
 import { notify } from '@/lib/notify';
 import { browserHasPasskeys, useFactors, useVerifyPasskey, useVerifyTotp } from '../api/mfa';
-import { MfaCodeField, useMfaCode } from './mfa-code-field';
+import { MfaCodeField, useMfaCodeForm } from './mfa-code-field';
 
 export const CHALLENGE_TITLE = 'Vérification en deux étapes';
 
@@ -24,7 +25,7 @@ export function MfaChallenge() {
   const factors = useFactors();
   const verify = useVerifyTotp();
   const navigate = useNavigate();
-  const code = useMfaCode();
+  const form = useMfaCodeForm();
   const titleId = useId();
   const factor = factors.data?.find((f) => f.factor_type === 'totp' && f.status === 'verified');
   const passkey = factors.data?.find((f) => f.factor_type === 'webauthn' && f.status === 'verified');
@@ -34,15 +35,13 @@ export function MfaChallenge() {
     verifyPasskey.mutate(passkey.id, { onSuccess: () => notify.success('Vérification réussie') });
   };
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const clean = code.check();
-    if (!clean || !factor) return;
+  const submit = ({ code }: { code: string }) => {
+    if (!factor) return;
     verify.mutate(
-      { factorId: factor.id, code: clean },
+      { factorId: factor.id, code },
       {
         onSuccess: () => notify.success('Vérification réussie'),
-        onError: () => code.setCode(''),
+        onError: () => form.reset({ code: '' }),
       },
     );
   };
@@ -71,10 +70,10 @@ export function MfaChallenge() {
         ) : factors.isError ? (
           <ErrorState message={factors.error.message} onRetry={() => void factors.refetch()} />
         ) : (
-          <form noValidate onSubmit={submit} className="space-y-4">
+          <Form form={form} onValid={submit} className="space-y-4">
             {factor && (
               <>
-                <MfaCodeField state={code} autoFocus />
+                <MfaCodeField autoFocus />
                 {verify.isError && <Alert>{verify.error.message}</Alert>}
                 <Button type="submit" className="w-full" disabled={verify.isPending}>
                   {verify.isPending ? 'Vérification…' : 'Vérifier'}
@@ -94,7 +93,7 @@ export function MfaChallenge() {
             <Button variant="outline" className="w-full" onClick={() => void signOut()}>
               Se déconnecter
             </Button>
-          </form>
+          </Form>
         )}
       </section>
     </main>

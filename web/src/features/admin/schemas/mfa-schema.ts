@@ -10,3 +10,7 @@ export const mfaCodeSchema = z
   .pipe(z.string().regex(/^\d{6}$/, MFA_CODE_MESSAGE));
 
 export const factorNameSchema = z.string().trim().min(2, FACTOR_NAME_MESSAGE).max(40, FACTOR_NAME_MESSAGE);
+
+/** The forms of the code and of a factor's name. */
+export const mfaCodeFormSchema = z.object({ code: mfaCodeSchema });
+export const factorNameFormSchema = z.object({ name: factorNameSchema });

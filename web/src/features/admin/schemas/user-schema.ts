@@ -14,3 +14,4 @@ export const userSchema = z.object({
 });
 
 export type UserForm = z.input<typeof userSchema>;
+export type UserValues = z.output<typeof userSchema>;

@@ -36,3 +36,9 @@ export const airportSchema = (today: string) =>
   });
 
 export type AirportValues = z.infer<ReturnType<typeof airportSchema>>;
+
+/** The form's version: the passenger count is what was typed, read by `parsePassengers` then checked as above. */
+export const airportFormSchema = (today: string) => {
+  const schema = airportSchema(today);
+  return schema.extend({ passengers: z.string().transform(parsePassengers).pipe(schema.shape.passengers) });
+};

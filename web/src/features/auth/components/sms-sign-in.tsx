@@ -1,7 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, TextField } from '@/components/ui/field';
+import { useEffect, useState } from 'react';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
-import { fieldErrors } from '@/lib/validation';
 import type { Profile } from '@/types/database';
 import { phoneSignInOffered, useSendSmsCode, useVerifySmsCode } from '@/features/auth/api/auth';
 import { phoneSchema, smsCodeSchema } from '@/features/auth/schemas/auth-schemas';
@@ -13,10 +13,10 @@ import { phoneSchema, smsCodeSchema } from '@/features/auth/schemas/auth-schemas
  */
 export function SmsSignIn({ remember, onSignedIn }: { remember: boolean; onSignedIn: (profile: Profile) => void }) {
   const [offered, setOffered] = useState(false);
-  const [phone, setPhone] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [code, setCode] = useState('');
-  const [errors, setErrors] = useState<{ phone?: string; code?: string }>({});
+  // errors show on submit only, as on the e-mail form above
+  const phoneForm = useZodForm(phoneSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { phone: '' } });
+  const codeForm = useZodForm(smsCodeSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { code: '' } });
   const send = useSendSmsCode();
   const verify = useVerifySmsCode();
 
@@ -30,26 +30,13 @@ export function SmsSignIn({ remember, onSignedIn }: { remember: boolean; onSigne
 
   if (!offered) return null;
 
-  const requestCode = (e: FormEvent) => {
-    e.preventDefault();
-    const r = phoneSchema.safeParse({ phone });
-    if (!r.success) {
-      setErrors(fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
-    send.mutate(r.data.phone, { onSuccess: () => setSentTo(r.data.phone) });
+  const requestCode = ({ phone }: { phone: string }) => {
+    send.mutate(phone, { onSuccess: () => setSentTo(phone) });
   };
 
-  const checkCode = (e: FormEvent) => {
-    e.preventDefault();
-    const r = smsCodeSchema.safeParse({ code });
-    if (!r.success || !sentTo) {
-      setErrors(r.success ? {} : fieldErrors(r.error));
-      return;
-    }
-    setErrors({});
-    verify.mutate({ phone: sentTo, code: r.data.code, remember }, { onSuccess: onSignedIn });
+  const checkCode = ({ code }: { code: string }) => {
+    if (!sentTo) return;
+    verify.mutate({ phone: sentTo, code, remember }, { onSuccess: onSignedIn });
   };
 
   return (
@@ -59,33 +46,29 @@ export function SmsSignIn({ remember, onSignedIn }: { remember: boolean; onSigne
       </h2>
       <p className="mt-1 text-sm text-slate-600">Recevez un code à 6 chiffres sur votre téléphone, sans mot de passe.</p>
       {sentTo === null ? (
-        <form noValidate onSubmit={requestCode} className="mt-4 space-y-4">
-          <TextField
+        <Form form={phoneForm} onValid={requestCode} className="mt-4 space-y-4">
+          <Field
+            name="phone"
             label="Numéro de téléphone"
             type="tel"
             autoComplete="tel"
             placeholder="081 234 5678"
-            value={phone}
-            onChange={(e) => setPhone(e.target.value)}
-            error={errors.phone}
             required
           />
           {send.isError && <Alert>{send.error.message}</Alert>}
           <Button type="submit" variant="secondary" className="w-full" disabled={send.isPending}>
             {send.isPending ? 'Envoi…' : 'Recevoir un code par SMS'}
           </Button>
-        </form>
+        </Form>
       ) : (
-        <form noValidate onSubmit={checkCode} className="mt-4 space-y-4">
+        <Form form={codeForm} onValid={checkCode} className="mt-4 space-y-4">
           <Alert tone="info">Un code a été envoyé au {sentTo}. Il est valable quelques minutes.</Alert>
-          <TextField
+          <Field
+            name="code"
             label="Code reçu par SMS"
             inputMode="numeric"
             autoComplete="one-time-code"
             maxLength={6}
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            error={errors.code}
             required
           />
           {verify.isError && <Alert>{verify.error.message}</Alert>}
@@ -97,13 +80,13 @@ export function SmsSignIn({ remember, onSignedIn }: { remember: boolean; onSigne
             className="w-full text-sm font-semibold text-blue-900 hover:underline"
             onClick={() => {
               setSentTo(null);
-              setCode('');
+              codeForm.reset();
               verify.reset();
             }}
           >
             Changer de numéro
           </button>
-        </form>
+        </Form>
       )}
     </section>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { DetailsForm } from './details-form';
 import type { AvailableVehicle } from '@/types/database';
 
@@ -37,21 +37,23 @@ describe('DetailsForm', () => {
     expect(screen.getByText(/Protection incluse\u00a0: Assurance tous risques et assistance 24\/7/, { normalizer: (t) => t })).toBeTruthy();
   });
 
-  it('refuses an empty form with the French message and does not submit', () => {
+  // validation runs through the zod resolver, which is asynchronous: errors are awaited
+  it('refuses an empty form with the French message and does not submit', async () => {
     const onSubmit = setup();
     fireEvent.click(screen.getByRole('button', { name: 'Confirmer la réservation' }));
-    expect(screen.getAllByText('Veuillez remplir tous les champs obligatoires').length).toBe(4);
+    expect(await screen.findAllByText('Veuillez remplir tous les champs obligatoires')).toHaveLength(4);
     expect(onSubmit).not.toHaveBeenCalled();
   });
 
-  it('submits checked values', () => {
+  it('submits checked values', async () => {
     const onSubmit = setup();
     fireEvent.change(screen.getByLabelText('Nom complet'), { target: { value: 'Jean Mukendi' } });
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'jean@example.cd' } });
     fireEvent.change(screen.getByLabelText('Téléphone'), { target: { value: '+243 81 234 5678' } });
     fireEvent.change(screen.getByLabelText('Numéro de permis de conduire'), { target: { value: 'KIN-1234' } });
     fireEvent.click(screen.getByRole('button', { name: 'Confirmer la réservation' }));
-    expect(onSubmit).toHaveBeenCalledWith({
+    await waitFor(() => expect(onSubmit).toHaveBeenCalled());
+    expect(onSubmit.mock.calls[0]?.[0]).toEqual({
       fullName: 'Jean Mukendi',
       email: 'jean@example.cd',
       phone: '+243 81 234 5678',

@@ -1,13 +1,10 @@
-import { useState, type FormEvent } from 'react';
 import { ArrowLeft, ShieldCheck } from 'lucide-react';
-import { Alert, TextAreaField, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, Form, TextAreaFormField, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
-import { fieldErrors } from '@/lib/validation';
 import { formatDate, formatDays, formatPercent, formatPrice, frenchTypography } from '@/lib/format';
 import type { AvailableVehicle } from '@/types/database';
 import { detailsSchema, type DetailsValues } from '../schemas/booking-schemas';
-
-type Errors = Partial<Record<keyof DetailsValues, string>>;
 
 export function DetailsForm({
   vehicle,
@@ -32,55 +29,22 @@ export function DetailsForm({
   onBack: () => void;
   onSubmit: (v: DetailsValues) => void;
 }) {
-  const [values, setValues] = useState({ ...defaults, licenseNumber: '', specialRequests: '' });
-  const [errors, setErrors] = useState<Errors>({});
-  const [touched, setTouched] = useState<Partial<Record<keyof DetailsValues, boolean>>>({});
-  const validate = (v: typeof values) => {
-    const r = detailsSchema.safeParse(v);
-    return r.success ? {} : fieldErrors<keyof DetailsValues>(r.error);
-  };
-  const set = (k: keyof typeof values, v: string) => {
-    const next = { ...values, [k]: v };
-    setValues(next);
-    if (touched[k]) setErrors(validate(next));
-  };
-  const blur = (k: keyof DetailsValues) => {
-    setTouched((t) => ({ ...t, [k]: true }));
-    setErrors(validate(values));
-  };
-  const shown = (k: keyof DetailsValues) => (touched[k] ? errors[k] : undefined);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = detailsSchema.safeParse(values);
-    if (!r.success) {
-      setErrors(fieldErrors<keyof DetailsValues>(r.error));
-      setTouched({ fullName: true, email: true, phone: true, licenseNumber: true });
-      return;
-    }
-    onSubmit(r.data);
-  };
+  // errors show once a field is left, then follow what is typed
+  const form = useZodForm(detailsSchema, { defaultValues: { ...defaults, licenseNumber: '', specialRequests: '' } });
   const discount = Number(vehicle.discount_percent);
 
   return (
     <div className="grid gap-6 lg:grid-cols-5">
-      <form noValidate onSubmit={submit} className="space-y-4 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm lg:col-span-3">
+      <Form form={form} onValid={onSubmit} className="space-y-4 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm lg:col-span-3">
         <h2 className="text-xl font-bold text-blue-950">Finaliser votre réservation</h2>
         <p className="text-sm text-slate-600">Les champs marqués d'un astérisque (*) sont obligatoires.</p>
-        <TextField label="Nom complet" autoComplete="name" value={values.fullName} onChange={(e) => set('fullName', e.target.value)} onBlur={() => blur('fullName')} error={shown('fullName')} required />
+        <Field name="fullName" label="Nom complet" autoComplete="name" required />
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField label="Email" type="email" autoComplete="email" value={values.email} onChange={(e) => set('email', e.target.value)} onBlur={() => blur('email')} error={shown('email')} required />
-          <TextField label="Téléphone" type="tel" autoComplete="tel" value={values.phone} onChange={(e) => set('phone', e.target.value)} onBlur={() => blur('phone')} error={shown('phone')} placeholder="+243 81 234 5678" required />
+          <Field name="email" label="Email" type="email" autoComplete="email" required />
+          <Field name="phone" label="Téléphone" type="tel" autoComplete="tel" placeholder="+243 81 234 5678" required />
         </div>
-        <TextField
-          label="Numéro de permis de conduire"
-          value={values.licenseNumber}
-          onChange={(e) => set('licenseNumber', e.target.value)}
-          onBlur={() => blur('licenseNumber')}
-          error={shown('licenseNumber')}
-          autoComplete="off"
-          required
-        />
-        <TextAreaField label="Demandes particulières" value={values.specialRequests} onChange={(e) => set('specialRequests', e.target.value)} rows={3} placeholder="Siège enfant, livraison à l'hôtel…" />
+        <Field name="licenseNumber" label="Numéro de permis de conduire" autoComplete="off" required />
+        <TextAreaFormField name="specialRequests" label="Demandes particulières" rows={3} placeholder="Siège enfant, livraison à l'hôtel…" />
         {error && <Alert>{error}</Alert>}
         <div className="flex flex-wrap items-center justify-between gap-3 pt-2">
           <button type="button" onClick={onBack} className="inline-flex items-center gap-1 text-sm font-semibold text-blue-900 hover:underline">
@@ -90,7 +54,7 @@ export function DetailsForm({
             {busy ? 'Réservation en cours…' : 'Confirmer la réservation'}
           </Button>
         </div>
-      </form>
+      </Form>
       <aside className="h-fit rounded-2xl border border-slate-200 bg-white p-5 shadow-sm lg:col-span-2" aria-labelledby="summary-title">
         <h2 id="summary-title" className="text-lg font-bold text-blue-950">
           Récapitulatif

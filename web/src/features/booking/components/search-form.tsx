@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Search, SlidersHorizontal } from 'lucide-react';
+import type { z } from 'zod';
 import { Button } from '@/components/ui/button';
-import { SelectField, TextField } from '@/components/ui/field';
+import { Field, Form, SelectFormField, useZodForm } from '@/components/ui/form';
 import { addDaysIso, todayIso } from '@/lib/format';
-import { fieldErrors } from '@/lib/validation';
 import { categoryLabels } from '@/lib/labels';
 import { CATEGORIES, FUEL_TYPES, SEAT_OPTIONS, searchSchema, TRANSMISSIONS, type SearchValues } from '../schemas/booking-schemas';
 
@@ -26,32 +26,33 @@ export function initialSearch(start?: string | null, end?: string | null): Searc
   return { startDate: s, endDate: e, pickupLocation: '', dropoffLocation: '', category: '', maxPrice: '1000', minSeats: '0', transmission: '', fuelType: '' };
 }
 
-export function SearchForm({ value, onChange, onSearch, busy }: { value: SearchFormState; onChange: (v: SearchFormState) => void; onSearch: (v: SearchValues) => void; busy: boolean }) {
+/**
+ * The search's form. The booking page holds it (`useSearchForm`), so that the values outlive the
+ * form when the page goes on to the details; errors show on submit, as they always have.
+ */
+export function useSearchForm(initial: SearchFormState) {
+  const schema = searchSchema(todayIso());
+  // the selects hold strings; the schema says which ones it accepts
+  return useZodForm(schema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: initial as z.input<typeof schema> });
+}
+
+export function SearchForm({ form, onSearch, busy }: { form: ReturnType<typeof useSearchForm>; onSearch: (v: SearchValues) => void; busy: boolean }) {
   const [advanced, setAdvanced] = useState(false);
-  const [errors, setErrors] = useState<Partial<Record<keyof SearchValues, string>>>({});
-  const set = <K extends keyof SearchFormState>(k: K, v: SearchFormState[K]) => {
-    const next = { ...value, [k]: v };
-    // the end date never precedes the start date
-    if (k === 'startDate' && next.endDate < next.startDate) next.endDate = next.startDate;
-    onChange(next);
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = searchSchema(todayIso()).safeParse(value);
-    if (!r.success) {
-      setErrors(fieldErrors<keyof SearchValues>(r.error));
-      return;
-    }
-    setErrors({});
-    onSearch(r.data);
-  };
+  const [startDate = '', maxPrice = 1000] = form.watch(['startDate', 'maxPrice']);
+  // the end date never precedes the start date
+  useEffect(() => {
+    const sub = form.watch((v, { name }) => {
+      if (name === 'startDate' && v.startDate && v.endDate !== undefined && v.endDate < v.startDate) form.setValue('endDate', v.startDate);
+    });
+    return () => sub.unsubscribe();
+  }, [form]);
   return (
-    <form noValidate onSubmit={submit} className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm" aria-label="Recherche de véhicules">
+    <Form form={form} onValid={onSearch} className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm" aria-label="Recherche de véhicules">
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <TextField label="Date de début" type="date" min={todayIso()} value={value.startDate} onChange={(e) => set('startDate', e.target.value)} error={errors.startDate} required />
-        <TextField label="Date de fin" type="date" min={value.startDate} value={value.endDate} onChange={(e) => set('endDate', e.target.value)} error={errors.endDate} required />
-        <TextField label="Lieu de prise en charge" value={value.pickupLocation} onChange={(e) => set('pickupLocation', e.target.value)} placeholder="Gombe, aéroport de N'djili…" />
-        <TextField label="Lieu de retour" value={value.dropoffLocation} onChange={(e) => set('dropoffLocation', e.target.value)} placeholder="Même lieu" />
+        <Field name="startDate" label="Date de début" type="date" min={todayIso()} required />
+        <Field name="endDate" label="Date de fin" type="date" min={startDate} required />
+        <Field name="pickupLocation" label="Lieu de prise en charge" placeholder="Gombe, aéroport de N'djili…" />
+        <Field name="dropoffLocation" label="Lieu de retour" placeholder="Même lieu" />
       </div>
       <button
         type="button"
@@ -64,48 +65,46 @@ export function SearchForm({ value, onChange, onSearch, busy }: { value: SearchF
       </button>
       {advanced && (
         <div id="advanced-filters" className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-          <SelectField label="Catégorie" value={value.category} onChange={(e) => set('category', e.target.value)}>
+          <SelectFormField name="category" label="Catégorie">
             <option value="">Toutes</option>
             {CATEGORIES.map((c) => (
               <option key={c} value={c}>
                 {categoryLabels[c]}
               </option>
             ))}
-          </SelectField>
-          <TextField
-            label={`Prix maximum par jour : ${Number(value.maxPrice) >= 1000 ? 'illimité' : `$${value.maxPrice}`}`}
+          </SelectFormField>
+          <Field
+            name="maxPrice"
+            label={`Prix maximum par jour : ${Number(maxPrice) >= 1000 ? 'illimité' : `$${String(maxPrice)}`}`}
             type="range"
             min={0}
             max={1000}
             step={10}
-            value={value.maxPrice}
-            onChange={(e) => set('maxPrice', e.target.value)}
-            error={errors.maxPrice}
             className="border-0 px-0 shadow-none accent-blue-900"
           />
-          <SelectField label="Places minimum" value={value.minSeats} onChange={(e) => set('minSeats', e.target.value)}>
+          <SelectFormField name="minSeats" label="Places minimum">
             {SEAT_OPTIONS.map((s) => (
               <option key={s} value={s}>
                 {s === 0 ? 'Toutes' : `${s}+`}
               </option>
             ))}
-          </SelectField>
-          <SelectField label="Transmission" value={value.transmission} onChange={(e) => set('transmission', e.target.value)}>
+          </SelectFormField>
+          <SelectFormField name="transmission" label="Transmission">
             <option value="">Toutes</option>
             {TRANSMISSIONS.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
-          </SelectField>
-          <SelectField label="Carburant" value={value.fuelType} onChange={(e) => set('fuelType', e.target.value)}>
+          </SelectFormField>
+          <SelectFormField name="fuelType" label="Carburant">
             <option value="">Tous</option>
             {FUEL_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
-          </SelectField>
+          </SelectFormField>
         </div>
       )}
       <div className="mt-5 flex justify-end">
@@ -113,6 +112,6 @@ export function SearchForm({ value, onChange, onSearch, busy }: { value: SearchF
           <Search className="h-4 w-4" aria-hidden="true" /> {busy ? 'Recherche…' : 'Rechercher'}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

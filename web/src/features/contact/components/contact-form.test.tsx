@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ContactForm } from './contact-form';
 import { contactMessages } from '../schemas/contact-schema';
@@ -33,26 +33,27 @@ const type = (label: string, value: string) => fireEvent.change(screen.getByLabe
 const leave = (label: string) => fireEvent.blur(screen.getByLabelText(label));
 
 describe('ContactForm', () => {
-  it('shows a field error once the field is left, then follows the typing', () => {
+  // validation runs through the zod resolver, which is asynchronous: errors are awaited
+  it('shows a field error once the field is left, then follows the typing', async () => {
     setup();
     type('Email', 'aline@');
-    expect(screen.queryByText(contactMessages.email)).toBeNull();
-    leave('Email');
-    expect(screen.getByText(contactMessages.email)).toBeTruthy();
-    expect(screen.queryByText(contactMessages.required)).toBeNull(); // the name was not left yet
-    type('Email', 'aline@example.cd');
-    expect(screen.queryByText(contactMessages.email)).toBeNull();
-
     leave('Nom');
-    expect(screen.getByText(contactMessages.required)).toBeTruthy();
+    await screen.findByText(contactMessages.required); // the name was left
+    expect(screen.queryByText(contactMessages.email)).toBeNull(); // the email not yet
+    leave('Email');
+    expect(await screen.findByText(contactMessages.email)).toBeTruthy();
+    expect(screen.getByLabelText('Email').getAttribute('aria-invalid')).toBe('true');
+    type('Email', 'aline@example.cd');
+    await waitFor(() => expect(screen.queryByText(contactMessages.email)).toBeNull());
+
     leave('Sujet');
-    expect(screen.getByText(contactMessages.subject)).toBeTruthy();
+    expect(await screen.findByText(contactMessages.subject)).toBeTruthy();
   });
 
   it('submitting shows every error at once; a valid message is stored and the form emptied without errors', async () => {
     setup('support');
     fireEvent.click(screen.getByRole('button', { name: 'Envoyer le message' }));
-    expect(screen.getAllByText(contactMessages.required)).toHaveLength(3);
+    expect(await screen.findAllByText(contactMessages.required)).toHaveLength(3);
     expect(screen.getByText(contactMessages.subject)).toBeTruthy();
     expect(insert).not.toHaveBeenCalled();
 
@@ -60,12 +61,13 @@ describe('ContactForm', () => {
     type('Email', 'aline@example.cd');
     type('Sujet', 'information');
     type('Message', 'Bonjour, une location avec chauffeur ?');
-    expect(screen.queryByRole('alert')).toBeNull();
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
     fireEvent.click(screen.getByRole('button', { name: 'Envoyer le message' }));
     await screen.findByText(/Votre message a bien été enregistré/);
     expect(insert).toHaveBeenCalledWith(expect.objectContaining({ name: 'Aline Kabasele', subject: 'information', source: 'support' }));
     expect((screen.getByLabelText('Nom') as HTMLInputElement).value).toBe('');
+    expect(screen.queryByRole('alert')).toBeNull();
     leave('Nom');
-    expect(screen.getByText(contactMessages.required)).toBeTruthy();
+    expect(await screen.findByText(contactMessages.required)).toBeTruthy();
   });
 });

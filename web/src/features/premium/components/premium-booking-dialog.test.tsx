@@ -44,27 +44,30 @@ const type = (label: string, value: string) => fireEvent.change(screen.getByLabe
 const leave = (label: string) => fireEvent.blur(screen.getByLabelText(label));
 
 describe('PremiumBookingDialog', () => {
-  it('shows a field error once the field is left, not before, and follows the typing after', () => {
+  // validation runs through the zod resolver, which is asynchronous: errors are awaited
+  it('shows a field error once the field is left, not before, and follows the typing after', async () => {
     setup();
     type('Email', 'jean@');
-    expect(screen.queryByText(premiumMessages.email)).toBeNull();
+    leave('Nom complet');
+    await screen.findByText(premiumMessages.name);
+    expect(screen.queryByText(premiumMessages.email)).toBeNull(); // typed, not left
     leave('Email');
-    expect(screen.getByText(premiumMessages.email)).toBeTruthy();
-    // only the field left shows its error
-    expect(screen.queryByText(premiumMessages.name)).toBeNull();
+    expect(await screen.findByText(premiumMessages.email)).toBeTruthy();
+    // only the fields left show their error
     expect(screen.queryByText(premiumMessages.phone)).toBeNull();
     type('Email', 'jean@example.cd');
-    expect(screen.queryByText(premiumMessages.email)).toBeNull();
+    await waitFor(() => expect(screen.queryByText(premiumMessages.email)).toBeNull());
 
     leave('Téléphone');
-    expect(screen.getByText(premiumMessages.phone)).toBeTruthy();
+    expect(await screen.findByText(premiumMessages.phone)).toBeTruthy();
     leave('Date de début');
-    expect(screen.getByText(premiumMessages.dateRequired)).toBeTruthy();
+    expect(await screen.findByText(premiumMessages.dateRequired)).toBeTruthy();
   });
 
-  it('submitting shows every error at once and books nothing', () => {
+  it('submitting shows every error at once and books nothing', async () => {
     setup();
     fireEvent.click(screen.getByRole('button', { name: 'Envoyer la demande' }));
+    await screen.findByText(premiumMessages.name);
     for (const m of [premiumMessages.name, premiumMessages.email, premiumMessages.phone, premiumMessages.dateRequired]) expect(screen.getByText(m)).toBeTruthy();
     expect(insert).not.toHaveBeenCalled();
   });

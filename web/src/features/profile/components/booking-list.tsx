@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { FileText } from 'lucide-react';
 import { notify } from '@/lib/notify';
 import { Button, buttonClass } from '@/components/ui/button';
-import { TextField } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
+import { changeDatesSchema } from '../schemas/profile-schema';
 import { paths } from '@/config/paths';
 import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
@@ -80,9 +81,9 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
 /** « Modifier les dates » of a pending rental: the database checks and prices the new dates. */
 function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: string; end: string } }) {
   const [open, setOpen] = useState(false);
-  const [start, setStart] = useState(dates.start);
-  const [end, setEnd] = useState(dates.end);
-  const [error, setError] = useState<string | undefined>();
+  // the error shows on submit, under the end date, as it always has
+  const form = useZodForm(changeDatesSchema(todayIso()), { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: dates });
+  const start = form.watch('start');
   const change = useChangeBookingDates();
   const ref = bookingReference(booking.id);
   if (!open)
@@ -91,12 +92,7 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
         Modifier les dates
       </Button>
     );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!start || !end) return setError('Choisissez les deux dates');
-    if (start < todayIso()) return setError('La date de début ne peut pas être dans le passé');
-    if (end < start) return setError('La date de fin doit suivre la date de début');
-    setError(undefined);
+  const submit = ({ start, end }: { start: string; end: string }) => {
     change.mutate(
       { id: booking.id, start, end },
       {
@@ -104,14 +100,14 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
           notify.success(`Dates modifiées : nouveau total ${formatPrice(total)}`);
           setOpen(false);
         },
-        onError: (err) => setError(err.message),
+        onError: (err) => form.setError('end', { type: 'server', message: err.message }),
       },
     );
   };
   return (
-    <form onSubmit={submit} noValidate className="w-full space-y-2 sm:w-72 rounded-lg border border-slate-200 p-3" aria-label={`Nouvelles dates de la réservation ${ref}`}>
-      <TextField label="Nouvelle date de début" type="date" min={todayIso()} value={start} onChange={(e) => setStart(e.target.value)} />
-      <TextField label="Nouvelle date de fin" type="date" min={start} value={end} onChange={(e) => setEnd(e.target.value)} error={error} />
+    <Form form={form} onValid={submit} className="w-full space-y-2 sm:w-72 rounded-lg border border-slate-200 p-3" aria-label={`Nouvelles dates de la réservation ${ref}`}>
+      <Field name="start" label="Nouvelle date de début" type="date" min={todayIso()} />
+      <Field name="end" label="Nouvelle date de fin" type="date" min={start} />
       <div className="flex gap-2">
         <Button type="submit" size="sm" disabled={change.isPending}>
           {change.isPending ? 'Enregistrement…' : 'Enregistrer'}
@@ -120,6 +116,6 @@ function ChangeDates({ booking, dates }: { booking: MyBooking; dates: { start: s
           Fermer
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -1,19 +1,22 @@
-import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { notify } from '@/lib/notify';
 import { TextField } from '@/components/ui/field';
+import { Field, Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { profileKeys, updateOwnProfile } from '@/lib/profile-api';
-import { isValidPhone } from '@/lib/validation';
+import { profileSchema, type ProfileValues } from '../schemas/profile-schema';
 import type { Profile } from '@/types/database';
 
 export function ProfileForm({ profile }: { profile: Profile }) {
-  const [fullName, setFullName] = useState(profile.full_name ?? '');
-  const [phone, setPhone] = useState(profile.phone ?? '');
-  const [errors, setErrors] = useState<{ fullName?: string; phone?: string }>({});
+  // errors show on submit only, as they always have in this tab
+  const form = useZodForm(profileSchema, {
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    defaultValues: { fullName: profile.full_name ?? '', phone: profile.phone ?? '' },
+  });
   const qc = useQueryClient();
   const update = useMutation({
-    mutationFn: () => updateOwnProfile(profile.user_id, { full_name: fullName, phone }),
+    mutationFn: ({ fullName, phone }: ProfileValues) => updateOwnProfile(profile.user_id, { full_name: fullName, phone }),
     onSuccess: (p) => {
       qc.setQueryData(profileKeys.own(profile.user_id), p);
       notify.success('Profil mis à jour');
@@ -24,25 +27,17 @@ export function ProfileForm({ profile }: { profile: Profile }) {
       void qc.invalidateQueries({ queryKey: profileKeys.own(profile.user_id) });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const next: typeof errors = {};
-    if (fullName.trim().length < 2) next.fullName = 'Le nom doit contenir au moins 2 caractères';
-    if (phone.trim() && !isValidPhone(phone)) next.phone = 'Numéro de téléphone invalide';
-    setErrors(next);
-    if (Object.keys(next).length === 0) update.mutate();
-  };
   return (
-    <form noValidate onSubmit={submit} className="max-w-lg space-y-4">
+    <Form form={form} onValid={(v) => update.mutate(v)} className="max-w-lg space-y-4">
       <TextField label="Email" type="email" value={profile.email ?? ''} readOnly disabled hint="L'email ne peut pas être modifié ici." />
-      <TextField label="Nom complet" autoComplete="name" value={fullName} onChange={(e) => setFullName(e.target.value)} error={errors.fullName} required />
-      <TextField label="Téléphone" type="tel" autoComplete="tel" value={phone} onChange={(e) => setPhone(e.target.value)} error={errors.phone} placeholder="+243 81 234 5678" />
+      <Field name="fullName" label="Nom complet" autoComplete="name" required />
+      <Field name="phone" label="Téléphone" type="tel" autoComplete="tel" placeholder="+243 81 234 5678" />
       <p className="text-sm text-slate-700">
         Rôle : <strong>{profile.role === 'admin' ? 'Administrateur' : 'Utilisateur'}</strong>
       </p>
       <Button type="submit" disabled={update.isPending}>
         {update.isPending ? 'Enregistrement…' : 'Enregistrer'}
       </Button>
-    </form>
+    </Form>
   );
 }
