@@ -36,7 +36,8 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<KeysAction>,
     },
-    /// Load the demo data of the rental site (idempotent; prints created accounts once).
+    /// Seed the project: the accounts of its `seed-users.json` (generated passwords printed once), its
+    /// seed files again (idempotent), the files of its buckets' `objects_path`.
     Seed,
     /// The project's migrations, as `supabase migration` manages them.
     Migration {
@@ -282,9 +283,6 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "REST")]
     pub rest: RestConfig,
-
-    #[command(flatten, next_help_heading = "Demo data")]
-    pub seed: SeedConfig,
 
     #[command(flatten, next_help_heading = "Auth")]
     pub auth: AuthConfig,
@@ -762,23 +760,6 @@ pub struct AuthConfig {
     /// Header holding the client IP (e.g. `X-Forwarded-For` behind a proxy); unset: the peer address.
     #[arg(long = "rate-limit-header", env = "RATE_LIMIT_HEADER")]
     pub rate_limit_header: Option<String>,
-}
-
-/// Accounts of `server seed` (demo data). Passwords are generated when not given.
-#[derive(Debug, Clone, Args)]
-pub struct SeedConfig {
-    /// E-mail of the seeded administrator.
-    #[arg(long = "seed-admin-email", env = "SEED_ADMIN_EMAIL", default_value = "admin@kinshasa-auto.test")]
-    pub admin_email: String,
-    /// Password of the seeded administrator (default: generated and printed once).
-    #[arg(long = "seed-admin-password", env = "SEED_ADMIN_PASSWORD", hide_env_values = true)]
-    pub admin_password: Option<String>,
-    /// E-mail of the seeded demo customer.
-    #[arg(long = "seed-demo-email", env = "SEED_DEMO_EMAIL", default_value = "client@kinshasa-auto.test")]
-    pub demo_email: String,
-    /// Password of the seeded demo customer (default: generated and printed once).
-    #[arg(long = "seed-demo-password", env = "SEED_DEMO_PASSWORD", hide_env_values = true)]
-    pub demo_password: Option<String>,
 }
 
 /// Settings of `/rest/v1`, under PostgREST's own environment names.

@@ -42,6 +42,8 @@ pub struct Bucket {
     pub public: Option<bool>,
     pub file_size_limit: Option<i64>,
     pub allowed_mime_types: Option<Vec<String>>,
+    /// `objects_path`, relative to the project folder: files uploaded to the bucket (`seed::objects`).
+    pub objects_path: Option<String>,
 }
 
 /// How a value becomes a setting.
@@ -119,7 +121,7 @@ const RULES: &[(&str, Rule)] = &[
     ("storage.buckets.*.public", Rule::Project),
     ("storage.buckets.*.file_size_limit", Rule::Project),
     ("storage.buckets.*.allowed_mime_types", Rule::Project),
-    ("storage.buckets.*.objects_path", Rule::NotYet),
+    ("storage.buckets.*.objects_path", Rule::Project),
     ("auth.enabled", Rule::Skip),
     ("auth.site_url", Rule::Env("SITE_URL", Conv::Str)),
     ("auth.additional_redirect_urls", Rule::Env("URI_ALLOW_LIST", Conv::List)),
@@ -328,7 +330,13 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
             let index = match out.buckets.iter().position(|b| b.name == name) {
                 Some(i) => i,
                 None => {
-                    out.buckets.push(Bucket { name, public: None, file_size_limit: None, allowed_mime_types: None });
+                    out.buckets.push(Bucket {
+                        name,
+                        public: None,
+                        file_size_limit: None,
+                        allowed_mime_types: None,
+                        objects_path: None,
+                    });
                     out.buckets.len() - 1
                 }
             };
@@ -336,6 +344,9 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
             match segments[3] {
                 "public" => bucket.public = Some(value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?),
                 "file_size_limit" => bucket.file_size_limit = Some(size(key, value)?),
+                "objects_path" => {
+                    bucket.objects_path = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string())
+                }
                 _ => bucket.allowed_mime_types = Some(strings(key, value)?),
             }
         }
@@ -523,6 +534,7 @@ mod tests {
             public = true
             file_size_limit = "1MB"
             allowed_mime_types = ["image/png", "image/jpeg"]
+            objects_path = "./images"
             [auth]
             site_url = "http://localhost:3000"
             additional_redirect_urls = ["http://localhost:3000/a", "http://localhost:3000/b"]
@@ -576,6 +588,7 @@ mod tests {
                 public: Some(true),
                 file_size_limit: Some(1_048_576),
                 allowed_mime_types: Some(vec!["image/png".into(), "image/jpeg".into()]),
+                objects_path: Some("./images".into()),
             }]
         );
         assert_eq!(config.not_applied, vec!["auth.external.github.redirect_uri"]);
