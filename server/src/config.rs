@@ -357,6 +357,36 @@ pub struct AuthConfig {
     #[arg(long = "mailer-templates-dir", env = "MAILER_TEMPLATES_DIR")]
     pub mailer_templates_dir: Option<PathBuf>,
 
+    /// HTML template file of the sign-up confirmation mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.confirmation] content_path`).
+    #[arg(long = "mailer-templates-confirmation", env = "MAILER_TEMPLATES_CONFIRMATION")]
+    pub mailer_templates_confirmation: Option<PathBuf>,
+
+    /// HTML template file of the password recovery mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.recovery] content_path`).
+    #[arg(long = "mailer-templates-recovery", env = "MAILER_TEMPLATES_RECOVERY")]
+    pub mailer_templates_recovery: Option<PathBuf>,
+
+    /// HTML template file of the magic link mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.magic_link] content_path`).
+    #[arg(long = "mailer-templates-magic-link", env = "MAILER_TEMPLATES_MAGIC_LINK")]
+    pub mailer_templates_magic_link: Option<PathBuf>,
+
+    /// HTML template file of the invitation mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.invite] content_path`).
+    #[arg(long = "mailer-templates-invite", env = "MAILER_TEMPLATES_INVITE")]
+    pub mailer_templates_invite: Option<PathBuf>,
+
+    /// HTML template file of the e-mail change mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.email_change] content_path`).
+    #[arg(long = "mailer-templates-email-change", env = "MAILER_TEMPLATES_EMAIL_CHANGE")]
+    pub mailer_templates_email_change: Option<PathBuf>,
+
+    /// HTML template file of the reauthentication mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.reauthentication] content_path`).
+    #[arg(long = "mailer-templates-reauthentication", env = "MAILER_TEMPLATES_REAUTHENTICATION")]
+    pub mailer_templates_reauthentication: Option<PathBuf>,
+
     /// Subject of the sign-up confirmation mail (default GoTrue's `Confirm Your Email`).
     #[arg(long = "mailer-subjects-confirmation", env = "MAILER_SUBJECTS_CONFIRMATION")]
     pub mailer_subjects_confirmation: Option<String>,

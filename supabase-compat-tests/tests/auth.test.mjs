@@ -610,7 +610,8 @@ describe('SMTP', () => {
       const [message] = sink.messages;
       assert.match(message.from, /auth@site\.test/);
       assert.match(message.to[0], new RegExp(address.replace(/[.]/g, '\\.')));
-      assert.match(message.data, /Subject: Confirm Your Email/);
+      // The rental project's subject (web/supabase/config.toml), which the server runs here.
+      assert.match(message.data, /Subject: Confirmez votre adresse e-mail/);
       assert.match(message.data, /auth\/v1\/verify\?token=/);
       const inbox = await fetch(`${smtp.url}/inbox/api/messages`);
       assert.equal(inbox.status, 404);

@@ -70,6 +70,9 @@ enum Rule {
     External(Conv),
     /// `auth.email.template.<kind>.subject`: `MAILER_SUBJECTS_<KIND>`.
     Subject,
+    /// `auth.email.template.<kind>.content_path`: `MAILER_TEMPLATES_<KIND>`, made relative to the
+    /// project folder's parent by `load`.
+    Template,
     /// `auth.sms.test_otp.<number> = "<code>"`: one entry of `SMS_TEST_OTP`.
     TestOtp,
     /// `[auth.email.smtp]` values, applied only when the section is enabled.
@@ -165,7 +168,7 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.email.smtp.admin_email", Rule::Smtp("SMTP_ADMIN_EMAIL", Conv::Str)),
     ("auth.email.smtp.sender_name", Rule::Smtp("SMTP_SENDER_NAME", Conv::Str)),
     ("auth.email.template.*.subject", Rule::Subject),
-    ("auth.email.template.*.content_path", Rule::NotYet),
+    ("auth.email.template.*.content_path", Rule::Template),
     ("auth.email.notification.*", Rule::NotYet),
     ("auth.sms.enable_signup", Rule::Env("EXTERNAL_PHONE_ENABLED", Conv::Bool)),
     ("auth.sms.enable_confirmations", Rule::Env("SMS_AUTOCONFIRM", Conv::NotBool)),
@@ -242,8 +245,19 @@ pub fn load(dir: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proje
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(ProjectError::Io(path, err)),
     };
-    parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))
+    let mut config = parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))?;
+    // Template paths are relative to the folder the CLI runs in: the project folder's parent.
+    let base = dir.parent().unwrap_or(Path::new(""));
+    for (name, value) in &mut config.env {
+        if name.starts_with(TEMPLATE_PREFIX) && Path::new(value.as_str()).is_relative() {
+            *value = base.join(value.as_str()).to_string_lossy().into_owned();
+        }
+    }
+    Ok(config)
 }
+
+/// `[auth.email.template.<kind>] content_path` becomes `MAILER_TEMPLATES_<KIND>`.
+const TEMPLATE_PREFIX: &str = "MAILER_TEMPLATES_";
 
 /// Parse a `config.toml`'s text; `lookup` reads the environment for `env(NAME)`.
 pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ProjectConfig, String> {
@@ -289,6 +303,16 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
                 if SUBJECTS.contains(&segments[3]) {
                     out.env.push((
                         format!("MAILER_SUBJECTS_{}", segments[3].to_ascii_uppercase()),
+                        convert(&key, &value, Conv::Str)?,
+                    ));
+                } else {
+                    out.not_applied.push(key);
+                }
+            }
+            Rule::Template => {
+                if SUBJECTS.contains(&segments[3]) {
+                    out.env.push((
+                        format!("{TEMPLATE_PREFIX}{}", segments[3].to_ascii_uppercase()),
                         convert(&key, &value, Conv::Str)?,
                     ));
                 } else {
@@ -642,5 +666,28 @@ mod tests {
         assert_eq!(seconds("5s"), Some(5));
         assert_eq!(seconds("1h30m"), Some(5400));
         assert_eq!(seconds("soon"), None);
+    }
+
+    #[test]
+    fn a_templates_content_path_is_read_from_the_folder_the_cli_runs_in() {
+        let dir = std::env::temp_dir().join(format!("template-project-{}", std::process::id()));
+        let project = dir.join("supabase");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(
+            project.join("config.toml"),
+            "[auth.email.template.recovery]\nsubject = \"Mot de passe\"\ncontent_path = \"./mail/recovery.html\"\n\
+             [auth.email.template.invite]\ncontent_path = \"/abs/invite.html\"\n\
+             [auth.email.template.unknown_kind]\ncontent_path = \"./x.html\"\n",
+        )
+        .expect("config");
+        let config = load(&project, &|_| None).expect("load");
+        assert_eq!(
+            env_of(&config, "MAILER_TEMPLATES_RECOVERY"),
+            Some(dir.join("./mail/recovery.html").to_string_lossy().into_owned())
+        );
+        assert_eq!(env_of(&config, "MAILER_TEMPLATES_INVITE").as_deref(), Some("/abs/invite.html"));
+        assert_eq!(env_of(&config, "MAILER_SUBJECTS_RECOVERY").as_deref(), Some("Mot de passe"));
+        assert!(config.not_applied.contains(&"auth.email.template.unknown_kind.content_path".to_string()));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }
