@@ -88,26 +88,10 @@ web: web/node_modules/.package-lock.json
 build:
 	cargo build --release -p server
 
-# The site's auth mails are French (templates in web/mail, subjects here); a deployment may set its own.
-MAIL_SUBJECTS_FR = MAILER_SUBJECTS_CONFIRMATION="$${MAILER_SUBJECTS_CONFIRMATION:-Confirmez votre adresse e-mail}" \
-	MAILER_SUBJECTS_RECOVERY="$${MAILER_SUBJECTS_RECOVERY:-Réinitialisez votre mot de passe}" \
-	MAILER_SUBJECTS_MAGIC_LINK="$${MAILER_SUBJECTS_MAGIC_LINK:-Votre lien de connexion}" \
-	MAILER_SUBJECTS_INVITE="$${MAILER_SUBJECTS_INVITE:-Votre invitation}" \
-	MAILER_SUBJECTS_EMAIL_CHANGE="$${MAILER_SUBJECTS_EMAIL_CHANGE:-Confirmez votre nouvelle adresse e-mail}" \
-	MAILER_SUBJECTS_REAUTHENTICATION="$${MAILER_SUBJECTS_REAUTHENTICATION:-Confirmez votre identité}"
-
-# The back office's « Autoriser les inscriptions » is read by the auth server through this hook (sql V64).
-SIGNUP_HOOK = HOOK_BEFORE_USER_CREATED_ENABLED=$${HOOK_BEFORE_USER_CREATED_ENABLED:-true} \
-	HOOK_BEFORE_USER_CREATED_URI="$${HOOK_BEFORE_USER_CREATED_URI:-pg-functions://postgres/public/before_user_created}"
-
 ## run: the whole stack on http://127.0.0.1:54321 with a private database under .data/
 ## (seeded with the demo data on first start; created accounts are printed once).
 run: setup build web
 	$(SERVER_RELEASE) seed
-	EXTERNAL_PHONE_ENABLED=$${EXTERNAL_PHONE_ENABLED:-true} \
-	MFA_WEB_AUTHN_ENROLL_ENABLED=$${MFA_WEB_AUTHN_ENROLL_ENABLED:-true} MFA_WEB_AUTHN_VERIFY_ENABLED=$${MFA_WEB_AUTHN_VERIFY_ENABLED:-true} \
-	WEBAUTHN_RP_ID=$${WEBAUTHN_RP_ID:-localhost} WEBAUTHN_RP_ORIGINS=$${WEBAUTHN_RP_ORIGINS:-http://localhost:54321} \
-	MAILER_TEMPLATES_DIR=$${MAILER_TEMPLATES_DIR:-web/mail} $(MAIL_SUBJECTS_FR) $(SIGNUP_HOOK) \
 	$(SERVER_RELEASE)
 
 ## seed: load the demo data (idempotent).

@@ -36,7 +36,8 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<KeysAction>,
     },
-    /// Load the demo data of the rental site (idempotent; prints created accounts once).
+    /// Seed the project: the accounts of its `seed-users.json` (generated passwords printed once), its
+    /// seed files again (idempotent), the files of its buckets' `objects_path`.
     Seed,
     /// The project's migrations, as `supabase migration` manages them.
     Migration {
@@ -296,9 +297,6 @@ pub struct Config {
     #[command(flatten, next_help_heading = "REST")]
     pub rest: RestConfig,
 
-    #[command(flatten, next_help_heading = "Demo data")]
-    pub seed: SeedConfig,
-
     #[command(flatten, next_help_heading = "Auth")]
     pub auth: AuthConfig,
 
@@ -374,6 +372,36 @@ pub struct AuthConfig {
     /// Directory of templates replacing the built-in ones (`confirmation.html`, `confirmation.txt`, `recovery.html`, ...).
     #[arg(long = "mailer-templates-dir", env = "MAILER_TEMPLATES_DIR")]
     pub mailer_templates_dir: Option<PathBuf>,
+
+    /// HTML template file of the sign-up confirmation mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.confirmation] content_path`).
+    #[arg(long = "mailer-templates-confirmation", env = "MAILER_TEMPLATES_CONFIRMATION")]
+    pub mailer_templates_confirmation: Option<PathBuf>,
+
+    /// HTML template file of the password recovery mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.recovery] content_path`).
+    #[arg(long = "mailer-templates-recovery", env = "MAILER_TEMPLATES_RECOVERY")]
+    pub mailer_templates_recovery: Option<PathBuf>,
+
+    /// HTML template file of the magic link mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.magic_link] content_path`).
+    #[arg(long = "mailer-templates-magic-link", env = "MAILER_TEMPLATES_MAGIC_LINK")]
+    pub mailer_templates_magic_link: Option<PathBuf>,
+
+    /// HTML template file of the invitation mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.invite] content_path`).
+    #[arg(long = "mailer-templates-invite", env = "MAILER_TEMPLATES_INVITE")]
+    pub mailer_templates_invite: Option<PathBuf>,
+
+    /// HTML template file of the e-mail change mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.email_change] content_path`).
+    #[arg(long = "mailer-templates-email-change", env = "MAILER_TEMPLATES_EMAIL_CHANGE")]
+    pub mailer_templates_email_change: Option<PathBuf>,
+
+    /// HTML template file of the reauthentication mail, replacing `MAILER_TEMPLATES_DIR`'s; a `.txt` file
+    /// beside it, when there is one, is the text part (`[auth.email.template.reauthentication] content_path`).
+    #[arg(long = "mailer-templates-reauthentication", env = "MAILER_TEMPLATES_REAUTHENTICATION")]
+    pub mailer_templates_reauthentication: Option<PathBuf>,
 
     /// Subject of the sign-up confirmation mail (default GoTrue's `Confirm Your Email`).
     #[arg(long = "mailer-subjects-confirmation", env = "MAILER_SUBJECTS_CONFIRMATION")]
@@ -778,23 +806,6 @@ pub struct AuthConfig {
     /// Header holding the client IP (e.g. `X-Forwarded-For` behind a proxy); unset: the peer address.
     #[arg(long = "rate-limit-header", env = "RATE_LIMIT_HEADER")]
     pub rate_limit_header: Option<String>,
-}
-
-/// Accounts of `server seed` (demo data). Passwords are generated when not given.
-#[derive(Debug, Clone, Args)]
-pub struct SeedConfig {
-    /// E-mail of the seeded administrator.
-    #[arg(long = "seed-admin-email", env = "SEED_ADMIN_EMAIL", default_value = "admin@kinshasa-auto.test")]
-    pub admin_email: String,
-    /// Password of the seeded administrator (default: generated and printed once).
-    #[arg(long = "seed-admin-password", env = "SEED_ADMIN_PASSWORD", hide_env_values = true)]
-    pub admin_password: Option<String>,
-    /// E-mail of the seeded demo customer.
-    #[arg(long = "seed-demo-email", env = "SEED_DEMO_EMAIL", default_value = "client@kinshasa-auto.test")]
-    pub demo_email: String,
-    /// Password of the seeded demo customer (default: generated and printed once).
-    #[arg(long = "seed-demo-password", env = "SEED_DEMO_PASSWORD", hide_env_values = true)]
-    pub demo_password: Option<String>,
 }
 
 /// Settings of `/rest/v1`, under PostgREST's own environment names.

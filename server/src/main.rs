@@ -186,15 +186,24 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
             startup::migrate_and_prepare(&pools, &keys).await?;
             startup::apply_project(&config, &pools).await?;
+            let dir = server::project::locate(config.project.as_deref())
+                .ok_or("no project folder: give --project DIR (or SUPABASE_PROJECT_DIR), or run where ./supabase is")?;
+            let project = server::project::Project::open(&dir)?;
             let store = server::storage::backend::build(&config.storage, &config.data_dir)?.store;
-            let sink = server::seed::ImageSink { store, bucket: "vehicles".into() };
-            // The seed keeps a session setting between its statements: a direct connection.
-            let report = server::seed::run(&pools.direct, &config.seed, &sink).await?;
-            println!("seed: {} vehicles, {} images stored", report.vehicles, report.images);
+            let report = server::seed::run(&project, &pools.direct, &store, &|name| std::env::var(name).ok()).await?;
+            for refused in &report.objects.refused {
+                eprintln!("seed: not stored: {refused}");
+            }
+            println!(
+                "seed: {} file(s) run, {} object(s) stored, {} unchanged",
+                report.files.len(),
+                report.objects.stored.len(),
+                report.objects.unchanged
+            );
             for account in &report.created {
                 println!(
                     "created {} account: {}  password: {}  (shown once)",
-                    account.role, account.email, account.password
+                    account.label, account.email, account.password
                 );
             }
             drop(pools);

@@ -183,6 +183,32 @@ pub async fn apply_project(config: &Config, pools: &Pools) -> Result<Vec<String>
     Ok(project.apply(pools).await?)
 }
 
+/// Store the files of the project's buckets' `objects_path` (as the CLI does at start) when
+/// `[db.seed] enabled`: they are seed data. What fails is a warning, as a refused file is: the
+/// server starts without it.
+async fn upload_project_objects(config: &Config, pools: &Pools, store: &Arc<dyn object_store::ObjectStore>) {
+    let Some(dir) = crate::project::locate(config.project.as_deref()) else { return };
+    let Ok(project) = crate::project::Project::open(&dir) else { return };
+    if !project.config.seed_enabled || project.config.buckets.iter().all(|b| b.objects_path.is_none()) {
+        return;
+    }
+    let client = match pools.admin.get().await {
+        Ok(client) => client,
+        Err(err) => return tracing::warn!(error = %err, "project: cannot store the buckets' objects"),
+    };
+    match crate::seed::objects::upload(&project, &client, store).await {
+        Ok(done) => {
+            for refused in &done.refused {
+                tracing::warn!(object = %refused, "project: object not stored");
+            }
+            if !done.stored.is_empty() {
+                tracing::info!(stored = done.stored.len(), "project: buckets' objects stored");
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "project: cannot store the buckets' objects"),
+    }
+}
+
 /// Make large allocations (an argon2 hash's 19 MiB, a storage part's 5 MiB; anything from 2 MiB)
 /// go straight to the operating system and back when freed. glibc otherwise raises its mmap
 /// threshold after the first such free and keeps later ones in per-thread arenas, so the
@@ -337,6 +363,7 @@ impl Application {
         crate::rest::spawn_listener(rest.clone(), database.direct.clone());
         let rest = web::Data::new(rest);
         let built = crate::storage::backend::build(&config.storage, &config.data_dir).map_err(StartupError::Storage)?;
+        upload_project_objects(&config, &pools, &built.store).await;
         let storage = web::Data::new(crate::storage::StorageState {
             store: built.store,
             local: built.local,

@@ -45,7 +45,8 @@ export async function mail(server, to, kind) {
     const found = messages.find((m) => !kind || m.kind === kind);
     if (found) {
       const link = new URL(found.link);
-      const code = found.text.match(/code: (\d{6})/)?.[1];
+      // GoTrue's `code: 123456`, or the rental project's French `code : 123456`.
+      const code = found.text.match(/code ?: (\d{6})/)?.[1];
       return { ...found, tokenHash: link.searchParams.get('token'), code };
     }
     if (Date.now() > deadline) throw new Error(`no ${kind} mail for ${to}`);

@@ -130,22 +130,9 @@ export async function startStack({ webDir }) {
     URI_ALLOW_LIST: `http://127.0.0.1:${sitePort}/*`,
     SEED_ADMIN_PASSWORD: SEED.adminPassword,
     SEED_DEMO_PASSWORD: SEED.demoPassword,
-    // Sign-in by SMS code, the codes kept in the development inbox.
-    EXTERNAL_PHONE_ENABLED: 'true',
-    // Administrators' passkeys (WebAuthn factors): browsers bind them to a domain, so the pages
-    // that use them are opened at localhost (an IP address cannot be a relying party).
-    MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
-    MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
-    WEBAUTHN_RP_ID: 'localhost',
+    // The site's auth settings are web/supabase/config.toml's; its passkeys' origins are the
+    // ports of this run (browsers bind passkeys to localhost, never to an IP address).
     WEBAUTHN_RP_ORIGINS: `http://localhost:${apiPort},http://localhost:${sitePort}`,
-    WEBAUTHN_RP_DISPLAY_NAME: 'Kinshasa Auto',
-    // The site's French auth mails, as `make run` serves them.
-    MAILER_TEMPLATES_DIR: path.join(webDir, '..', 'mail'),
-    MAILER_SUBJECTS_CONFIRMATION: 'Confirmez votre adresse e-mail',
-    MAILER_SUBJECTS_RECOVERY: 'Réinitialisez votre mot de passe',
-    // « Autoriser les inscriptions » of the back office, read by the auth server (sql V64).
-    HOOK_BEFORE_USER_CREATED_ENABLED: 'true',
-    HOOK_BEFORE_USER_CREATED_URI: 'pg-functions://postgres/public/before_user_created',
     // booking mails leave the outbox within a second.
     OUTBOX_POLL_SECONDS: '1',
     RUST_LOG: 'warn',

@@ -44,6 +44,8 @@ pub struct Bucket {
     pub public: Option<bool>,
     pub file_size_limit: Option<i64>,
     pub allowed_mime_types: Option<Vec<String>>,
+    /// `objects_path`, relative to the project folder: files uploaded to the bucket (`seed::objects`).
+    pub objects_path: Option<String>,
 }
 
 /// `[functions.<name>]` of `config.toml`.
@@ -87,6 +89,9 @@ enum Rule {
     External(Conv),
     /// `auth.email.template.<kind>.subject`: `MAILER_SUBJECTS_<KIND>`.
     Subject,
+    /// `auth.email.template.<kind>.content_path`: `MAILER_TEMPLATES_<KIND>`, made relative to the
+    /// project folder's parent by `load`.
+    Template,
     /// `auth.sms.test_otp.<number> = "<code>"`: one entry of `SMS_TEST_OTP`.
     TestOtp,
     /// `[auth.email.smtp]` values, applied only when the section is enabled.
@@ -141,7 +146,7 @@ const RULES: &[(&str, Rule)] = &[
     ("storage.buckets.*.public", Rule::Project),
     ("storage.buckets.*.file_size_limit", Rule::Project),
     ("storage.buckets.*.allowed_mime_types", Rule::Project),
-    ("storage.buckets.*.objects_path", Rule::NotYet),
+    ("storage.buckets.*.objects_path", Rule::Project),
     ("auth.enabled", Rule::Skip),
     ("auth.site_url", Rule::Env("SITE_URL", Conv::Str)),
     ("auth.additional_redirect_urls", Rule::Env("URI_ALLOW_LIST", Conv::List)),
@@ -185,7 +190,7 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.email.smtp.admin_email", Rule::Smtp("SMTP_ADMIN_EMAIL", Conv::Str)),
     ("auth.email.smtp.sender_name", Rule::Smtp("SMTP_SENDER_NAME", Conv::Str)),
     ("auth.email.template.*.subject", Rule::Subject),
-    ("auth.email.template.*.content_path", Rule::NotYet),
+    ("auth.email.template.*.content_path", Rule::Template),
     ("auth.email.notification.*", Rule::NotYet),
     ("auth.sms.enable_signup", Rule::Env("EXTERNAL_PHONE_ENABLED", Conv::Bool)),
     ("auth.sms.enable_confirmations", Rule::Env("SMS_AUTOCONFIRM", Conv::NotBool)),
@@ -262,8 +267,19 @@ pub fn load(dir: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proje
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(ProjectError::Io(path, err)),
     };
-    parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))
+    let mut config = parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))?;
+    // Template paths are relative to the folder the CLI runs in: the project folder's parent.
+    let base = dir.parent().unwrap_or(Path::new(""));
+    for (name, value) in &mut config.env {
+        if name.starts_with(TEMPLATE_PREFIX) && Path::new(value.as_str()).is_relative() {
+            *value = base.join(value.as_str()).to_string_lossy().into_owned();
+        }
+    }
+    Ok(config)
 }
+
+/// `[auth.email.template.<kind>] content_path` becomes `MAILER_TEMPLATES_<KIND>`.
+const TEMPLATE_PREFIX: &str = "MAILER_TEMPLATES_";
 
 /// Parse a `config.toml`'s text; `lookup` reads the environment for `env(NAME)`.
 pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ProjectConfig, String> {
@@ -315,6 +331,16 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
                     out.not_applied.push(key);
                 }
             }
+            Rule::Template => {
+                if SUBJECTS.contains(&segments[3]) {
+                    out.env.push((
+                        format!("{TEMPLATE_PREFIX}{}", segments[3].to_ascii_uppercase()),
+                        convert(&key, &value, Conv::Str)?,
+                    ));
+                } else {
+                    out.not_applied.push(key);
+                }
+            }
             Rule::TestOtp => test_otp.push(format!("{}:{}", segments[3], convert(&key, &value, Conv::Str)?)),
             Rule::Project => project_key(&mut out, &key, &segments, &value)?,
             Rule::Skip => {}
@@ -358,7 +384,13 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
             let index = match out.buckets.iter().position(|b| b.name == name) {
                 Some(i) => i,
                 None => {
-                    out.buckets.push(Bucket { name, public: None, file_size_limit: None, allowed_mime_types: None });
+                    out.buckets.push(Bucket {
+                        name,
+                        public: None,
+                        file_size_limit: None,
+                        allowed_mime_types: None,
+                        objects_path: None,
+                    });
                     out.buckets.len() - 1
                 }
             };
@@ -366,6 +398,9 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
             match segments[3] {
                 "public" => bucket.public = Some(value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?),
                 "file_size_limit" => bucket.file_size_limit = Some(size(key, value)?),
+                "objects_path" => {
+                    bucket.objects_path = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string())
+                }
                 _ => bucket.allowed_mime_types = Some(strings(key, value)?),
             }
         }
@@ -553,6 +588,7 @@ mod tests {
             public = true
             file_size_limit = "1MB"
             allowed_mime_types = ["image/png", "image/jpeg"]
+            objects_path = "./images"
             [auth]
             site_url = "http://localhost:3000"
             additional_redirect_urls = ["http://localhost:3000/a", "http://localhost:3000/b"]
@@ -606,6 +642,7 @@ mod tests {
                 public: Some(true),
                 file_size_limit: Some(1_048_576),
                 allowed_mime_types: Some(vec!["image/png".into(), "image/jpeg".into()]),
+                objects_path: Some("./images".into()),
             }]
         );
         assert_eq!(config.not_applied, vec!["auth.external.github.redirect_uri"]);
@@ -676,5 +713,28 @@ mod tests {
         assert_eq!(seconds("5s"), Some(5));
         assert_eq!(seconds("1h30m"), Some(5400));
         assert_eq!(seconds("soon"), None);
+    }
+
+    #[test]
+    fn a_templates_content_path_is_read_from_the_folder_the_cli_runs_in() {
+        let dir = std::env::temp_dir().join(format!("template-project-{}", std::process::id()));
+        let project = dir.join("supabase");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(
+            project.join("config.toml"),
+            "[auth.email.template.recovery]\nsubject = \"Mot de passe\"\ncontent_path = \"./mail/recovery.html\"\n\
+             [auth.email.template.invite]\ncontent_path = \"/abs/invite.html\"\n\
+             [auth.email.template.unknown_kind]\ncontent_path = \"./x.html\"\n",
+        )
+        .expect("config");
+        let config = load(&project, &|_| None).expect("load");
+        assert_eq!(
+            env_of(&config, "MAILER_TEMPLATES_RECOVERY"),
+            Some(dir.join("./mail/recovery.html").to_string_lossy().into_owned())
+        );
+        assert_eq!(env_of(&config, "MAILER_TEMPLATES_INVITE").as_deref(), Some("/abs/invite.html"));
+        assert_eq!(env_of(&config, "MAILER_SUBJECTS_RECOVERY").as_deref(), Some("Mot de passe"));
+        assert!(config.not_applied.contains(&"auth.email.template.unknown_kind.content_path".to_string()));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

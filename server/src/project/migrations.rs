@@ -250,9 +250,15 @@ fn describe(err: &tokio_postgres::Error) -> String {
     }
 }
 
-/// Run the seed files not recorded yet; `base` is the folder their recorded paths are relative
-/// to (the project folder's parent, as the CLI records `supabase/seed.sql`). Returns the files run.
-pub async fn seed(client: &mut Client, base: &Path, files: &[PathBuf]) -> Result<Vec<String>, ProjectError> {
+/// Run the seed files not recorded yet (all of them when `again`: `server seed`); `base` is the
+/// folder their recorded paths are relative to (the project folder's parent, as the CLI records
+/// `supabase/seed.sql`). Returns the files run.
+pub async fn seed(
+    client: &mut Client,
+    base: &Path,
+    files: &[PathBuf],
+    again: bool,
+) -> Result<Vec<String>, ProjectError> {
     ensure_history(client).await?;
     let db = |e: tokio_postgres::Error| ProjectError::Db(e.to_string());
     let recorded: Vec<(String, String)> = client
@@ -268,12 +274,12 @@ pub async fn seed(client: &mut Client, base: &Path, files: &[PathBuf]) -> Result
         let hash = hex::encode(sha2::Sha256::digest(text.as_bytes()));
         let path = file.strip_prefix(base).unwrap_or(file).to_string_lossy().into_owned();
         let known = recorded.iter().find(|(p, _)| *p == path);
-        if known.is_some_and(|(_, h)| *h == hash) {
+        if !again && known.is_some_and(|(_, h)| *h == hash) {
             continue;
         }
         let tx = client.transaction().await.map_err(db)?;
         tx.batch_execute(SEARCH_PATH).await.map_err(db)?;
-        if known.is_none() {
+        if again || known.is_none() {
             for (index, statement) in split(&text).iter().enumerate() {
                 if let Err(err) = tx.batch_execute(statement).await {
                     return Err(ProjectError::Migration {

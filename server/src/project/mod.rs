@@ -132,12 +132,21 @@ impl Project {
 
     /// Run the seed files not run yet.
     pub async fn seed(&self, client: &mut tokio_postgres::Client) -> Result<Vec<String>, ProjectError> {
+        self.run_seeds(client, false).await
+    }
+
+    /// Run every seed file again (`server seed`, after its accounts exist).
+    pub async fn seed_again(&self, client: &mut tokio_postgres::Client) -> Result<Vec<String>, ProjectError> {
+        self.run_seeds(client, true).await
+    }
+
+    async fn run_seeds(&self, client: &mut tokio_postgres::Client, again: bool) -> Result<Vec<String>, ProjectError> {
         let (files, unmatched) = config::seed_files(&self.dir, &self.config.seed_paths);
         for pattern in unmatched {
             tracing::warn!(project = %self.dir.display(), pattern, "project: no seed file matches");
         }
         let base = self.dir.parent().unwrap_or(Path::new(""));
-        let ran = migrations::seed(client, base, &files).await?;
+        let ran = migrations::seed(client, base, &files, again).await?;
         for file in &ran {
             tracing::info!(file, "project: seeded");
         }

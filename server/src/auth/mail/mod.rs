@@ -63,6 +63,12 @@ impl Mailer {
             _ => Transport::Inbox,
         };
         let templates = Templates::load(config.mailer_templates_dir.as_deref())
+            .with_file(Kind::Confirmation, config.mailer_templates_confirmation.as_deref())
+            .with_file(Kind::Recovery, config.mailer_templates_recovery.as_deref())
+            .with_file(Kind::MagicLink, config.mailer_templates_magic_link.as_deref())
+            .with_file(Kind::Invite, config.mailer_templates_invite.as_deref())
+            .with_file(Kind::EmailChange, config.mailer_templates_email_change.as_deref())
+            .with_file(Kind::Reauthentication, config.mailer_templates_reauthentication.as_deref())
             .with_subject(Kind::Confirmation, config.mailer_subjects_confirmation.as_deref())
             .with_subject(Kind::Recovery, config.mailer_subjects_recovery.as_deref())
             .with_subject(Kind::MagicLink, config.mailer_subjects_magic_link.as_deref())

@@ -3,7 +3,8 @@
 //! A template is an HTML and a text file per kind (`confirmation`, `recovery`, `magic_link`,
 //! `invite`, `email_change`, `reauthentication`) using GoTrue's placeholders: `{{ .ConfirmationURL }}`,
 //! `{{ .Token }}`, `{{ .TokenHash }}`, `{{ .SiteURL }}`, `{{ .RedirectTo }}`, `{{ .Email }}`,
-//! `{{ .NewEmail }}`. Files found in `MAILER_TEMPLATES_DIR` replace the built-in ones; they are
+//! `{{ .NewEmail }}`. Files found in `MAILER_TEMPLATES_DIR` replace the built-in ones, and a
+//! kind's `MAILER_TEMPLATES_<KIND>` file (with its `.txt` beside it) replaces both; they are
 //! read once at start. Subjects are GoTrue's unless `MAILER_SUBJECTS_*` replace them. Values are
 //! HTML-escaped in the HTML part. Nothing here sends mail.
 
@@ -131,6 +132,25 @@ impl Templates {
         Templates { by_kind, subjects: HashMap::new() }
     }
 
+    /// Replace the HTML of `kind` by the file `html` (a `MAILER_TEMPLATES_<KIND>` setting), and
+    /// its text part by the `.txt` file beside it when there is one. A file that cannot be read
+    /// is a warning; the template in force stays.
+    pub fn with_file(mut self, kind: Kind, html: Option<&Path>) -> Templates {
+        let Some(html) = html else { return self };
+        let Some(entry) = self.by_kind.get_mut(&kind) else { return self };
+        match std::fs::read_to_string(html) {
+            Ok(content) => entry.0 = content,
+            Err(err) => {
+                tracing::warn!(path = %html.display(), error = %err, "cannot read mail template; using the one in force");
+                return self;
+            }
+        }
+        if let Ok(text) = std::fs::read_to_string(html.with_extension("txt")) {
+            entry.1 = text;
+        }
+        self
+    }
+
     /// Replace the subject of `kind` (a `MAILER_SUBJECTS_*` setting); blank keeps GoTrue's.
     pub fn with_subject(mut self, kind: Kind, subject: Option<&str>) -> Templates {
         if let Some(subject) = subject.map(str::trim).filter(|s| !s.is_empty()) {
@@ -227,5 +247,21 @@ mod tests {
             .with_subject(Kind::Invite, Some("  "));
         assert_eq!(t.render(Kind::Recovery, &vars()).subject, "Réinitialisez votre mot de passe");
         assert_eq!(t.render(Kind::Invite, &vars()).subject, "You have been invited");
+    }
+
+    #[test]
+    fn a_kinds_file_replaces_its_html_and_text_parts() {
+        let dir = std::env::temp_dir().join(format!("mail-template-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("recovery.html"), "<p>{{ .Token }}</p>").expect("html");
+        std::fs::write(dir.join("recovery.txt"), "code {{ .Token }}").expect("txt");
+        let templates = Templates::load(None).with_file(Kind::Recovery, Some(&dir.join("recovery.html")));
+        let vars = Vars { token: "123456".into(), ..Default::default() };
+        let out = templates.render(Kind::Recovery, &vars);
+        assert_eq!(out.html, "<p>123456</p>");
+        assert_eq!(out.text, "code 123456");
+        let kept = Templates::load(None).with_file(Kind::Recovery, Some(&dir.join("missing.html")));
+        assert_eq!(kept.render(Kind::Recovery, &vars).html, Templates::load(None).render(Kind::Recovery, &vars).html);
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -1,6 +1,10 @@
 -- demo data of the site: the fleet, the blog article and a few bookings of each kind for the
--- demo customer (whose e-mail the seed command passes as the `seed.demo_email` setting).
--- idempotent: fixed ids and slugs, `on conflict do nothing`. prices are set by the triggers.
+-- demo customer. the project's seed: it runs on a fresh database at start, and again (it is
+-- idempotent: fixed ids and slugs, `on conflict do nothing`) after `server seed` has created the
+-- accounts of seed-users.json, whose e-mails it passes as the `seed.<label>_email` settings
+-- (`seed.admin_email`, `seed.user_email`); without them the bookings and the administrator's
+-- role are left out. prices are set by the triggers. the vehicles' pictures are files of
+-- seed/vehicles, uploaded to the `vehicles` bucket (config.toml's objects_path).
 -- demo bookings send no mail or text message (the outbox triggers of V63 read app.notify).
 select set_config('app.notify', 'off', false);
 
@@ -63,7 +67,7 @@ where id::text ~ '^5eed0000-0000-4000-8000-00000000d00[0-9]$';
 update public.premium_service_bookings set id = ('5eed' || right(id::text, 4) || '-0000-4000-8000-000000000000')::uuid
 where id::text ~ '^5eed0000-0000-4000-8000-00000000c00[0-9]$';
 
-with demo as (select id from auth.users where email = current_setting('seed.demo_email', true))
+with demo as (select id from auth.users where email = lower(current_setting('seed.user_email', true)))
 insert into public.bookings (id, user_id, vehicle_id, start_date, end_date, pickup_location, dropoff_location, booking_status)
 select b.id::uuid, demo.id, b.vehicle::uuid, current_date + b.s, current_date + b.e, 'Aéroport de N''djili', 'Gombe', b.status
 from demo, (values
@@ -73,7 +77,7 @@ from demo, (values
 ) as b(id, vehicle, s, e, status)
 on conflict (id) do nothing;
 
-with demo as (select id from auth.users where email = current_setting('seed.demo_email', true))
+with demo as (select id from auth.users where email = lower(current_setting('seed.user_email', true)))
 insert into public.airport_bookings (id, user_id, service_type, flight_date, flight_time, flight_number, flight_type, passengers, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.t::time, b.flight, b.kind, b.pax, b.status
 from demo, (values
@@ -82,7 +86,7 @@ from demo, (values
 ) as b(id, service, d, t, flight, kind, pax, status)
 on conflict (id) do nothing;
 
-with demo as (select id, email from auth.users where email = current_setting('seed.demo_email', true))
+with demo as (select id, email from auth.users where email = lower(current_setting('seed.user_email', true)))
 insert into public.diagnostic_bookings (id, user_id, service_type, appointment_date, appointment_time, vehicle_type, customer_email, customer_phone, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.t::time, b.vehicle, demo.email, '+243 81 234 5678', b.status
 from demo, (values
@@ -92,7 +96,7 @@ from demo, (values
 on conflict (id) do nothing;
 
 with demo as (select u.id, u.email, p.full_name from auth.users u join public.profiles p on p.user_id = u.id
-              where u.email = current_setting('seed.demo_email', true))
+              where u.email = lower(current_setting('seed.user_email', true)))
 insert into public.premium_service_bookings (id, user_id, service_type, start_date, duration_days, customer_name, customer_email, customer_phone, booking_status)
 select b.id::uuid, demo.id, b.service, current_date + b.d, b.days, demo.full_name, demo.email, '+243 81 234 5678', b.status
 from demo, (values
@@ -100,6 +104,10 @@ from demo, (values
   ('5eedc002-0000-4000-8000-000000000000', 'business_pack', -1, 3, 'active')
 ) as b(id, service, d, days, status)
 on conflict (id) do nothing;
+
+-- the administrator of seed-users.json runs the back office.
+update public.profiles set role = 'admin'
+where email = lower(current_setting('seed.admin_email', true)) and role <> 'admin';
 
 -- back to the default for the rest of this connection's life.
 select set_config('app.notify', '', false);
