@@ -172,6 +172,7 @@ def main():
         f.write(HELLO)
     env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(PORT), "DB_PORT": "0", "WEB_DIR": "/nonexistent",
            "RUST_LOG": "warn", "FUNCTIONS_DIR": functions, "FUNCTIONS_DENO_BIN": DENO, "FUNCTIONS_WORKER_IDLE_SECS": "0"}
+    env.setdefault("DENO_TLS_CA_STORE", "system")  # as the Makefile: npm: imports through a local authority
     server = Server(env, data_dir)
     floor = subprocess.Popen([DENO, "serve", "--quiet", "--no-config", "--host", "127.0.0.1", "--port", str(FLOOR_PORT),
                               floor_file], env={"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1",
