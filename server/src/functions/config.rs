@@ -22,6 +22,12 @@ pub struct FunctionsConfig {
     #[arg(long = "functions-wall-clock-secs", env = "FUNCTIONS_WALL_CLOCK_SECS", default_value_t = 400)]
     pub wall_clock_secs: u64,
 
+    /// Seconds a request may wait for the next byte of its function's answer (the head, or the
+    /// next chunk of a streamed body) before the client gets 504 (Supabase's request idle
+    /// timeout); `[functions.<name>] request_idle_timeout_secs` overrides it; 0 turns it off.
+    #[arg(long = "functions-request-idle-secs", env = "FUNCTIONS_REQUEST_IDLE_SECS", default_value_t = 150)]
+    pub request_idle_secs: u64,
+
     /// Seconds a function's worker may sit without requests before it is stopped and its memory
     /// returned (the next request boots it again); 0 keeps workers for good.
     #[arg(long = "functions-worker-idle-secs", env = "FUNCTIONS_WORKER_IDLE_SECS", default_value_t = 300)]

@@ -1,7 +1,8 @@
 //! Every error `/functions/v1` answers itself, mapped in one place to the shapes the Supabase
 //! CLI's edge runtime answers with: `Function not found` as text, JWT refusals as `{msg}`, and
 //! the runtime's failures as `{code, message}` (`BOOT_ERROR` 503, `WORKER_ERROR` 500,
-//! `WORKER_LIMIT` 546). A function's own answers, errors included, pass through untouched.
+//! `WORKER_LIMIT` 546), and 504 when it sends nothing for the request idle timeout (Supabase
+//! documents the status; the `{code, message}` body is ours). A function's own answers, errors included, pass through untouched.
 //!
 //! Causes (the runtime's message, a function's stack) are logged where they happen, never sent.
 
@@ -32,6 +33,9 @@ pub enum FunctionsError {
     /// The function ran past the wall-clock limit.
     #[error("Worker failed to respond due to a resource limit (please check logs)")]
     Limit,
+    /// The function sent no byte of its answer for the request idle timeout.
+    #[error("Function did not respond within the request idle timeout (please check logs)")]
+    RequestIdle,
 }
 
 impl FunctionsError {
@@ -40,6 +44,7 @@ impl FunctionsError {
         match kind {
             "boot" => FunctionsError::Boot,
             "limit" => FunctionsError::Limit,
+            "idle" => FunctionsError::RequestIdle,
             _ => FunctionsError::Worker,
         }
     }
@@ -56,6 +61,7 @@ impl ResponseError for FunctionsError {
             FunctionsError::Boot => StatusCode::SERVICE_UNAVAILABLE,
             FunctionsError::Worker => StatusCode::INTERNAL_SERVER_ERROR,
             FunctionsError::Limit => StatusCode::from_u16(546).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+            FunctionsError::RequestIdle => StatusCode::GATEWAY_TIMEOUT,
         }
     }
 
@@ -74,6 +80,9 @@ impl ResponseError for FunctionsError {
             FunctionsError::Boot => response.json(json!({ "code": "BOOT_ERROR", "message": self.to_string() })),
             FunctionsError::Worker => response.json(json!({ "code": "WORKER_ERROR", "message": self.to_string() })),
             FunctionsError::Limit => response.json(json!({ "code": "WORKER_LIMIT", "message": self.to_string() })),
+            FunctionsError::RequestIdle => {
+                response.json(json!({ "code": "REQUEST_IDLE_TIMEOUT", "message": self.to_string() }))
+            }
         }
     }
 }
@@ -130,10 +139,23 @@ mod tests {
     }
 
     #[test]
+    fn the_request_idle_timeout_is_a_504() {
+        assert_eq!(
+            wire(FunctionsError::RequestIdle),
+            (
+                504,
+                "application/json".into(),
+                r#"{"code":"REQUEST_IDLE_TIMEOUT","message":"Function did not respond within the request idle timeout (please check logs)"}"#.into()
+            )
+        );
+    }
+
+    #[test]
     fn the_router_failure_kinds_map_to_their_errors() {
         assert_eq!(FunctionsError::from_router("boot"), FunctionsError::Boot);
         assert_eq!(FunctionsError::from_router("limit"), FunctionsError::Limit);
         assert_eq!(FunctionsError::from_router("worker"), FunctionsError::Worker);
+        assert_eq!(FunctionsError::from_router("idle"), FunctionsError::RequestIdle);
         assert_eq!(FunctionsError::from_router("anything else"), FunctionsError::Worker);
     }
 }

@@ -1,7 +1,7 @@
 //! `/functions/v1/<name>[/<path>]`: the function looked up, its JWT checked (unless
 //! `verify_jwt = false`, and never for `OPTIONS`, so CORS preflights reach it), the body read up
-//! to its limit, then the request handed to the router with the wall-clock limit and the
-//! function's entry file, and the answer streamed back as the function gave it.
+//! to its limit, then the request handed to the router with the wall-clock limit, the request
+//! idle timeout (the function's own, else the server's) and the function's entry file, and the answer streamed back as the function gave it.
 //!
 //! The function sees the path without `/functions/v1` (`/<name>/<path>?<query>`), and every
 //! header but the hop-by-hop ones and the router's own `x-functions-*`.
@@ -19,6 +19,7 @@ use super::FunctionsState;
 pub const SECRET_HEADER: &str = "x-functions-secret";
 const ENTRYPOINT_HEADER: &str = "x-functions-entrypoint";
 const TIMEOUT_HEADER: &str = "x-functions-timeout-ms";
+const IDLE_HEADER: &str = "x-functions-idle-timeout-ms";
 const VERSION_HEADER: &str = "x-functions-version";
 const ERROR_HEADER: &str = "x-functions-error";
 /// How long a request waits for a router that is (re)starting.
@@ -67,12 +68,14 @@ pub async fn invoke(
     let query = req.uri().query().map(|q| format!("?{q}")).unwrap_or_default();
     let method = reqwest::Method::from_bytes(req.method().as_str().as_bytes()).map_err(|_| FunctionsError::Worker)?;
     let wall_clock = Duration::from_secs(state.config.wall_clock_secs);
+    let idle = Duration::from_secs(function.request_idle_secs.unwrap_or(state.config.request_idle_secs));
     let mut forward = state
         .http
         .request(method, format!("http://127.0.0.1:{port}{path}{query}"))
         .header(SECRET_HEADER, runtime.secret.expose_secret())
         .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
         .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
+        .header(IDLE_HEADER, idle.as_millis().to_string())
         .header(VERSION_HEADER, &function.version);
     for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
         forward = forward.header(header.as_str(), value.as_bytes());

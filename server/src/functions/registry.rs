@@ -19,6 +19,8 @@ pub struct Function {
     pub name: String,
     pub entrypoint: PathBuf,
     pub verify_jwt: bool,
+    /// Its own request idle timeout (`[functions.<name>] request_idle_timeout_secs`), if set.
+    pub request_idle_secs: Option<u64>,
     /// Changes when a file of the function (or of `_shared/`) changes.
     pub version: String,
 }
@@ -62,7 +64,13 @@ impl Registry {
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
         let folder = entrypoint.parent().unwrap_or(dir);
         let version = version(&[folder, &dir.join("_shared")]);
-        Some(Function { name: name.to_string(), entrypoint, verify_jwt: settings.verify_jwt, version })
+        Some(Function {
+            name: name.to_string(),
+            entrypoint,
+            verify_jwt: settings.verify_jwt,
+            request_idle_secs: settings.request_idle_timeout_secs,
+            version,
+        })
     }
 }
 

@@ -23,6 +23,10 @@ const SCRIPTS: &[(&str, &str)] = &[
     ("worker.ts", include_str!("../../functions-runtime/worker.ts")),
     ("messages.ts", include_str!("../../functions-runtime/messages.ts")),
 ];
+/// The server's variables the child inherits: Deno's certificate settings, so that a machine
+/// whose registries are reached through its own certificate authority (in the system store, or a
+/// PEM file) lets Deno fetch `npm:` imports as npm does. Neither holds a secret.
+const INHERITED: &[&str] = &["DENO_TLS_CA_STORE", "DENO_CERT"];
 /// How long a start may take to print the port (the first start compiles the router).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const HEALTH_INTERVAL: Duration = Duration::from_secs(10);
@@ -162,6 +166,11 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    for name in INHERITED {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
     for (name, value) in &launch.env {
         command.env(name, value.expose_secret());
     }

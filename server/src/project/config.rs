@@ -57,11 +57,14 @@ pub struct FunctionSettings {
     pub verify_jwt: bool,
     /// The entry file, relative to the project folder (default `functions/<name>/index.ts`).
     pub entrypoint: Option<String>,
+    /// `request_idle_timeout_secs`, a key of this server (not the CLI's): the request idle timeout
+    /// of this function, over `FUNCTIONS_REQUEST_IDLE_SECS`.
+    pub request_idle_timeout_secs: Option<u64>,
 }
 
 impl Default for FunctionSettings {
     fn default() -> Self {
-        FunctionSettings { enabled: true, verify_jwt: true, entrypoint: None }
+        FunctionSettings { enabled: true, verify_jwt: true, entrypoint: None, request_idle_timeout_secs: None }
     }
 }
 
@@ -136,6 +139,7 @@ const RULES: &[(&str, Rule)] = &[
     ("functions.*.enabled", Rule::Project),
     ("functions.*.verify_jwt", Rule::Project),
     ("functions.*.entrypoint", Rule::Project),
+    ("functions.*.request_idle_timeout_secs", Rule::Project),
     ("functions.*", Rule::NotYet),
     ("storage.enabled", Rule::Skip),
     ("storage.file_size_limit", Rule::Env("FILE_SIZE_LIMIT", Conv::Size)),
@@ -376,6 +380,11 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
             match segments[2] {
                 "enabled" => function.enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
                 "verify_jwt" => function.verify_jwt = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+                "request_idle_timeout_secs" => {
+                    let secs = value.as_integer().and_then(|v| u64::try_from(v).ok());
+                    function.request_idle_timeout_secs =
+                        Some(secs.ok_or_else(|| wrong(key, "a non-negative integer"))?);
+                }
                 _ => function.entrypoint = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string()),
             }
         }
@@ -696,6 +705,12 @@ mod tests {
         assert_eq!(config.functions.get("old"), Some(&old));
         assert_eq!(config.functions.get("moved"), Some(&moved));
         assert_eq!(config.not_applied, vec!["functions.moved.import_map"]);
+        let slow = parse("[functions.slow]\nrequest_idle_timeout_secs = 5", &no_env).unwrap();
+        assert_eq!(slow.functions.get("slow").and_then(|f| f.request_idle_timeout_secs), Some(5));
+        assert_eq!(
+            parse("[functions.f]\nrequest_idle_timeout_secs = -1", &no_env).unwrap_err(),
+            "functions.f.request_idle_timeout_secs must be a non-negative integer"
+        );
         assert_eq!(
             parse("[functions.f]\nverify_jwt = \"no\"", &no_env).unwrap_err(),
             "functions.f.verify_jwt must be a boolean"

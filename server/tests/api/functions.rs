@@ -32,7 +32,7 @@ fn project(config: &str, functions: &[(&str, &str)]) -> PathBuf {
     dir
 }
 
-async fn serve(
+pub(crate) async fn serve(
     config: &str,
     functions: &[(&str, &str)],
     customize: impl FnOnce(&mut server::config::Config),
@@ -46,7 +46,7 @@ async fn serve(
     .await
 }
 
-const ECHO: &str = r#"
+pub(crate) const ECHO: &str = r#"
 Deno.serve(async (req) => {
   const url = new URL(req.url);
   return Response.json(
@@ -57,7 +57,7 @@ Deno.serve(async (req) => {
 "#;
 
 impl TestApp {
-    fn function(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn function(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{}/functions/v1/{path}", self.address))
             .header("apikey", &self.anon_key)
