@@ -257,6 +257,14 @@ pub fn resolve_relationship(
         .filter(|r| match hint {
             _ if r.function().is_some() => true,
             None => true,
+            // A table's foreign key to itself, hinted: only its children, named by the table and
+            // hinted by the key's column, as PostgREST's `findRel` has it; the constraint's name
+            // finds nothing there (PGRST200), since it names both directions.
+            Some(h) if is_self_key(r, parent) => {
+                r.target.name == relation
+                    && matches!(r.cardinality, Cardinality::OneToMany { .. })
+                    && r.fk_columns() == [h]
+            }
             Some(h) => {
                 r.constraint == h
                     || r.fk_columns() == [h]
@@ -314,6 +322,15 @@ pub fn resolve_relationship(
             ))
         }
     }
+}
+
+/// Whether `r` is a foreign key from `parent` to itself (not a many-to-many through a junction).
+fn is_self_key(r: &Relationship, parent: &Table) -> bool {
+    r.target == parent.name
+        && matches!(
+            r.cardinality,
+            Cardinality::ManyToOne { .. } | Cardinality::OneToMany { .. } | Cardinality::OneToOne { .. }
+        )
 }
 
 /// The error module's description of a relationship (for PGRST201 details).

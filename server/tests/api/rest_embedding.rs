@@ -209,3 +209,41 @@ async fn ordering_by_an_embed_needs_a_to_one_embed_of_the_request() {
     assert_eq!(body["code"], "PGRST108");
     assert_eq!(body["message"], "'agenciesx' is not an embedded resource in this request");
 }
+
+#[tokio::test]
+async fn a_self_embed_hinted_by_its_constraint_name_finds_nothing_as_in_postgrest() {
+    let app = spawn_app_with(|_| {}).await;
+    app.ddl(
+        "create table public.collections (id int primary key, parent_id int, description text,
+           constraint collections_parent_id_fkey foreign key (parent_id) references public.collections);
+         insert into public.collections values (1, null, 'root'), (2, 1, 'child');
+         grant select on public.collections to anon;",
+    )
+    .await;
+    let res = app
+        .rest_req(Method::GET, "/collections?id=eq.1&select=*,collections!collections_parent_id_fkey(*)", None)
+        .send()
+        .await
+        .expect("GET");
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "PGRST200");
+    assert_eq!(
+        body["message"],
+        "Could not find a relationship between 'collections' and 'collections' in the schema cache"
+    );
+    assert_eq!(
+        body["details"],
+        "Searched for a foreign key relationship between 'collections' and 'collections' using the hint 'collections_parent_id_fkey' in the schema 'public', but no matches were found."
+    );
+    // The column hint still gives the children, and the column name the parent.
+    let res = app
+        .rest_req(Method::GET, "/collections?id=eq.1&select=id,collections!parent_id(id)", None)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(json_of(res).await.1, json!([{"id": 1, "collections": [{"id": 2}]}]));
+    let res =
+        app.rest_req(Method::GET, "/collections?id=eq.2&select=id,parent_id(id)", None).send().await.expect("GET");
+    assert_eq!(json_of(res).await.1, json!([{"id": 2, "parent_id": {"id": 1}}]));
+}
