@@ -212,8 +212,9 @@ Deno.serve(() => Response.json({
         "SUPABASE_SERVICE_ROLE_KEY",
         "SUPABASE_URL",
     ];
-    // Deno sets these two itself when they are missing.
-    let by_deno = ["PATH", "DENO_NODE_SHIM_ACTIVE"];
+    // Deno sets the first two itself when they are missing; the TLS settings are Deno's own,
+    // passed on to it when the server has them (`make` sets DENO_TLS_CA_STORE=system).
+    let by_deno = ["PATH", "DENO_NODE_SHIM_ACTIVE", "DENO_TLS_CA_STORE", "DENO_CERT"];
     assert!(given.iter().all(|name| names.contains(name)), "{names:?}");
     let others: Vec<&&str> = names.iter().filter(|name| !given.contains(name) && !by_deno.contains(name)).collect();
     assert!(others.is_empty(), "the server's environment leaked: {others:?}");
