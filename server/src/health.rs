@@ -62,13 +62,7 @@ async fn report(state: &AppState) -> (bool, Value) {
         Some(false) => json!("stopped"),
         None => Value::Null,
     };
-    let functions = match state.functions.runtime.as_ref().map(|r| r.status()) {
-        Some(crate::functions::runtime::Status::Ready { .. }) => json!("running"),
-        Some(crate::functions::runtime::Status::Starting) => json!("starting"),
-        Some(crate::functions::runtime::Status::Down) => json!("down"),
-        Some(crate::functions::runtime::Status::Stopped) => json!("stopped"),
-        None => Value::Null,
-    };
+    let functions = state.functions.health_word().map_or(Value::Null, |w| json!(w));
     let body = json!({
         "status": if ok { "ok" } else { "unavailable" },
         "database": database,

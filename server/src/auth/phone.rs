@@ -107,28 +107,20 @@ fn failed_key(otp: PhoneOtp, phone: &str) -> String {
     format!("failed-code:{}:{phone}", otp.name())
 }
 
-/// Refuse a code of a number whose current code already had `SMS_MAX_FAILED_VERIFICATIONS`
-/// wrong guesses; when the code is wrong, count it. A refused code answers as GoTrue answers an
-/// invalid one, so the lockout tells an attacker nothing more.
-pub async fn guard_failed_codes<T>(
-    state: &AuthState,
-    key: &str,
-    check: impl std::future::Future<Output = Result<T, AuthError>>,
-    wrong: fn(&AuthError) -> bool,
-) -> Result<T, AuthError> {
+/// Whether the code counted under `key` already had `SMS_MAX_FAILED_VERIFICATIONS` wrong
+/// guesses, from any address: it is then void until a new one is texted. A void code is refused
+/// as an invalid one is, so the lockout tells an attacker nothing more.
+pub async fn code_is_void(state: &AuthState, key: &str) -> Result<bool, AuthError> {
     let max = state.config.sms_max_failed_verifications;
-    if max > 0 && rate_limit::count(&state.pool, key, rate_limit::FAILED_CODE_WINDOW_SECS).await? >= max {
-        return Err(AuthError::OtpExpired);
+    Ok(max > 0 && rate_limit::count(&state.pool, key, rate_limit::FAILED_CODE_WINDOW_SECS).await? >= max)
+}
+
+/// Count one wrong guess of the code counted under `key`.
+pub async fn count_wrong_code(state: &AuthState, key: &str) -> Result<(), AuthError> {
+    if state.config.sms_max_failed_verifications == 0 {
+        return Ok(());
     }
-    let outcome = check.await;
-    if let Err(err) = &outcome {
-        if max > 0 && wrong(err) {
-            let _ =
-                rate_limit::hit(&state.pool, key, u64::MAX, rate_limit::FAILED_CODE_WINDOW_SECS, AuthError::OtpExpired)
-                    .await;
-        }
-    }
-    outcome
+    rate_limit::hit(&state.pool, key, u64::MAX, rate_limit::FAILED_CODE_WINDOW_SECS, AuthError::OtpExpired).await
 }
 
 /// Check `code` texted to `phone` and apply it: confirm the number (`sms`) or move the user to
@@ -141,8 +133,14 @@ pub async fn verify(
     code: &str,
 ) -> Result<User, AuthError> {
     let key = failed_key(otp, phone);
-    guard_failed_codes(state, &key, check_code(state, db, otp, phone, code), |e| matches!(e, AuthError::OtpExpired))
-        .await
+    if code_is_void(state, &key).await? {
+        return Err(AuthError::OtpExpired);
+    }
+    let outcome = check_code(state, db, otp, phone, code).await;
+    if matches!(outcome, Err(AuthError::OtpExpired)) {
+        count_wrong_code(state, &key).await?;
+    }
+    outcome
 }
 
 async fn check_code(

@@ -36,6 +36,19 @@ pub struct FunctionsState {
     pub http: reqwest::Client,
 }
 
+impl FunctionsState {
+    /// The runtime's state in `/health`'s words: `running`, `starting`, `down`, `stopped`, or
+    /// `None` when there is no functions folder.
+    pub fn health_word(&self) -> Option<&'static str> {
+        self.runtime.as_ref().map(|r| match r.status() {
+            runtime::Status::Ready { .. } => "running",
+            runtime::Status::Starting => "starting",
+            runtime::Status::Down => "down",
+            runtime::Status::Stopped => "stopped",
+        })
+    }
+}
+
 /// What `start` needs from the rest of the server.
 pub struct Start {
     pub config: FunctionsConfig,

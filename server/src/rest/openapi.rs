@@ -50,6 +50,13 @@ pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpR
     let rr = RestRequest::for_root(&req, &state)?;
     let cache = state.cache.get();
     let seen = visible(&rr, &state).await?;
+    if req.method() == actix_web::http::Method::HEAD {
+        // No body and, as PostgREST answers it, no Content-Length either: nothing to build.
+        let res = HttpResponse::Ok()
+            .content_type("application/openapi+json; charset=utf-8")
+            .body(actix_web::body::None::new());
+        return crate::rest::response::complete(res, &rr, &Default::default());
+    }
     let follow = mode != "ignore-privileges";
 
     let mut tables: Vec<&Table> = cache
@@ -123,14 +130,7 @@ pub async fn root(req: HttpRequest, state: web::Data<RestState>) -> Result<HttpR
             "description": "Add the token prepending \"Bearer \" (without quotes) to it"}});
         doc["security"] = json!([{"JWT": []}]);
     }
-    let mut res = HttpResponse::Ok();
-    res.content_type("application/openapi+json; charset=utf-8");
-    // HEAD: no body and, as PostgREST answers it, no Content-Length either.
-    let res = if req.method() == actix_web::http::Method::HEAD {
-        res.body(actix_web::body::None::new())
-    } else {
-        res.body(doc.to_string())
-    };
+    let res = HttpResponse::Ok().content_type("application/openapi+json; charset=utf-8").body(doc.to_string());
     crate::rest::response::complete(res, &rr, &Default::default())
 }
 

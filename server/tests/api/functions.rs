@@ -46,6 +46,16 @@ pub(crate) async fn serve(
     .await
 }
 
+/// Counts its calls and never answers a request with `?hang`.
+pub(crate) const HANGS_WHEN_ASKED: &str = r#"
+let calls = 0;
+Deno.serve(async (req) => {
+  calls += 1;
+  if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
+  return Response.json({ calls });
+});
+"#;
+
 pub(crate) const ECHO: &str = r#"
 Deno.serve(async (req) => {
   const url = new URL(req.url);
@@ -277,15 +287,7 @@ async fn a_function_that_fails_to_load_or_throws_answers_in_the_edge_runtime_s_s
 
 #[tokio::test]
 async fn a_function_past_the_wall_clock_limit_answers_546_and_the_next_request_runs_afresh() {
-    let source = r#"
-let calls = 0;
-Deno.serve(async (req) => {
-  calls += 1;
-  if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
-  return Response.json({ calls });
-});
-"#;
-    let app = serve("", &[("functions/slow/index.ts", source)], |c| c.functions.wall_clock_secs = 1).await;
+    let app = serve("", &[("functions/slow/index.ts", HANGS_WHEN_ASKED)], |c| c.functions.wall_clock_secs = 1).await;
 
     let hung = app.function(reqwest::Method::GET, "slow?hang").send().await.expect("request");
     assert_eq!(hung.status().as_u16(), 546);

@@ -3,23 +3,16 @@
 
 use serde_json::Value;
 
-use crate::functions::{serve, ECHO};
+use crate::functions::{serve, ECHO, HANGS_WHEN_ASKED};
 
 #[tokio::test]
 async fn a_function_silent_past_its_request_idle_timeout_answers_504_while_others_answer() {
-    let stalls = r#"
-let calls = 0;
-Deno.serve(async (req) => {
-  calls += 1;
-  if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
-  return Response.json({ calls });
-});
-"#;
     let config = "[functions.stalls]\nrequest_idle_timeout_secs = 1\n";
-    let app = serve(config, &[("functions/stalls/index.ts", stalls), ("functions/echo/index.ts", ECHO)], |c| {
-        c.functions.wall_clock_secs = 120;
-    })
-    .await;
+    let app =
+        serve(config, &[("functions/stalls/index.ts", HANGS_WHEN_ASKED), ("functions/echo/index.ts", ECHO)], |c| {
+            c.functions.wall_clock_secs = 120;
+        })
+        .await;
 
     let hanging = app.function(reqwest::Method::GET, "stalls?hang").send();
     let (hung, other) = tokio::join!(hanging, app.function(reqwest::Method::GET, "echo").send());

@@ -436,12 +436,7 @@ pub async fn verify(
         return Err(AuthError::MfaChallengeExpired(challenge_id.to_string()));
     }
     let code = p.code.as_deref().unwrap_or_default().trim();
-    let max_failed = state.config.sms_max_failed_verifications;
-    if factor.kind == "phone"
-        && max_failed > 0
-        && rate_limit::count(&state.pool, &failed_factor_key(id), rate_limit::FAILED_CODE_WINDOW_SECS).await?
-            >= max_failed
-    {
+    if factor.kind == "phone" && crate::auth::phone::code_is_void(&state, &failed_factor_key(id)).await? {
         // The challenge's code is void after too many wrong guesses: a new challenge texts another.
         return Err(AuthError::MfaVerificationFailed);
     }
@@ -469,15 +464,8 @@ pub async fn verify(
         _ => mfa::verify(&factor.secret, code, Utc::now().timestamp()),
     };
     if !matches {
-        if factor.kind == "phone" && max_failed > 0 {
-            rate_limit::hit(
-                &state.pool,
-                &failed_factor_key(id),
-                u64::MAX,
-                rate_limit::FAILED_CODE_WINDOW_SECS,
-                AuthError::MfaVerificationFailed,
-            )
-            .await?;
+        if factor.kind == "phone" {
+            crate::auth::phone::count_wrong_code(&state, &failed_factor_key(id)).await?;
         }
         audit::log(
             &client_log(&state).await?,
