@@ -304,13 +304,13 @@ pub struct Config {
     pub storage: crate::storage::config::StorageConfig,
 
     #[command(flatten, next_help_heading = "Realtime")]
-    pub realtime: crate::realtime::RealtimeConfig,
+    pub realtime: crate::realtime::config::RealtimeConfig,
 
     #[command(flatten, next_help_heading = "Functions")]
-    pub functions: crate::functions::FunctionsConfig,
+    pub functions: crate::functions::config::FunctionsConfig,
 
     #[command(flatten, next_help_heading = "Outbox")]
-    pub outbox: crate::outbox::OutboxConfig,
+    pub outbox: crate::outbox::config::OutboxConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

@@ -4,9 +4,10 @@
 //! valid API key or user JWT; `Authorization: Bearer <jwt>` overrides whose role the request
 //! runs as; `sb_publishable_…` / `sb_secret_…` keys stand for the anon / service_role claims, and a
 //! secret key from a browser's User-Agent is refused. The verified caller is put in the request's extensions as a `db::context::Caller`.
-//! Refusals are 401 with the body shape of the surface asked (a storage request with no key and no
-//! token gets storage-api's own 400 `Invalid Compact JWS`). The gate verifies tokens only:
-//! it never touches the database.
+//! Refusals are 401 with the body shape of the surface asked, which the surface gives through its
+//! `Guard` (a storage request with no key and no token gets storage-api's own 400 `Invalid
+//! Compact JWS`): a shared part, the gate imports no surface. It verifies tokens only: it never
+//! touches the database.
 
 use std::sync::Arc;
 
@@ -18,8 +19,7 @@ use actix_web::{web, HttpMessage, HttpResponse};
 use serde_json::{json, Value};
 
 use crate::db::context::Caller;
-use crate::jwt::{ClaimError, JwtError, JwtVerifier};
-use crate::rest::error::{JwtClaimsError, JwtDecodeError, RestError};
+use crate::jwt::{JwtError, JwtVerifier};
 
 /// Settings of the gate.
 #[derive(Debug, Clone)]
@@ -58,87 +58,47 @@ pub enum GateError {
     EmptyBearer,
 }
 
-/// The API surface a request is for, which decides the error body shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Surface {
-    Rest,
-    Storage,
-    Realtime,
+/// How a surface behind the gate answers a refusal. The gate imports no surface: each surface
+/// hands its own shape in (`rest::gate`, `storage::gate`), falling back on `gateway_refusal`.
+pub struct Guard {
+    /// The 401 (or the surface's own answer) for a refused request.
+    pub refuse: fn(&GateError) -> HttpResponse,
+    /// Whether `GateConfig::rest_without_apikey` lets requests without any key through.
+    pub apikey_optional_when_configured: bool,
 }
 
-impl Surface {
-    fn of(path: &str) -> Surface {
-        if path.starts_with("/storage/") {
-            Surface::Storage
-        } else if path.starts_with("/realtime/") {
-            Surface::Realtime
-        } else {
-            Surface::Rest
-        }
-    }
-}
+/// How long the gate took, in the request's extensions when `server_timing` is on.
+#[derive(Debug, Clone, Copy)]
+pub struct GateTime(pub std::time::Duration);
 
 impl GateError {
-    /// The 401 response in the shape of `surface`.
-    pub fn response(&self, surface: Surface) -> HttpResponse {
+    /// The gateway's own 401 (Supabase's API gateway answers these, not the service behind it).
+    pub fn gateway_refusal(&self) -> HttpResponse {
         let message = self.to_string();
-        if surface == Surface::Rest {
-            if let Some(rest) = self.rest_error() {
-                return actix_web::ResponseError::error_response(&rest);
-            }
-        }
-        if let (Surface::Storage, GateError::MissingApiKey | GateError::EmptyBearer) = (surface, self) {
-            // No key and no token: Supabase's gateway lets storage requests through (public
-            // objects need none), and storage-api refuses the empty JWT in its own words.
-            return HttpResponse::BadRequest().json(json!({
-                "statusCode": "403",
-                "code": "AccessDenied",
-                "error": "Unauthorized",
-                "message": "Invalid Compact JWS",
-            }));
-        }
-        let body: Value = match (surface, self) {
-            (_, GateError::MissingApiKey) => {
+        let body: Value = match self {
+            GateError::MissingApiKey => {
                 json!({"message": message, "hint": "No `apikey` request header or url param was found."})
             }
-            (_, GateError::SecretKeyInBrowser) => json!({
+            GateError::SecretKeyInBrowser => json!({
                 "message": message,
                 "hint": "Secret API keys belong on servers only; a browser must use the publishable key."
             }),
-            (_, GateError::Jwt(JwtError::UnknownApiKey)) => json!({
+            GateError::Jwt(JwtError::UnknownApiKey) => json!({
                 "message": message,
                 "hint": "Double check the publishable or secret API key."
             }),
-            (Surface::Storage, _) => json!({"statusCode": "401", "error": "InvalidJWT", "message": message}),
-            (_, _) => json!({"message": message}),
+            _ => json!({"message": message}),
         };
         HttpResponse::build(StatusCode::UNAUTHORIZED).json(body)
     }
 
-    /// The PostgREST error for a refusal on `/rest/v1` (none for a missing key, which the
-    /// gateway answers in Supabase, not PostgREST).
-    fn rest_error(&self) -> Option<RestError> {
-        Some(match self {
-            GateError::MissingApiKey | GateError::SecretKeyInBrowser | GateError::Jwt(JwtError::UnknownApiKey) => {
-                return None
-            }
-            GateError::NoRole => RestError::AnonymousAccessDisabled,
-            GateError::EmptyBearer => RestError::jwt_decode(JwtDecodeError::EmptyAuthHeader),
-            GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
-            GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
-            GateError::Jwt(JwtError::Claims(claim)) => RestError::jwt_claims(match claim {
-                ClaimError::NotYetValid => JwtClaimsError::NotYetValid,
-                ClaimError::IssuedAtFuture => JwtClaimsError::IssuedAtFuture,
-                ClaimError::NotNumber("exp") => JwtClaimsError::ExpNotNumber,
-                ClaimError::NotNumber("nbf") => JwtClaimsError::NbfNotNumber,
-                ClaimError::NotNumber(_) => JwtClaimsError::IatNotNumber,
-            }),
-            GateError::Jwt(JwtError::Invalid(reason)) => RestError::jwt_decode(match reason.as_str() {
-                "token is malformed" => JwtDecodeError::Undecodable,
-                "signing method (alg) is unavailable" => JwtDecodeError::BadAlgorithm(reason.clone()),
-                _ => JwtDecodeError::BadCrypto,
-            }),
-        })
+    /// Whether the gateway answers this refusal itself whatever the surface (a missing or
+    /// unknown key, a secret key from a browser).
+    pub fn is_gateway_refusal(&self) -> bool {
+        matches!(
+            self,
+            GateError::MissingApiKey | GateError::SecretKeyInBrowser | GateError::Jwt(JwtError::UnknownApiKey)
+        )
     }
 }
 
@@ -212,10 +172,12 @@ pub fn bearer_of(req: &actix_web::HttpRequest) -> Option<String> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
 }
 
-/// Middleware: verify the request and store its `Caller`, or answer 401.
-pub async fn middleware(
+/// Middleware body: verify the request and store its `Caller`, or answer with `guard`'s refusal.
+/// Each gated surface wraps its scope with a three-line middleware that calls this.
+pub async fn check(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
+    guard: &Guard,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if req.method() == actix_web::http::Method::OPTIONS {
         return Ok(next.call(req).await?.map_into_boxed_body());
@@ -223,26 +185,25 @@ pub async fn middleware(
     let Some(gate) = req.app_data::<web::Data<Gate>>().cloned() else {
         return Err(actix_web::error::ErrorInternalServerError("gate not configured"));
     };
-    let surface = Surface::of(req.path());
-    let require_apikey = !(surface == Surface::Rest && gate.config.rest_without_apikey);
+    let require_apikey = !(guard.apikey_optional_when_configured && gate.config.rest_without_apikey);
     let apikey = apikey_of(req.request());
     let bearer = bearer_of(req.request());
     let user_agent = req.headers().get("user-agent").and_then(|v| v.to_str().ok());
     if crate::keys::secret_key_from_browser(apikey.as_deref(), bearer.as_deref(), user_agent) {
-        return Ok(req.into_response(GateError::SecretKeyInBrowser.response(surface)));
+        return Ok(req.into_response((guard.refuse)(&GateError::SecretKeyInBrowser)));
     }
     let started = std::time::Instant::now();
     match gate.authenticate(apikey.as_deref(), bearer.as_deref(), require_apikey) {
         Ok(caller) => {
             if gate.config.server_timing {
-                req.extensions_mut().insert(crate::rest::timing::GateTime(started.elapsed()));
+                req.extensions_mut().insert(GateTime(started.elapsed()));
             }
             req.extensions_mut().insert(caller);
             Ok(next.call(req).await?.map_into_boxed_body())
         }
         Err(err) => {
             tracing::debug!(error = %err, "request refused by the gate");
-            Ok(req.into_response(err.response(surface)))
+            Ok(req.into_response((guard.refuse)(&err)))
         }
     }
 }

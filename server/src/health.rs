@@ -15,7 +15,7 @@ use actix_web::{web, HttpResponse};
 use deadpool_postgres::Pool;
 use serde_json::{json, Value};
 
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// How long a check waits for a pooled connection, then for `select 1`.
 const WAIT: Duration = Duration::from_secs(2);

@@ -20,9 +20,14 @@ pub mod project;
 pub mod realtime;
 pub mod rest;
 pub mod routes;
+pub mod scrape;
 pub mod seed;
 pub mod signing_keys;
 pub mod site;
 pub mod startup;
+pub mod state;
 pub mod storage;
 pub mod telemetry;
+
+#[cfg(test)]
+mod import_rule;

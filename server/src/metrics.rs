@@ -1,23 +1,17 @@
-//! Prometheus metrics at `GET /metrics`, through the `metrics` facade and its Prometheus
-//! exporter: requests by surface, route and status with latency histograms (recorded by the
-//! request middleware), and, read when scraped, pool usage, realtime sockets and channels, the
-//! mail outbox's depth and the embedded cluster's state.
+//! Prometheus metrics through the `metrics` facade and its Prometheus exporter: the recorders
+//! every part calls (requests by surface, route and status with latency histograms, recorded by
+//! the request middleware; pool time-outs, shared connections, realtime frames) and the pool
+//! gauges. A shared part: it imports no surface. `GET /metrics` itself, which reads each
+//! surface's state when scraped, is `scrape`.
 //!
-//! Off unless `METRICS_TOKEN` is set: nothing is recorded and `/metrics` answers 404. With it,
-//! `/metrics` wants `Authorization: Bearer <token>` (Prometheus' `authorization` scrape setting).
-//! Labels are bounded: a route is its pattern (`/rest/v1/{table}`), never the path itself.
+//! Off unless `METRICS_TOKEN` is set: nothing is recorded. Labels are bounded: a route is its
+//! pattern (`/rest/v1/{table}`), never the path itself.
 
-use crate::db::cached::CachedQueries;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use actix_web::{web, HttpRequest, HttpResponse};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use secrecy::ExposeSecret;
-use serde_json::json;
-
-use crate::startup::AppState;
 
 /// Latency buckets, in seconds: 1 ms to 10 s.
 const LATENCY_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
@@ -178,7 +172,13 @@ pub fn realtime_frames(direction: &'static str, n: u64) {
     }
 }
 
-fn pool_gauges(name: impl Into<metrics::SharedString>, pool: &deadpool_postgres::Pool) {
+/// The text a scrape answers, `None` while metrics are off (no `METRICS_TOKEN`).
+pub fn render() -> Option<String> {
+    HANDLE.get().and_then(Option::as_ref).map(PrometheusHandle::render)
+}
+
+/// The gauges of one connection pool, set when scraped.
+pub fn pool_gauges(name: impl Into<metrics::SharedString>, pool: &deadpool_postgres::Pool) {
     let name: metrics::SharedString = name.into();
     let status = pool.status();
     let idle = status.available as f64;
@@ -186,69 +186,6 @@ fn pool_gauges(name: impl Into<metrics::SharedString>, pool: &deadpool_postgres:
     metrics::gauge!("db_pool_connections", "pool" => name.clone(), "state" => "in_use").set(status.size as f64 - idle);
     metrics::gauge!("db_pool_max_connections", "pool" => name.clone()).set(status.max_size as f64);
     metrics::gauge!("db_pool_waiting", "pool" => name).set(status.waiting as f64);
-}
-
-/// The outbox's unsent messages: (waiting to be sent, given up), none when the database does not answer.
-async fn outbox_depth(pool: &deadpool_postgres::Pool) -> Option<(i64, i64)> {
-    let client = pool.get().await.ok()?;
-    let row = client
-        .cached_query_one(
-            "select count(*) filter (where failed_at is null), count(*) filter (where failed_at is not null) \
-             from outbox.messages where sent_at is null",
-            &[],
-        )
-        .await
-        .ok()?;
-    Some((row.get(0), row.get(1)))
-}
-
-/// `GET /metrics`: the Prometheus text format, for a scraper holding the token.
-pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
-    let not_found = || HttpResponse::NotFound().json(json!({"message": "Not found"}));
-    let Some(token) = state.config.metrics_token.as_ref() else { return not_found() };
-    let Some(handle) = HANDLE.get().and_then(Option::as_ref) else { return not_found() };
-    let presented = req
-        .headers()
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    if !constant_time_eq(presented.as_bytes(), token.expose_secret().as_bytes()) {
-        return HttpResponse::Unauthorized()
-            .insert_header(("WWW-Authenticate", "Bearer"))
-            .json(json!({"message": "Invalid metrics token"}));
-    }
-    pool_gauges("admin", &state.pools.admin);
-    pool_gauges("request", &state.pools.request);
-    for (label, in_rotation, pool) in state.rest.replicas.members() {
-        pool_gauges(format!("replica {label}"), pool);
-        metrics::gauge!("db_replica_in_rotation", "replica" => label.to_string()).set(if in_rotation {
-            1.0
-        } else {
-            0.0
-        });
-    }
-    metrics::gauge!("realtime_connections").set(state.realtime.connections.load(Ordering::Relaxed) as f64);
-    metrics::gauge!("realtime_channels").set(state.realtime.hub.channel_count() as f64);
-    if let Some((pending, failed)) = outbox_depth(&state.pools.admin).await {
-        metrics::gauge!("outbox_messages", "status" => "pending").set(pending as f64);
-        metrics::gauge!("outbox_messages", "status" => "failed").set(failed as f64);
-    }
-    let downloads = &state.storage.downloads;
-    metrics::counter!("storage_download_bytes_total", "via" => "sendfile")
-        .absolute(downloads.sendfile.load(Ordering::Relaxed));
-    metrics::counter!("storage_download_bytes_total", "via" => "streamed")
-        .absolute(downloads.streamed.load(Ordering::Relaxed));
-    if let Some(up) = state.embedded_running() {
-        metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
-    }
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(handle.render())
-}
-
-/// Compare two secrets in time that does not depend on where they differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    use subtle::ConstantTimeEq;
-    bool::from(a.ct_eq(b))
 }
 
 #[cfg(test)]

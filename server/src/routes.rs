@@ -5,8 +5,6 @@
 use actix_web::middleware::from_fn;
 use actix_web::web;
 
-use crate::gate;
-
 /// Mount every surface, then the web app (`web_dir`) at `/`.
 pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     // GoTrue endpoints authenticate their Bearer token themselves: no API-key gate here.
@@ -20,7 +18,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     cfg.service(
         web::scope("/rest/v1")
             .wrap(from_fn(crate::rest::mark_writes))
-            .wrap(from_fn(gate::middleware))
+            .wrap(from_fn(crate::rest::gate))
             .configure(crate::rest::configure),
     );
     // Storage gates its own scope: public and signed-URL routes need no key.

@@ -21,7 +21,7 @@ use actix_web::{web, HttpResponse};
 use secrecy::ExposeSecret;
 use serde_json::json;
 
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `GET /config.json`.
 async fn config(state: web::Data<AppState>) -> HttpResponse {

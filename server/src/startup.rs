@@ -22,6 +22,7 @@ use crate::jwt::JwtVerifier;
 use crate::keys::{Keys, KeysError};
 use crate::realtime::Realtime;
 use crate::rest::RestState;
+use crate::state::AppState;
 use crate::{health, telemetry};
 
 /// How long an idle keep-alive connection stays open (nginx's default). actix's own 5 s raced
@@ -92,28 +93,6 @@ pub enum StartupError {
     Listener(#[from] crate::listener::ListenerError),
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
-}
-
-/// State shared by every handler.
-pub struct AppState {
-    pub config: Config,
-    pub keys: Keys,
-    pub pools: Pools,
-    pub external_url: String,
-    pub rest: web::Data<RestState>,
-    pub auth: web::Data<AuthState>,
-    pub realtime: Arc<Realtime>,
-    pub storage: web::Data<crate::storage::StorageState>,
-    pub functions: web::Data<crate::functions::FunctionsState>,
-    /// The embedded cluster's data directory, when the server runs one.
-    pub embedded_pgdata: Option<std::path::PathBuf>,
-}
-
-impl AppState {
-    /// Whether the embedded cluster runs (`None` with `DATABASE_URL`).
-    pub fn embedded_running(&self) -> Option<bool> {
-        self.embedded_pgdata.as_deref().map(crate::db::embedded::postmaster_alive)
-    }
 }
 
 /// Where the database is, and the embedded cluster when the server runs one.
@@ -429,7 +408,7 @@ impl Application {
                 .wrap(actix_web::middleware::DefaultHeaders::new().add(("Keep-Alive", KEEP_ALIVE_HINT)))
                 .route("/health", web::get().to(health::health))
                 .route("/health/ready", web::get().to(health::ready))
-                .route("/metrics", web::get().to(crate::metrics::serve))
+                .route("/metrics", web::get().to(crate::scrape::metrics))
                 .configure(|cfg| crate::routes::configure(cfg, &web_dir))
         })
         // Nagle's algorithm would hold a streamed body's first write until the client acknowledges

@@ -8,39 +8,20 @@
 //! the message to be claimed again once the lease is over. Messages are never deleted here and
 //! their texts and recipients are never logged (only ids, topics and errors).
 
+pub mod config;
 mod render;
+
+pub use config::OutboxConfig;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Args;
 use deadpool_postgres::Pool;
 use secrecy::SecretString;
 
 use crate::auth::mail::Rendered;
 use crate::auth::AuthState;
 use crate::db::cached::CachedQueries;
-
-/// Settings of the outbox worker.
-#[derive(Debug, Clone, Args)]
-pub struct OutboxConfig {
-    /// Run the worker in this instance (at least one instance of a deployment must).
-    #[arg(long = "outbox-enabled", env = "OUTBOX_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
-    pub enabled: bool,
-
-    /// Seconds between two looks at the outbox besides the wake-ups of new messages (NOTIFY), and
-    /// between two runs of the due schedules.
-    #[arg(long = "outbox-poll-seconds", env = "OUTBOX_POLL_SECONDS", default_value = "5", value_parser = crate::config::seconds)]
-    pub poll: Duration,
-
-    /// Attempts at sending one message before it is marked failed.
-    #[arg(long = "outbox-max-attempts", env = "OUTBOX_MAX_ATTEMPTS", default_value_t = 10)]
-    pub max_attempts: i32,
-
-    /// Delay before the second attempt, in seconds; it doubles with each failure (at most 6 hours).
-    #[arg(long = "outbox-retry-base-seconds", env = "OUTBOX_RETRY_BASE_SECONDS", default_value = "30", value_parser = crate::config::seconds)]
-    pub retry_base: Duration,
-}
 
 /// Messages claimed at once.
 const BATCH: i64 = 20;

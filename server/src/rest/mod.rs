@@ -94,6 +94,24 @@ impl RestState {
     }
 }
 
+/// How the gate's refusals read on `/rest/v1`: PostgREST's errors, the gateway's own for keys.
+static GUARD: crate::gate::Guard = crate::gate::Guard { refuse: gate_refusal, apikey_optional_when_configured: true };
+
+fn gate_refusal(err: &crate::gate::GateError) -> actix_web::HttpResponse {
+    match error::from_gate(err) {
+        Some(rest) => actix_web::ResponseError::error_response(&rest),
+        None => err.gateway_refusal(),
+    }
+}
+
+/// Middleware: the gate, answering in PostgREST's shape.
+pub async fn gate(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    crate::gate::check(req, next, &GUARD).await
+}
+
 /// Mount the REST routes (the gate is applied by the caller).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(openapi::root))

@@ -6,9 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
-/// How long the gate took to authenticate a request (stored in the request's extensions).
-#[derive(Debug, Clone, Copy)]
-pub struct GateTime(pub Duration);
+pub use crate::gate::GateTime;
 
 /// The phases of one request, measured one after the other.
 #[derive(Debug)]

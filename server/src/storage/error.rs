@@ -147,6 +147,24 @@ impl StorageError {
     }
 }
 
+/// The gate's refusal on `/storage/v1`: with no key and no token, storage-api's own refusal of
+/// the empty JWT (Supabase's gateway lets such requests through: public objects need none);
+/// the gateway's answer for a bad key; storage-api's `InvalidJWT` for a bad token.
+pub fn gate_refusal(err: &crate::gate::GateError) -> HttpResponse {
+    use crate::gate::GateError;
+    match err {
+        GateError::MissingApiKey | GateError::EmptyBearer => HttpResponse::BadRequest().json(json!({
+            "statusCode": "403",
+            "code": "AccessDenied",
+            "error": "Unauthorized",
+            "message": "Invalid Compact JWS",
+        })),
+        _ if err.is_gateway_refusal() => err.gateway_refusal(),
+        _ => HttpResponse::Unauthorized()
+            .json(json!({"statusCode": "401", "error": "InvalidJWT", "message": err.to_string()})),
+    }
+}
+
 impl ResponseError for StorageError {
     fn status_code(&self) -> StatusCode {
         if matches!(

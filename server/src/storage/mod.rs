@@ -75,8 +75,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .guard(guard::Put())
                     .route(web::route().to(upload::signed_put)),
             )
-            .service(web::scope("").wrap(from_fn(crate::gate::middleware)).configure(gated)),
+            .service(web::scope("").wrap(from_fn(gate)).configure(gated)),
     );
+}
+
+/// How the gate's refusals read on `/storage/v1`.
+static GUARD: crate::gate::Guard =
+    crate::gate::Guard { refuse: error::gate_refusal, apikey_optional_when_configured: false };
+
+/// Middleware: the gate, answering in storage-api's shape.
+async fn gate(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    crate::gate::check(req, next, &GUARD).await
 }
 
 /// A method or path no route serves: storage-api's (Fastify's) 404 in the storage shape.

@@ -138,3 +138,36 @@ mod tests {
         assert_eq!(haskell_show("é1"), "\"\\233\\&1\"");
     }
 }
+
+/// The PostgREST error for a refusal of the gate on `/rest/v1`; `None` for what the API gateway
+/// answers itself in Supabase (a missing or unknown key, a secret key from a browser).
+pub fn from_gate(err: &crate::gate::GateError) -> Option<super::RestError> {
+    use super::RestError;
+    use crate::gate::GateError;
+    use crate::jwt::{ClaimError, JwtError};
+    if err.is_gateway_refusal() {
+        return None;
+    }
+    Some(match err {
+        GateError::NoRole => RestError::AnonymousAccessDisabled,
+        GateError::EmptyBearer => RestError::jwt_decode(JwtDecodeError::EmptyAuthHeader),
+        GateError::Jwt(JwtError::Expired) => RestError::jwt_claims(JwtClaimsError::Expired),
+        GateError::Jwt(JwtError::Audience) => RestError::jwt_claims(JwtClaimsError::NotInAudience),
+        GateError::Jwt(JwtError::Claims(claim)) => RestError::jwt_claims(match claim {
+            ClaimError::NotYetValid => JwtClaimsError::NotYetValid,
+            ClaimError::IssuedAtFuture => JwtClaimsError::IssuedAtFuture,
+            ClaimError::NotNumber("exp") => JwtClaimsError::ExpNotNumber,
+            ClaimError::NotNumber("nbf") => JwtClaimsError::NbfNotNumber,
+            ClaimError::NotNumber(_) => JwtClaimsError::IatNotNumber,
+        }),
+        GateError::Jwt(JwtError::Invalid(reason)) => RestError::jwt_decode(match reason.as_str() {
+            "token is malformed" => JwtDecodeError::Undecodable,
+            "signing method (alg) is unavailable" => JwtDecodeError::BadAlgorithm(reason.clone()),
+            _ => JwtDecodeError::BadCrypto,
+        }),
+        // the gateway's refusals returned above
+        GateError::MissingApiKey | GateError::SecretKeyInBrowser | GateError::Jwt(JwtError::UnknownApiKey) => {
+            return None
+        }
+    })
+}

@@ -35,7 +35,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::{Map, Value};
 
-pub use jwt::{JwtClaimsError, JwtDecodeError};
+pub use jwt::{from_gate, JwtClaimsError, JwtDecodeError};
 pub use pg::{parse_custom_raise, pg_error_status, CustomRaise, RaiseParseError};
 pub use schema::{
     function_hint, relationship_hint, table_hint, Cardinality, FunctionSignature, Relationship, RpcPayload,
