@@ -161,23 +161,7 @@ impl Transform {
 
     /// As a signed token keeps it (storage-api's `keepOriginal` form).
     pub fn to_token(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(h) = self.height {
-            parts.push(format!("height:{h}"));
-        }
-        if let Some(w) = self.width {
-            parts.push(format!("width:{w}"));
-        }
-        if self.width.is_some() || self.height.is_some() {
-            parts.push(format!("resize:{}", self.resize.name()));
-        }
-        if let Some(q) = self.quality {
-            parts.push(format!("quality:{q}"));
-        }
-        if !self.format.is_empty() && self.format != "origin" {
-            parts.push(format!("format:{}", self.format));
-        }
-        parts.join(",")
+        self.describe(&format!("resize:{}", self.resize.name()))
     }
 
     /// Back from a token's `transformations`.
@@ -192,6 +176,11 @@ impl Transform {
 
     /// `x-transformations`, in imgproxy's words as storage-api sends them.
     pub fn header(&self) -> String {
+        self.describe(&format!("resizing_type:{}", self.resize.imgproxy()))
+    }
+
+    /// `height:…,width:…,<resize>,quality:…,format:…`, with the resize part as given.
+    fn describe(&self, resize: &str) -> String {
         let mut parts = Vec::new();
         if let Some(h) = self.height {
             parts.push(format!("height:{h}"));
@@ -200,7 +189,7 @@ impl Transform {
             parts.push(format!("width:{w}"));
         }
         if self.width.is_some() || self.height.is_some() {
-            parts.push(format!("resizing_type:{}", self.resize.imgproxy()));
+            parts.push(resize.to_string());
         }
         if let Some(q) = self.quality {
             parts.push(format!("quality:{q}"));

@@ -537,6 +537,22 @@ fn user_metadata(req: &HttpRequest) -> Option<Value> {
     (!map.is_empty()).then_some(Value::Object(map))
 }
 
+/// What a new object (PutObject, CreateMultipartUpload) starts from: its key checked, its bucket,
+/// and its `Content-Type` (allowed by the bucket) and `Cache-Control`, with storage's defaults.
+async fn new_object(
+    req: &HttpRequest,
+    state: &StorageState,
+    bucket_id: &str,
+    key: &str,
+) -> Result<(db::Bucket, String, String), S3Error> {
+    validate_key(key)?;
+    let bucket = db::find_bucket(&state.admin, bucket_id).await?;
+    let mimetype = header(req, "content-type").unwrap_or("application/octet-stream").to_string();
+    check_mime(bucket.allowed_mime_types.as_deref(), &mimetype)?;
+    let cache_control = header(req, "cache-control").unwrap_or("no-cache").to_string();
+    Ok((bucket, mimetype, cache_control))
+}
+
 async fn put_object(
     req: &HttpRequest,
     payload: web::Payload,
@@ -545,11 +561,7 @@ async fn put_object(
     bucket_id: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
-    validate_key(key)?;
-    let bucket = db::find_bucket(&state.admin, bucket_id).await?;
-    let mimetype = header(req, "content-type").unwrap_or("application/octet-stream").to_string();
-    check_mime(bucket.allowed_mime_types.as_deref(), &mimetype)?;
-    let cache_control = header(req, "cache-control").unwrap_or("no-cache").to_string();
+    let (bucket, mimetype, cache_control) = new_object(req, state, bucket_id, key).await?;
     let version = Uuid::new_v4().to_string();
     let stored = store_checked(
         req,

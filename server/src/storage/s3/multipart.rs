@@ -15,14 +15,12 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::xml::{self, escape, S3Error};
-use super::{header, size_limit, user_metadata};
+use super::{header, new_object, size_limit, user_metadata};
 use crate::db::cached::CachedQueries;
 use crate::db::context::Access;
 use crate::storage::backend::{self, key_of};
 use crate::storage::db::{self, Ctx, NewRow};
 use crate::storage::error::StorageError;
-use crate::storage::key::validate_key;
-use crate::storage::limits::check_mime;
 use crate::storage::StorageState;
 
 fn part_key(upload: Uuid, part: i32) -> Path {
@@ -93,11 +91,7 @@ pub async fn create(
     bucket_id: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
-    validate_key(key)?;
-    let bucket = db::find_bucket(&state.admin, bucket_id).await?;
-    let content_type = header(req, "content-type").unwrap_or("application/octet-stream").to_string();
-    check_mime(bucket.allowed_mime_types.as_deref(), &content_type)?;
-    let cache_control = header(req, "cache-control").unwrap_or("no-cache").to_string();
+    let (bucket, content_type, cache_control) = new_object(req, state, bucket_id, key).await?;
     let metadata = user_metadata(req);
     let trial = NewRow {
         bucket: bucket_id,
