@@ -242,6 +242,12 @@ pub struct Config {
     #[arg(long, env = "JWT_SECRET", hide_env_values = true, value_parser = secret)]
     pub jwt_secret: Option<SecretString>,
 
+    /// A JSON file of private JWKs (P-256 for ES256, RSA for RS256, each `kid` a UUID), as `supabase gen
+    /// signing-key` writes them and a project's `[auth] signing_keys_path` names: installed in
+    /// `auth.signing_keys` at start, the first signing access tokens, every one verifying.
+    #[arg(long, env = "SIGNING_KEYS_PATH")]
+    pub signing_keys_path: Option<PathBuf>,
+
     /// The anon API key. Default: derived from JWT_SECRET.
     #[arg(long, env = "ANON_KEY", hide_env_values = true, value_parser = secret)]
     pub anon_key: Option<SecretString>,

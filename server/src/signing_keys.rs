@@ -395,6 +395,63 @@ pub fn new_key_from_jwk(text: &str) -> Result<NewKey, SigningKeyError> {
     Ok(key)
 }
 
+/// Every key of a `signing_keys.json` (an array of private JWKs, one JWK, or `{"keys": [...]}`), in
+/// order, each keeping its `kid`, which must be a UUID (tokens signed elsewhere name it).
+pub fn new_keys_from_jwks(text: &str) -> Result<Vec<NewKey>, SigningKeyError> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|_| SigningKeyError::BadKey("not a private JWK: not JSON".into()))?;
+    let list = match value {
+        Value::Array(list) => list,
+        Value::Object(ref map) if map.contains_key("keys") => value["keys"].as_array().cloned().unwrap_or_default(),
+        other => vec![other],
+    };
+    if list.is_empty() {
+        return Err(SigningKeyError::BadKey("the file holds no key".into()));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, jwk)| {
+            let kid = jwk.get("kid").and_then(Value::as_str).unwrap_or_default();
+            if Uuid::parse_str(kid).is_err() {
+                return Err(SigningKeyError::BadKey(format!(
+                    "key {} has kid {kid:?}: a UUID is needed (as `supabase gen signing-key` writes)",
+                    i + 1
+                )));
+            }
+            new_key_from_jwk(&jwk.to_string())
+                .map_err(|e| SigningKeyError::BadKey(format!("key {} ({kid}): {e}", i + 1)))
+        })
+        .collect()
+}
+
+/// Install the keys of a project's `signing_keys.json`: each added if missing, the first in use
+/// (the key in use before, if another, becomes previously used: its tokens still verify), the
+/// others left as they are (new ones standby). Run at every start, so the file stays the source.
+pub async fn install(client: &mut deadpool_postgres::Client, keys: &[NewKey]) -> Result<(), SigningKeyError> {
+    let Some(first) = keys.first() else { return Ok(()) };
+    let tx = client.transaction().await?;
+    for key in keys {
+        tx.cached_execute(
+            "insert into auth.signing_keys (id, algorithm, status, private_key, public_jwk) \
+             values ($1, $2, 'standby', $3, $4) on conflict (id) do nothing",
+            &[&key.id, &key.algorithm, &key.pem, &key.public_jwk],
+        )
+        .await?;
+    }
+    tx.cached_execute(
+        "update auth.signing_keys set status = 'previously_used', updated_at = now() where status = 'in_use' and id <> $1",
+        &[&first.id],
+    )
+    .await?;
+    tx.cached_execute(
+        "update auth.signing_keys set status = 'in_use', updated_at = now() where id = $1 and status <> 'in_use'",
+        &[&first.id],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// A DER length.
 fn der_length(len: usize) -> Vec<u8> {
     match len {

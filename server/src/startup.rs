@@ -154,6 +154,18 @@ pub async fn migrate_and_prepare(pools: &Pools, keys: &Keys) -> Result<Vec<Strin
     Ok(applied)
 }
 
+/// Install the signing keys of `SIGNING_KEYS_PATH` (a project's `[auth] signing_keys_path`), when set.
+pub async fn install_signing_keys(config: &Config, pools: &Pools) -> Result<(), StartupError> {
+    let Some(path) = config.signing_keys_path.as_deref() else { return Ok(()) };
+    let failed = |why: String| StartupError::Setup(format!("signing keys of {}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
+    let keys = crate::signing_keys::new_keys_from_jwks(&text).map_err(|e| failed(e.to_string()))?;
+    let mut client = pools.admin.get().await.map_err(|e| failed(e.to_string()))?;
+    crate::signing_keys::install(&mut client, &keys).await.map_err(|e| failed(e.to_string()))?;
+    tracing::info!(keys = keys.len(), path = %path.display(), "signing keys installed from the file; the first signs");
+    Ok(())
+}
+
 /// Apply the project folder of the settings, if there is one (after the platform's migrations).
 pub async fn apply_project(config: &Config, pools: &Pools) -> Result<Vec<String>, StartupError> {
     let Some(dir) = crate::project::locate(config.project.as_deref()) else { return Ok(Vec::new()) };
@@ -277,6 +289,7 @@ impl Application {
             .pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?
             .with_lanes(config.db_shared_connections);
         migrate_and_prepare(&pools, &keys).await?;
+        install_signing_keys(&config, &pools).await?;
         apply_project(&config, &pools).await?;
         let signing_keys = Arc::new(
             crate::signing_keys::SigningKeys::load(&pools.admin)

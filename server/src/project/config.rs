@@ -162,7 +162,7 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.minimum_password_length", Rule::Env("PASSWORD_MIN_LENGTH", Conv::Int)),
     ("auth.enable_refresh_token_rotation", Rule::NotYet),
     ("auth.password_requirements", Rule::NotYet),
-    ("auth.signing_keys_path", Rule::NotYet),
+    ("auth.signing_keys_path", Rule::Env(SIGNING_KEYS, Conv::Str)),
     ("auth.jwt_secret", Rule::Env("JWT_SECRET", Conv::Str)),
     ("auth.passkey.enabled", Rule::Env("PASSKEY_ENABLED", Conv::Bool)),
     ("auth.passkey.*", Rule::NotYet),
@@ -272,11 +272,15 @@ pub fn load(dir: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proje
         Err(err) => return Err(ProjectError::Io(path, err)),
     };
     let mut config = parse(&text, lookup).map_err(|message| ProjectError::Config(path, message))?;
-    // Template paths are relative to the folder the CLI runs in: the project folder's parent.
+    // Template paths are relative to the folder the CLI runs in: the project folder's parent; the
+    // signing keys' to the project folder itself.
     let base = dir.parent().unwrap_or(Path::new(""));
     for (name, value) in &mut config.env {
         if name.starts_with(TEMPLATE_PREFIX) && Path::new(value.as_str()).is_relative() {
             *value = base.join(value.as_str()).to_string_lossy().into_owned();
+        }
+        if name == SIGNING_KEYS && Path::new(value.as_str()).is_relative() {
+            *value = dir.join(value.as_str()).to_string_lossy().into_owned();
         }
     }
     Ok(config)
@@ -284,6 +288,8 @@ pub fn load(dir: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proje
 
 /// `[auth.email.template.<kind>] content_path` becomes `MAILER_TEMPLATES_<KIND>`.
 const TEMPLATE_PREFIX: &str = "MAILER_TEMPLATES_";
+/// `[auth] signing_keys_path`, relative to the project folder (`./signing_keys.json` beside `config.toml`).
+const SIGNING_KEYS: &str = "SIGNING_KEYS_PATH";
 
 /// Parse a `config.toml`'s text; `lookup` reads the environment for `env(NAME)`.
 pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ProjectConfig, String> {
@@ -750,6 +756,20 @@ mod tests {
         assert_eq!(env_of(&config, "MAILER_TEMPLATES_INVITE").as_deref(), Some("/abs/invite.html"));
         assert_eq!(env_of(&config, "MAILER_SUBJECTS_RECOVERY").as_deref(), Some("Mot de passe"));
         assert!(config.not_applied.contains(&"auth.email.template.unknown_kind.content_path".to_string()));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn the_signing_keys_path_is_read_beside_config_toml() {
+        let dir = std::env::temp_dir().join(format!("signing-keys-project-{}", std::process::id()));
+        let project = dir.join("supabase");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(project.join("config.toml"), "[auth]\nsigning_keys_path = \"./signing_keys.json\"\n")
+            .expect("config");
+        let config = load(&project, &|_| None).expect("load");
+        let path = config.env.iter().find(|(n, _)| n == "SIGNING_KEYS_PATH").map(|(_, v)| v.clone());
+        assert_eq!(path, Some(project.join("./signing_keys.json").to_string_lossy().into_owned()));
+        assert!(!config.not_applied.iter().any(|k| k.contains("signing_keys")));
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -1,7 +1,8 @@
 //! Signing keys and API keys over HTTP: access tokens signed with the ES256 key in use and
 //! published in the JWKS, accepted by every surface; a standby key, a rotation and a revocation
 //! made with `server keys` reaching a running server; an RSA key imported from PEM; the
-//! `sb_publishable_…` / `sb_secret_…` keys standing for the anon and service roles.
+//! `sb_publishable_…` / `sb_secret_…` keys standing for the anon and service roles; a project's
+//! `signing_keys.json` (`SIGNING_KEYS_PATH`) installed at start.
 
 use std::time::Duration;
 
@@ -273,4 +274,77 @@ async fn publishable_and_secret_keys_stand_for_the_anon_and_service_roles() {
         .await
         .expect("storage");
     assert_eq!(storage.status(), StatusCode::OK);
+}
+
+/// A private P-256 JWK as `supabase gen signing-key` writes it, and its PKCS#8 (to sign with).
+fn p256_jwk() -> (Value, Vec<u8>) {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let rng = ring::rand::SystemRandom::new();
+    let pkcs8 = ring::signature::EcdsaKeyPair::generate_pkcs8(&ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+        .expect("generate")
+        .as_ref()
+        .to_vec();
+    // ring's PKCS#8 of a P-256 key: a 36-byte header, the 32-byte scalar, 5 bytes, 0x04, x, y.
+    let (d, point) = (&pkcs8[36..68], &pkcs8[74..138]);
+    let jwk = json!({
+        "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "key_ops": ["sign", "verify"],
+        "kid": uuid::Uuid::new_v4().to_string(),
+        "d": URL_SAFE_NO_PAD.encode(d), "x": URL_SAFE_NO_PAD.encode(&point[..32]), "y": URL_SAFE_NO_PAD.encode(&point[32..]),
+    });
+    (jwk, pkcs8)
+}
+
+#[tokio::test]
+async fn a_projects_signing_keys_file_signs_with_its_first_key_and_verifies_with_every_one() {
+    let (first, _) = p256_jwk();
+    let (second, second_pkcs8) = p256_jwk();
+    let file = std::env::temp_dir().join(format!("signing_keys-{}.json", uuid::Uuid::new_v4()));
+    std::fs::write(&file, json!([first, second]).to_string()).expect("write keys");
+    let path = file.clone();
+    let app = spawn_app_with(move |c| c.signing_keys_path = Some(path)).await;
+    app.ddl("create table public.notes (id int primary key)").await;
+    let session = signed_in(&app, "filekeys@example.test").await;
+    let token = session["access_token"].as_str().expect("token");
+    assert_eq!(kid_of(token), first["kid"].as_str().expect("kid"), "the first key of the file signs");
+    assert_eq!(jsonwebtoken::decode_header(token).expect("header").alg, jsonwebtoken::Algorithm::ES256);
+    let published: Vec<Value> = jwks(&app).await;
+    for key in [&first, &second] {
+        let jwk = published.iter().find(|k| k["kid"] == key["kid"]).expect("every key of the file is published");
+        assert!(jwk.get("d").is_none(), "no private part is published: {jwk}");
+    }
+    // A token made elsewhere with the second key (as auth-js's tests sign theirs) is accepted.
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.kid = Some(second["kid"].as_str().expect("kid").to_string());
+    let claims = jsonwebtoken::decode::<Value>(token, &jsonwebtoken::DecodingKey::from_secret(b""), &{
+        let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        v.insecure_disable_signature_validation();
+        v.validate_aud = false;
+        v
+    })
+    .expect("claims")
+    .claims;
+    let outside =
+        jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(&second_pkcs8)).expect("sign");
+    assert_eq!(rest_status(&app, &outside).await, StatusCode::OK);
+    assert_eq!(app.auth_user(&outside).await["email"], "filekeys@example.test");
+    // The file is the source at every start: the same file again changes nothing.
+    let count = app.admin_query_one("select count(*) from auth.signing_keys where status = 'in_use'").await;
+    assert_eq!(count.get::<_, i64>(0), 1);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[tokio::test]
+async fn a_signing_keys_file_whose_kid_is_not_a_uuid_stops_the_start_with_the_reason() {
+    let (mut key, _) = p256_jwk();
+    key["kid"] = json!("my-key");
+    let file = std::env::temp_dir().join(format!("signing_keys-{}.json", uuid::Uuid::new_v4()));
+    std::fs::write(&file, json!([key]).to_string()).expect("write keys");
+    let mut config = crate::helpers::base_config();
+    config.database_url = Some(secrecy::SecretString::from(crate::helpers::fresh_database().await));
+    config.signing_keys_path = Some(file.clone());
+    let err = server::startup::Application::build(config).await.err().expect("refused");
+    let _ = std::fs::remove_file(&file);
+    let text = err.to_string();
+    assert!(text.contains("UUID") && text.contains("my-key"), "{text}");
 }

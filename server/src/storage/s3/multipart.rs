@@ -15,7 +15,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::xml::{self, escape, S3Error};
-use super::{header, new_object, size_limit, user_metadata};
+use super::{new_object, size_limit, user_metadata};
 use crate::db::cached::CachedQueries;
 use crate::db::context::Access;
 use crate::storage::backend::{self, key_of};
@@ -91,7 +91,7 @@ pub async fn create(
     bucket_id: &str,
     key: &str,
 ) -> Result<HttpResponse, S3Error> {
-    let (bucket, content_type, cache_control) = new_object(req, state, bucket_id, key).await?;
+    let (_, content_type, cache_control) = new_object(req, state, bucket_id, key).await?;
     let metadata = user_metadata(req);
     let trial = NewRow {
         bucket: bucket_id,
