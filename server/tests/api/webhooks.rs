@@ -279,13 +279,14 @@ async fn a_thousand_inserts_reach_a_flaky_receiver_exactly_once_each_across_a_ki
     // Assert: every row reached the receiver (deduplicated by id: each exactly once), every
     // tenth after its two refusals, and every request is marked delivered.
     let all = within(120, async || Some(()).filter(|_| lock(&seen).delivered.len() == 1000)).await;
-    let seen_now = lock(&seen);
-    assert!(all.is_some(), "{} of 1000 rows delivered ({at_kill} before the kill)", seen_now.delivered.len());
-    assert!(at_kill < 1000, "the kill came after every delivery: it proves nothing");
-    assert!((1..=1000).all(|id| seen_now.delivered.contains_key(&id)));
-    assert!((1..=100).all(|n| seen_now.attempts[&(n * 10)] >= 3), "every tenth was refused twice first");
-    let duplicates = seen_now.delivered.values().filter(|n| **n > 1).count();
-    drop(seen_now);
+    let duplicates = {
+        let seen_now = lock(&seen);
+        assert!(all.is_some(), "{} of 1000 rows delivered ({at_kill} before the kill)", seen_now.delivered.len());
+        assert!(at_kill < 1000, "the kill came after every delivery: it proves nothing");
+        assert!((1..=1000).all(|id| seen_now.delivered.contains_key(&id)));
+        assert!((1..=100).all(|n| seen_now.attempts[&(n * 10)] >= 3), "every tenth was refused twice first");
+        seen_now.delivered.values().filter(|n| **n > 1).count()
+    };
     let pending = within(30, async || {
         let row = client
             .query_one("select count(*) filter (where state <> 'delivered'), count(*) from outbox.http_deliveries", &[])
