@@ -49,6 +49,8 @@ setup-system:
 	if ! command -v node >/dev/null 2>&1; then missing="$$missing nodejs npm"; fi; \
 	if ! ls /usr/share/postgresql/*/extension/pgtap.control >/dev/null 2>&1; then \
 		pgver=$$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1); missing="$$missing postgresql-$${pgver:-15}-pgtap"; fi; \
+	if ! ls /usr/share/postgresql/*/extension/pg_cron.control >/dev/null 2>&1; then \
+		pgver=$$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1); missing="$$missing postgresql-$${pgver:-15}-cron"; fi; \
 	if ! command -v pg_prove >/dev/null 2>&1; then missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; fi; \
 	if ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists openssl; then missing="$$missing pkg-config libssl-dev"; fi; \

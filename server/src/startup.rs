@@ -387,7 +387,9 @@ impl Application {
             pools.admin.clone(),
             database.direct.clone(),
             auth.clone().into_inner(),
+            outbox_target(&config, &keys, port, &external_url),
         );
+        apply_function_schedules(&config, &pools.admin).await;
         let functions = web::Data::new(start_functions(&config, &keys, gate.verifier.clone(), port, &database.direct));
         let state = web::Data::new(AppState {
             config: config.clone(),
@@ -498,13 +500,9 @@ fn start_functions(
 ) -> crate::functions::FunctionsState {
     let project =
         crate::project::locate(config.project.as_deref()).and_then(|dir| crate::project::Project::open(&dir).ok());
-    let host = match config.host.as_str() {
-        "0.0.0.0" | "::" | "[::]" | "" => "127.0.0.1",
-        host => host,
-    };
     let secret = |value: &SecretString| SecretString::from(value.expose_secret().to_string());
     let platform_env = vec![
-        ("SUPABASE_URL".to_string(), SecretString::from(format!("http://{host}:{port}"))),
+        ("SUPABASE_URL".to_string(), SecretString::from(loopback_url(config, port))),
         ("SUPABASE_ANON_KEY".to_string(), secret(&keys.anon_key)),
         ("SUPABASE_SERVICE_ROLE_KEY".to_string(), secret(&keys.service_role_key)),
         ("SUPABASE_PUBLISHABLE_KEY".to_string(), secret(&keys.api_keys.publishable)),
@@ -519,6 +517,40 @@ fn start_functions(
         verifier,
         platform_env,
     })
+}
+
+/// This instance's API as its own children and workers reach it: `http://<host>:<port>`, on
+/// loopback when it listens everywhere.
+fn loopback_url(config: &Config, port: u16) -> String {
+    let host = match config.host.as_str() {
+        "0.0.0.0" | "::" | "[::]" | "" => "127.0.0.1",
+        host => host,
+    };
+    format!("http://{host}:{port}")
+}
+
+/// Where the outbox sends the HTTP requests meant for this server's functions, and the key of the
+/// schedules' calls.
+fn outbox_target(config: &Config, keys: &Keys, port: u16, external_url: &str) -> crate::outbox::http::Target {
+    crate::outbox::http::Target {
+        loopback: loopback_url(config, port),
+        port,
+        external: url::Url::parse(external_url).ok(),
+        service_key: SecretString::from(keys.service_role_key.expose_secret().to_string()),
+        client: reqwest::Client::new(),
+    }
+}
+
+/// The project's `[functions.<name>] schedule`s as pg_cron jobs; a database without pg_cron
+/// leaves them unapplied, said once at start (the server runs on without them).
+async fn apply_function_schedules(config: &Config, admin: &deadpool_postgres::Pool) {
+    let project =
+        crate::project::locate(config.project.as_deref()).and_then(|dir| crate::project::Project::open(&dir).ok());
+    let schedules = project.map(|p| crate::functions::schedule::of_project(&p.config.functions)).unwrap_or_default();
+    if let Err(err) = crate::functions::schedule::sync(admin, &schedules).await {
+        let names: Vec<&str> = schedules.iter().map(|(name, _)| name.as_str()).collect();
+        tracing::warn!(error = %err, functions = ?names, "functions: schedules not applied");
+    }
 }
 
 /// SIGINT or SIGTERM.

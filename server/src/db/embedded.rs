@@ -192,16 +192,25 @@ impl EmbeddedPostgres {
     /// Settings rewritten at each start, so a changed DB_PORT or data path takes effect.
     /// pg_stat_statements is loaded and `compute_query_id` on, as in Supabase's Postgres: once
     /// `create extension pg_stat_statements` has run in a database, it shows what each statement
-    /// costs, and verbose plans carry their "Query Identifier".
+    /// costs, and verbose plans carry their "Query Identifier". pg_cron is loaded too (Debian's
+    /// `postgresql-<major>-cron`), for the server's database `postgres`; its jobs connect over
+    /// the private socket.
     fn write_settings(&self) -> Result<(), EmbeddedError> {
         let listen = if self.port == 0 { "" } else { "127.0.0.1" };
         let port = if self.port == 0 { 5432 } else { self.port };
-        // Only when this installation has it: a missing preload library stops Postgres starting.
-        let has_statements = self.bin_dir.parent().is_some_and(|d| d.join("lib/pg_stat_statements.so").exists());
-        let preload = if has_statements { "shared_preload_libraries = 'pg_stat_statements'\n" } else { "" };
+        let run_dir = self.run_dir.display().to_string().replace('\'', "''");
+        // Only what this installation has: a missing preload library stops Postgres starting.
+        let has = |library: &str| self.bin_dir.parent().is_some_and(|d| d.join(format!("lib/{library}.so")).exists());
+        let preload: Vec<&str> = ["pg_stat_statements", "pg_cron"].into_iter().filter(|l| has(l)).collect();
+        let mut extra = String::new();
+        if !preload.is_empty() {
+            extra.push_str(&format!("shared_preload_libraries = '{}'\n", preload.join(",")));
+        }
+        if preload.contains(&"pg_cron") {
+            extra.push_str(&format!("cron.database_name = 'postgres'\ncron.host = '{run_dir}'\n"));
+        }
         let text = format!(
-            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n{preload}",
-            self.run_dir.display().to_string().replace('\'', "''")
+            "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{run_dir}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n{extra}"
         );
         let path = self.pgdata.join("server.conf");
         fs::write(&path, text).map_err(|source| EmbeddedError::Io { path: path.clone(), source })?;

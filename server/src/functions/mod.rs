@@ -14,6 +14,7 @@ pub mod proxy;
 pub mod registry;
 pub mod runtime;
 pub mod scaffold;
+pub mod schedule;
 
 use std::path::PathBuf;
 use std::sync::Arc;

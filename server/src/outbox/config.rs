@@ -16,7 +16,7 @@ pub struct OutboxConfig {
     #[arg(long = "outbox-poll-seconds", env = "OUTBOX_POLL_SECONDS", default_value = "5", value_parser = crate::config::seconds)]
     pub poll: Duration,
 
-    /// Attempts at sending one message before it is marked failed.
+    /// Attempts at sending one message or HTTP request before it is marked failed.
     #[arg(long = "outbox-max-attempts", env = "OUTBOX_MAX_ATTEMPTS", default_value_t = 10)]
     pub max_attempts: i32,
 

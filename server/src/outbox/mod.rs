@@ -1,6 +1,8 @@
 //! The outbox worker: delivers the mail and text messages the database wrote to
 //! `outbox.messages` (V62), through the auth mailer (SMTP or the development inbox) and the SMS
-//! provider, and runs the periodic SQL of `outbox.schedules` (the day-before reminders).
+//! provider, the HTTP requests of `outbox.http_requests` (V80: database webhooks, `net.http_post`,
+//! function schedules; `http`), and runs the periodic SQL of `outbox.schedules` (the day-before
+//! reminders).
 //!
 //! Delivery is at least once: a message is claimed for a lease (so another instance's worker
 //! leaves it alone), sent, then marked sent; a failed send is tried again after a growing delay
@@ -9,6 +11,7 @@
 //! their texts and recipients are never logged (only ids, topics and errors).
 
 pub mod config;
+pub mod http;
 mod render;
 
 pub use config::OutboxConfig;
@@ -25,6 +28,8 @@ use crate::db::cached::CachedQueries;
 
 /// Messages claimed at once.
 const BATCH: i64 = 20;
+/// The error of one pass of the worker (logged, then the next pass tries again).
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// How long a claimed message is left alone by other workers.
 const LEASE_SECONDS: f64 = 300.0;
 /// The longest delay between two attempts.
@@ -49,15 +54,15 @@ struct Failure {
 }
 
 /// Start the worker (when enabled); it runs for the life of the process.
-pub fn spawn(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<AuthState>) {
+pub fn spawn(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<AuthState>, target: http::Target) {
     if !config.enabled {
         tracing::info!("outbox worker off (OUTBOX_ENABLED=false)");
         return;
     }
-    tokio::spawn(async move { run(config, pool, url, auth).await });
+    tokio::spawn(async move { run(config, pool, url, auth, target).await });
 }
 
-async fn run(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<AuthState>) {
+async fn run(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<AuthState>, target: http::Target) {
     let mut listener: Option<crate::db::listen::Listener> = None;
     loop {
         if listener.is_none() {
@@ -66,16 +71,8 @@ async fn run(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<Auth
         if let Err(err) = run_schedules(&pool).await {
             tracing::warn!(error = %err, "outbox: running the schedules failed");
         }
-        loop {
-            match deliver_batch(&config, &pool, &auth).await {
-                Ok(n) if n as i64 == BATCH => continue,
-                Ok(_) => break,
-                Err(err) => {
-                    tracing::warn!(error = %err, "outbox: reading the messages failed");
-                    break;
-                }
-            }
-        }
+        drain("messages", BATCH as usize, || deliver_batch(&config, &pool, &auth)).await;
+        drain("http requests", http::BATCH, || http::deliver_batch(&config, &pool, &target)).await;
         let lost = match listener.as_mut() {
             Some(l) => tokio::select! {
                 _ = tokio::time::sleep(config.poll) => false,
@@ -94,18 +91,32 @@ async fn run(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<Auth
     }
 }
 
-async fn run_schedules(pool: &Pool) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// Take batches while they come full.
+async fn drain<F, Fut>(what: &str, batch: usize, mut step: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<usize, BoxError>>,
+{
+    loop {
+        match step().await {
+            Ok(n) if n == batch => continue,
+            Ok(_) => break,
+            Err(err) => {
+                tracing::warn!(error = %err, "outbox: reading the {what} failed");
+                break;
+            }
+        }
+    }
+}
+
+async fn run_schedules(pool: &Pool) -> Result<(), BoxError> {
     let client = pool.get().await?;
     client.cached_query("select outbox.run_due_schedules()", &[]).await?;
     Ok(())
 }
 
 /// Claim up to `BATCH` due messages and try each; returns how many were claimed.
-async fn deliver_batch(
-    config: &OutboxConfig,
-    pool: &Pool,
-    auth: &AuthState,
-) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+async fn deliver_batch(config: &OutboxConfig, pool: &Pool, auth: &AuthState) -> Result<usize, BoxError> {
     let client = pool.get().await?;
     let rows = client
         .cached_query(

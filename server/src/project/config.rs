@@ -60,11 +60,20 @@ pub struct FunctionSettings {
     /// `request_idle_timeout_secs`, a key of this server (not the CLI's): the request idle timeout
     /// of this function, over `FUNCTIONS_REQUEST_IDLE_SECS`.
     pub request_idle_timeout_secs: Option<u64>,
+    /// `schedule`, a key of this server (not the CLI's): a cron expression (`*/5 * * * *`) at
+    /// which pg_cron has the function called (`functions::schedule`).
+    pub schedule: Option<String>,
 }
 
 impl Default for FunctionSettings {
     fn default() -> Self {
-        FunctionSettings { enabled: true, verify_jwt: true, entrypoint: None, request_idle_timeout_secs: None }
+        FunctionSettings {
+            enabled: true,
+            verify_jwt: true,
+            entrypoint: None,
+            request_idle_timeout_secs: None,
+            schedule: None,
+        }
     }
 }
 
@@ -140,6 +149,7 @@ const RULES: &[(&str, Rule)] = &[
     ("functions.*.verify_jwt", Rule::Project),
     ("functions.*.entrypoint", Rule::Project),
     ("functions.*.request_idle_timeout_secs", Rule::Project),
+    ("functions.*.schedule", Rule::Project),
     ("functions.*", Rule::NotYet),
     ("storage.enabled", Rule::Skip),
     ("storage.file_size_limit", Rule::Env("FILE_SIZE_LIMIT", Conv::Size)),
@@ -390,6 +400,10 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
                     let secs = value.as_integer().and_then(|v| u64::try_from(v).ok());
                     function.request_idle_timeout_secs =
                         Some(secs.ok_or_else(|| wrong(key, "a non-negative integer"))?);
+                }
+                "schedule" => {
+                    let cron = value.as_str().map(str::trim).filter(|c| !c.is_empty());
+                    function.schedule = Some(cron.ok_or_else(|| wrong(key, "a cron expression"))?.to_string());
                 }
                 _ => function.entrypoint = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string()),
             }
@@ -711,6 +725,12 @@ mod tests {
         assert_eq!(config.functions.get("old"), Some(&old));
         assert_eq!(config.functions.get("moved"), Some(&moved));
         assert_eq!(config.not_applied, vec!["functions.moved.import_map"]);
+        let tick = parse("[functions.tick]\nschedule = \"*/5 * * * *\"", &no_env).unwrap();
+        assert_eq!(tick.functions.get("tick").and_then(|f| f.schedule.as_deref()), Some("*/5 * * * *"));
+        assert_eq!(
+            parse("[functions.f]\nschedule = 5", &no_env).unwrap_err(),
+            "functions.f.schedule must be a cron expression"
+        );
         let slow = parse("[functions.slow]\nrequest_idle_timeout_secs = 5", &no_env).unwrap();
         assert_eq!(slow.functions.get("slow").and_then(|f| f.request_idle_timeout_secs), Some(5));
         assert_eq!(

@@ -11,14 +11,14 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, TestApp};
 
-fn deno() -> PathBuf {
+pub(crate) fn deno() -> PathBuf {
     std::env::var_os("FUNCTIONS_DENO_BIN").map(PathBuf::from).unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("functions-runtime/node_modules/@deno/linux-x64-glibc/deno")
     })
 }
 
 /// A project folder that applies nothing to the database and holds these functions.
-fn project(config: &str, functions: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn project(config: &str, functions: &[(&str, &str)]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("functions-project-{}", &server::keys::random_secret()[..12]));
     let write = |path: &str, text: &str| {
         let path = dir.join(path);

@@ -29,3 +29,4 @@ mod smtp_sink;
 mod storage;
 mod supervise;
 mod typegen;
+mod webhooks;
