@@ -322,7 +322,10 @@ async fn command_database(
 }
 
 /// Close a command's connections, and stop the embedded cluster if the command started it.
-async fn release_database(database: startup::Database, pools: server::db::Pools) -> Result<(), Box<dyn std::error::Error>> {
+async fn release_database(
+    database: startup::Database,
+    pools: server::db::Pools,
+) -> Result<(), Box<dyn std::error::Error>> {
     drop(pools);
     if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
@@ -349,7 +352,9 @@ async fn functions_command(config: &Config, action: FunctionsAction) -> Result<(
                     .or_else(|| project_dir.as_ref().map(|p| p.join("functions")))
                     .ok_or("no functions folder: give --project DIR (or SUPABASE_PROJECT_DIR) or FUNCTIONS_DIR")?;
                 let settings = match &project_dir {
-                    Some(dir) => server::project::Project::open(dir)?.config.functions.remove(&name).unwrap_or_default(),
+                    Some(dir) => {
+                        server::project::Project::open(dir)?.config.functions.remove(&name).unwrap_or_default()
+                    }
                     None => Default::default(),
                 };
                 let deploy = cli::bundle(&functions_dir, project_dir.as_deref(), &name, &settings, no_verify_jwt)?;

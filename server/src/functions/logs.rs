@@ -58,7 +58,9 @@ impl LogSink {
             "error" | "warn" => {
                 tracing::warn!(target: "functions", function, request_id, execution_id, level = %entry.level, "{}", entry.message)
             }
-            _ => tracing::info!(target: "functions", function, request_id, execution_id, level = %entry.level, "{}", entry.message),
+            _ => {
+                tracing::info!(target: "functions", function, request_id, execution_id, level = %entry.level, "{}", entry.message)
+            }
         }
         if let Some(tx) = &self.tx {
             entry.timestamp = Some(chrono::Utc::now());

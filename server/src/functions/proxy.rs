@@ -79,14 +79,7 @@ async fn forward(
         check_jwt(req, state)?;
     }
     let limit = state.config.max_request_bytes;
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| FunctionsError::PayloadTooLarge(limit))?;
-        if body.len() + chunk.len() > limit {
-            return Err(FunctionsError::PayloadTooLarge(limit));
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = read_body(&mut payload, limit).await.ok_or(FunctionsError::PayloadTooLarge(limit))?;
     let runtime = state.runtime().ok_or(FunctionsError::Boot)?;
     let port = runtime.endpoint(ROUTER_WAIT).await.ok_or(FunctionsError::Boot)?;
     let secrets_version = push_secrets(state, port).await?;
@@ -114,7 +107,7 @@ async fn forward(
         forward = forward.header(header.as_str(), value.as_bytes());
     }
     if !body.is_empty() {
-        forward = forward.body(body.freeze());
+        forward = forward.body(body);
     }
     // The router holds the wall-clock limit; this only covers a router that stopped answering.
     let answer = match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
@@ -147,6 +140,19 @@ async fn forward(
             actix_web::error::ErrorBadGateway("the function's answer broke off")
         })
     })))
+}
+
+/// The whole body, up to `limit` bytes; `None` past it (or when the client broke it off).
+pub(super) async fn read_body(payload: &mut web::Payload, limit: usize) -> Option<web::Bytes> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.ok()?;
+        if body.len() + chunk.len() > limit {
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Some(body.freeze())
 }
 
 impl FunctionsState {

@@ -204,7 +204,8 @@ pub async fn deploy(client: &mut Client, deploy: Deploy) -> Result<Deployed, Sto
         .await?;
     let deployed = row_of(&row);
     tx.execute("delete from edge_functions.files where function_id = $1", &[&deployed.id]).await?;
-    let insert = tx.prepare("insert into edge_functions.files (function_id, path, content) values ($1, $2, $3)").await?;
+    let insert =
+        tx.prepare("insert into edge_functions.files (function_id, path, content) values ($1, $2, $3)").await?;
     for (path, content) in &deploy.files {
         tx.execute(&insert, &[&deployed.id, path, content]).await?;
     }
@@ -247,8 +248,9 @@ pub async fn get(client: &Client, slug: &str) -> Result<Option<Deployed>, StoreE
 
 /// The files of a deployed function.
 pub async fn files(client: &Client, id: uuid::Uuid) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-    let rows =
-        client.query("select path, content from edge_functions.files where function_id = $1 order by path", &[&id]).await?;
+    let rows = client
+        .query("select path, content from edge_functions.files where function_id = $1 order by path", &[&id])
+        .await?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
@@ -342,9 +344,10 @@ pub async fn insert_logs(client: &Client, lines: &[LogLine]) -> Result<(), Store
 /// Drop the log lines past the per-function count and the age limit.
 pub async fn prune_logs(client: &Client) -> Result<u64, StoreError> {
     let aged = client
-        .execute("delete from edge_functions.logs where created_at < now() - make_interval(days => $1)", &[
-            &LOGS_MAX_AGE_DAYS,
-        ])
+        .execute(
+            "delete from edge_functions.logs where created_at < now() - make_interval(days => $1)",
+            &[&LOGS_MAX_AGE_DAYS],
+        )
         .await?;
     let over = client
         .execute(
@@ -390,7 +393,10 @@ mod tests {
     #[test]
     fn paths_are_made_relative_and_parent_parts_refused() {
         assert_eq!(relative_path("hello/index.ts").as_deref(), Some("hello/index.ts"));
-        assert_eq!(relative_path("/supabase/functions/./hello/index.ts").as_deref(), Some("supabase/functions/hello/index.ts"));
+        assert_eq!(
+            relative_path("/supabase/functions/./hello/index.ts").as_deref(),
+            Some("supabase/functions/hello/index.ts")
+        );
         assert_eq!(relative_path("file:///p/index.ts").as_deref(), Some("p/index.ts"));
         for bad in ["", "/", "../x", "a/../../b", "a/..", "a\0b"] {
             assert_eq!(relative_path(bad), None, "{bad:?}");
@@ -421,7 +427,10 @@ mod tests {
             Deploy { entrypoint_path: "other.ts".into(), ..base.clone() },
             Deploy { files: vec![], ..base.clone() },
             Deploy { files: vec![("../x".into(), vec![])], ..base.clone() },
-            Deploy { files: vec![("hello/index.ts".into(), vec![]), ("/hello/index.ts".into(), vec![])], ..base.clone() },
+            Deploy {
+                files: vec![("hello/index.ts".into(), vec![]), ("/hello/index.ts".into(), vec![])],
+                ..base.clone()
+            },
         ];
         for case in cases {
             assert!(matches!(checked(case.clone()), Err(StoreError::Invalid(_))), "{case:?}");
@@ -434,6 +443,9 @@ mod tests {
         let reversed: Vec<_> = a.iter().rev().cloned().collect();
         assert_eq!(bundle_sha256(&a), bundle_sha256(&reversed));
         assert_ne!(bundle_sha256(&a), bundle_sha256(&[("a".to_string(), b"12".to_vec())]));
-        assert_ne!(bundle_sha256(&a), bundle_sha256(&[("a".to_string(), b"1".to_vec()), ("c".to_string(), b"2".to_vec())]));
+        assert_ne!(
+            bundle_sha256(&a),
+            bundle_sha256(&[("a".to_string(), b"1".to_vec()), ("c".to_string(), b"2".to_vec())])
+        );
     }
 }

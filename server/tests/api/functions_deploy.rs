@@ -53,6 +53,18 @@ impl TestApp {
         response.json().await.expect("json")
     }
 
+    /// `GET` a management path with the service key: its JSON.
+    async fn managed(&self, path: &str) -> Value {
+        let response = self.manage(reqwest::Method::GET, path, &self.service_key).send().await.expect("get");
+        response.json().await.expect("json")
+    }
+
+    /// `DELETE /functions/{slug}` with the service key: its status.
+    async fn delete_function(&self, slug: &str) -> StatusCode {
+        let path = format!("functions/{slug}");
+        self.manage(reqwest::Method::DELETE, &path, &self.service_key).send().await.expect("delete").status()
+    }
+
     async fn call(&self, path: &str) -> (StatusCode, String) {
         let response = self.function(reqwest::Method::GET, path).send().await.expect("call");
         (response.status(), response.text().await.expect("text"))
@@ -88,8 +100,7 @@ async fn a_function_deployed_with_the_service_key_is_listed_and_served_without_a
     assert_eq!(by_secret_key.status(), StatusCode::CREATED);
     assert_eq!(by_secret_key.json::<Value>().await.expect("json")["version"], 2);
     assert_eq!(app.call("hello").await, (StatusCode::OK, "word:two".into()));
-    let listed: Value =
-        app.manage(reqwest::Method::GET, "functions", &app.service_key).send().await.expect("list").json().await.expect("json");
+    let listed = app.managed("functions").await;
     assert_eq!(listed.as_array().map(|a| a.len()), Some(1));
     assert_eq!(listed[0]["slug"], "hello");
     let one = app.manage(reqwest::Method::GET, "functions/hello", &app.service_key).send().await.expect("get");
@@ -131,32 +142,35 @@ async fn a_deploy_on_one_instance_is_served_by_a_second_instance_on_the_same_dat
 
     // Act
     first.deploy("hello", &versioned("one")).await;
-    let (status, text, took) = eventually(&second, "hello", "word:one", Duration::from_secs(10)).await;
+    // The first wait includes the second instance starting its Deno child (seconds under load).
+    let (status, text, took) = eventually(&second, "hello", "word:one", Duration::from_secs(30)).await;
 
     // Assert
     assert_eq!((status, text.as_str()), (StatusCode::OK, "word:one"), "after {took:?}");
     first.deploy("hello", &versioned("two")).await;
     let (_, text, took) = eventually(&second, "hello", "word:two", Duration::from_secs(10)).await;
     assert_eq!(text, "word:two", "after {took:?}");
-    let deleted = first.manage(reqwest::Method::DELETE, "functions/hello", &first.service_key).send().await.expect("delete");
-    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_eq!(first.delete_function("hello").await, StatusCode::OK);
     let (status, _, took) = eventually(&second, "hello", "Function not found", Duration::from_secs(10)).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "after {took:?}");
 }
 
 #[tokio::test]
 async fn a_deployed_function_wins_over_the_folders_and_once_deleted_the_folders_is_served_again() {
-    let app = serve("[functions.hello]\nverify_jwt = false\n", &[("functions/hello/index.ts", r#"Deno.serve(() => new Response("folder"))"#)], |_| {}).await;
+    let app = serve(
+        "[functions.hello]\nverify_jwt = false\n",
+        &[("functions/hello/index.ts", r#"Deno.serve(() => new Response("folder"))"#)],
+        |_| {},
+    )
+    .await;
     assert_eq!(app.call("hello").await, (StatusCode::OK, "folder".into()));
 
     app.deploy("hello", &versioned("deployed")).await;
     assert_eq!(app.call("hello").await, (StatusCode::OK, "word:deployed".into()));
 
-    let deleted = app.manage(reqwest::Method::DELETE, "functions/hello", &app.service_key).send().await.expect("delete");
-    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_eq!(app.delete_function("hello").await, StatusCode::OK);
     assert_eq!(app.call("hello").await, (StatusCode::OK, "folder".into()));
-    let again = app.manage(reqwest::Method::DELETE, "functions/hello", &app.service_key).send().await.expect("delete");
-    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    assert_eq!(app.delete_function("hello").await, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
@@ -165,9 +179,9 @@ async fn a_deleted_function_answers_404() {
     app.deploy("gone", &versioned("x")).await;
     assert_eq!(app.call("gone").await.0, StatusCode::OK);
 
-    let deleted = app.manage(reqwest::Method::DELETE, "functions/gone", &app.service_key).send().await.expect("delete");
+    let deleted = app.delete_function("gone").await;
 
-    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_eq!(deleted, StatusCode::OK);
     assert_eq!(app.call("gone").await, (StatusCode::NOT_FOUND, "Function not found".into()));
     let get = app.manage(reqwest::Method::GET, "functions/gone", &app.service_key).send().await.expect("get");
     assert_eq!(get.status(), StatusCode::NOT_FOUND);
@@ -198,8 +212,7 @@ async fn secrets_set_through_the_api_are_in_the_functions_env_sealed_in_the_tabl
     let sealed: Vec<u8> = row.get(0);
     assert!(!sealed.windows(value.len()).any(|w| w == value.as_bytes()));
     assert!(!sealed.windows(8).any(|w| w == b"sk_live_"));
-    let listed: Value =
-        app.manage(reqwest::Method::GET, "secrets", &app.service_key).send().await.expect("list").json().await.expect("json");
+    let listed = app.managed("secrets").await;
     use sha2::Digest;
     let digest = hex::encode(sha2::Sha256::digest(value.as_bytes()));
     assert_eq!(listed[0]["name"], "PAYMENT_KEY");
@@ -208,8 +221,12 @@ async fn secrets_set_through_the_api_are_in_the_functions_env_sealed_in_the_tabl
     // Not in the server's environment, nor in another surface.
     assert!(std::env::var("PAYMENT_KEY").is_err());
     // Unset: the next worker does not see it.
-    let unset =
-        app.manage(reqwest::Method::DELETE, "secrets", &app.service_key).json(&json!(["PAYMENT_KEY"])).send().await.expect("unset");
+    let unset = app
+        .manage(reqwest::Method::DELETE, "secrets", &app.service_key)
+        .json(&json!(["PAYMENT_KEY"]))
+        .send()
+        .await
+        .expect("unset");
     assert_eq!(unset.status(), StatusCode::OK);
     let (_, text) = app.call("pay").await;
     assert_eq!(serde_json::from_str::<Value>(&text).ok(), Some(json!({ "secret": null })));
@@ -267,14 +284,7 @@ async fn what_a_deployed_function_prints_is_kept_with_its_request_and_execution_
 
     let started = Instant::now();
     let lines = loop {
-        let lines: Value = app
-            .manage(reqwest::Method::GET, "functions/talk/logs", &app.service_key)
-            .send()
-            .await
-            .expect("logs")
-            .json()
-            .await
-            .expect("json");
+        let lines = app.managed("functions/talk/logs").await;
         if lines.as_array().is_some_and(|l| l.len() >= 2) || started.elapsed() > Duration::from_secs(10) {
             break lines;
         }
@@ -315,7 +325,10 @@ async fn the_functions_and_secrets_commands_deploy_list_invoke_log_and_delete_th
         std::fs::create_dir_all(path.parent().expect("folder")).expect("folder");
         std::fs::write(path, text).expect("write");
     };
-    write("config.toml", "[db.migrations]\nenabled = false\n[db.seed]\nenabled = false\n[functions.cli-fn]\nverify_jwt = false\n");
+    write(
+        "config.toml",
+        "[db.migrations]\nenabled = false\n[db.seed]\nenabled = false\n[functions.cli-fn]\nverify_jwt = false\n",
+    );
     write(
         "functions/cli-fn/index.ts",
         r#"import { word } from "../_shared/word.ts";

@@ -193,8 +193,9 @@ pub async fn update(
     let body = read_body(payload, MAX_JSON_BYTES).await?;
     let change: Update = serde_json::from_slice(&body).map_err(|e| ManageError::BadRequest(format!("body: {e}")))?;
     let client = client(&state).await?;
-    let function =
-        store::update(&client, &path.1, change.name.as_deref(), change.verify_jwt).await?.ok_or(ManageError::NotFound)?;
+    let function = store::update(&client, &path.1, change.name.as_deref(), change.verify_jwt)
+        .await?
+        .ok_or(ManageError::NotFound)?;
     drop(client);
     refresh(&state).await?;
     Ok(HttpResponse::Ok().json(describe(&function)))

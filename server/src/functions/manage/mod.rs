@@ -14,7 +14,6 @@ mod secrets;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
-use futures_util::StreamExt;
 use serde_json::json;
 
 use super::store::StoreError;
@@ -143,15 +142,7 @@ async fn refresh(state: &FunctionsState) -> Result<(), ManageError> {
 
 /// The whole body, up to `limit` bytes.
 async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, ManageError> {
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| ManageError::TooLarge(limit))?;
-        if body.len() + chunk.len() > limit {
-            return Err(ManageError::TooLarge(limit));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
+    super::proxy::read_body(&mut payload, limit).await.ok_or(ManageError::TooLarge(limit))
 }
 
 #[cfg(test)]
@@ -180,7 +171,10 @@ mod tests {
     #[test]
     fn errors_have_the_management_api_shape() {
         assert_eq!(body(ManageError::Unauthorized), (401, r#"{"message":"Unauthorized"}"#.into()));
-        assert_eq!(body(ManageError::Forbidden), (403, r#"{"message":"This endpoint requires the service key"}"#.into()));
+        assert_eq!(
+            body(ManageError::Forbidden),
+            (403, r#"{"message":"This endpoint requires the service key"}"#.into())
+        );
         assert_eq!(body(ManageError::NotFound), (404, r#"{"message":"Function not found"}"#.into()));
         assert_eq!(body(ManageError::BadRequest("bad".into())), (400, r#"{"message":"bad"}"#.into()));
         assert_eq!(body(ManageError::Internal), (500, r#"{"message":"Internal error"}"#.into()));

@@ -38,8 +38,13 @@ pub async fn set(
     let catalog = state.catalog.as_ref().ok_or(ManageError::Internal)?;
     let body = read_body(payload, MAX_JSON_BYTES).await?;
     // The error names the position only: serde's message could quote a value.
-    let given: Vec<NewSecret> = serde_json::from_slice(&body)
-        .map_err(|e| ManageError::BadRequest(format!("expected [{{\"name\", \"value\"}}] (line {}, column {})", e.line(), e.column())))?;
+    let given: Vec<NewSecret> = serde_json::from_slice(&body).map_err(|e| {
+        ManageError::BadRequest(format!(
+            "expected [{{\"name\", \"value\"}}] (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
     let secrets: Vec<(String, SecretString)> =
         given.into_iter().map(|s| (s.name, SecretString::from(s.value))).collect();
     let mut client = client(&state).await?;
