@@ -81,6 +81,11 @@ impl Catalog {
         let (env, version) = store::open_secrets(&client, &self.sealer).await?;
         let mut functions = HashMap::new();
         for deployed in store::list(&client).await? {
+            // Checked when stored; checked again, as it becomes a path on this disk.
+            let Some(entrypoint) = store::relative_path(&deployed.entrypoint_path) else {
+                tracing::error!(function = %deployed.slug, "functions: the deployed entrypoint is not a relative path; skipped");
+                continue;
+            };
             let folder = self.dir.join(&deployed.slug).join(&deployed.sha256);
             if !folder.is_dir() {
                 let files = store::files(&client, deployed.id).await?;
@@ -89,7 +94,7 @@ impl Catalog {
             }
             let function = Function {
                 name: deployed.slug.clone(),
-                entrypoint: folder.join(&deployed.entrypoint_path),
+                entrypoint: folder.join(entrypoint),
                 verify_jwt: deployed.verify_jwt,
                 request_idle_secs: None,
                 version: format!("deployed-{}", &deployed.sha256[..16.min(deployed.sha256.len())]),
