@@ -396,3 +396,19 @@ async fn metrics_count_invocations_by_function_and_status_cold_starts_and_worker
     assert_eq!(value("functions_invocation_duration_seconds_count{", &[&function]), 3.0, "{text}");
     assert!(value("functions_workers", &[]) >= 1.0, "{text}");
 }
+
+#[tokio::test]
+async fn the_api_roles_cannot_read_the_deployed_code_the_sealed_secrets_or_the_logs() {
+    let app = serve("", &[], |_| {}).await;
+    let (client, connection) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(connection);
+    for role in ["anon", "authenticated", "authenticator"] {
+        for table in ["functions", "files", "secrets", "logs"] {
+            let sql = format!("begin; set local role {role}; select * from edge_functions.{table};");
+            let refused = client.batch_execute(&sql).await;
+            let _ = client.batch_execute("rollback").await;
+            let code = refused.as_ref().err().and_then(|e| e.code().cloned());
+            assert_eq!(code, Some(tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE), "{role} on {table}");
+        }
+    }
+}
