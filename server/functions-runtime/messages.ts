@@ -6,7 +6,14 @@
  */
 
 export type ToWorker =
-  | { type: "boot"; entrypoint: string }
+  | {
+    type: "boot";
+    entrypoint: string;
+    /** The function's name, in its log lines. */
+    name?: string;
+    /** Its secrets: its `Deno.env` answers them first (each worker has its own). */
+    env?: Record<string, string>;
+  }
   | {
     type: "request";
     id: number;
@@ -14,6 +21,8 @@ export type ToWorker =
     url: string;
     headers: [string, string][];
     body: ArrayBuffer | null;
+    /** The server's request id, in the log lines printed while the request runs. */
+    requestId?: string;
   }
   | { type: "pull"; id: number }
   | { type: "cancel"; id: number };

@@ -32,7 +32,10 @@ export const HEADER = {
   timeout: "x-functions-timeout-ms",
   idle: "x-functions-idle-timeout-ms",
   version: "x-functions-version",
+  name: "x-functions-name",
+  requestId: "x-functions-request-id",
   error: "x-functions-error",
+  cold: "x-functions-cold",
 } as const;
 
 export type FailureKind = "boot" | "worker" | "limit" | "idle";
@@ -74,6 +77,7 @@ class FunctionWorker {
     readonly version: string,
     options: RouterOptions,
     private onClose: () => void,
+    boot: { name?: string; env?: Record<string, string> } = {},
   ) {
     this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
       type: "module",
@@ -108,7 +112,7 @@ class FunctionWorker {
         this.close("worker", event.message);
       };
     });
-    this.post({ type: "boot", entrypoint });
+    this.post({ type: "boot", entrypoint, ...boot });
   }
 
   /** A request is over: forget it, and stop a retired worker once it has none left. */
@@ -162,8 +166,10 @@ class FunctionWorker {
 export function createRouter(options: RouterOptions): Router {
   const workers = new Map<string, FunctionWorker>();
   let nextId = 1;
+  /** The secrets the server last sent (`PUT /_internal/secrets`), given to workers as they boot. */
+  let secrets: Record<string, string> = {};
 
-  function workerFor(entrypoint: string, version: string): FunctionWorker {
+  function workerFor(entrypoint: string, version: string, name?: string): FunctionWorker {
     let worker = workers.get(entrypoint);
     if (worker && worker.version !== version) {
       workers.delete(entrypoint);
@@ -173,7 +179,7 @@ export function createRouter(options: RouterOptions): Router {
     if (!worker) {
       const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, () => {
         if (workers.get(entrypoint) === created) workers.delete(entrypoint);
-      });
+      }, { name, env: secrets });
       worker = created;
       workers.set(entrypoint, worker);
     }
@@ -194,6 +200,12 @@ export function createRouter(options: RouterOptions): Router {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
     if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
+    if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
+      // Workers booted from now on get these; the server changes the functions' versions with
+      // them, so the workers of the old secrets are retired.
+      secrets = await req.json();
+      return new Response(null, { status: 204 });
+    }
     const entrypoint = req.headers.get(HEADER.entrypoint);
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
     const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
@@ -201,7 +213,12 @@ export function createRouter(options: RouterOptions): Router {
     const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
     const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
 
-    const worker = workerFor(entrypoint, req.headers.get(HEADER.version) ?? "");
+    const name = req.headers.get(HEADER.name) ?? undefined;
+    const requestId = req.headers.get(HEADER.requestId) ?? undefined;
+    const version = req.headers.get(HEADER.version) ?? "";
+    // A worker booted for this request: a cold start, told to the server in `x-functions-cold`.
+    const cold = workers.get(entrypoint)?.version !== version;
+    const worker = workerFor(entrypoint, version, name);
     const id = nextId++;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => clearTimeout(timer);
@@ -223,11 +240,16 @@ export function createRouter(options: RouterOptions): Router {
           fail: (kind, message) => (clearTimeout(idle), reject(new Failure(kind, message))),
         });
         const transfer = body ? [body] : [];
-        const sent = worker.post({ type: "request", id, method: req.method, url: req.url, headers, body }, transfer);
+        const sent = worker.post(
+          { type: "request", id, method: req.method, url: req.url, headers, body, requestId },
+          transfer,
+        );
         // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
         if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
       });
-      return stream(worker, id, head, idleMs, done);
+      const response = stream(worker, id, head, idleMs, done);
+      if (cold) response.headers.set(HEADER.cold, "1");
+      return response;
     } catch (err) {
       done();
       worker.settle(id);

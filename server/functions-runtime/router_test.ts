@@ -263,3 +263,38 @@ Deno.test("a worker idle past idleMs is stopped by the sweep, and the next reque
   assertEquals(before > 0, true);
   assertEquals(await (await call(counter, "/counter")).text(), "1");
 });
+
+Deno.test("secrets sent to the router are in the Deno.env of workers booted after, and a boot is told cold", async () => {
+  const env = await fn(
+    "env-secrets",
+    `Deno.serve(() => Response.json({ key: Deno.env.get("PAY_KEY") ?? null, has: Deno.env.has("PAY_KEY"),
+       inObject: Deno.env.toObject().PAY_KEY ?? null, process: globalThis.process?.env?.PAY_KEY ?? null }));`,
+  );
+  const put = await router(
+    new Request("http://127.0.0.1/_internal/secrets", {
+      method: "PUT",
+      headers: { [HEADER.secret]: SECRET },
+      body: JSON.stringify({ PAY_KEY: "sk_1" }),
+    }),
+  );
+  assertEquals(put.status, 204);
+  const first = await call(env, "/env-secrets", { version: "s1" });
+  assertEquals(first.headers.get(HEADER.cold), "1");
+  assertEquals(await first.json(), { key: "sk_1", has: true, inObject: "sk_1", process: "sk_1" });
+  const warm = await call(env, "/env-secrets", { version: "s1" });
+  assertEquals(warm.headers.get(HEADER.cold), null);
+  await warm.body?.cancel();
+  // Not in the router's own environment: each worker has its own overlay.
+  assertEquals(Deno.env.get("PAY_KEY"), undefined);
+
+  await router(
+    new Request("http://127.0.0.1/_internal/secrets", {
+      method: "PUT",
+      headers: { [HEADER.secret]: SECRET },
+      body: "{}",
+    }),
+  );
+  // The same version keeps the worker and its values; a new version boots one without them.
+  assertEquals((await (await call(env, "/env-secrets", { version: "s1" })).json()).key, "sk_1");
+  assertEquals((await (await call(env, "/env-secrets", { version: "s2" })).json()).key, null);
+});

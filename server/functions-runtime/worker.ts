@@ -6,6 +6,7 @@
  * Messages in and out are `ToWorker` / `FromWorker` (docs/functions.md).
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
@@ -39,6 +40,56 @@ function fakeServer() {
     unref() {},
     [Symbol.asyncDispose]: () => Promise.resolve(),
   };
+}
+
+/** The id of the request whose handler is running, for the log lines it prints. */
+const currentRequest = new AsyncLocalStorage<string | undefined>();
+/** This worker's id: one per boot, as edge-runtime's `execution_id`. */
+const executionId = crypto.randomUUID();
+
+/**
+ * `console.*` as one JSON line each on standard output (the server parses them: the server's log
+ * and the function's kept logs), with the function's name, the request and execution ids.
+ */
+function captureConsole(name: string): void {
+  const write = console.log.bind(console);
+  const text = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : Deno.inspect(a))).join(" ");
+  const levels: [keyof Console, string][] = [
+    ["log", "info"],
+    ["info", "info"],
+    ["debug", "debug"],
+    ["warn", "warn"],
+    ["error", "error"],
+  ];
+  for (const [method, level] of levels) {
+    (console as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+      write(JSON.stringify({
+        function_log: {
+          function: name,
+          level,
+          message: text(args),
+          request_id: currentRequest.getStore() ?? null,
+          execution_id: executionId,
+        },
+      }));
+  }
+}
+
+/** The function's secrets answered first by its own `Deno.env` (this worker's object). */
+function overlayEnv(secrets: Record<string, string>): void {
+  const env = Deno.env;
+  const own = new Map(Object.entries(secrets));
+  const get = env.get.bind(env);
+  const has = env.has.bind(env);
+  const toObject = env.toObject.bind(env);
+  const remove = env.delete.bind(env);
+  Object.assign(env, {
+    get: (key: string) => (own.has(key) ? own.get(key) : get(key)),
+    has: (key: string) => own.has(key) || has(key),
+    set: (key: string, value: string) => void own.set(key, String(value)),
+    delete: (key: string) => void (own.delete(key), remove(key)),
+    toObject: () => ({ ...toObject(), ...Object.fromEntries(own) }),
+  });
 }
 
 function install(): void {
@@ -84,7 +135,8 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
       body: message.body,
     });
     if (!handler) throw new Error("the function has no handler");
-    response = await handler(request, { remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 0 } });
+    const info = { remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 0 } };
+    response = await currentRequest.run(message.requestId, () => handler!(request, info));
     if (!(response instanceof Response)) throw new TypeError("the handler did not return a Response");
   } catch (err) {
     console.error(err);
@@ -120,6 +172,8 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
 function receive(message: ToWorker): void {
   switch (message.type) {
     case "boot":
+      if (message.name) captureConsole(message.name);
+      if (message.env && Object.keys(message.env).length > 0) overlayEnv(message.env);
       install();
       boot(message.entrypoint);
       break;

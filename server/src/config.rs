@@ -49,6 +49,12 @@ pub enum Command {
         #[command(subcommand)]
         action: FunctionsAction,
     },
+    /// The secrets of the Edge Functions (in their `Deno.env`), as `supabase secrets` manages them:
+    /// sealed in the database, shared by every instance.
+    Secrets {
+        #[command(subcommand)]
+        action: SecretsAction,
+    },
     /// Manage the embedded PostgreSQL cluster on its own (ignored when DATABASE_URL is set).
     Db {
         #[command(subcommand)]
@@ -142,6 +148,49 @@ pub enum FunctionsAction {
     /// Create `functions/<name>/index.ts` in the project folder (`./supabase` when none is given),
     /// served at `/functions/v1/<name>` without a restart.
     New { name: String },
+    /// List the deployed functions (slug, version, verify_jwt, update time).
+    List,
+    /// Deploy `functions/<name>/` (with `_shared/`) of the project folder to the database: every
+    /// instance serves it within seconds, over the folder's function of the same name.
+    Deploy {
+        name: String,
+        /// Serve it without checking a JWT (else `config.toml`'s `verify_jwt`, default on).
+        #[arg(long)]
+        no_verify_jwt: bool,
+    },
+    /// Remove a deployed function (the folder's function of that name, if any, is served again).
+    Delete { name: String },
+    /// Call a function of the running server (`API_EXTERNAL_URL`, else this host and `PORT`) with
+    /// the anon key, and print its status and answer.
+    Invoke {
+        name: String,
+        /// A JSON body, sent with POST (else a GET).
+        #[arg(long)]
+        body: Option<String>,
+    },
+    /// Print the latest lines a function printed (kept in the database by every instance).
+    Logs {
+        name: String,
+        /// How many lines, at most.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+}
+
+/// Actions on the functions' secrets.
+#[derive(Debug, Clone, Subcommand)]
+pub enum SecretsAction {
+    /// Set secrets: `NAME=VALUE` pairs, and/or the lines of a dotenv file.
+    Set {
+        pairs: Vec<String>,
+        /// A dotenv file of `NAME=VALUE` lines.
+        #[arg(long)]
+        env_file: Option<std::path::PathBuf>,
+    },
+    /// List the secrets' names and the SHA-256 digest of each value.
+    List,
+    /// Remove secrets by name.
+    Unset { names: Vec<String> },
 }
 
 /// Actions on the database.

@@ -3,7 +3,9 @@
 
 use clap::Parser;
 use secrecy::ExposeSecret;
-use server::config::{Cli, Command, Config, DbAction, FunctionsAction, GenAction, KeysAction, MigrationAction};
+use server::config::{
+    Cli, Command, Config, DbAction, FunctionsAction, GenAction, KeysAction, MigrationAction, SecretsAction,
+};
 use server::db::embedded::EmbeddedPostgres;
 use server::db::AUTHENTICATOR;
 use server::keys::Keys;
@@ -161,6 +163,18 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let path = server::functions::scaffold::create(&dir, &name)?;
             println!("Created new function at {}", path.display());
         }
+        Command::Functions { action: FunctionsAction::Invoke { name, body } } => {
+            let keys = Keys::load_or_generate(&config)?;
+            let url = config.external_url(config.port);
+            let (status, text) =
+                server::functions::cli::invoke(&url, keys.anon_key.expose_secret(), &name, body.as_deref()).await?;
+            println!("{status}\n{text}");
+            if status >= 400 {
+                return Err(format!("the function answered {status}").into());
+            }
+        }
+        Command::Functions { action } => functions_command(&config, action).await?,
+        Command::Secrets { action } => secrets_command(&config, action).await?,
         Command::Migration { action: MigrationAction::List } => {
             let dir = server::project::locate(config.project.as_deref())
                 .ok_or("no project folder: give --project DIR (or SUPABASE_PROJECT_DIR), or run where ./supabase is")?;
@@ -294,6 +308,108 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
     Ok(outcome?)
 }
 
+/// The database the server uses, migrated, for a command: the embedded cluster is started for
+/// it when it is not running (`release_database` stops it again).
+async fn command_database(
+    config: &Config,
+) -> Result<(Keys, startup::Database, server::db::Pools), Box<dyn std::error::Error>> {
+    let keys = Keys::load_or_generate(config)?;
+    let cfg = config.clone();
+    let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+    let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
+    startup::migrate_and_prepare(&pools, &keys).await?;
+    Ok((keys, database, pools))
+}
+
+/// Close a command's connections, and stop the embedded cluster if the command started it.
+async fn release_database(
+    database: startup::Database,
+    pools: server::db::Pools,
+) -> Result<(), Box<dyn std::error::Error>> {
+    drop(pools);
+    if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
+        tokio::task::spawn_blocking(move || cluster.stop()).await??;
+    }
+    Ok(())
+}
+
+/// `server functions list|deploy|delete|logs`: on the database the server uses (the embedded
+/// cluster is started for the command when it is not running, and stopped again after); a
+/// running server picks the change up through its NOTIFY listener.
+async fn functions_command(config: &Config, action: FunctionsAction) -> Result<(), Box<dyn std::error::Error>> {
+    use server::functions::{cli, store};
+    let (_, database, pools) = command_database(config).await?;
+    let mut client = pools.admin.get().await?;
+    let outcome: Result<(), Box<dyn std::error::Error>> = async {
+        match action {
+            FunctionsAction::List => print!("{}", cli::list_table(&store::list(&client).await?)),
+            FunctionsAction::Deploy { name, no_verify_jwt } => {
+                let project_dir = server::project::locate(config.project.as_deref());
+                let functions_dir = config
+                    .functions
+                    .dir
+                    .clone()
+                    .or_else(|| project_dir.as_ref().map(|p| p.join("functions")))
+                    .ok_or("no functions folder: give --project DIR (or SUPABASE_PROJECT_DIR) or FUNCTIONS_DIR")?;
+                let settings = match &project_dir {
+                    Some(dir) => {
+                        server::project::Project::open(dir)?.config.functions.remove(&name).unwrap_or_default()
+                    }
+                    None => Default::default(),
+                };
+                let deploy = cli::bundle(&functions_dir, project_dir.as_deref(), &name, &settings, no_verify_jwt)?;
+                let files = deploy.files.len();
+                let deployed = store::deploy(&mut client, deploy).await?;
+                println!(
+                    "Deployed Function {} (version {}, {files} file(s), sha256 {})",
+                    deployed.slug, deployed.version, deployed.sha256
+                );
+            }
+            FunctionsAction::Delete { name } => match store::delete(&client, &name).await? {
+                true => println!("Deleted Function {name}."),
+                false => return Err(format!("no deployed function {name}").into()),
+            },
+            FunctionsAction::Logs { name, limit } => {
+                print!("{}", cli::log_lines(&store::logs(&client, &name, limit.clamp(1, store::LOGS_KEPT)).await?))
+            }
+            // Handled without the database.
+            FunctionsAction::New { .. } | FunctionsAction::Invoke { .. } => {}
+        }
+        Ok(())
+    }
+    .await;
+    drop(client);
+    release_database(database, pools).await?;
+    outcome
+}
+
+/// `server secrets set|list|unset`: sealed with the key derived from this configuration's JWT
+/// secret, in the database the server uses.
+async fn secrets_command(config: &Config, action: SecretsAction) -> Result<(), Box<dyn std::error::Error>> {
+    use server::functions::{cli, seal::Sealer, store};
+    let (keys, database, pools) = command_database(config).await?;
+    let mut client = pools.admin.get().await?;
+    let outcome: Result<(), Box<dyn std::error::Error>> = async {
+        match action {
+            SecretsAction::Set { pairs, env_file } => {
+                let secrets = cli::secret_pairs(&pairs, env_file.as_deref())?;
+                store::set_secrets(&mut client, &Sealer::new(&keys.jwt_secret), &secrets).await?;
+                println!("Finished server secrets set.");
+            }
+            SecretsAction::List => print!("{}", cli::secrets_table(&store::list_secrets(&client).await?)),
+            SecretsAction::Unset { names } => {
+                let removed = store::unset_secrets(&client, &names).await?;
+                println!("Finished server secrets unset ({removed} removed).");
+            }
+        }
+        Ok(())
+    }
+    .await;
+    drop(client);
+    release_database(database, pools).await?;
+    outcome
+}
+
 /// `server gen types typescript`: the types of the database `--db-url` names, else of the one the
 /// server uses (the embedded cluster is started for the command when it is not running).
 async fn gen(config: &Config, action: GenAction) -> Result<(), Box<dyn std::error::Error>> {
@@ -349,5 +465,7 @@ fn print_keys(url: &str, keys: &Keys) {
     let _ = writeln!(out, "service_role key: {}", keys.service_role_key.expose_secret());
     let _ = writeln!(out, "publishable key: {}", keys.api_keys.publishable.expose_secret());
     let _ = writeln!(out, "secret key: {}", keys.api_keys.secret.expose_secret());
+    let access_token = server::functions::manage::access_token(&keys.jwt_secret);
+    let _ = writeln!(out, "Management API access token: {}", access_token.expose_secret());
     let _ = out.flush();
 }

@@ -83,6 +83,13 @@ fn describe() {
         "storage_download_bytes_total",
         "Bytes of storage downloads, by how they were sent: sendfile (file to socket by the kernel) or streamed (read into memory)"
     );
+    metrics::describe_counter!("functions_invocations_total", "Calls of Edge Functions, by function and status");
+    metrics::describe_histogram!(
+        "functions_invocation_duration_seconds",
+        "Time from a function's call to its answer's head, by function"
+    );
+    metrics::describe_counter!("functions_cold_starts_total", "Calls that booted a new worker, by function");
+    metrics::describe_gauge!("functions_workers", "Function workers alive in the Deno child");
 }
 
 /// The surface a path belongs to (a bounded label).
@@ -146,6 +153,19 @@ pub fn record_request(path: &str, route: Option<&str>, method: &str, status: u16
         bucket[index].counter.increment(1);
         bucket[index].histogram.record(elapsed.as_secs_f64());
     });
+}
+
+/// Record a call of an existing function (the name is a deployed or folder function's, so the
+/// label stays bounded): its status, the time to its head, whether it booted a worker.
+pub fn function_invocation(function: &str, status: u16, elapsed: Duration, cold: bool) {
+    let function = function.to_string();
+    metrics::counter!("functions_invocations_total", "function" => function.clone(), "status" => status.to_string())
+        .increment(1);
+    metrics::histogram!("functions_invocation_duration_seconds", "function" => function.clone())
+        .record(elapsed.as_secs_f64());
+    if cold {
+        metrics::counter!("functions_cold_starts_total", "function" => function).increment(1);
+    }
 }
 
 /// Count a pool wait that timed out.

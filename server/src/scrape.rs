@@ -64,6 +64,9 @@ pub async fn metrics(req: HttpRequest, state: web::Data<AppState>) -> HttpRespon
         .absolute(downloads.sendfile.load(Ordering::Relaxed));
     metrics::counter!("storage_download_bytes_total", "via" => "streamed")
         .absolute(downloads.streamed.load(Ordering::Relaxed));
+    if let Some(workers) = state.functions.workers_alive().await {
+        metrics::gauge!("functions_workers").set(workers as f64);
+    }
     if let Some(up) = state.embedded_running() {
         metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
     }

@@ -390,7 +390,13 @@ impl Application {
             outbox_target(&config, &keys, port, &external_url),
         );
         apply_function_schedules(&config, &pools.admin).await;
-        let functions = web::Data::new(start_functions(&config, &keys, gate.verifier.clone(), port, &database.direct));
+        let functions = web::Data::from(start_functions(
+            &config,
+            &keys,
+            gate.verifier.clone(),
+            port,
+            (pools.admin.clone(), database.direct.clone()),
+        ));
         let state = web::Data::new(AppState {
             config: config.clone(),
             keys,
@@ -496,8 +502,8 @@ fn start_functions(
     keys: &Keys,
     verifier: Arc<JwtVerifier>,
     port: u16,
-    database_url: &SecretString,
-) -> crate::functions::FunctionsState {
+    (pool, database_url): (deadpool_postgres::Pool, SecretString),
+) -> Arc<crate::functions::FunctionsState> {
     let project =
         crate::project::locate(config.project.as_deref()).and_then(|dir| crate::project::Project::open(&dir).ok());
     let secret = |value: &SecretString| SecretString::from(value.expose_secret().to_string());
@@ -508,7 +514,7 @@ fn start_functions(
         ("SUPABASE_PUBLISHABLE_KEY".to_string(), secret(&keys.api_keys.publishable)),
         ("SUPABASE_SECRET_KEY".to_string(), secret(&keys.api_keys.secret)),
         // The database's owner, as Supabase gives its functions the `postgres` role's URL.
-        ("SUPABASE_DB_URL".to_string(), secret(database_url)),
+        ("SUPABASE_DB_URL".to_string(), secret(&database_url)),
     ];
     crate::functions::FunctionsState::start(crate::functions::Start {
         config: config.functions.clone(),
@@ -516,6 +522,8 @@ fn start_functions(
         data_dir: config.data_dir.clone(),
         verifier,
         platform_env,
+        database: Some((pool, database_url)),
+        jwt_secret: keys.jwt_secret.clone(),
     })
 }
 

@@ -9,7 +9,8 @@ use clap::Args;
 #[derive(Debug, Clone, Args)]
 pub struct FunctionsConfig {
     /// The folder of the functions, one subfolder each (`<name>/index.ts`); default: the project
-    /// folder's `functions/`. Without one, no Deno is started and every function is not found.
+    /// folder's `functions/`. Without one, no Deno is started until a function is deployed (and
+    /// only deployed functions are found).
     #[arg(long = "functions-dir", env = "FUNCTIONS_DIR")]
     pub dir: Option<PathBuf>,
 

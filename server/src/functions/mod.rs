@@ -3,21 +3,30 @@
 //! The server owns the decisions (which function a URL names, JWT checks, body and time limits,
 //! supervision; `registry`, `proxy`, `runtime`); Deno owns running user code, each function in
 //! its own worker (`server/functions-runtime/router.ts`). The two speak HTTP over loopback with
-//! a per-start secret: docs/functions.md. Without a functions folder, no Deno is started.
+//! a per-start secret: docs/functions.md. Functions come from the project's folder and from
+//! deploys kept in Postgres (`store`, `catalog`; a deployed function wins over a folder's of the
+//! same name), managed over HTTP (`manage`) and from the command line (`cli`). Without a
+//! functions folder, Deno is started only once a function is deployed.
 //!
-//! This surface imports the shared parts only (`jwt`, `keys`, `project` for `config.toml`).
+//! This surface imports the shared parts only (`db`, `jwt`, `keys`, `project` for `config.toml`).
 
+pub mod catalog;
+pub mod cli;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod logs;
+pub mod manage;
 pub mod proxy;
 pub mod registry;
 pub mod runtime;
 pub mod scaffold;
 pub mod schedule;
+pub mod seal;
+pub mod store;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use actix_web::web;
 use secrecy::SecretString;
@@ -30,18 +39,41 @@ use runtime::Runtime;
 /// State of the functions surface.
 pub struct FunctionsState {
     pub registry: Registry,
-    /// `None` without a functions folder.
-    pub runtime: Option<Arc<Runtime>>,
+    /// Started with a functions folder, else at the first deployed function.
+    runtime: OnceLock<Arc<Runtime>>,
+    /// How the runtime is started.
+    launch: runtime::Launch,
+    /// The deployed functions and secrets (`None` without a database: unit tests).
+    pub catalog: Option<Arc<catalog::Catalog>>,
+    /// The database of the deploys, secrets and logs.
+    pub pool: Option<deadpool_postgres::Pool>,
     pub verifier: Arc<crate::jwt::JwtVerifier>,
     pub config: FunctionsConfig,
     pub http: reqwest::Client,
+    /// The Management API access token (`manage::access_token`).
+    pub access_token: SecretString,
+    /// The router port and secrets version last sent to the router (`proxy::push_secrets`).
+    pub(crate) secrets_sent: Mutex<Option<(u16, String)>>,
 }
 
 impl FunctionsState {
+    /// The runtime, if started.
+    pub fn runtime(&self) -> Option<&Arc<Runtime>> {
+        self.runtime.get()
+    }
+
+    /// The runtime, started now if it was not (a function was deployed).
+    pub fn ensure_runtime(&self) -> &Arc<Runtime> {
+        self.runtime.get_or_init(|| {
+            tracing::info!("functions: starting the runtime");
+            Runtime::spawn(self.launch.clone())
+        })
+    }
+
     /// The runtime's state in `/health`'s words: `running`, `starting`, `down`, `stopped`, or
-    /// `None` when there is no functions folder.
+    /// `None` when there is no runtime (no folder, nothing deployed).
     pub fn health_word(&self) -> Option<&'static str> {
-        self.runtime.as_ref().map(|r| match r.status() {
+        self.runtime().map(|r| match r.status() {
             runtime::Status::Ready { .. } => "running",
             runtime::Status::Starting => "starting",
             runtime::Status::Down => "down",
@@ -59,11 +91,16 @@ pub struct Start {
     pub verifier: Arc<crate::jwt::JwtVerifier>,
     /// Variables every function gets (`SUPABASE_URL`, keys).
     pub platform_env: Vec<(String, SecretString)>,
+    /// The database (pool and direct URL, for LISTEN) where deploys, secrets and logs live.
+    pub database: Option<(deadpool_postgres::Pool, SecretString)>,
+    /// The JWT secret, which the secrets' key is derived from.
+    pub jwt_secret: SecretString,
 }
 
 impl FunctionsState {
-    /// Find the functions folder and, when there is one, start the runtime that serves it.
-    pub fn start(start: Start) -> FunctionsState {
+    /// Find the functions folder and, when there is one, start the runtime that serves it; load
+    /// the deployed functions and keep them current (the runtime starts at the first one).
+    pub fn start(start: Start) -> Arc<FunctionsState> {
         let project_dir = start.project.as_ref().map(|p| p.dir.clone());
         let dir = start
             .config
@@ -73,35 +110,86 @@ impl FunctionsState {
             .filter(|dir| dir.is_dir())
             .and_then(|dir| std::fs::canonicalize(dir).ok());
         let settings = start.project.map(|p| p.config.functions).unwrap_or_default();
-        let runtime = dir.as_ref().map(|dir| {
-            tracing::info!(dir = %dir.display(), "functions: serving the folder");
-            Runtime::spawn(runtime::Launch {
-                deno_bin: start.config.deno_bin.clone(),
-                functions_dir: dir.clone(),
-                work_dir: start.data_dir.join("functions-runtime"),
-                env: env::function_env(dir, start.platform_env),
-                worker_idle: std::time::Duration::from_secs(start.config.worker_idle_secs),
-            })
-        });
-        FunctionsState {
-            registry: Registry { dir, project_dir, settings },
-            runtime,
+        let deployed_dir = start.data_dir.join("functions-deployed");
+        let _ = std::fs::create_dir_all(&deployed_dir);
+        let deployed_dir = std::fs::canonicalize(&deployed_dir).unwrap_or(deployed_dir);
+        let launch = runtime::Launch {
+            deno_bin: start.config.deno_bin.clone(),
+            functions_dir: dir.clone().unwrap_or_else(|| deployed_dir.clone()),
+            work_dir: start.data_dir.join("functions-runtime"),
+            env: match &dir {
+                Some(dir) => env::function_env(dir, start.platform_env),
+                None => start.platform_env,
+            },
+            worker_idle: std::time::Duration::from_secs(start.config.worker_idle_secs),
+            extra_read: if dir.is_some() { vec![deployed_dir.clone()] } else { Vec::new() },
+            logs: match &start.database {
+                Some((pool, _)) => logs::LogSink::to_database(pool.clone()),
+                None => logs::LogSink::log_only(),
+            },
+        };
+        let catalog = start
+            .database
+            .as_ref()
+            .map(|_| Arc::new(catalog::Catalog::new(deployed_dir, seal::Sealer::new(&start.jwt_secret))));
+        let state = Arc::new(FunctionsState {
+            registry: Registry { dir: dir.clone(), project_dir, settings },
+            runtime: OnceLock::new(),
+            launch,
+            catalog: catalog.clone(),
+            pool: start.database.as_ref().map(|(pool, _)| pool.clone()),
             verifier: start.verifier,
             config: start.config,
             http: reqwest::Client::new(),
+            secrets_sent: Mutex::new(None),
+            access_token: manage::access_token(&start.jwt_secret),
+        });
+        if let Some(dir) = &dir {
+            tracing::info!(dir = %dir.display(), "functions: serving the folder");
+            state.ensure_runtime();
         }
+        if let (Some(catalog), Some((pool, url))) = (catalog, start.database) {
+            // Held weakly: the listener must not keep a stopped server's state alive.
+            let weak = Arc::downgrade(&state);
+            catalog::spawn_listener(catalog.clone(), pool, url, move || {
+                if let Some(state) = weak.upgrade() {
+                    if !catalog.is_empty() {
+                        state.ensure_runtime();
+                    }
+                }
+            });
+        }
+        state
+    }
+
+    /// How many function workers the Deno child holds (its health answer), if it runs.
+    pub async fn workers_alive(&self) -> Option<u64> {
+        use secrecy::ExposeSecret;
+        let runtime = self.runtime()?;
+        let port = runtime.endpoint(std::time::Duration::ZERO).await?;
+        let answer = self
+            .http
+            .get(format!("http://127.0.0.1:{port}/_internal/health"))
+            .header(proxy::SECRET_HEADER, runtime.secret.expose_secret())
+            .timeout(std::time::Duration::from_secs(2))
+            .send()
+            .await
+            .ok()?;
+        answer.json::<serde_json::Value>().await.ok()?["workers"].as_u64()
     }
 
     /// Stop the runtime (the server is stopping).
     pub fn stop(&self) {
-        if let Some(runtime) = &self.runtime {
+        if let Some(runtime) = self.runtime() {
             runtime.stop();
         }
     }
 }
 
-/// Mount `/functions/v1/<name>` and everything below it, every method.
+/// Mount `/functions/v1/<name>` and everything below it, every method, and the management API
+/// (`/v1/projects/{ref}/functions`, `/v1/projects/{ref}/secrets`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.configure(manage::configure);
     cfg.service(
         web::scope("/functions/v1")
             .route("/{name}", web::to(proxy::invoke))

@@ -21,6 +21,9 @@ const ENTRYPOINT_HEADER: &str = "x-functions-entrypoint";
 const TIMEOUT_HEADER: &str = "x-functions-timeout-ms";
 const IDLE_HEADER: &str = "x-functions-idle-timeout-ms";
 const VERSION_HEADER: &str = "x-functions-version";
+const NAME_HEADER: &str = "x-functions-name";
+const REQUEST_ID_HEADER: &str = "x-functions-request-id";
+const COLD_HEADER: &str = "x-functions-cold";
 const ERROR_HEADER: &str = "x-functions-error";
 /// How long a request waits for a router that is (re)starting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
@@ -44,25 +47,46 @@ fn forwarded(name: &str) -> bool {
 /// Answer a request to a function.
 pub async fn invoke(
     req: HttpRequest,
-    mut payload: web::Payload,
+    payload: web::Payload,
     state: web::Data<FunctionsState>,
 ) -> Result<HttpResponse, FunctionsError> {
     let name = req.match_info().get("name").unwrap_or_default();
-    let function = state.registry.find(name).ok_or(FunctionsError::NotFound)?;
+    let function = state.find(name).ok_or(FunctionsError::NotFound)?;
+    let started = std::time::Instant::now();
+    let answer = forward(&req, payload, &state, &function).await;
+    if crate::metrics::enabled() {
+        let (status, cold) = match &answer {
+            Ok(response) => (response.status().as_u16(), response.headers().contains_key(COLD_HEADER)),
+            Err(err) => (actix_web::ResponseError::status_code(err).as_u16(), false),
+        };
+        crate::metrics::function_invocation(&function.name, status, started.elapsed(), cold);
+    }
+    answer.map(|mut response| {
+        response.headers_mut().remove(COLD_HEADER);
+        response
+    })
+}
+
+/// Check the caller, read the body, hand the request to the router and stream its answer back
+/// (the router's `x-functions-cold` kept for the metrics, removed by the caller).
+async fn forward(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    state: &FunctionsState,
+    function: &super::registry::Function,
+) -> Result<HttpResponse, FunctionsError> {
     if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
-        check_jwt(&req, &state)?;
+        check_jwt(req, state)?;
     }
     let limit = state.config.max_request_bytes;
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| FunctionsError::PayloadTooLarge(limit))?;
-        if body.len() + chunk.len() > limit {
-            return Err(FunctionsError::PayloadTooLarge(limit));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    let runtime = state.runtime.as_ref().ok_or(FunctionsError::Boot)?;
+    let body = read_body(&mut payload, limit).await.ok_or(FunctionsError::PayloadTooLarge(limit))?;
+    let runtime = state.runtime().ok_or(FunctionsError::Boot)?;
     let port = runtime.endpoint(ROUTER_WAIT).await.ok_or(FunctionsError::Boot)?;
+    let secrets_version = push_secrets(state, port).await?;
+    let request_id = {
+        use actix_web::HttpMessage;
+        req.extensions().get::<crate::telemetry::RequestId>().map(|id| id.0.clone()).unwrap_or_default()
+    };
 
     let path = req.uri().path().strip_prefix("/functions/v1").unwrap_or("/");
     let query = req.uri().query().map(|q| format!("?{q}")).unwrap_or_default();
@@ -76,12 +100,14 @@ pub async fn invoke(
         .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
         .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
         .header(IDLE_HEADER, idle.as_millis().to_string())
-        .header(VERSION_HEADER, &function.version);
+        .header(VERSION_HEADER, format!("{}-{secrets_version}", function.version))
+        .header(NAME_HEADER, &function.name)
+        .header(REQUEST_ID_HEADER, request_id);
     for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
         forward = forward.header(header.as_str(), value.as_bytes());
     }
     if !body.is_empty() {
-        forward = forward.body(body.freeze());
+        forward = forward.body(body);
     }
     // The router holds the wall-clock limit; this only covers a router that stopped answering.
     let answer = match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
@@ -99,18 +125,85 @@ pub async fn invoke(
     }
     let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|_| FunctionsError::Worker)?;
     let mut response = HttpResponse::build(status);
+    if answer.headers().contains_key(COLD_HEADER) {
+        response.insert_header((COLD_HEADER, "1"));
+    }
     for (header, value) in answer.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
         if let Ok(value) = actix_web::http::header::HeaderValue::from_bytes(value.as_bytes()) {
             response.append_header((header.as_str(), value));
         }
     }
-    let function_name = function.name;
+    let function_name = function.name.clone();
     Ok(response.streaming(answer.bytes_stream().map(move |chunk| {
         chunk.map_err(|err| {
             tracing::warn!(function = %function_name, error = %err, "functions: the answer's body broke off");
             actix_web::error::ErrorBadGateway("the function's answer broke off")
         })
     })))
+}
+
+/// The whole body, up to `limit` bytes; `None` past it (or when the client broke it off).
+pub(super) async fn read_body(payload: &mut web::Payload, limit: usize) -> Option<web::Bytes> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.ok()?;
+        if body.len() + chunk.len() > limit {
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Some(body.freeze())
+}
+
+impl FunctionsState {
+    /// The function `name`: deployed (the database's), else the project folder's. Its request
+    /// idle timeout is `config.toml`'s for that name either way.
+    pub fn find(&self, name: &str) -> Option<super::registry::Function> {
+        let deployed = self.catalog.as_ref().and_then(|c| c.find(name)).map(|mut function| {
+            function.request_idle_secs = self.registry.settings.get(name).and_then(|s| s.request_idle_timeout_secs);
+            function
+        });
+        deployed.or_else(|| self.registry.find(name))
+    }
+}
+
+/// Send the secrets to the router when it has not got this version yet (a new router, or
+/// secrets changed); the version, which goes into every function's, so workers booted with
+/// other secrets are retired. Values travel over loopback to the router only, never logged.
+async fn push_secrets(state: &FunctionsState, port: u16) -> Result<String, FunctionsError> {
+    let Some(catalog) = &state.catalog else { return Ok(String::new()) };
+    let secrets = catalog.secrets();
+    let sent = state.secrets_sent.lock().map(|s| s.clone()).unwrap_or_default();
+    if sent.as_ref() == Some(&(port, secrets.version.clone())) {
+        return Ok(secrets.version.clone());
+    }
+    let Some(runtime) = state.runtime() else { return Err(FunctionsError::Boot) };
+    let env: serde_json::Map<String, serde_json::Value> =
+        secrets.env.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.expose_secret()))).collect();
+    let answer = state
+        .http
+        .put(format!("http://127.0.0.1:{port}/_internal/secrets"))
+        .header(SECRET_HEADER, runtime.secret.expose_secret())
+        .json(&env)
+        .timeout(ROUTER_WAIT)
+        .send()
+        .await;
+    match answer {
+        Ok(answer) if answer.status().is_success() => {
+            if let Ok(mut sent) = state.secrets_sent.lock() {
+                *sent = Some((port, secrets.version.clone()));
+            }
+            Ok(secrets.version.clone())
+        }
+        Ok(answer) => {
+            tracing::error!(status = %answer.status(), "functions: the runtime refused the secrets");
+            Err(FunctionsError::Boot)
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "functions: cannot send the secrets to the runtime");
+            Err(FunctionsError::Boot)
+        }
+    }
 }
 
 /// `Authorization: Bearer <JWT>` signed by the project's keys (HS256 secret or signing keys).

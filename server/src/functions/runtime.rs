@@ -64,6 +64,10 @@ pub struct Launch {
     pub env: Vec<(String, SecretString)>,
     /// A worker idle this long is stopped (0: never).
     pub worker_idle: Duration,
+    /// Other folders functions may read (the deployed versions).
+    pub extra_read: Vec<PathBuf>,
+    /// Takes the functions' log lines from the child's output.
+    pub logs: super::logs::LogSink,
 }
 
 /// The running supervisor.
@@ -181,7 +185,9 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
     };
     let options = serde_json::json!({
         "secret": secret.expose_secret(),
-        "readPaths": [functions_dir],
+        "readPaths": std::iter::once(functions_dir)
+            .chain(launch.extra_read.iter().map(|p| p.to_string_lossy().into_owned()))
+            .collect::<Vec<_>>(),
         "idleMs": u64::try_from(launch.worker_idle.as_millis()).unwrap_or(u64::MAX),
     });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
@@ -203,9 +209,12 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         let _ = child.kill().await;
         return Err("the router did not say its port".into());
     };
+    let logs = launch.logs.clone();
     tokio::spawn(async move {
         while let Ok(Some(line)) = lines.next_line().await {
-            tracing::info!(target: "functions", "{line}");
+            if !logs.take(&line) {
+                tracing::info!(target: "functions", "{line}");
+            }
         }
     });
     Ok((child, port, stdin))

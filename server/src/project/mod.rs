@@ -26,6 +26,7 @@ pub const PLATFORM_SCHEMAS: &[&str] = &[
     "storage",
     "realtime",
     "outbox",
+    "edge_functions",
     "extensions",
     "supabase_migrations",
     "graphql",

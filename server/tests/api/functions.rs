@@ -11,6 +11,10 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, TestApp};
 
+pub(crate) fn deno_bin() -> PathBuf {
+    deno()
+}
+
 pub(crate) fn deno() -> PathBuf {
     std::env::var_os("FUNCTIONS_DENO_BIN").map(PathBuf::from).unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("functions-runtime/node_modules/@deno/linux-x64-glibc/deno")

@@ -5,6 +5,7 @@ mod auth;
 mod auth_refresh_batch;
 mod foundation;
 mod functions;
+mod functions_deploy;
 mod functions_limits;
 mod fuzz;
 mod helpers;
