@@ -122,6 +122,10 @@ test('a user who denies is sent back to the app with access_denied', async () =>
   const { data: app } = await admin.oauth.createClient({ client_name: 'Carnet', redirect_uris: [REDIRECT] });
   const { c } = await signedIn();
   const authorizationId = await authorize(app.client_id);
+  // nobody opened it yet: not the user's to answer
+  const early = await c.auth.oauth.denyAuthorization(authorizationId, { skipBrowserRedirect: true });
+  assert.equal(early.error.code, 'oauth_authorization_not_found');
+  assert.equal((await c.auth.oauth.getAuthorizationDetails(authorizationId)).error, null);
   const denied = await c.auth.oauth.denyAuthorization(authorizationId, { skipBrowserRedirect: true });
   assert.equal(denied.error, null);
   const back = new URL(denied.data.redirect_url);
