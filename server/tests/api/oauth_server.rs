@@ -196,7 +196,8 @@ async fn a_registered_app_signs_a_user_in_with_pkce_and_refreshes_through_its_ow
     let refresh = tokens["refresh_token"].as_str().expect("refresh");
     let (status, refused) = app.auth_post("/token?grant_type=refresh_token", json!({"refresh_token": refresh})).await;
     assert_eq!((status, refused["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_client")), "{refused}");
-    let (status, refreshed) = token(&app, &client, secret, &[("grant_type", "refresh_token"), ("refresh_token", refresh)]).await;
+    let (status, refreshed) =
+        token(&app, &client, secret, &[("grant_type", "refresh_token"), ("refresh_token", refresh)]).await;
     assert_eq!(status, StatusCode::OK, "{refreshed}");
     assert_ne!(refreshed["refresh_token"], tokens["refresh_token"]);
     let again = claims(refreshed["access_token"].as_str().expect("access"));
@@ -236,7 +237,11 @@ async fn a_wrong_verifier_is_refused_and_the_code_stays_unexchanged() {
         &app,
         &client,
         &secret,
-        &[("grant_type", "authorization_code"), ("code", &code), ("code_verifier", "not-the-verifier-at-all-of-this-app-0000000")],
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("code_verifier", "not-the-verifier-at-all-of-this-app-0000000"),
+        ],
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -297,7 +302,11 @@ async fn a_regenerated_secret_voids_the_old_one_and_secrets_are_shown_only_once(
     let exchange = [("grant_type", "authorization_code"), ("code", code.as_str()), ("code_verifier", VERIFIER)];
     let (status, refused) = token(&app, &client, &old_secret, &exchange).await;
     // (no API version header: GoTrue's legacy error shape)
-    assert_eq!((status, refused["error_code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_credentials")), "{refused}");
+    assert_eq!(
+        (status, refused["error_code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_credentials")),
+        "{refused}"
+    );
     let (status, _) = token(&app, &client, new_secret, &exchange).await;
     assert_eq!(status, StatusCode::OK);
     // never shown again, and only its hash is stored
@@ -364,6 +373,9 @@ async fn the_switched_off_server_answers_feature_disabled_everywhere() {
         )
         .await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
-        assert_eq!((body["code"].as_str(), body["message"].as_str()), (Some("feature_disabled"), Some("OAuth server is disabled")));
+        assert_eq!(
+            (body["code"].as_str(), body["message"].as_str()),
+            (Some("feature_disabled"), Some("OAuth server is disabled"))
+        );
     }
 }

@@ -67,7 +67,8 @@ fn check_request(state: &AuthState, params: &std::collections::HashMap<String, S
     if response_type != "code" {
         return Err("only response_type=code is supported".into());
     }
-    let scope = Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(state.config.oauth_server_default_scope.as_str());
+    let scope =
+        Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(state.config.oauth_server_default_scope.as_str());
     let scopes = authz::scopes(scope);
     if scopes.is_empty() {
         return Err("scope parameter cannot be empty".into());
@@ -229,8 +230,8 @@ pub async fn consent(
     let tx = db.transaction().await?;
     let user = require_user(&state, &req, &tx).await?.user;
     check_origin(&state, &req)?;
-    let body: Consent = serde_json::from_slice(&bytes)
-        .map_err(|_| coded(StatusCode::BAD_REQUEST, "bad_json", "invalid JSON body"))?;
+    let body: Consent =
+        serde_json::from_slice(&bytes).map_err(|_| coded(StatusCode::BAD_REQUEST, "bad_json", "invalid JSON body"))?;
     let approve = match body.action.as_deref() {
         Some("approve") => true,
         Some("deny") => false,
@@ -335,6 +336,9 @@ mod tests {
             error_redirect("https://app.test/cb?x=1", "access_denied", "User denied the request", "s t"),
             "https://app.test/cb?x=1&error=access_denied&error_description=User+denied+the+request&state=s+t"
         );
-        assert_eq!(error_redirect("myapp://cb", "invalid_request", "why", ""), "myapp://cb?error=invalid_request&error_description=why");
+        assert_eq!(
+            error_redirect("myapp://cb", "invalid_request", "why", ""),
+            "myapp://cb?error=invalid_request&error_description=why"
+        );
     }
 }

@@ -42,11 +42,8 @@ fn text(value: &Option<String>) -> &str {
 
 /// The body, JSON when the request says so, else a form.
 fn params(req: &HttpRequest, body: &[u8]) -> Result<Params, AuthError> {
-    let json = req
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/json"));
+    let json =
+        req.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
     if json {
         return serde_json::from_slice(body).map_err(|_| {
             AuthError::Coded(
@@ -103,14 +100,20 @@ pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Byt
     }
 }
 
-async fn code_grant(state: &AuthState, req: &HttpRequest, client: &Client, p: &Params) -> Result<HttpResponse, AuthError> {
+async fn code_grant(
+    state: &AuthState,
+    req: &HttpRequest,
+    client: &Client,
+    p: &Params,
+) -> Result<HttpResponse, AuthError> {
     let code = text(&p.code);
     if code.is_empty() {
         return Err(oauth("invalid_request", "code is required for authorization_code grant"));
     }
     let mut db = state.pool.get().await?;
     let tx = db.transaction().await?;
-    let auth = authz::lock_by_code(&tx, code).await?.ok_or_else(|| oauth("invalid_grant", "Invalid authorization code"))?;
+    let auth =
+        authz::lock_by_code(&tx, code).await?.ok_or_else(|| oauth("invalid_grant", "Invalid authorization code"))?;
     if auth.expired {
         return Err(oauth("invalid_grant", "Authorization code has expired"));
     }
@@ -142,8 +145,9 @@ async fn code_grant(state: &AuthState, req: &HttpRequest, client: &Client, p: &P
         }
     }
     let user_id = auth.user_id.ok_or_else(|| oauth("invalid_grant", "Authorization code has no associated user"))?;
-    let user =
-        users::by_id(&tx, user_id).await?.ok_or_else(|| oauth("invalid_grant", "User not found for authorization code"))?;
+    let user = users::by_id(&tx, user_id)
+        .await?
+        .ok_or_else(|| oauth("invalid_grant", "User not found for authorization code"))?;
     if user.is_banned() {
         return Err(oauth("access_denied", "User is banned"));
     }
@@ -171,9 +175,8 @@ async fn refresh_grant(
     if !token.starts_with(OAUTH_TOKEN_PREFIX) {
         return Err(oauth("invalid_client", "Client authentication not allowed for non-OAuth session"));
     }
-    let grant = sessions::oauth_grant_of(&state.pool.get().await?, token)
-        .await?
-        .ok_or(AuthError::RefreshTokenNotFound)?;
+    let grant =
+        sessions::oauth_grant_of(&state.pool.get().await?, token).await?.ok_or(AuthError::RefreshTokenNotFound)?;
     if grant.client_id != client.id {
         return Err(oauth("invalid_client", "Client does not match the session's OAuth client"));
     }

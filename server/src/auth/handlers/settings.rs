@@ -78,7 +78,5 @@ pub async fn jwks(state: web::Data<AuthState>) -> HttpResponse {
 /// `GET /.well-known/openid-configuration`: GoTrue's discovery document, which it serves whether
 /// or not its OAuth 2.1 server is on (off, those endpoints answer `feature_disabled`).
 pub async fn openid_configuration(state: web::Data<AuthState>) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("Cache-Control", "public, max-age=600"))
-        .json(super::oauth::discovery(&state))
+    HttpResponse::Ok().insert_header(("Cache-Control", "public, max-age=600")).json(super::oauth::discovery(&state))
 }

@@ -83,7 +83,10 @@ mod tests {
             .insert_header(("Authorization", format!("Basic {}", STANDARD.encode("id:s3cret"))))
             .to_http_request();
         let creds = extract(&basic, Some("other"), None).unwrap();
-        assert_eq!((creds.client_id.as_str(), creds.secret.as_str(), creds.method), ("id", "s3cret", "client_secret_basic"));
+        assert_eq!(
+            (creds.client_id.as_str(), creds.secret.as_str(), creds.method),
+            ("id", "s3cret", "client_secret_basic")
+        );
         let plain = TestRequest::default().to_http_request();
         assert_eq!(extract(&plain, Some("id"), Some("s")).unwrap().method, "client_secret_post");
         assert_eq!(extract(&plain, Some("id"), None).unwrap().method, "none");
