@@ -329,6 +329,17 @@ pub async fn oauth_grant_of(db: &impl crate::db::cached::Db, token: &str) -> Res
     Ok(row.map(|row| OAuthGrant { client_id: row.get(0), scope: row.get::<_, Option<String>>(1).unwrap_or_default() }))
 }
 
+/// The scopes of a session granted to an OAuth client; `None` for any other session.
+pub async fn oauth_scopes_of(db: &impl crate::db::cached::Db, session_id: Uuid) -> Result<Option<String>, AuthError> {
+    let row = db
+        .cached_query_opt(
+            "select scopes from auth.sessions where id = $1 and oauth_client_id is not null",
+            &[&session_id],
+        )
+        .await?;
+    Ok(row.and_then(|row| row.get(0)))
+}
+
 async fn refresh_as(
     state: &AuthState,
     token: &str,

@@ -188,6 +188,16 @@ async fn a_registered_app_signs_a_user_in_with_pkce_and_refreshes_through_its_ow
     assert_eq!(access["role"], "authenticated");
     assert_eq!(app.auth_user(tokens["access_token"].as_str().expect("access")).await["id"], json!(user_id));
 
+    // the app reads what the scopes allow
+    let (status, info) = json_answer(
+        app.http
+            .get(format!("{}/auth/v1/oauth/userinfo", app.address))
+            .bearer_auth(tokens["access_token"].as_str().expect("access")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(info, json!({"sub": user_id, "email": "ada@example.test", "email_verified": true}));
+
     // the same code a second time is refused
     let (status, again) = token(&app, &client, secret, &exchange).await;
     assert_eq!((status, again["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")), "{again}");

@@ -75,6 +75,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/oauth/authorizations/{id}", web::get().to(oauth::details))
         .route("/oauth/authorizations/{id}/consent", web::post().to(oauth::consent))
         .route("/oauth/token", web::post().to(oauth_token::token))
+        .route("/oauth/userinfo", web::get().to(oauth_token::userinfo))
         .route("/oauth/clients/register", web::post().to(oauth_clients::register_dynamic))
         .route("/oauth/{rest:.*}", web::to(oauth::unknown))
         .route("/admin/oauth/clients", web::get().to(oauth_clients::list))

@@ -11,7 +11,8 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::auth::error::AuthError;
-use crate::auth::oauth_server::clients::{self, Client, Registration, Update};
+use crate::auth::oauth_server::clients::{self, Client};
+use crate::auth::oauth_server::registration::{Registration, Update};
 use crate::auth::oauth_server::require_enabled;
 use crate::auth::request::{client_ip, Admin};
 use crate::auth::{rate_limit, AuthState};

@@ -1,4 +1,6 @@
-//! `POST /oauth/token`, the OAuth 2.1 server's token endpoint, as GoTrue serves it: the client
+//! The endpoints a third-party app calls, as GoTrue serves them: `GET /oauth/userinfo` (OpenID
+//! Connect's UserInfo, what the session's scopes allow) and `POST /oauth/token`, the token
+//! endpoint of the OAuth 2.1 server: the client
 //! authenticates (`oauth_server::client_auth`), then exchanges an authorization code with its
 //! PKCE verifier (`authorization_code`) or refreshes its session (`refresh_token`). Bodies are
 //! form-encoded (RFC 6749) or JSON. Refusals are RFC 6749's `{"error", "error_description"}`.
@@ -16,7 +18,7 @@ use crate::auth::oauth_server::authorizations as authz;
 use crate::auth::oauth_server::client_auth;
 use crate::auth::oauth_server::clients::Client;
 use crate::auth::oauth_server::require_enabled;
-use crate::auth::request::{client_info, client_ip};
+use crate::auth::request::{client_info, client_ip, require_user};
 use crate::auth::sessions::{self, OAuthGrant, OAUTH_TOKEN_PREFIX};
 use crate::auth::{tokens, users, AuthState};
 
@@ -183,4 +185,52 @@ async fn refresh_grant(
     let ip = client_ip(state, req);
     let session = sessions::refresh_for_client(state, token, &ip, &format!("token:{ip}"), &grant).await?;
     Ok(token_response(&session))
+}
+
+/// `GET /oauth/userinfo` with an access token: `sub`, then what the session's scopes open
+/// (`email`: the address and whether it is confirmed; `profile`: name, picture, username,
+/// `updated_at`, `user_metadata`; `phone`: the number and whether it is confirmed). A session not
+/// granted to a client gets `sub` alone, as from GoTrue.
+pub async fn userinfo(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
+    require_enabled(&state)?;
+    let db = state.pool.get().await?;
+    let authed = require_user(&state, &req, &db).await?;
+    let user = authed.user;
+    let mut info = json!({ "sub": user.id });
+    let scopes = match authed.session_id {
+        Some(id) => sessions::oauth_scopes_of(&db, id).await?.unwrap_or_default(),
+        None => String::new(),
+    };
+    let scopes = authz::scopes(&scopes);
+    let meta = |key: &str| user.user_metadata.get(key).and_then(Value::as_str).filter(|v| !v.is_empty());
+    if scopes.contains(&"email") {
+        if !user.email_str().is_empty() {
+            info["email"] = json!(user.email_str());
+        }
+        if user.email_confirmed_at.is_some() {
+            info["email_verified"] = json!(true);
+        }
+    }
+    if scopes.contains(&"profile") {
+        if let Some(name) = meta("name").or(Some(user.email_str()).filter(|e| !e.is_empty())) {
+            info["name"] = json!(name);
+        }
+        if let Some(picture) = meta("picture").or_else(|| meta("avatar_url")) {
+            info["picture"] = json!(picture);
+        }
+        if let Some(username) = meta("preferred_username").or_else(|| meta("username")) {
+            info["preferred_username"] = json!(username);
+        }
+        info["updated_at"] = json!(user.updated_at.timestamp());
+        info["user_metadata"] = user.user_metadata.clone();
+    }
+    if scopes.contains(&"phone") {
+        if let Some(phone) = user.phone.as_deref().filter(|p| !p.is_empty()) {
+            info["phone"] = json!(phone);
+        }
+        if user.phone_confirmed_at.is_some() {
+            info["phone_verified"] = json!(true);
+        }
+    }
+    Ok(HttpResponse::Ok().json(info))
 }

@@ -11,6 +11,7 @@
 pub mod authorizations;
 pub mod client_auth;
 pub mod clients;
+pub mod registration;
 
 use actix_web::http::StatusCode;
 
