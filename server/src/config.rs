@@ -574,6 +574,29 @@ pub struct AuthConfig {
     #[arg(long = "webauthn-challenge-expiry-duration", env = "WEBAUTHN_CHALLENGE_EXPIRY_DURATION", default_value = "5m", value_parser = duration_secs)]
     pub webauthn_challenge_expiry_secs: u64,
 
+    /// The OAuth 2.1 server: third-party apps registered through `/admin/oauth/clients` sign
+    /// users in with `/oauth/authorize` and `/oauth/token` (PKCE S256); off, those routes
+    /// answer 404 `feature_disabled`.
+    #[arg(long = "oauth-server-enabled", env = "OAUTH_SERVER_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub oauth_server_enabled: bool,
+
+    /// Let anyone register an OAuth client with `POST /oauth/clients/register` (RFC 7591).
+    #[arg(long = "oauth-server-allow-dynamic-registration", env = "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", default_value_t = false, action = clap::ArgAction::Set)]
+    pub oauth_server_allow_dynamic_registration: bool,
+
+    /// The site's consent page (a path under SITE_URL, such as `/oauth/consent`) that
+    /// `/oauth/authorize` sends the user to with `?authorization_id=`.
+    #[arg(long = "oauth-server-authorization-path", env = "OAUTH_SERVER_AUTHORIZATION_PATH")]
+    pub oauth_server_authorization_path: Option<String>,
+
+    /// How long an authorization request, and the code it gives, stays usable: `600`, `600s` or `10m`.
+    #[arg(long = "oauth-server-authorization-ttl", env = "OAUTH_SERVER_AUTHORIZATION_TTL", default_value = "10m", value_parser = duration_secs)]
+    pub oauth_server_authorization_ttl_secs: u64,
+
+    /// The scopes asked for when `/oauth/authorize` names none (space-separated).
+    #[arg(long = "oauth-server-default-scope", env = "OAUTH_SERVER_DEFAULT_SCOPE", default_value = "email")]
+    pub oauth_server_default_scope: String,
+
     /// Let signed-in users link (`linkIdentity`) and unlink (`unlinkIdentity`) OAuth identities.
     #[arg(long = "security-manual-linking-enabled", env = "SECURITY_MANUAL_LINKING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
     pub manual_linking_enabled: bool,

@@ -98,6 +98,10 @@ pub enum AuthError {
     BadCodeVerifier,
     #[error("{0}")]
     NotFound(String),
+    /// A refusal of the OAuth 2.1 server's token endpoint (RFC 6749 section 5.2): 400 with
+    /// `{"error", "error_description"}` whatever the API version, as GoTrue sends it.
+    #[error("{1}")]
+    OAuth(&'static str, String),
     /// A failure of ours: the cause is logged, the client gets a generic message.
     #[error("Unexpected failure, please check server logs for more information")]
     Internal(String),
@@ -155,6 +159,7 @@ impl AuthError {
             FlowStateExpired => (StatusCode::NOT_FOUND, "flow_state_expired"),
             BadCodeVerifier => (StatusCode::FORBIDDEN, "bad_code_verifier"),
             NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            OAuth(error, _) => (StatusCode::BAD_REQUEST, error),
             Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "unexpected_failure"),
             Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unexpected_failure"),
             PoolTimeout => (StatusCode::GATEWAY_TIMEOUT, "unexpected_failure"),
@@ -170,6 +175,9 @@ impl AuthError {
 
     /// The legacy body (no or an unknown API version header).
     pub fn legacy_body(&self) -> Value {
+        if let AuthError::OAuth(error, description) = self {
+            return json!({ "error": error, "error_description": description });
+        }
         let (status, code) = self.parts();
         let mut body = json!({ "code": status.as_u16(), "error_code": code, "msg": self.to_string() });
         if let Some(payload) = self.weak_password_payload() {
@@ -180,6 +188,9 @@ impl AuthError {
 
     /// The body for API version 2024-01-01.
     pub fn body_2024(&self) -> Value {
+        if let AuthError::OAuth(..) = self {
+            return self.legacy_body();
+        }
         let (_, code) = self.parts();
         let mut body = json!({ "code": code, "message": self.to_string() });
         if let Some(payload) = self.weak_password_payload() {
@@ -321,6 +332,15 @@ mod tests {
         assert_eq!(AuthError::OverRequestRateLimit.parts().0, StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(AuthError::SignupDisabled.parts(), (StatusCode::UNPROCESSABLE_ENTITY, "signup_disabled"));
         assert_eq!(AuthError::BadJson("eof".into()).parts().1, "bad_json");
+    }
+
+    #[test]
+    fn oauth_refusals_have_the_rfc_shape_in_every_version() {
+        let err = AuthError::OAuth("invalid_grant", "Invalid authorization code".into());
+        let body = json!({"error": "invalid_grant", "error_description": "Invalid authorization code"});
+        assert_eq!(err.legacy_body(), body);
+        assert_eq!(err.body_2024(), body);
+        assert_eq!(err.parts().0, StatusCode::BAD_REQUEST);
     }
 
     #[test]

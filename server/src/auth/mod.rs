@@ -14,6 +14,7 @@ mod handlers;
 pub mod hooks;
 pub mod mail;
 pub mod mfa;
+pub mod oauth_server;
 pub mod oidc;
 pub mod one_time;
 pub mod password;
@@ -137,7 +138,7 @@ impl AuthState {
         }
     }
 
-    fn redirect_allowed(&self, url: &str) -> bool {
+    pub fn redirect_allowed(&self, url: &str) -> bool {
         let Ok(parsed) = url::Url::parse(url) else { return false };
         if !matches!(parsed.scheme(), "http" | "https")
             && !self.config.uri_allow_list.iter().any(|a| url.starts_with(a))

@@ -28,6 +28,29 @@ use crate::db::cached::CachedQueries;
 /// Length of refresh tokens (alphanumeric, ~190 bits).
 const REFRESH_TOKEN_LEN: usize = 32;
 
+/// What starts the refresh tokens of a session granted to an OAuth client (`auth::oauth_server`):
+/// never in another token (`_` is neither alphanumeric nor the first character of an
+/// algorithm-2 token), so `/token` refuses them without reading the database, and each child
+/// keeps it.
+pub const OAUTH_TOKEN_PREFIX: &str = "oa_";
+
+/// The client and scopes of a session of the OAuth 2.1 server, carried in its access tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthGrant {
+    pub client_id: Uuid,
+    pub scope: String,
+}
+
+/// A new algorithm-1 refresh token, of an OAuth client's session or not.
+fn v1_token(oauth: bool) -> String {
+    let token = tokens::random_token(REFRESH_TOKEN_LEN);
+    if oauth {
+        format!("{OAUTH_TOKEN_PREFIX}{token}")
+    } else {
+        token
+    }
+}
+
 /// A session and the refresh token to hand out for it.
 #[derive(Debug, Clone)]
 pub struct Issued {
@@ -77,13 +100,47 @@ pub async fn create(
 pub async fn sign_in(
     state: &AuthState,
     db: &impl crate::db::cached::Db,
-    mut user: User,
+    user: User,
     method: &str,
     client: &ClientInfo,
     ip: &str,
     traits: Value,
 ) -> Result<Value, AuthError> {
     let (issued, key) = new_session(state);
+    grant(state, db, user, method, client, ip, traits, (issued, key), None).await
+}
+
+/// A sign-in of `user` by an OAuth client's code exchange: a session of algorithm 1 whose refresh
+/// tokens carry [`OAUTH_TOKEN_PREFIX`], tied to the client and its scopes, with the `login` audit
+/// row; its access token names the client (`client_id`, `scope`).
+#[allow(clippy::too_many_arguments)]
+pub async fn sign_in_for_client(
+    state: &AuthState,
+    db: &impl crate::db::cached::Db,
+    user: User,
+    method: &str,
+    client: &ClientInfo,
+    ip: &str,
+    traits: Value,
+    oauth: &OAuthGrant,
+) -> Result<Value, AuthError> {
+    let issued = Issued { session_id: Uuid::new_v4(), refresh_token: v1_token(true) };
+    grant(state, db, user, method, client, ip, traits, (issued, None), Some(oauth)).await
+}
+
+/// The session of a sign-in, its audit row and its `Session` object.
+#[allow(clippy::too_many_arguments)]
+async fn grant(
+    state: &AuthState,
+    db: &impl crate::db::cached::Db,
+    mut user: User,
+    method: &str,
+    client: &ClientInfo,
+    ip: &str,
+    traits: Value,
+    (issued, key): (Issued, Option<String>),
+    oauth: Option<&OAuthGrant>,
+) -> Result<Value, AuthError> {
     let row = db
         .cached_query_one(
             "select o_aal, o_amr, o_signed_in_at from auth.grant_session($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -104,7 +161,14 @@ pub async fn sign_in(
     let signed_in_at: DateTime<Utc> = row.get(2);
     user.last_sign_in_at = Some(signed_in_at);
     user.updated_at = signed_in_at;
-    response_with(state, &user, &issued, row.get(0), amr_of(row.get(1)))
+    if let Some(oauth) = oauth {
+        db.cached_execute(
+            "update auth.sessions set oauth_client_id = $2, scopes = $3 where id = $1",
+            &[&issued.session_id, &oauth.client_id, &oauth.scope],
+        )
+        .await?;
+    }
+    response_with(state, &user, &issued, row.get(0), amr_of(row.get(1)), oauth)
 }
 
 /// The `Session` object: access token, refresh token, expiry and user.
@@ -115,7 +179,7 @@ pub async fn response(
     issued: &Issued,
 ) -> Result<Value, AuthError> {
     let row = db.cached_query_one("select o_aal, o_amr from auth.session_aal_amr($1)", &[&issued.session_id]).await?;
-    response_with(state, user, issued, row.get(0), amr_of(row.get(1)))
+    response_with(state, user, issued, row.get(0), amr_of(row.get(1)), None)
 }
 
 /// The methods of `auth.session_aal_amr`'s JSON.
@@ -130,6 +194,7 @@ fn response_with(
     issued: &Issued,
     aal: String,
     amr: Vec<Amr>,
+    oauth: Option<&OAuthGrant>,
 ) -> Result<Value, AuthError> {
     let now = Utc::now().timestamp();
     let exp = now + state.config.jwt_exp as i64;
@@ -148,6 +213,8 @@ fn response_with(
         amr,
         session_id: issued.session_id.to_string(),
         is_anonymous: user.is_anonymous,
+        client_id: oauth.map(|o| o.client_id.to_string()),
+        scope: oauth.map(|o| o.scope.clone()),
     };
     let access_token = state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?;
     Ok(json!({
@@ -227,7 +294,59 @@ static REFRESH_V2_CURRENT: LazyLock<String> = LazyLock::new(|| {
 /// that grants nothing, the grant function of the token's algorithm decides in a second round
 /// trip, with the rate-limit hit already counted; when the batch failed as a whole, this grant
 /// runs alone: [`REFRESH_V2_CURRENT`] for algorithm 2, `auth.grant_refresh` for algorithm 1.
+///
+/// The refresh token of an OAuth client's session is refused here, as GoTrue refuses it at
+/// `/token`: only its client may present it, at `/oauth/token` ([`refresh_for_client`]).
 pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) -> Result<Value, AuthError> {
+    if token.starts_with(OAUTH_TOKEN_PREFIX) {
+        return Err(AuthError::OAuth("invalid_client", "Client authentication required for OAuth session".into()));
+    }
+    refresh_as(state, token, ip, limit_key, None).await
+}
+
+/// The refresh grant of `/oauth/token`: the token of a session granted to the client that
+/// authenticated (its caller checked that), whose access token names the client again.
+pub async fn refresh_for_client(
+    state: &AuthState,
+    token: &str,
+    ip: &str,
+    limit_key: &str,
+    oauth: &OAuthGrant,
+) -> Result<Value, AuthError> {
+    refresh_as(state, token, ip, limit_key, Some(oauth)).await
+}
+
+/// The client and scopes of the session a refresh token of an OAuth client belongs to (the
+/// token may be spent: its grant decides that); `None` for a token no session knows.
+pub async fn oauth_grant_of(db: &impl crate::db::cached::Db, token: &str) -> Result<Option<OAuthGrant>, AuthError> {
+    let row = db
+        .cached_query_opt(
+            "select s.oauth_client_id, s.scopes from auth.refresh_tokens t join auth.sessions s on s.id = t.session_id \
+             where t.token = $1 and s.oauth_client_id is not null",
+            &[&token],
+        )
+        .await?;
+    Ok(row.map(|row| OAuthGrant { client_id: row.get(0), scope: row.get::<_, Option<String>>(1).unwrap_or_default() }))
+}
+
+/// The scopes of a session granted to an OAuth client; `None` for any other session.
+pub async fn oauth_scopes_of(db: &impl crate::db::cached::Db, session_id: Uuid) -> Result<Option<String>, AuthError> {
+    let row = db
+        .cached_query_opt(
+            "select scopes from auth.sessions where id = $1 and oauth_client_id is not null",
+            &[&session_id],
+        )
+        .await?;
+    Ok(row.and_then(|row| row.get(0)))
+}
+
+async fn refresh_as(
+    state: &AuthState,
+    token: &str,
+    ip: &str,
+    limit_key: &str,
+    oauth: Option<&OAuthGrant>,
+) -> Result<Value, AuthError> {
     let reuse_interval = state.config.refresh_token_reuse_interval as f64;
     let limit = i32::try_from(state.config.rate_limit_token_refresh).unwrap_or(i32::MAX);
     let window = super::rate_limit::IP_WINDOW_SECS as f64;
@@ -266,7 +385,7 @@ pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) 
             let refresh_token = sign_stored(parsed.session_id, counter, current.get("key"))?;
             let user = User::from_row(&current);
             let issued = Issued { session_id: parsed.session_id, refresh_token };
-            return response_with(state, &user, &issued, current.get("aal"), amr_of(current.get("amr")));
+            return response_with(state, &user, &issued, current.get("aal"), amr_of(current.get("amr")), oauth);
         }
         // Not the current token, or not granted for another reason: the function decides, the
         // hit already counted.
@@ -293,9 +412,9 @@ pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) 
         let refresh_token = sign_stored(parsed.session_id, row.get(1), row.get(2))?;
         let user = User::from_row(&row);
         let issued = Issued { session_id: parsed.session_id, refresh_token };
-        return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)));
+        return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth);
     }
-    let grant = Grant::V1 { token: token.to_string(), new_token: tokens::random_token(REFRESH_TOKEN_LEN) };
+    let grant = Grant::V1 { token: token.to_string(), new_token: v1_token(oauth.is_some()) };
     // Counted already when the batch answered; counted by the function when it did not.
     let limit = match state.refresh_batch.grant(grant, ip, limit_key).await {
         Outcome::Row(row) => {
@@ -305,13 +424,13 @@ pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) 
             if let Some(session_id) = row.get::<_, Option<Uuid>>("session") {
                 let user = User::from_row(&row);
                 let issued = Issued { session_id, refresh_token: row.get("token") };
-                return response_with(state, &user, &issued, row.get("aal"), amr_of(row.get("amr")));
+                return response_with(state, &user, &issued, row.get("aal"), amr_of(row.get("amr")), oauth);
             }
             0
         }
         Outcome::Failed => limit,
     };
-    let new_token = tokens::random_token(REFRESH_TOKEN_LEN);
+    let new_token = v1_token(oauth.is_some());
     let row = state
         .pool
         .get()
@@ -321,7 +440,7 @@ pub async fn refresh(state: &AuthState, token: &str, ip: &str, limit_key: &str) 
     check_outcome(row.get(0))?;
     let user = User::from_row(&row);
     let issued = Issued { session_id: row.get(1), refresh_token: row.get(2) };
-    response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)))
+    response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth)
 }
 
 /// The algorithm-2 token for `counter` of `session_id`, signed with the session's stored key.
@@ -357,12 +476,18 @@ pub async fn reissue(db: &impl crate::db::cached::Db, user_id: Uuid, session_id:
     if let Some(row) = bumped {
         return sign_stored(session_id, row.get(0), row.get(1));
     }
-    db.cached_execute(
-        "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked",
-        &[&session_id],
-    )
-    .await?;
-    let refresh_token = tokens::random_token(REFRESH_TOKEN_LEN);
+    // A session of an OAuth client keeps tokens that only its client may present.
+    let oauth = db
+        .cached_query(
+            "update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1 and not revoked \
+             returning (select oauth_client_id is not null from auth.sessions where id = $1)",
+            &[&session_id],
+        )
+        .await?
+        .first()
+        .and_then(|row| row.get::<_, Option<bool>>(0))
+        .unwrap_or(false);
+    let refresh_token = v1_token(oauth);
     db.cached_execute(
         "insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
          values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)",

@@ -37,6 +37,12 @@ pub struct AccessClaims {
     pub amr: Vec<Amr>,
     pub session_id: String,
     pub is_anonymous: bool,
+    /// The OAuth client a session of the OAuth 2.1 server was granted to, as GoTrue names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The scopes granted to that client (space-separated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// A random alphanumeric string (refresh tokens, PKCE auth codes).
@@ -97,6 +103,8 @@ mod tests {
             amr: vec![Amr { method: "password".into(), timestamp: 1_700_000_000 }],
             session_id: "6f1b6c1e-0000-4000-8000-000000000002".into(),
             is_anonymous: false,
+            client_id: None,
+            scope: None,
         };
         let legacy = jsonwebtoken::EncodingKey::from_secret(b"secret");
         let token = crate::signing_keys::SigningKeys::default().sign(&claims, &legacy).unwrap();
@@ -124,6 +132,7 @@ mod tests {
         }
         assert_eq!(c["amr"][0]["method"], "password");
         assert_eq!(c["app_metadata"]["provider"], "email");
+        assert!(c.get("client_id").is_none() && c.get("scope").is_none());
     }
 
     #[test]

@@ -229,6 +229,9 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.external.*.*", Rule::NotYet),
     ("auth.web3.*", Rule::NotYet),
     ("auth.third_party.*", Rule::NotYet),
+    ("auth.oauth_server.enabled", Rule::Env("OAUTH_SERVER_ENABLED", Conv::Bool)),
+    ("auth.oauth_server.allow_dynamic_registration", Rule::Env("OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", Conv::Bool)),
+    ("auth.oauth_server.authorization_url_path", Rule::Env("OAUTH_SERVER_AUTHORIZATION_PATH", Conv::Str)),
     ("auth.oauth_server.*", Rule::NotYet),
 ];
 
@@ -676,6 +679,16 @@ mod tests {
         );
         assert_eq!(config.not_applied, vec!["auth.external.github.redirect_uri"]);
         assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn the_oauth_server_section_becomes_its_settings() {
+        let text = "[auth.oauth_server]\nenabled = true\nauthorization_url_path = \"/oauth/consent\"\nallow_dynamic_registration = true";
+        let config = parse(text, &no_env).unwrap();
+        assert_eq!(env_of(&config, "OAUTH_SERVER_ENABLED").as_deref(), Some("true"));
+        assert_eq!(env_of(&config, "OAUTH_SERVER_AUTHORIZATION_PATH").as_deref(), Some("/oauth/consent"));
+        assert_eq!(env_of(&config, "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION").as_deref(), Some("true"));
+        assert!(config.not_applied.is_empty(), "{:?}", config.not_applied);
     }
 
     #[test]

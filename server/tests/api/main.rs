@@ -13,6 +13,7 @@ mod http_large_bodies;
 mod keys;
 mod memory;
 mod metrics;
+mod oauth_server;
 mod oidc;
 mod outbox;
 mod phone;

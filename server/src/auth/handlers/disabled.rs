@@ -1,7 +1,7 @@
 //! Features this server does not offer (yet), answered as GoTrue answers when they are switched
-//! off: the same status, error code and message, never a bare 404. SAML SSO, the OAuth 2.1
-//! server, manual identity linking, OAuth / OIDC sign-in with external providers, the
-//! `id_token` and `web3` grants.
+//! off: the same status, error code and message, never a bare 404. SAML SSO, manual identity
+//! linking, OAuth / OIDC sign-in with external providers, the `id_token` and `web3` grants. (The
+//! OAuth 2.1 server answers its own `feature_disabled` when `OAUTH_SERVER_ENABLED` is off.)
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
@@ -16,11 +16,6 @@ fn off(status: StatusCode, code: &'static str, message: &str) -> Result<HttpResp
 /// `/sso`, `/sso/saml/*`, `/admin/sso/providers*`.
 pub async fn saml() -> Result<HttpResponse, AuthError> {
     off(StatusCode::NOT_FOUND, "saml_provider_disabled", "SAML 2.0 is disabled")
-}
-
-/// `/oauth/*`, `/admin/oauth/*`: Supabase Auth as an OAuth 2.1 server.
-pub async fn oauth_server() -> Result<HttpResponse, AuthError> {
-    off(StatusCode::NOT_FOUND, "feature_disabled", "OAuth server is disabled")
 }
 
 /// `/admin/custom-providers*` (after the admin check).

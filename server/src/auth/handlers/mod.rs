@@ -7,6 +7,9 @@ mod disabled;
 mod external;
 mod factors;
 mod logout;
+mod oauth;
+mod oauth_clients;
+mod oauth_token;
 mod otp;
 mod passkeys;
 mod reauthenticate;
@@ -38,8 +41,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/health", web::get().to(settings::health))
         .route("/.well-known/jwks.json", web::get().to(settings::jwks))
         .route("/.well-known/openid-configuration", web::get().to(settings::openid_configuration))
-        .route("/.well-known/oauth-authorization-server", web::get().to(disabled::oauth_server))
-        .route("/user/oauth/grants", web::to(disabled::oauth_server))
+        .route("/.well-known/oauth-authorization-server", web::get().to(oauth::authorization_server_metadata))
+        .route("/user/oauth/grants", web::get().to(oauth::list_grants))
+        .route("/user/oauth/grants", web::delete().to(oauth::revoke_grant))
         .route("/admin/custom-providers", web::to(disabled::custom_providers))
         .route("/admin/custom-providers/{rest:.*}", web::to(disabled::custom_providers))
         .route("/scim/v2", web::to(disabled::scim))
@@ -67,8 +71,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/sso", web::to(disabled::saml))
         .route("/sso/{rest:.*}", web::to(disabled::saml))
         .route("/admin/sso/{rest:.*}", web::to(disabled::saml))
-        .route("/oauth/{rest:.*}", web::to(disabled::oauth_server))
-        .route("/admin/oauth/{rest:.*}", web::to(disabled::oauth_server))
+        .route("/oauth/authorize", web::get().to(oauth::authorize))
+        .route("/oauth/authorizations/{id}", web::get().to(oauth::details))
+        .route("/oauth/authorizations/{id}/consent", web::post().to(oauth::consent))
+        .route("/oauth/token", web::post().to(oauth_token::token))
+        .route("/oauth/userinfo", web::get().to(oauth_token::userinfo))
+        .route("/oauth/clients/register", web::post().to(oauth_clients::register_dynamic))
+        .route("/oauth/{rest:.*}", web::to(oauth::unknown))
+        .route("/admin/oauth/clients", web::get().to(oauth_clients::list))
+        .route("/admin/oauth/clients", web::post().to(oauth_clients::create))
+        .route("/admin/oauth/clients/{id}", web::get().to(oauth_clients::get))
+        .route("/admin/oauth/clients/{id}", web::put().to(oauth_clients::update))
+        .route("/admin/oauth/clients/{id}", web::delete().to(oauth_clients::delete))
+        .route("/admin/oauth/clients/{id}/regenerate_secret", web::post().to(oauth_clients::regenerate_secret))
+        .route("/admin/oauth/{rest:.*}", web::to(oauth::unknown))
         .route("/passkeys", web::get().to(passkeys::list))
         .route("/passkeys/", web::get().to(passkeys::list))
         .route("/passkeys/registration/options", web::post().to(passkeys::registration_options))

@@ -76,24 +76,7 @@ pub async fn jwks(state: web::Data<AuthState>) -> HttpResponse {
 }
 
 /// `GET /.well-known/openid-configuration`: GoTrue's discovery document, which it serves whether
-/// or not its OAuth 2.1 server is on (here it is off: those endpoints answer `feature_disabled`).
+/// or not its OAuth 2.1 server is on (off, those endpoints answer `feature_disabled`).
 pub async fn openid_configuration(state: web::Data<AuthState>) -> HttpResponse {
-    let issuer = state.issuer.trim_end_matches('/');
-    HttpResponse::Ok().insert_header(("Cache-Control", "public, max-age=600")).json(json!({
-        "issuer": state.issuer,
-        "authorization_endpoint": format!("{issuer}/oauth/authorize"),
-        "token_endpoint": format!("{issuer}/oauth/token"),
-        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
-        "userinfo_endpoint": format!("{issuer}/oauth/userinfo"),
-        "scopes_supported": ["openid", "profile", "email", "phone", "offline_access"],
-        "response_types_supported": ["code"],
-        "response_modes_supported": ["query"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
-        "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": ["RS256", "HS256", "ES256"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-        "claims_supported": ["sub", "aud", "iss", "exp", "iat", "auth_time", "nonce", "email", "email_verified",
-            "phone_number", "phone_number_verified", "name", "picture", "preferred_username", "updated_at"],
-        "code_challenge_methods_supported": ["S256", "plain"],
-    }))
+    HttpResponse::Ok().insert_header(("Cache-Control", "public, max-age=600")).json(super::oauth::discovery(&state))
 }
