@@ -79,7 +79,7 @@ pub struct Payload {
 /// The rows of `value` (an object, or an array of objects whose keys agree unless `columns=`
 /// names the columns), checked against `table`'s columns.
 pub fn rows(table: &Table, value: Value, columns_param: Option<&Vec<String>>) -> Result<Payload, RestError> {
-    let rows = objects(value)?;
+    let mut rows = objects(value)?;
     let columns: Vec<String> = match columns_param {
         Some(cols) => cols.clone(),
         None => uniform_keys(&rows)?,
@@ -87,6 +87,13 @@ pub fn rows(table: &Table, value: Value, columns_param: Option<&Vec<String>>) ->
     for column in &columns {
         if table.column(column).is_none() {
             return Err(RestError::column_not_found(&table.name.name, column));
+        }
+    }
+    if columns_param.is_some() {
+        // Keys that `columns=` leaves out are not read at all, as PostgREST reads only those it
+        // names: a value there that the column's type would refuse is no error.
+        for row in &mut rows {
+            row.retain(|key, _| columns.contains(key));
         }
     }
     Ok(Payload { rows, columns })

@@ -194,11 +194,34 @@ fn plan_level<'c>(
                 if is_aggregate && !options.aggregates_enabled {
                     return Err(RestError::AggregatesDisabled);
                 }
-                plan.items.push(PlanItem::Select(other.clone()));
+                plan.items.extend(expand_star(table, other).into_iter().map(PlanItem::Select));
             }
         }
     }
     Ok(plan)
+}
+
+/// `*` over a relation with a column shown through its domain's JSON cast, spelled out column
+/// by column so that each can be formatted (PostgREST's `expandStars`); any other item as is.
+fn expand_star(table: Option<&Table>, item: &SelectItem) -> Vec<SelectItem> {
+    match table {
+        Some(table)
+            if *item == SelectItem::Star && table.columns.iter().any(|c| c.representation.to_json.is_some()) =>
+        {
+            table
+                .columns
+                .iter()
+                .map(|c| SelectItem::Column {
+                    field: crate::rest::parse::Field { column: c.name.clone(), json_path: Vec::new() },
+                    alias: None,
+                    cast: None,
+                    aggregate: None,
+                    aggregate_cast: None,
+                })
+                .collect()
+        }
+        _ => vec![item.clone()],
+    }
 }
 
 /// A `rel(col)` order term must name a to-one embed of its level (PostgREST's

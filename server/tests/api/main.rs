@@ -20,6 +20,7 @@ mod phone;
 mod rest;
 mod rest_bodies;
 mod rest_computed;
+mod rest_domains;
 mod rest_embedding;
 mod rest_errors;
 mod rest_openapi;

@@ -283,6 +283,12 @@ impl CompareOp {
         }
     }
 
+    /// Whether its value is a text pattern (`like`, `ilike`, `match`, `imatch`), not a value of
+    /// the column's type.
+    pub fn is_pattern(self) -> bool {
+        matches!(self, Self::Like | Self::Ilike | Self::Match | Self::Imatch)
+    }
+
     /// Whether `op(any)` / `op(all)` is accepted (`eq gt gte lt lte like ilike match imatch`).
     pub fn accepts_quantifier(self) -> bool {
         matches!(

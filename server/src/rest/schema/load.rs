@@ -6,6 +6,7 @@ use crate::db::cached::Db;
 
 use super::computed;
 use super::relationships::{self, ForeignKey};
+use super::representations;
 use super::views::{self, ViewColumnSource};
 use super::{
     Column, Function, FunctionArg, MediaDomain, QualifiedName, ReturnShape, SchemaCache, Table, TableKind, Volatility,
@@ -28,7 +29,7 @@ select a.attrelid, a.attname::text, format_type(a.atttypid, a.atttypmod), not a.
                 case when t.typtype = 'd' then pg_get_expr(t.typdefaultbin, 0) end),
        t.typname::text,
        array(select e.enumlabel::text from pg_enum e where e.enumtypid = coalesce(nullif(t.typbasetype, 0), t.oid) order by e.enumsortorder),
-       col_description(a.attrelid, a.attnum), a.attgenerated <> ''
+       col_description(a.attrelid, a.attnum), a.attgenerated <> '', a.atttypid
 from pg_attribute a
 join pg_class c on c.oid = a.attrelid
 join pg_namespace n on n.oid = c.relnamespace
@@ -108,6 +109,7 @@ pub async fn load(client: &impl Db, schemas: &[String]) -> Result<SchemaCache, t
             },
         );
     }
+    let representations = representations::load(client).await?;
     for row in client.cached_query(COLUMNS, &[&schemas]).await? {
         if let Some(table) = tables.get_mut(&row.get::<_, u32>(0)) {
             table.columns.push(Column {
@@ -119,6 +121,7 @@ pub async fn load(client: &impl Db, schemas: &[String]) -> Result<SchemaCache, t
                 enum_values: row.get(6),
                 comment: row.get(7),
                 generated: row.get(8),
+                representation: representations.get(&row.get::<_, u32>(9)).cloned().unwrap_or_default(),
             });
         }
     }

@@ -9,6 +9,7 @@
 mod computed;
 mod load;
 mod relationships;
+mod representations;
 mod views;
 
 use std::collections::HashMap;
@@ -16,6 +17,7 @@ use std::sync::{Arc, RwLock};
 
 pub use load::load;
 pub use relationships::{Cardinality, Relationship};
+pub use representations::Representation;
 
 /// `schema.name` of a table, view or function.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,6 +69,9 @@ pub struct Column {
     pub comment: Option<String>,
     /// Generated (stored) columns cannot be written.
     pub generated: bool,
+    /// The functions that show and read values of its type (a domain's casts to and from
+    /// `json` and `text`); empty for most columns.
+    pub representation: Representation,
 }
 
 /// A table, view, materialized view or foreign table of an exposed schema.

@@ -34,18 +34,38 @@ pub fn field_key(field: &Field) -> String {
 /// One filter on the level aliased `alias` (whose table, if known, tells column types).
 pub fn filter_sql(filter: &Filter, alias: &str, table: Option<&Table>, sql: &mut Sql) -> String {
     let col = field_sql(&filter.field, alias);
+    // A column of a domain read through its cast from `text` has its filter values read by the
+    // cast's function; not a pattern (`like`, `match`), which is text whatever the column is.
+    let parser = table
+        .filter(|_| filter.field.json_path.is_empty())
+        .and_then(|t| t.column(&filter.field.column))
+        .and_then(|c| c.representation.from_text.as_deref());
+    let value_of = |sql: &mut Sql, value: &str| match parser {
+        Some(function) => format!("{function}({}::text)", sql.bind(value)),
+        None => sql.bind(value),
+    };
     let expr = match &filter.op {
-        Operation::Compare { op, value } => format!("{col} {} {}", op.sql_operator(), sql.bind(value.as_str())),
+        Operation::Compare { op, value } if op.is_pattern() => {
+            format!("{col} {} {}", op.sql_operator(), sql.bind(value.as_str()))
+        }
+        Operation::Compare { op, value } => format!("{col} {} {}", op.sql_operator(), value_of(sql, value)),
         Operation::Quantified { op, quantifier, value } => {
             let q = match quantifier {
                 Quantifier::Any => "ANY",
                 Quantifier::All => "ALL",
             };
-            format!("{col} {} {q}({})", op.sql_operator(), sql.bind(value.as_str()))
+            let values = match parser.filter(|_| !op.is_pattern()) {
+                // Each element of the array literal through the function.
+                Some(function) => {
+                    format!("SELECT {function}(pgrst_v) FROM unnest({}::text[]) AS pgrst_v", sql.bind(value.as_str()))
+                }
+                None => sql.bind(value.as_str()),
+            };
+            format!("{col} {} {q}({values})", op.sql_operator())
         }
         Operation::In(values) if values.is_empty() => "false".to_string(),
         Operation::In(values) => {
-            let placeholders: Vec<String> = values.iter().map(|v| sql.bind(v.as_str())).collect();
+            let placeholders: Vec<String> = values.iter().map(|v| value_of(sql, v)).collect();
             format!("{col} IN ({})", placeholders.join(", "))
         }
         Operation::Is(value) => {

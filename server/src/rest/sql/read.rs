@@ -4,7 +4,7 @@
 
 use crate::rest::parse::{Aggregate, Direction, IsValue, JoinType, NullsOrder, Operation, SelectItem};
 use crate::rest::plan::{EmbedPlan, PlanItem, ReadPlan, Source};
-use crate::rest::schema::Cardinality;
+use crate::rest::schema::{Cardinality, Table};
 
 use super::filter::{field_key, field_sql, filter_sql, logic_sql};
 use super::{ident, Sql};
@@ -102,33 +102,57 @@ fn source_sql(source: &Source) -> String {
     }
 }
 
-fn item_sql(item: &SelectItem, alias: &str) -> Option<(String, bool)> {
+/// One select item as SQL: `expr AS "key"`, what to group by when its level aggregates and it
+/// does not (nothing for `*`), and whether it is an aggregate.
+struct ItemSql {
+    select: String,
+    group: Option<String>,
+    aggregate: bool,
+}
+
+fn item_sql(item: &SelectItem, alias: &str, table: Option<&Table>) -> Option<ItemSql> {
     match item {
-        SelectItem::Star => Some((format!("{}.*", ident(alias)), false)),
+        SelectItem::Star => Some(ItemSql { select: format!("{}.*", ident(alias)), group: None, aggregate: false }),
         SelectItem::Column { field, alias: out_alias, cast, aggregate, aggregate_cast } => {
-            let mut expr = field_sql(field, alias);
+            let column = field_sql(field, alias);
+            // A column of a domain shown through its JSON cast is formatted by the cast's
+            // function (not inside an aggregate, which wants the value itself), before any
+            // `::type` the request adds, as PostgREST does; the level groups by the column.
+            let formatter = table
+                .filter(|_| field.json_path.is_empty() && aggregate.is_none())
+                .and_then(|t| t.column(&field.column))
+                .and_then(|c| c.representation.to_json.as_deref());
+            let mut expr = match formatter {
+                Some(function) => format!("{function}({column})"),
+                None => column.clone(),
+            };
             if let Some(cast) = cast {
                 expr = format!("CAST({expr} AS {cast})");
             }
+            let group = if formatter.is_some() { column } else { expr.clone() };
             let key = out_alias.clone().unwrap_or_else(|| match aggregate {
                 Some(agg) if out_alias.is_none() => aggregate_name(*agg).to_string(),
                 _ => field_key(field),
             });
-            let is_agg = aggregate.is_some();
             if let Some(agg) = aggregate {
                 expr = format!("{}({expr})", aggregate_name(*agg));
                 if let Some(cast) = aggregate_cast {
                     expr = format!("CAST({expr} AS {cast})");
                 }
             }
-            Some((format!("{expr} AS {}", ident(&key)), is_agg))
+            Some(ItemSql {
+                select: format!("{expr} AS {}", ident(&key)),
+                group: Some(group),
+                aggregate: aggregate.is_some(),
+            })
         }
         SelectItem::CountAll { alias: out_alias, cast } => {
             let mut expr = "count(*)".to_string();
             if let Some(cast) = cast {
                 expr = format!("CAST({expr} AS {cast})");
             }
-            Some((format!("{expr} AS {}", ident(out_alias.as_deref().unwrap_or("count"))), true))
+            let select = format!("{expr} AS {}", ident(out_alias.as_deref().unwrap_or("count")));
+            Some(ItemSql { select, group: None, aggregate: true })
         }
         SelectItem::Embed { .. } => None,
     }
@@ -149,8 +173,8 @@ fn spread_names(plan: &ReadPlan) -> Vec<(String, bool)> {
                 columns.extend(plan.table.iter().flat_map(|t| t.columns.iter().map(|c| (ident(&c.name), false))));
             }
             PlanItem::Select(item) => {
-                if let Some((expr, _)) = item_sql(item, "x") {
-                    if let Some((_, name)) = expr.rsplit_once(" AS ") {
+                if let Some(ItemSql { select, .. }) = item_sql(item, "x", None) {
+                    if let Some((_, name)) = select.rsplit_once(" AS ") {
                         columns.push((name.to_string(), false));
                     }
                 }
@@ -220,13 +244,11 @@ fn level(plan: &ReadPlan, alias: &str, sql: &mut Sql, aliases: &mut Aliases, tie
     for item in &plan.items {
         match item {
             PlanItem::Select(item) => {
-                if let Some((expr, is_agg)) = item_sql(item, alias) {
-                    if aggregated && !is_agg {
-                        if let Some((plain, _)) = expr.rsplit_once(" AS ") {
-                            group_by.push(plain.to_string());
-                        }
+                if let Some(item) = item_sql(item, alias, plan.table) {
+                    if let Some(group) = item.group.filter(|_| aggregated && !item.aggregate) {
+                        group_by.push(group);
                     }
-                    select.push(expr);
+                    select.push(item.select);
                 }
             }
             PlanItem::Embed(i) => {
