@@ -14,6 +14,7 @@ import {
   useForm,
   useFormContext,
   useFormState,
+  type FieldErrors,
   type FieldValues,
   type RegisterOptions,
   type Resolver,
@@ -34,7 +35,7 @@ export function useZodForm<S extends Schema>(schema: S, options: Omit<UseFormPro
   return useForm<z.input<S>, unknown, z.output<S>>({ mode: 'onTouched', ...options, resolver });
 }
 
-type FormProps<In extends FieldValues, Out extends FieldValues> = Omit<FormHTMLAttributes<HTMLFormElement>, 'onSubmit'> & {
+type FormProps<In extends FieldValues, Out extends FieldValues> = Omit<FormHTMLAttributes<HTMLFormElement>, 'onSubmit' | 'onInvalid'> & {
   form: UseFormReturn<In, unknown, Out>;
   /** Called with the parsed values once every field is valid. */
   onValid: SubmitHandler<Out>;
@@ -59,6 +60,22 @@ export function useFieldError(name: string): string | undefined {
   const { control, getFieldState } = useFormContext();
   const state = useFormState({ control, name });
   return getFieldState(name, state).error?.message;
+}
+
+/**
+ * The first error of a failed submit, in the schema's order, with its field's dotted name
+ * (`general.companyEmail`, `seasonal_rates.0.rate_multiplier`): for a form that says it once
+ * (in a banner) or opens the part of the form that holds it.
+ */
+export function firstError(errors: FieldErrors, prefix = ''): { name: string; message: string } | undefined {
+  for (const [key, value] of Object.entries(errors)) {
+    if (!value || typeof value !== 'object') continue;
+    const name = prefix ? `${prefix}.${key}` : key;
+    if ('type' in value && typeof value.message === 'string') return { name, message: value.message };
+    const inner = firstError(value as FieldErrors, name);
+    if (inner) return inner;
+  }
+  return undefined;
 }
 
 interface Bound {
