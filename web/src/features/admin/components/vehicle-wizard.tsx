@@ -27,6 +27,7 @@ const shown = (n: number) => (Number.isFinite(n) ? String(n) : '');
 const SAFETY = ['ABS', 'Airbags frontaux', 'Airbags latéraux', 'Contrôle de stabilité', 'Caméra de recul', 'Radar de recul'];
 const COMFORT = ['Climatisation', 'Bluetooth', 'GPS', 'Sièges chauffants', 'Toit ouvrant', 'Apple CarPlay'];
 
+/** Check boxes over a list of the form (set whole: a saved list may hold entries not offered here, and keeps them). */
 function Checklist({ legend, options, value, onChange }: { legend: string; options: string[]; value: string[]; onChange: (v: string[]) => void }) {
   return (
     <fieldset className="space-y-2">
