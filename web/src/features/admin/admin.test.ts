@@ -3,6 +3,7 @@ import { fieldErrors } from '@/lib/validation';
 import { defaultSettings, parseSettingsFile, settingsSchema } from './schemas/settings-schema';
 import { airportBookingEditSchema, premiumBookingEditSchema, vehicleBookingEditSchema } from './schemas/booking-edit-schema';
 import { USER_REQUIRED_MESSAGE, userSchema } from './schemas/user-schema';
+import { REPLY_TOO_SHORT, replySchema } from './schemas/reply-schema';
 import { addImages, emptySeasonalRate, emptyVehicleForm, imageProblem, vehicleToForm, MAX_IMAGE_BYTES, PHOTO_REQUIRED_MESSAGE, removeImage, setPrimary, splitVehiclePayload, stepValid, toVehiclePayload, vehicleSchema } from './schemas/vehicle-schema';
 import { averageBasket, barHeight, daysSince, formatGrowth, growthPercent, monthComparison, pricePreview, rentalDayCount, retentionRate, revenueComparison, sinceLabel, utilisation } from './lib/stats';
 import { paymentText, bookingStatusLabel, categoryLabel, diagnosticLabels, premiumLabels, airportLabels, rentalStatusLabels, kindLabels } from './lib/labels';
@@ -88,6 +89,14 @@ describe('booking edit', () => {
     const r = vehicleBookingEditSchema.parse({ ...base, start_date: '2026-12-05', end_date: '2026-12-05' });
     expect(r).toMatchObject({ pickup_location: 'Gombe', dropoff_location: null, booking_status: 'cancelled' });
     expect(vehicleBookingEditSchema.safeParse({ ...base, booking_status: 'unknown', start_date: '2026-12-05', end_date: '2026-12-06' }).success).toBe(false);
+  });
+});
+
+describe('message reply', () => {
+  it('asks two characters besides spaces and sends the reply as typed', () => {
+    const r = replySchema.safeParse({ body: ' a \n' });
+    expect(r.success ? {} : fieldErrors(r.error)).toEqual({ body: REPLY_TOO_SHORT });
+    expect(replySchema.parse({ body: 'Bonjour,\n  oui.\n' })).toEqual({ body: 'Bonjour,\n  oui.\n' });
   });
 });
 

@@ -385,11 +385,12 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
             <ChevronLeft className="h-4 w-4" aria-hidden="true" /> Précédent
           </Button>
           {last ? (
-            <Button type="submit" disabled={save.isPending || !valid}>
+            // keyed apart: the click on « Suivant » that opens the last step must not land on a submit button in its place
+            <Button key="save" type="submit" disabled={save.isPending || !valid}>
               {save.isPending ? 'Enregistrement…' : vehicle ? 'Mettre à jour' : 'Enregistrer le véhicule'}
             </Button>
           ) : (
-            <Button onClick={() => void next()} disabled={!valid}>
+            <Button key="next" onClick={() => void next()} disabled={!valid}>
               Suivant <ChevronRight className="h-4 w-4" aria-hidden="true" />
             </Button>
           )}
