@@ -115,6 +115,10 @@ describe('VehicleWizard', () => {
     await at(4);
     type('Nouvelle caractéristique', 'Caméra 360°');
     fireEvent.click(screen.getByRole('button', { name: 'Ajouter' }));
+    type('Nouvelle caractéristique', '  Toit panoramique ');
+    fireEvent.keyDown(screen.getByLabelText('Nouvelle caractéristique'), { key: 'Enter' });
+    expect((screen.getByLabelText('Nouvelle caractéristique') as HTMLInputElement).value).toBe('');
+    expect(screen.getByRole('button', { name: 'Retirer Toit panoramique' })).toBeTruthy();
     type("Police d'assurance", 'SONAS-2026-0042');
     fireEvent.click(next());
     await at(5);
@@ -129,7 +133,7 @@ describe('VehicleWizard', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Enregistrer le véhicule' }));
     await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ id: 'v-1', name: 'Kia Sportage' }));
     const { payload } = saveVehicle.mock.calls[0]?.[0] as { payload: VehiclePayload };
-    expect(payload).toMatchObject({ name: 'Kia Sportage', license_plate: 'KE-2026-X', vin: 'KNAPX81ABK7000001', daily_rate: 95, features: ['Caméra 360°'], insurance_policy: 'SONAS-2026-0042' });
+    expect(payload).toMatchObject({ name: 'Kia Sportage', license_plate: 'KE-2026-X', vin: 'KNAPX81ABK7000001', daily_rate: 95, features: ['Caméra 360°', 'Toit panoramique'], insurance_policy: 'SONAS-2026-0042' });
     expect(payload.specifications).toMatchObject({ transmission: 'Automatique', comfort_features: ['GPS'] });
     expect(payload.pricing.seasonal_rates).toEqual([expect.objectContaining({ name: 'Fêtes', rate_multiplier: 1.5, id: expect.any(String) })]);
     expect(payload.primary_image).toBe('https://cdn.example/kia.png');

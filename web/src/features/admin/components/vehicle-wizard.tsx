@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { AlertTriangle, ChevronLeft, ChevronRight, ImagePlus, Loader2, Plus, Star, Trash2, X } from 'lucide-react';
 import { Dialog } from '@/components/ui/dialog';
 import { Button } from '@/components/ui/button';
-import { Alert, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
 import { Field, firstError, Form, NumberFormField, SelectFormField, TextAreaFormField, useZodForm } from '@/components/ui/form';
 import { formatPrice, thumbnailUrl } from '@/lib/format';
 import { useSession } from '@/lib/session';
@@ -23,6 +23,13 @@ import {
   toVehiclePayload, TRANSMISSIONS, vehicleSchema, vehicleToForm, WIZARD_STEPS, type VehicleForm,
 } from '../schemas/vehicle-schema';
 
+/** The options of a select whose values are their own labels. */
+const choices = (values: readonly string[]) =>
+  values.map((v) => (
+    <option key={v} value={v}>
+      {v}
+    </option>
+  ));
 const shown = (n: number) => (Number.isFinite(n) ? String(n) : '');
 const SAFETY = ['ABS', 'Airbags frontaux', 'Airbags latéraux', 'Contrôle de stabilité', 'Caméra de recul', 'Radar de recul'];
 const COMFORT = ['Climatisation', 'Bluetooth', 'GPS', 'Sièges chauffants', 'Toit ouvrant', 'Apple CarPlay'];
@@ -60,18 +67,20 @@ const R = ({ k, v }: { k: string; v: ReactNode }) => (
 );
 const orNone = (v: string) => v.trim() || 'Non spécifiée';
 
-// The schema checks the fields it has rules for and lets the others through (`loose`): the form holds a whole VehicleForm.
-const wizardSchema = () => vehicleSchema() as unknown as z.ZodType<VehicleForm, VehicleForm>;
+/** The wizard's form: the vehicle, and the draft of the next entry of its features (not saved). */
+type WizardValues = VehicleForm & { newFeature: string };
+const wizardValues = (v: VehicleForm): WizardValues => ({ ...v, newFeature: '' });
+// The schema checks the fields it has rules for and lets the others through (`loose`): the form holds all of them.
+const wizardSchema = () => vehicleSchema() as unknown as z.ZodType<WizardValues, WizardValues>;
 
 export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boolean; vehicle: AdminVehicle | null; onClose: () => void; onSaved: (v: SavedVehicle) => void }) {
   const { user } = useSession();
   const [step, setStep] = useState(0);
-  const form = useZodForm(wizardSchema(), { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: emptyVehicleForm() });
+  const form = useZodForm(wizardSchema(), { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: wizardValues(emptyVehicleForm()) });
   const rates = useFieldArray({ control: form.control, name: 'seasonal_rates' });
   /** What the wizard says about its photos and its save (a refused file, the server's refusal, the first invalid field). */
   const [problem, setProblem] = useState<string | null>(null);
-  // Not fields of the vehicle: the draft of the next feature of the list, and the price preview's number of days.
-  const [feature, setFeature] = useState('');
+  /** How many days the price preview is for: a setting of the preview, not of the vehicle. */
   const [days, setDays] = useState(7);
   const save = useSaveVehicle();
   const upload = useUploadVehicleImages();
@@ -79,13 +88,18 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
   useEffect(() => {
     if (!open) return;
     setStep(0);
-    form.reset(vehicle ? vehicleToForm(vehicle) : emptyVehicleForm());
+    form.reset(wizardValues(vehicle ? vehicleToForm(vehicle) : emptyVehicleForm()));
     setProblem(null);
     save.reset();
   }, [open, vehicle]);
 
   const values = form.watch();
-  const set = <K extends 'features' | 'images' | 'safety_features' | 'comfort_features'>(k: K, v: PathValue<VehicleForm, K>) => form.setValue(k, v);
+  const set = <K extends 'features' | 'images' | 'safety_features' | 'comfort_features'>(k: K, v: PathValue<WizardValues, K>) => form.setValue(k, v);
+  const addFeature = () => {
+    const feature = form.getValues('newFeature').trim();
+    if (feature) set('features', [...form.getValues('features'), feature]);
+    form.setValue('newFeature', '');
+  };
   const valid = stepValid(step, values);
   const last = step === WIZARD_STEPS.length - 1;
 
@@ -119,7 +133,7 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
       },
     );
   };
-  const refused = (errors: FieldErrors<VehicleForm>) => setProblem(firstError(errors)?.message ?? 'Formulaire invalide');
+  const refused = (errors: FieldErrors<WizardValues>) => setProblem(firstError(errors)?.message ?? 'Formulaire invalide');
 
   /** « Suivant »: the step's own ranges first, so an out-of-range value is shown where it was typed. */
   const next = async () => {
@@ -186,18 +200,10 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
                 ))}
               </SelectFormField>
               <SelectFormField name="fuel_type" label="Carburant" required>
-                {FUEL_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
+                {choices(FUEL_TYPES)}
               </SelectFormField>
               <SelectFormField name="transmission" label="Transmission" required>
-                {TRANSMISSIONS.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
+                {choices(TRANSMISSIONS)}
               </SelectFormField>
               {num('seats', 'Places', { min: 1, max: 50 }, true)}
               {num('doors', 'Portes', { min: 2, max: 10 })}
@@ -258,19 +264,19 @@ export function VehicleWizard({ open, vehicle, onClose, onSaved }: { open: boole
             <div className="space-y-4">
               <div className="flex gap-2">
                 <div className="flex-1">
-                  <TextField label="Nouvelle caractéristique" value={feature} onChange={(e) => setFeature(e.target.value)} onKeyDown={(e) => {
-                    if (e.key === 'Enter') {
-                      e.preventDefault();
-                      if (feature.trim()) set('features', [...values.features, feature.trim()]);
-                      setFeature('');
-                    }
-                  }} />
+                  <Field
+                    name="newFeature"
+                    label="Nouvelle caractéristique"
+                    onKeyDown={(e) => {
+                      if (e.key === 'Enter') {
+                        e.preventDefault();
+                        addFeature();
+                      }
+                    }}
+                  />
                 </div>
                 <div className="flex items-end">
-                  <Button variant="secondary" onClick={() => {
-                    if (feature.trim()) set('features', [...values.features, feature.trim()]);
-                    setFeature('');
-                  }}>
+                  <Button variant="secondary" onClick={addFeature}>
                     <Plus className="h-4 w-4" aria-hidden="true" /> Ajouter
                   </Button>
                 </div>

@@ -203,7 +203,7 @@ describe('ReservationDialog', () => {
     fillCard();
     click('Retour');
     await reached('Étape 2 sur 4 : Réservation');
-    expect(screen.getByLabelText('Durée (jours)') as HTMLInputElement).toHaveProperty('value', '7');
+    expect((screen.getByLabelText('Durée (jours)') as HTMLInputElement).value).toBe('7');
     click('Suivant');
     await reached('Étape 3 sur 4 : Paiement');
     expect((screen.getByLabelText('Numéro de carte') as HTMLInputElement).value).toBe('4242 4242 4242 4242');
