@@ -7,6 +7,8 @@ import { canSubmitDiagnostic, diagnosticSchema } from './diagnostics/schemas/dia
 import { premiumSchema } from './premium/schemas/premium-schema';
 import { contactSchema } from './contact/schemas/contact-schema';
 import { cardSchema, clampDuration, expiryValid, formatCardNumber, luhnValid, reservationSchema } from './payments/schemas/payment-schemas';
+import { paymentStepSchema, initialPayment } from './payments/schemas/payment-step-schema';
+import { bookingStepSchema } from './booking/schemas/reservation-schemas';
 import { fieldErrors, isValidPhone } from '@/lib/validation';
 
 const TODAY = '2026-11-22';
@@ -201,5 +203,25 @@ describe('reservation dialog', () => {
       duration: 'La durée maximale est de 30 jours',
       guests: 'Au moins une personne est requise',
     });
+  });
+  it('reads the booking step as its inputs hold it: the duration and the count as typed', () => {
+    const step = bookingStepSchema(TODAY);
+    const typed = { date: '2026-11-30', time: '09:30', duration: '7', guests: '3', specialRequests: '  siège enfant ' };
+    expect(step.parse(typed)).toEqual({ ...typed, duration: 7, guests: 3, specialRequests: 'siège enfant' });
+    expect(errorsOf(step, { ...typed, duration: '', guests: '' })).toEqual({ duration: 'La durée maximale est de 30 jours', guests: 'Au moins une personne est requise' });
+    expect(errorsOf(step, { ...typed, duration: '2.5' })).toEqual({ duration: expect.any(String) });
+  });
+  it('checks only the chosen payment method’s details, on their fields', () => {
+    const now = new Date('2026-11-22T12:00:00Z');
+    const step = paymentStepSchema(now);
+    const blank = initialPayment('', 'VIR-ABCDEFGH');
+    expect(errorsOf(step, blank)).toEqual({ card: 'Numéro de carte invalide' });
+    const r = step.safeParse(blank);
+    expect(r.success ? [] : r.error.issues.map((i) => i.path.join('.'))).toEqual(['card.number', 'card.expiry', 'card.cvv', 'card.name']);
+    expect(step.safeParse({ ...blank, card: { number: '4242 4242 4242 4242', expiry: '12/30', cvv: '123', name: 'AWA' } }).success).toBe(true);
+    const mobile = step.safeParse({ ...blank, method: 'mobile' });
+    expect(mobile.success ? [] : mobile.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual(['mobile.provider: Champ invalide', 'mobile.phone: Numéro de téléphone invalide']);
+    expect(step.safeParse({ ...blank, method: 'mobile', mobile: { provider: 'mpesa', phone: '+243 81 234 5678' } }).success).toBe(true);
+    expect(step.safeParse({ ...blank, method: 'bank' }).success).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
  * The site's one form abstraction: react-hook-form with the zod resolver, and the fields bound to it.
  *
  * A form calls `useZodForm(schema, { defaultValues })`, renders `<Form form={form} onValid={…}>` and
- * puts `Field`, `SelectFormField`, `TextAreaFormField` or `CheckboxField` inside, by field name. The
+ * puts `Field`, `NumberFormField`, `SelectFormField`, `TextAreaFormField` or `CheckboxField` inside, by field name. The
  * form holds the values, what was touched and the errors; no component keeps them in its own state.
  * By default (`mode: 'onTouched'`) a field's error shows once the field is left or the form is
  * submitted, then follows what is typed. This module must not know any feature's schema or text.
@@ -14,7 +14,9 @@ import {
   useForm,
   useFormContext,
   useFormState,
+  type FieldErrors,
   type FieldValues,
+  type RegisterOptions,
   type Resolver,
   type SubmitErrorHandler,
   type SubmitHandler,
@@ -33,7 +35,7 @@ export function useZodForm<S extends Schema>(schema: S, options: Omit<UseFormPro
   return useForm<z.input<S>, unknown, z.output<S>>({ mode: 'onTouched', ...options, resolver });
 }
 
-type FormProps<In extends FieldValues, Out extends FieldValues> = Omit<FormHTMLAttributes<HTMLFormElement>, 'onSubmit'> & {
+type FormProps<In extends FieldValues, Out extends FieldValues> = Omit<FormHTMLAttributes<HTMLFormElement>, 'onSubmit' | 'onInvalid'> & {
   form: UseFormReturn<In, unknown, Out>;
   /** Called with the parsed values once every field is valid. */
   onValid: SubmitHandler<Out>;
@@ -60,6 +62,22 @@ export function useFieldError(name: string): string | undefined {
   return getFieldState(name, state).error?.message;
 }
 
+/**
+ * The first error of a failed submit, in the schema's order, with its field's dotted name
+ * (`general.companyEmail`, `seasonal_rates.0.rate_multiplier`): for a form that says it once
+ * (in a banner) or opens the part of the form that holds it.
+ */
+export function firstError(errors: FieldErrors, prefix = ''): { name: string; message: string } | undefined {
+  for (const [key, value] of Object.entries(errors)) {
+    if (!value || typeof value !== 'object') continue;
+    const name = prefix ? `${prefix}.${key}` : key;
+    if ('type' in value && typeof value.message === 'string') return { name, message: value.message };
+    const inner = firstError(value as FieldErrors, name);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
 interface Bound {
   name: string;
   label: string;
@@ -69,12 +87,29 @@ interface Bound {
   deps?: string | string[] | undefined;
 }
 
-/** A text input bound to the form by name, with its label and its error. */
-export function Field({ name, deps, onChange, ...props }: Bound & Omit<InputHTMLAttributes<HTMLInputElement>, 'name'>) {
+type InputProps = Bound &
+  Omit<InputHTMLAttributes<HTMLInputElement>, 'name'> & {
+    /** Shown where the error goes while the field has none (a value the field corrected, say). */
+    notice?: string | null | undefined;
+  };
+
+/**
+ * A text input bound to the form by name, with its label and its error. Its own `onChange` and
+ * `onBlur` run first and may rewrite what was typed (upper case, a clamp) before the form reads it.
+ */
+export function Field(props: InputProps) {
+  return <BoundInput {...props} options={{}} />;
+}
+
+/** A number input whose form value is a number: NaN when it is empty, for the schema to refuse. */
+export function NumberFormField(props: Omit<InputProps, 'type'>) {
+  return <BoundInput {...props} type="number" options={{ valueAsNumber: true }} />;
+}
+
+function BoundInput({ name, deps, onChange, onBlur, notice, options, ...props }: InputProps & { options: RegisterOptions }) {
   const { register } = useFormContext();
   const error = useFieldError(name);
-  const bound = register(name, deps ? { deps } : {});
-  // a field's own onChange runs first and may rewrite what was typed (upper case, say)
+  const bound = register(name, deps ? { ...options, deps } : options);
   return (
     <TextField
       {...props}
@@ -83,7 +118,11 @@ export function Field({ name, deps, onChange, ...props }: Bound & Omit<InputHTML
         onChange?.(e);
         return bound.onChange(e);
       }}
-      error={error}
+      onBlur={(e) => {
+        onBlur?.(e);
+        return bound.onBlur(e);
+      }}
+      error={error ?? (notice || undefined)}
     />
   );
 }

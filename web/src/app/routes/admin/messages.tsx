@@ -3,13 +3,14 @@ import { Archive, ArchiveRestore, Mail, MailOpen, Reply } from 'lucide-react';
 import { notify } from '@/lib/notify';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
-import { TextAreaField } from '@/components/ui/field';
+import { Form, TextAreaFormField, useZodForm } from '@/components/ui/form';
 import { EmptyState, ErrorState, Spinner } from '@/components/ui/states';
 import { formatDateTime } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import { AdminHeader, RefreshButton } from '@/features/admin/components/admin-ui';
 import { useArchive, useMarkRead, useMessages, useReply, type ContactMessage, type MessageBox } from '@/features/admin/api/messages';
 import { messageSubjectLabels } from '@/features/admin/lib/labels';
+import { replySchema, type ReplyValues } from '@/features/admin/schemas/reply-schema';
 
 /** The contact and support messages: read, reply (mailed to the sender), archive. */
 export default function AdminMessagesPage() {
@@ -95,26 +96,21 @@ function MessageDetail({ message: m }: { message: ContactMessage }) {
   const markRead = useMarkRead();
   const archive = useArchive();
   const reply = useReply();
-  const [body, setBody] = useState('');
-  const [error, setError] = useState<string | undefined>();
+  // the error shows when the reply is sent, and stays until it is sent again
+  const form = useZodForm(replySchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', defaultValues: { body: '' } });
   const { mutate: mark } = markRead;
   // opening a message marks it read
   useEffect(() => {
     if (!m.read_at) mark(m.id);
   }, [m.id, m.read_at, mark]);
 
-  const send = () => {
-    if (body.trim().length < 2) {
-      setError('La réponse doit contenir au moins 2 caractères');
-      return;
-    }
-    setError(undefined);
+  const send = ({ body }: ReplyValues) => {
     reply.mutate(
       { id: m.id, body },
       {
         onSuccess: () => {
           notify.success(`Réponse envoyée à ${m.email}`);
-          setBody('');
+          form.reset();
         },
         onError: (e) => notify.error(e.message),
       },
@@ -159,13 +155,13 @@ function MessageDetail({ message: m }: { message: ContactMessage }) {
           <p className="mt-2 whitespace-pre-wrap text-sm text-slate-800">{m.reply}</p>
         </div>
       )}
-      <div className="mt-5 space-y-3">
-        <TextAreaField label={m.replied_at ? 'Répondre à nouveau' : 'Votre réponse'} rows={5} value={body} onChange={(e) => setBody(e.target.value)} error={error} maxLength={5000} />
-        <Button onClick={send} disabled={reply.isPending}>
+      <Form form={form} onValid={send} className="mt-5 space-y-3">
+        <TextAreaFormField name="body" label={m.replied_at ? 'Répondre à nouveau' : 'Votre réponse'} rows={5} maxLength={5000} />
+        <Button type="submit" disabled={reply.isPending}>
           {reply.isPending ? <Mail className="h-4 w-4" aria-hidden="true" /> : <Reply className="h-4 w-4" aria-hidden="true" />}
           {reply.isPending ? 'Envoi…' : `Envoyer la réponse à ${m.email}`}
         </Button>
-      </div>
+      </Form>
     </article>
   );
 }

@@ -1,16 +1,25 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useFormContext, type FieldErrors } from 'react-hook-form';
 import { Bell, Building2, Briefcase, Download, Save, Server, Upload } from 'lucide-react';
 import { usePageTitle } from '@/components/ui/page';
 import { Button } from '@/components/ui/button';
-import { Alert, SelectField, TextField } from '@/components/ui/field';
+import { Alert } from '@/components/ui/field';
+import { Field, firstError, Form, NumberFormField, SelectFormField, useZodForm } from '@/components/ui/form';
 import { Spinner } from '@/components/ui/states';
 import { todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import { useSaveSettings, useSettings } from '@/features/admin/api/settings';
 import { AdminHeader } from '@/features/admin/components/admin-ui';
-import { parseSettingsFile, settingsSchema, type Settings, type SettingsSection } from '@/features/admin/schemas/settings-schema';
+import { parseSettingsFile, settingsSchema, settingsSections, type Settings, type SettingsSection } from '@/features/admin/schemas/settings-schema';
 import { backupLabels, cancellationLabels } from '@/features/admin/lib/labels';
 import { downloadJson } from '@/features/admin/lib/download';
+
+/**
+ * The back office's settings: four groups in tabs, one form of `settingsSchema` over the four.
+ * Errors show when Sauvegarder is pressed (under their fields, the first one in the banner, its
+ * tab opened) and stay until the next save, as they always have. The form follows the saved
+ * settings when they change (after a save, the server's copy).
+ */
 
 const tabs: { id: SettingsSection; label: string; icon: typeof Bell }[] = [
   { id: 'general', label: 'Général', icon: Building2 },
@@ -19,56 +28,53 @@ const tabs: { id: SettingsSection; label: string; icon: typeof Bell }[] = [
   { id: 'system', label: 'Système', icon: Server },
 ];
 
-type Errors = Partial<Record<string, string>>;
-
 export default function AdminSettingsPage() {
   usePageTitle('Paramètres système');
   const q = useSettings();
+  if (q.isPending) return <Spinner label="Chargement des paramètres…" />;
+  if (q.isError) return <Alert>Erreur lors du chargement des paramètres</Alert>;
+  return <SettingsForm settings={q.data} />;
+}
+
+/** A switch of the form, its label before it. */
+function Toggle({ name, label }: { name: `${'notifications' | 'system'}.${string}`; label: string }) {
+  const { register } = useFormContext();
+  return (
+    <label className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-3 py-2.5 text-sm">
+      <span>{label}</span>
+      <input type="checkbox" className="h-5 w-5 accent-blue-900" {...register(name)} />
+    </label>
+  );
+}
+
+function SettingsForm({ settings }: { settings: Settings }) {
   const save = useSaveSettings();
-  const [form, setForm] = useState<Settings | null>(null);
+  const form = useZodForm(settingsSchema, { mode: 'onSubmit', reValidateMode: 'onSubmit', values: settings, resetOptions: { keepErrors: true } });
   const [tab, setTab] = useState<SettingsSection>('general');
-  const [errors, setErrors] = useState<Errors>({});
   const [banner, setBanner] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const currency = form.watch('general.currency');
 
-  useEffect(() => {
-    if (q.data) setForm(structuredClone(q.data));
-  }, [q.data]);
   useEffect(() => {
     if (banner?.tone !== 'success') return;
     const t = setTimeout(() => setBanner(null), 3000);
     return () => clearTimeout(t);
   }, [banner]);
 
-  if (q.isPending || (!form && !q.isError)) return <Spinner label="Chargement des paramètres…" />;
-  if (q.isError || !form) return <Alert>Erreur lors du chargement des paramètres</Alert>;
-
-  const set = <S extends SettingsSection>(section: S, key: keyof Settings[S], value: unknown) =>
-    setForm((f) => (f ? { ...f, [section]: { ...f[section], [key]: value } } : f));
-  const num = (e: { target: { value: string } }) => (e.target.value === '' ? Number.NaN : Number(e.target.value));
-  const shown = (v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? '' : String(v));
-
-  const onSave = () => {
+  const onValid = (valid: Settings) => {
     setBanner(null);
-    const r = settingsSchema.safeParse(form);
-    if (!r.success) {
-      const errs: Errors = {};
-      for (const i of r.error.issues) {
-        const key = i.path.join('.');
-        if (!(key in errs)) errs[key] = i.message;
-      }
-      setErrors(errs);
-      const first = r.error.issues[0];
-      if (first) setTab(first.path[0] as SettingsSection);
-      setBanner({ tone: 'error', text: `Erreur lors de la sauvegarde : ${first?.message ?? 'valeurs invalides'}` });
-      return;
-    }
-    setErrors({});
-    save.mutate(r.data, {
+    save.mutate(valid, {
       onSuccess: () => setBanner({ tone: 'success', text: 'Paramètres sauvegardés avec succès' }),
       onError: (e) => setBanner({ tone: 'error', text: `Erreur lors de la sauvegarde : ${e.message}` }),
     });
+  };
+
+  const onInvalid = (errors: FieldErrors) => {
+    const first = firstError(errors);
+    const section = settingsSections.find((s) => first?.name.startsWith(`${s}.`));
+    if (section) setTab(section);
+    setBanner({ tone: 'error', text: `Erreur lors de la sauvegarde : ${first?.message ?? 'valeurs invalides'}` });
   };
 
   const onImport = async (file: File | undefined) => {
@@ -76,8 +82,7 @@ export default function AdminSettingsPage() {
     setBanner(null);
     try {
       if (!file.name.toLowerCase().endsWith('.json')) throw new Error('not json');
-      setForm(parseSettingsFile(await file.text(), form));
-      setErrors({});
+      form.reset(parseSettingsFile(await file.text(), form.getValues() as Settings));
       setBanner({ tone: 'success', text: 'Paramètres importés avec succès' });
     } catch {
       setBanner({ tone: 'error', text: "Erreur lors de l'importation" });
@@ -93,22 +98,10 @@ export default function AdminSettingsPage() {
     tabRefs.current[t.id]?.focus();
   };
 
-  const g = form.general;
-  const b = form.business;
-  const n = form.notifications;
-  const s = form.system;
-  const err = (k: string) => errors[k];
-  const toggle = <S extends 'notifications' | 'system'>(section: S, key: keyof Settings[S] & string, label: string) => (
-    <label className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 px-3 py-2.5 text-sm">
-      <span>{label}</span>
-      <input type="checkbox" className="h-5 w-5 accent-blue-900" checked={Boolean(form[section][key])} onChange={(e) => set(section, key, e.target.checked)} />
-    </label>
-  );
-
   return (
-    <>
+    <Form form={form} onValid={onValid} onInvalid={onInvalid}>
       <AdminHeader title="Paramètres système" subtitle="Enregistrés sur le serveur et vérifiés par la base de données">
-        <Button variant="secondary" onClick={() => downloadJson(`parametres-${todayIso()}.json`, form)}>
+        <Button variant="secondary" onClick={() => downloadJson(`parametres-${todayIso()}.json`, form.getValues())}>
           <Download className="h-4 w-4" aria-hidden="true" /> Exporter
         </Button>
         <Button variant="secondary" onClick={() => fileRef.current?.click()}>
@@ -118,7 +111,7 @@ export default function AdminSettingsPage() {
           void onImport(e.target.files?.[0]);
           e.target.value = '';
         }} />
-        <Button onClick={onSave} disabled={save.isPending}>
+        <Button type="submit" disabled={save.isPending}>
           <Save className="h-4 w-4" aria-hidden="true" /> {save.isPending ? 'Sauvegarde…' : 'Sauvegarder'}
         </Button>
       </AdminHeader>
@@ -154,31 +147,29 @@ export default function AdminSettingsPage() {
         <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
           {tab === 'general' && (
             <div className="grid gap-4 sm:grid-cols-2">
-              <TextField label="Nom de l'entreprise" value={g.companyName} onChange={(e) => set('general', 'companyName', e.target.value)} error={err('general.companyName')} required />
-              <TextField label="Email de l'entreprise" type="email" value={g.companyEmail} onChange={(e) => set('general', 'companyEmail', e.target.value)} error={err('general.companyEmail')} required />
-              <TextField label="Téléphone" type="tel" value={g.companyPhone} onChange={(e) => set('general', 'companyPhone', e.target.value)} />
-              <SelectField label="Devise" value={g.currency} onChange={(e) => set('general', 'currency', e.target.value)}>
+              <Field name="general.companyName" label="Nom de l'entreprise" required />
+              <Field name="general.companyEmail" label="Email de l'entreprise" type="email" required />
+              <Field name="general.companyPhone" label="Téléphone" type="tel" />
+              <SelectFormField name="general.currency" label="Devise">
                 <option value="USD">Dollar américain (USD)</option>
                 <option value="EUR">Euro (EUR)</option>
                 <option value="CDF">Franc congolais (CDF)</option>
-              </SelectField>
-              {g.currency !== 'USD' && (
-                <TextField
-                  label={g.currency === 'CDF' ? 'Taux : francs congolais pour 1 $' : 'Taux : euros pour 1 $'}
-                  type="number"
+              </SelectFormField>
+              {currency !== 'USD' && (
+                <NumberFormField
+                  key={currency}
+                  name={`general.exchangeRates.${currency}`}
+                  label={currency === 'CDF' ? 'Taux : francs congolais pour 1 $' : 'Taux : euros pour 1 $'}
                   min="0"
                   step="any"
-                  value={shown(g.exchangeRates[g.currency])}
-                  onChange={(e) => set('general', 'exchangeRates', { ...g.exchangeRates, [g.currency]: num(e) })}
-                  error={err(`general.exchangeRates.${g.currency}`)}
                   hint="Les montants restent enregistrés en dollars ; le site les affiche dans cette devise."
                 />
               )}
-              <SelectField label="Fuseau horaire" value={g.timezone} onChange={(e) => set('general', 'timezone', e.target.value)}>
+              <SelectFormField name="general.timezone" label="Fuseau horaire">
                 <option value="Africa/Kinshasa">Afrique/Kinshasa</option>
                 <option value="Europe/Paris">Europe/Paris</option>
                 <option value="America/New_York">Amérique/New York</option>
-              </SelectField>
+              </SelectFormField>
               {/* the site is written in French only: the language is said, not chosen */}
               <div className="text-sm">
                 <p className="font-medium text-slate-800">Langue</p>
@@ -187,59 +178,59 @@ export default function AdminSettingsPage() {
                 </p>
               </div>
               <div className="sm:col-span-2">
-                <TextField label="Adresse" value={g.companyAddress} onChange={(e) => set('general', 'companyAddress', e.target.value)} />
+                <Field name="general.companyAddress" label="Adresse" />
               </div>
             </div>
           )}
           {tab === 'business' && (
             <div className="grid gap-4 sm:grid-cols-2">
-              <TextField label="Durée de location par défaut (jours)" type="number" min={1} value={shown(b.defaultRentalDuration)} onChange={(e) => set('business', 'defaultRentalDuration', num(e))} error={err('business.defaultRentalDuration')} />
-              <TextField label="Durée minimum (jours)" type="number" min={1} value={shown(b.minimumRentalDuration)} onChange={(e) => set('business', 'minimumRentalDuration', num(e))} error={err('business.minimumRentalDuration')} />
-              <TextField label="Durée maximum (jours)" type="number" min={1} value={shown(b.maximumRentalDuration)} onChange={(e) => set('business', 'maximumRentalDuration', num(e))} error={err('business.maximumRentalDuration')} />
-              <TextField label="Réservation à l'avance (jours)" type="number" min={1} value={shown(b.advanceBookingDays)} onChange={(e) => set('business', 'advanceBookingDays', num(e))} error={err('business.advanceBookingDays')} />
-              <SelectField label="Politique d'annulation" value={b.cancellationPolicy} onChange={(e) => set('business', 'cancellationPolicy', e.target.value)}>
+              <NumberFormField name="business.defaultRentalDuration" label="Durée de location par défaut (jours)" min={1} />
+              <NumberFormField name="business.minimumRentalDuration" label="Durée minimum (jours)" min={1} />
+              <NumberFormField name="business.maximumRentalDuration" label="Durée maximum (jours)" min={1} />
+              <NumberFormField name="business.advanceBookingDays" label="Réservation à l'avance (jours)" min={1} />
+              <SelectFormField name="business.cancellationPolicy" label="Politique d'annulation">
                 {Object.entries(cancellationLabels).map(([k, l]) => (
                   <option key={k} value={k}>
                     {l}
                   </option>
                 ))}
-              </SelectField>
-              <TextField label="Frais de retard (%)" type="number" min={0} max={100} step={0.1} value={shown(b.lateFeePercentage)} onChange={(e) => set('business', 'lateFeePercentage', num(e))} error={err('business.lateFeePercentage')} />
-              <TextField label="Caution (%)" type="number" min={0} max={100} step={0.1} value={shown(b.securityDepositPercentage)} onChange={(e) => set('business', 'securityDepositPercentage', num(e))} error={err('business.securityDepositPercentage')} />
+              </SelectFormField>
+              <NumberFormField name="business.lateFeePercentage" label="Frais de retard (%)" min={0} max={100} step={0.1} />
+              <NumberFormField name="business.securityDepositPercentage" label="Caution (%)" min={0} max={100} step={0.1} />
             </div>
           )}
           {tab === 'notifications' && (
             <div className="space-y-3">
-              <TextField label="Email administrateur" type="email" value={n.adminEmailAddress} onChange={(e) => set('notifications', 'adminEmailAddress', e.target.value)} error={err('notifications.adminEmailAddress')} required />
-              {toggle('notifications', 'emailNotifications', 'Notifications par email')}
-              {toggle('notifications', 'smsNotifications', 'Notifications par SMS')}
-              {toggle('notifications', 'bookingConfirmations', 'Confirmations de réservation')}
-              {toggle('notifications', 'paymentReminders', 'Rappels de paiement')}
-              {toggle('notifications', 'maintenanceAlerts', 'Alertes de maintenance')}
-              {toggle('notifications', 'lowStockAlerts', 'Alertes de disponibilité faible')}
+              <Field name="notifications.adminEmailAddress" label="Email administrateur" type="email" required />
+              <Toggle name="notifications.emailNotifications" label="Notifications par email" />
+              <Toggle name="notifications.smsNotifications" label="Notifications par SMS" />
+              <Toggle name="notifications.bookingConfirmations" label="Confirmations de réservation" />
+              <Toggle name="notifications.paymentReminders" label="Rappels de paiement" />
+              <Toggle name="notifications.maintenanceAlerts" label="Alertes de maintenance" />
+              <Toggle name="notifications.lowStockAlerts" label="Alertes de disponibilité faible" />
             </div>
           )}
           {tab === 'system' && (
             <div className="space-y-4">
               <div className="grid gap-4 sm:grid-cols-2">
-                <TextField label="Délai d'expiration de session (minutes)" type="number" min={5} max={1440} value={shown(s.sessionTimeout)} onChange={(e) => set('system', 'sessionTimeout', num(e))} error={err('system.sessionTimeout')} hint="Entre 5 et 1440" />
-                <TextField label="Tentatives de connexion maximum" type="number" min={3} max={10} value={shown(s.maxLoginAttempts)} onChange={(e) => set('system', 'maxLoginAttempts', num(e))} error={err('system.maxLoginAttempts')} hint="Entre 3 et 10" />
-                <SelectField label="Fréquence de sauvegarde" value={s.backupFrequency} onChange={(e) => set('system', 'backupFrequency', e.target.value)}>
+                <NumberFormField name="system.sessionTimeout" label="Délai d'expiration de session (minutes)" min={5} max={1440} hint="Entre 5 et 1440" />
+                <NumberFormField name="system.maxLoginAttempts" label="Tentatives de connexion maximum" min={3} max={10} hint="Entre 3 et 10" />
+                <SelectFormField name="system.backupFrequency" label="Fréquence de sauvegarde">
                   {Object.entries(backupLabels).map(([k, l]) => (
                     <option key={k} value={k}>
                       {l}
                     </option>
                   ))}
-                </SelectField>
-                <TextField label="Rétention des données (jours)" type="number" min={30} max={3650} value={shown(s.dataRetentionDays)} onChange={(e) => set('system', 'dataRetentionDays', num(e))} error={err('system.dataRetentionDays')} hint="Entre 30 et 3650" />
+                </SelectFormField>
+                <NumberFormField name="system.dataRetentionDays" label="Rétention des données (jours)" min={30} max={3650} hint="Entre 30 et 3650" />
               </div>
-              {toggle('system', 'maintenanceMode', 'Mode maintenance')}
-              {toggle('system', 'allowRegistrations', 'Autoriser les inscriptions')}
-              {toggle('system', 'requireEmailVerification', "Exiger la vérification de l'email")}
+              <Toggle name="system.maintenanceMode" label="Mode maintenance" />
+              <Toggle name="system.allowRegistrations" label="Autoriser les inscriptions" />
+              <Toggle name="system.requireEmailVerification" label="Exiger la vérification de l'email" />
             </div>
           )}
         </div>
       </div>
-    </>
+    </Form>
   );
 }

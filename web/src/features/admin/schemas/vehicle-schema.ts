@@ -129,8 +129,11 @@ export function vehicleSchema(now: Date = new Date()) {
   }).loose();
 }
 
-/** The fields each wizard step edits, checked by `stepErrors` before « Suivant » goes on. */
-export const STEP_FIELDS: readonly (readonly string[])[] = [
+/**
+ * The fields each wizard step edits, checked (the form's `trigger`) before « Suivant » goes on: a
+ * year of 1985 or a 60 % discount stop the step they are typed in, not the last one.
+ */
+export const STEP_FIELDS: readonly (readonly (keyof VehicleForm)[])[] = [
   ['name', 'make', 'model', 'year', 'category', 'vin', 'daily_rate'],
   ['fuel_type', 'transmission', 'seats', 'doors', 'mileage'],
   ['daily_rate', 'weekly_discount', 'monthly_discount', 'security_deposit', 'seasonal_rates'],
@@ -138,23 +141,6 @@ export const STEP_FIELDS: readonly (readonly string[])[] = [
   ['images'],
   [],
 ];
-
-/**
- * The field errors of step `step`'s fields (a year of 1985 or a 60 % discount stop the step they
- * are typed in, not the last one); empty when the step may go on.
- */
-export function stepErrors(step: number, f: VehicleForm, now: Date = new Date()): Record<string, string> {
-  const fields = STEP_FIELDS[step] ?? [];
-  const r = vehicleSchema(now).safeParse(f);
-  const out: Record<string, string> = {};
-  if (r.success) return out;
-  for (const issue of r.error.issues) {
-    const key = issue.path.map(String).join('.');
-    const top = String(issue.path[0] ?? '');
-    if (fields.includes(top) && !(key in out)) out[key] = issue.message;
-  }
-  return out;
-}
 
 /** Whether wizard step `step` (0–5) lets 'Suivant' go on (section 5). */
 export function stepValid(step: number, f: VehicleForm): boolean {

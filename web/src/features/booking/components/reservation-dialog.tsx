@@ -1,25 +1,27 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { notify } from '@/lib/notify';
 import { Dialog } from '@/components/ui/dialog';
 import { Alert } from '@/components/ui/field';
+import { Form, useZodForm } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/lib/cn';
 import { errorCode } from '@/lib/errors';
 import { addDaysIso, todayIso } from '@/lib/format';
-import { fieldErrors } from '@/lib/validation';
 import type { BookVehicleResult, Vehicle } from '@/types/database';
-import { clampDuration } from '@/features/payments/schemas/payment-schemas';
-import { initialPayment, PaymentForm, paymentReady, type PaymentInput } from '@/features/payments/components/payment-form';
+import { PaymentForm } from '@/features/payments/components/payment-form';
+import { initialPayment, paymentReady, paymentStepSchema, type PaymentInput } from '@/features/payments/schemas/payment-step-schema';
 import { generateTransferReference } from '@/features/payments/utils/payment';
 import { useBookVehicle, useRentalQuote } from '../api/booking';
-import { bookingStepSchema, personalStepSchema, reservationStepMessages } from '../schemas/reservation-schemas';
-import { BookingStep, paymentFollowUpText, PersonalStep, SummaryStep, type BookingInput, type PersonalInput } from './reservation-steps';
+import { bookingStepSchema, personalStepSchema } from '../schemas/reservation-schemas';
+import { BookingStep, paymentFollowUpText, PersonalStep, SummaryStep } from './reservation-steps';
 
 /**
  * The reservation dialog of customer-site.md (sections 3–5): personal → booking → payment →
  * summary, then a real pending booking through `book_vehicle`. Back goes to the previous step,
- * Annuler closes. Prices are the server's (`quote_vehicle_rental`, then the booked total); card
- * details never leave the browser and nothing is charged.
+ * Annuler closes. Each step is a form of its own schema that the dialog holds, so what was typed
+ * outlives the step (Back keeps it); Suivant shows every error of the step, otherwise an error
+ * shows once its field is left. Prices are the server's (`quote_vehicle_rental`, then the booked
+ * total); card details never leave the browser and nothing is charged.
  */
 
 type Step = 'personal' | 'booking' | 'payment' | 'summary';
@@ -55,24 +57,24 @@ export function ReservationDialog({
 }) {
   const today = todayIso();
   const [step, setStep] = useState<Step>('personal');
-  const [personal, setPersonal] = useState<PersonalInput>({ ...defaults, licenseNumber: '' });
-  const [personalShown, setPersonalShown] = useState<Partial<Record<keyof PersonalInput, boolean>>>({});
-  const [booking, setBooking] = useState<BookingInput>({ date: '', time: '', duration: '1', guests: '1', specialRequests: '' });
-  const [bookingShown, setBookingShown] = useState<Partial<Record<keyof BookingInput, boolean>>>({});
+  const personalSchema = personalStepSchema(today);
+  const bookingSchema = bookingStepSchema(today);
+  const personalForm = useZodForm(personalSchema, { defaultValues: { ...defaults, licenseNumber: '' } });
+  const bookingForm = useZodForm(bookingSchema, { defaultValues: { date: '', time: '', duration: '1', guests: '1', specialRequests: '' } });
+  // the form keeps its first default values: the reference is drawn once per dialog
+  const paymentDefaults = useMemo(() => initialPayment(defaults.phone, generateTransferReference()), [defaults.phone]);
+  const paymentForm = useZodForm(paymentStepSchema(), { defaultValues: paymentDefaults });
+  /** « La durée maximale est de 30 jours » after a duration above 30 was cut to 30, until the next change. */
   const [durationNotice, setDurationNotice] = useState<string | null>(null);
-  const [payment, setPayment] = useState<PaymentInput>(() => initialPayment(defaults.phone, generateTransferReference()));
   const book = useBookVehicle();
 
-  const personalParse = personalStepSchema(today).safeParse(personal);
-  const personalErrors = personalParse.success ? {} : fieldErrors<keyof PersonalInput>(personalParse.error);
-  const bookingValues = { ...booking, duration: Number(booking.duration), guests: booking.guests === '' ? 0 : Number(booking.guests) };
-  const bookingParse = bookingStepSchema(today).safeParse(bookingValues);
-  const bookingErrors = bookingParse.success ? {} : fieldErrors<keyof BookingInput>(bookingParse.error);
-
-  const datesComplete = !bookingErrors.date && !bookingErrors.duration && booking.date !== '';
-  const endDate = datesComplete ? addDaysIso(booking.date, bookingValues.duration) : '';
-  const quote = useRentalQuote(datesComplete ? { vehicleId: vehicle.id, startDate: booking.date, endDate } : null);
-  const currentQuote = datesComplete && !quote.isPlaceholderData ? quote.data : undefined;
+  // the live quote follows the dates as typed, once they are valid
+  const [date, duration] = bookingForm.watch(['date', 'duration']);
+  const dates = bookingSchema.pick({ date: true, duration: true }).safeParse({ date, duration });
+  const endDate = dates.success ? addDaysIso(dates.data.date, dates.data.duration) : '';
+  const quote = useRentalQuote(dates.success ? { vehicleId: vehicle.id, startDate: dates.data.date, endDate } : null);
+  const currentQuote = dates.success && !quote.isPlaceholderData ? quote.data : undefined;
+  const payment = paymentForm.watch();
 
   // Each new step is announced by moving focus to its heading (not on opening: the dialog focuses itself).
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -88,33 +90,13 @@ export function ReservationDialog({
   const index = STEPS.findIndex((s) => s.key === step);
   const back = () => setStep(STEPS[Math.max(0, index - 1)]?.key ?? 'personal');
 
-  const next = () => {
-    if (step === 'personal') {
-      if (!personalParse.success) return setPersonalShown({ name: true, email: true, phone: true, licenseNumber: true });
-      setStep('booking');
-    } else if (step === 'booking') {
-      if (!bookingParse.success) return setBookingShown({ date: true, time: true, duration: true, guests: true });
-      if (!currentQuote) return;
-      setStep('payment');
-    } else if (step === 'payment') {
-      if (paymentReady(payment)) setStep('summary');
-    }
-  };
-
-  const setDuration = (raw: string) => {
-    if (raw !== '' && Number(raw) > 30) {
-      setDurationNotice(reservationStepMessages.duration);
-      setBooking((b) => ({ ...b, duration: '30' }));
-      return;
-    }
-    setDurationNotice(null);
-    setBooking((b) => ({ ...b, duration: raw }));
-  };
-
   const confirm = () => {
-    if (!personalParse.success || !bookingParse.success || !currentQuote) return;
-    const p = personalParse.data;
-    const b = bookingParse.data;
+    const personal = personalSchema.safeParse(personalForm.getValues());
+    const booking = bookingSchema.safeParse(bookingForm.getValues());
+    if (!personal.success || !booking.success || !currentQuote) return;
+    const p = personal.data;
+    const b = booking.data;
+    const pay = paymentForm.getValues();
     book.mutate(
       {
         vehicleId: vehicle.id,
@@ -131,16 +113,16 @@ export function ReservationDialog({
         passengers: b.guests,
         // how the customer means to pay; card number, expiry and cvv are deliberately not here.
         payment: {
-          method: payment.method,
-          mobileMoneyProvider: payment.method === 'mobile' && payment.mobile.provider ? payment.mobile.provider : undefined,
-          mobileMoneyPhone: payment.method === 'mobile' ? payment.mobile.phone.trim() : undefined,
-          transferReference: payment.method === 'bank' ? payment.transferReference : undefined,
+          method: pay.method,
+          mobileMoneyProvider: pay.method === 'mobile' && pay.mobile.provider ? pay.mobile.provider : undefined,
+          mobileMoneyPhone: pay.method === 'mobile' ? pay.mobile.phone.trim() : undefined,
+          transferReference: pay.method === 'bank' ? pay.transferReference : undefined,
         },
       },
       {
         onSuccess: (result) => {
-          notify.success(RESERVATION_SUBMITTED, { duration: 5000, description: paymentFollowUpText(payment) });
-          onBooked({ result, vehicleName: vehicle.name, startDate: b.date, endDate, payment });
+          notify.success(RESERVATION_SUBMITTED, { duration: 5000, description: paymentFollowUpText(pay) });
+          onBooked({ result, vehicleName: vehicle.name, startDate: b.date, endDate, payment: pay });
         },
         onError: () => notify.error(RESERVATION_FAILED),
       },
@@ -148,6 +130,35 @@ export function ReservationDialog({
   };
 
   const canContinue = step === 'payment' ? paymentReady(payment) : step === 'booking' ? !quote.isFetching || !!currentQuote : true;
+
+  const heading = (
+    <h3 ref={headingRef} tabIndex={-1} className="text-lg font-semibold text-blue-950 focus:outline-none">
+      Étape {index + 1} sur 4 : {STEPS[index]?.label}
+    </h3>
+  );
+  const actions = (
+    <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 pt-4">
+      <Button variant="ghost" onClick={onClose}>
+        Annuler
+      </Button>
+      <div className="flex flex-wrap gap-2">
+        {index > 0 && (
+          <Button variant="outline" onClick={back} disabled={book.isPending}>
+            Retour
+          </Button>
+        )}
+        {step === 'summary' ? (
+          <Button onClick={confirm} disabled={book.isPending}>
+            {book.isPending ? 'Réservation en cours…' : 'Confirmer'}
+          </Button>
+        ) : (
+          <Button type="submit" disabled={!canContinue}>
+            {step === 'payment' ? 'Continuer' : 'Suivant'}
+          </Button>
+        )}
+      </div>
+    </div>
+  );
 
   return (
     <Dialog open onClose={onClose} title={`Réserver : ${vehicle.name}`}>
@@ -164,77 +175,49 @@ export function ReservationDialog({
           </li>
         ))}
       </ol>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (step === 'summary') confirm();
-          else next();
-        }}
-        className="space-y-5"
-      >
-        <h3 ref={headingRef} tabIndex={-1} className="text-lg font-semibold text-blue-950 focus:outline-none">
-          Étape {index + 1} sur 4 : {STEPS[index]?.label}
-        </h3>
+      {step === 'personal' && (
+        <Form form={personalForm} onValid={() => setStep('booking')} className="space-y-5">
+          {heading}
+          <PersonalStep />
+          {actions}
+        </Form>
+      )}
 
-        {step === 'personal' && (
-          <PersonalStep
-            value={personal}
-            errors={Object.fromEntries(Object.entries(personalErrors).filter(([k]) => personalShown[k as keyof PersonalInput]))}
-            onChange={(field, v) => setPersonal((p) => ({ ...p, [field]: v }))}
-            onBlur={(field) => setPersonalShown((s) => ({ ...s, [field]: true }))}
-          />
-        )}
-
-        {step === 'booking' && (
+      {step === 'booking' && (
+        <Form form={bookingForm} onValid={() => currentQuote && setStep('payment')} className="space-y-5">
+          {heading}
           <BookingStep
-            value={booking}
-            errors={Object.fromEntries(Object.entries(bookingErrors).filter(([k]) => bookingShown[k as keyof BookingInput]))}
             durationNotice={durationNotice}
-            quote={{ data: datesComplete ? quote.data : undefined, loading: quote.isFetching, error: quote.isError ? quote.error.message : null }}
-            onChange={(field, v) => (field === 'duration' ? setDuration(v) : setBooking((b) => ({ ...b, [field]: v })))}
-            onBlur={(field) => {
-              if (field === 'duration') setBooking((b) => ({ ...b, duration: String(clampDuration(Number(b.duration === '' ? 1 : b.duration))) }));
-              setBookingShown((s) => ({ ...s, [field]: true }));
-            }}
+            onDurationNotice={setDurationNotice}
+            quote={{ data: dates.success ? quote.data : undefined, loading: quote.isFetching, error: quote.isError ? quote.error.message : null }}
           />
-        )}
+          {actions}
+        </Form>
+      )}
 
-        {step === 'payment' && currentQuote && <PaymentForm value={payment} onChange={setPayment} total={Number(currentQuote.total)} />}
+      {step === 'payment' && (
+        <Form form={paymentForm} onValid={() => setStep('summary')} className="space-y-5">
+          {heading}
+          {currentQuote && <PaymentForm total={Number(currentQuote.total)} />}
+          {actions}
+        </Form>
+      )}
 
-        {step === 'summary' && currentQuote && (
-          <SummaryStep vehicleName={vehicle.name} personal={personal} booking={booking} endDate={endDate} quote={currentQuote} payment={payment} />
-        )}
-
-        {step === 'summary' && book.isError && (
-          <Alert>
-            {book.error.message}
-            {errorCode(book.error) === 'PT409' && ' Revenez à l’étape « Réservation » pour choisir d’autres dates.'}
-          </Alert>
-        )}
-
-        <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 pt-4">
-          <Button variant="ghost" onClick={onClose}>
-            Annuler
-          </Button>
-          <div className="flex flex-wrap gap-2">
-            {index > 0 && (
-              <Button variant="outline" onClick={back} disabled={book.isPending}>
-                Retour
-              </Button>
-            )}
-            {step === 'summary' ? (
-              <Button type="submit" disabled={book.isPending}>
-                {book.isPending ? 'Réservation en cours…' : 'Confirmer'}
-              </Button>
-            ) : (
-              <Button type="submit" disabled={!canContinue}>
-                {step === 'payment' ? 'Continuer' : 'Suivant'}
-              </Button>
-            )}
-          </div>
+      {step === 'summary' && (
+        <div className="space-y-5">
+          {heading}
+          {currentQuote && (
+            <SummaryStep vehicleName={vehicle.name} personal={personalForm.getValues()} booking={bookingForm.getValues()} endDate={endDate} quote={currentQuote} payment={payment} />
+          )}
+          {book.isError && (
+            <Alert>
+              {book.error.message}
+              {errorCode(book.error) === 'PT409' && ' Revenez à l’étape « Réservation » pour choisir d’autres dates.'}
+            </Alert>
+          )}
+          {actions}
         </div>
-      </form>
+      )}
     </Dialog>
   );
 }

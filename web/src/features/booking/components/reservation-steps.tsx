@@ -1,120 +1,74 @@
 import type { ReactNode } from 'react';
 import { Info } from 'lucide-react';
-import { TextAreaField, TextField } from '@/components/ui/field';
+import { Field, TextAreaFormField } from '@/components/ui/form';
 import { formatDate, formatDays, formatPercent, formatPrice, todayIso } from '@/lib/format';
 import type { RentalQuote } from '@/types/database';
+import { clampDuration } from '@/features/payments/schemas/payment-schemas';
+import type { PaymentInput } from '@/features/payments/schemas/payment-step-schema';
 import { mobileProviderLabels, paymentFee, paymentMethodLabels } from '@/features/payments/utils/payment';
-import type { PaymentInput } from '@/features/payments/components/payment-form';
+import { reservationStepMessages, type BookingInput, type PersonalInput } from '../schemas/reservation-schemas';
 
-/** The personal, booking and summary steps of the reservation dialog (the payment step is the payments feature's form). */
+/**
+ * The personal, booking and summary steps of the reservation dialog (the payment step is the
+ * payments feature's form). The personal and booking steps are fields of the forms the dialog
+ * holds (`personalStepSchema`, `bookingStepSchema`): an error shows once its field is left.
+ */
 
-export interface PersonalInput {
-  name: string;
-  email: string;
-  phone: string;
-  licenseNumber: string;
-}
-
-export interface BookingInput {
-  date: string;
-  time: string;
-  /** As typed: clamped to 1–30 when it leaves the field (and at once above 30). */
-  duration: string;
-  guests: string;
-  specialRequests: string;
-}
-
-type Errors<K extends string> = Partial<Record<K, string>>;
-
-export function PersonalStep({
-  value,
-  errors,
-  onChange,
-  onBlur,
-}: {
-  value: PersonalInput;
-  errors: Errors<keyof PersonalInput>;
-  onChange: (field: keyof PersonalInput, v: string) => void;
-  onBlur: (field: keyof PersonalInput) => void;
-}) {
+export function PersonalStep() {
   return (
     <div className="space-y-4">
-      <TextField label="Nom complet" autoComplete="name" value={value.name} onChange={(e) => onChange('name', e.target.value)} onBlur={() => onBlur('name')} error={errors.name} required />
+      <Field name="name" label="Nom complet" autoComplete="name" required />
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Email" type="email" autoComplete="email" value={value.email} onChange={(e) => onChange('email', e.target.value)} onBlur={() => onBlur('email')} error={errors.email} required />
-        <TextField
-          label="Téléphone"
-          type="tel"
-          autoComplete="tel"
-          placeholder="+243 81 234 5678"
-          value={value.phone}
-          onChange={(e) => onChange('phone', e.target.value)}
-          onBlur={() => onBlur('phone')}
-          error={errors.phone}
-          required
-        />
+        <Field name="email" label="Email" type="email" autoComplete="email" required />
+        <Field name="phone" label="Téléphone" type="tel" autoComplete="tel" placeholder="+243 81 234 5678" required />
       </div>
-      <TextField
-        label="Numéro de permis de conduire"
-        autoComplete="off"
-        value={value.licenseNumber}
-        onChange={(e) => onChange('licenseNumber', e.target.value)}
-        onBlur={() => onBlur('licenseNumber')}
-        error={errors.licenseNumber}
-        hint="Demandé pour toute location ; présentez le permis à la prise en charge."
-        required
-      />
+      <Field name="licenseNumber" label="Numéro de permis de conduire" autoComplete="off" hint="Demandé pour toute location ; présentez le permis à la prise en charge." required />
     </div>
   );
 }
 
+/**
+ * The dates, time, duration and people. The duration is clamped: above 30 it becomes 30 at once,
+ * with `durationNotice` (kept by the dialog) shown until the next change; left empty or out of
+ * range it becomes 1–30 when the field is left.
+ */
 export function BookingStep({
-  value,
-  errors,
   durationNotice,
+  onDurationNotice,
   quote,
-  onChange,
-  onBlur,
 }: {
-  value: BookingInput;
-  errors: Errors<keyof BookingInput>;
   durationNotice: string | null;
+  onDurationNotice: (notice: string | null) => void;
   quote: { data: RentalQuote | undefined; loading: boolean; error: string | null };
-  onChange: (field: keyof BookingInput, v: string) => void;
-  onBlur: (field: keyof BookingInput) => void;
 }) {
   return (
     <div className="space-y-4">
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Date de début" type="date" min={todayIso()} value={value.date} onChange={(e) => onChange('date', e.target.value)} onBlur={() => onBlur('date')} error={errors.date} required />
-        <TextField label="Heure de prise en charge" type="time" value={value.time} onChange={(e) => onChange('time', e.target.value)} onBlur={() => onBlur('time')} error={errors.time} required />
-        <TextField
+        <Field name="date" label="Date de début" type="date" min={todayIso()} required />
+        <Field name="time" label="Heure de prise en charge" type="time" required />
+        <Field
+          name="duration"
           label="Durée (jours)"
           type="number"
           inputMode="numeric"
           min={1}
           max={30}
-          value={value.duration}
-          onChange={(e) => onChange('duration', e.target.value)}
-          onBlur={() => onBlur('duration')}
-          error={errors.duration ?? durationNotice ?? undefined}
+          onChange={(e) => {
+            const over = e.target.value !== '' && Number(e.target.value) > 30;
+            onDurationNotice(over ? reservationStepMessages.duration : null);
+            if (over) e.target.value = '30';
+          }}
+          onBlur={(e) => {
+            e.target.value = String(clampDuration(Number(e.target.value === '' ? 1 : e.target.value)));
+          }}
+          notice={durationNotice}
           hint="De 1 à 30 jours"
           required
         />
-        <TextField
-          label="Nombre de personnes"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={50}
-          value={value.guests}
-          onChange={(e) => onChange('guests', e.target.value)}
-          onBlur={() => onBlur('guests')}
-          error={errors.guests}
-          required
-        />
+        <Field name="guests" label="Nombre de personnes" type="number" inputMode="numeric" min={1} max={50} required />
       </div>
-      <TextAreaField label="Demandes particulières" rows={3} value={value.specialRequests} onChange={(e) => onChange('specialRequests', e.target.value)} placeholder="Siège enfant, livraison à l'hôtel…" />
+      {/* at most what the schema accepts, so its (untranslated) length message never shows */}
+      <TextAreaFormField name="specialRequests" label="Demandes particulières" rows={3} maxLength={1000} placeholder="Siège enfant, livraison à l'hôtel…" />
       <div aria-live="polite" className="rounded-xl bg-blue-50 p-4 text-sm text-blue-950">
         {quote.error ? (
           <p role="alert" className="text-red-800">

@@ -21,10 +21,21 @@ export const personalStepSchema = (today: string) =>
       licenseNumber: z.string().trim().min(1, reservationStepMessages.licenseRequired).regex(LICENSE_PATTERN, reservationStepMessages.license),
     });
 
-export const bookingStepSchema = (today: string) =>
-  reservationSchema(today)
-    .pick({ date: true, time: true, duration: true, guests: true })
-    .extend({ specialRequests: z.string().trim().max(1000) });
+/**
+ * The booking step as its inputs hold it: the duration and the number of people are read as
+ * typed (`Number`, so an empty count is 0) and checked by the reservation's number rules.
+ */
+export const bookingStepSchema = (today: string) => {
+  const base = reservationSchema(today);
+  return base.pick({ date: true, time: true }).extend({
+    duration: z.string().transform(Number).pipe(base.shape.duration),
+    guests: z.string().transform(Number).pipe(base.shape.guests),
+    specialRequests: z.string().trim().max(1000),
+  });
+};
 
-export type PersonalValues = z.infer<ReturnType<typeof personalStepSchema>>;
-export type BookingStepValues = z.infer<ReturnType<typeof bookingStepSchema>>;
+export type PersonalInput = z.input<ReturnType<typeof personalStepSchema>>;
+export type PersonalValues = z.output<ReturnType<typeof personalStepSchema>>;
+/** As typed: the duration is clamped to 1–30 when it leaves the field (and at once above 30). */
+export type BookingInput = z.input<ReturnType<typeof bookingStepSchema>>;
+export type BookingStepValues = z.output<ReturnType<typeof bookingStepSchema>>;
