@@ -56,6 +56,7 @@ setup-system:
 	if ! command -v rclone >/dev/null 2>&1; then missing="$$missing rclone"; fi; \
 	if ! command -v patch >/dev/null 2>&1; then missing="$$missing patch"; fi; \
 	if ! test -x /usr/sbin/pgbouncer && ! command -v pgbouncer >/dev/null 2>&1; then missing="$$missing pgbouncer"; fi; \
+	if ! command -v pgbackrest >/dev/null 2>&1; then missing="$$missing pgbackrest"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -85,6 +85,7 @@ fn describe() {
         "Unsent mail and text messages of the outbox: pending (still tried) and failed (given up)"
     );
     metrics::describe_gauge!("embedded_postgres_up", "1 when the embedded cluster runs, 0 when it is down");
+    crate::backup::status::describe();
     metrics::describe_counter!(
         "storage_download_bytes_total",
         "Bytes of storage downloads, by how they were sent: sendfile (file to socket by the kernel) or streamed (read into memory)"
@@ -242,6 +243,7 @@ pub async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
     if let Some(up) = state.embedded_running() {
         metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
     }
+    crate::backup::status::publish();
     HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(handle.render())
 }
 
