@@ -59,9 +59,9 @@ def main():
                               capture_output=True, text=True, check=True).stdout.strip()
 
     try:
+        server("migrate")  # stops the cluster it started
         _, out = server("db", "start")
         db = out.strip().splitlines()[-1]
-        server("migrate")
         rows = SIZE_MB * 1024 * 1024 // 250
         print(f"loading {SIZE_MB} MB ({rows:,} rows) and {OBJECTS:,} stored files…", file=sys.stderr)
         psql(f"create table bench (id bigint primary key, body text); "

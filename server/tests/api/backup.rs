@@ -112,7 +112,10 @@ async fn archive_now(client: &Client) {
     let segment: String = row.get(0);
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let row = client.query_one("select coalesce(last_archived_wal, '') from pg_stat_archiver", &[]).await.unwrap();
+        let row = client
+            .query_one("select coalesce(last_archived_wal, '') from pg_stat_archiver", &[])
+            .await
+            .expect("pg_stat_archiver");
         let archived: String = row.get(0);
         if archived.len() == 24 && archived.as_str() >= segment.as_str() {
             return;
@@ -436,7 +439,8 @@ impl Drop for Child {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("its address").port()
 }
 
 /// The repository on the S3 test service: moto (plain HTTP) behind socat's TLS, since pgBackRest
