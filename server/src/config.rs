@@ -998,7 +998,7 @@ fn duration_secs(raw: &str) -> Result<u64, String> {
     }
 }
 
-fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
+pub(crate) fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
     Ok(SecretString::from(value))
 }
 

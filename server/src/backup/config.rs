@@ -10,6 +10,8 @@ use std::time::Duration;
 use clap::Args;
 use secrecy::SecretString;
 
+use crate::config::{seconds, secret};
+
 /// Where backups go, how often they are taken and how long they are kept.
 #[derive(Debug, Clone, Args)]
 pub struct BackupConfig {
@@ -98,12 +100,4 @@ pub struct BackupConfig {
         default_value = "pgbackrest"
     )]
     pub pgbackrest_bin: PathBuf,
-}
-
-fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
-    Ok(SecretString::from(value))
-}
-
-fn seconds(value: &str) -> Result<Duration, String> {
-    crate::config::seconds(value)
 }

@@ -134,20 +134,11 @@ impl FileStore {
     /// Check the repository's copy of each of `entries` against its checksum. Blocking.
     pub fn check(&self, entries: &[Entry]) -> Report {
         let mut report = Report::default();
-        for entry in entries {
-            let who = format!("{}/{}", entry.bucket, entry.name);
-            let Some(key) = safe(&entry.version) else { continue };
-            let dest = self.object(key);
-            let Ok(expected) = fs::read_to_string(checksum_path(&dest)) else {
-                report.missing.push(who);
-                continue;
-            };
-            match hash_file(&dest) {
-                Ok((_, actual)) if actual == expected.trim() => report.kept += 1,
-                Ok(_) => report.corrupt.push(who),
-                Err(_) => report.missing.push(who),
-            }
-        }
+        self.with_checksums(entries, &mut report, |copy, _, expected, who, report| match hash_file(copy) {
+            Ok((_, actual)) if actual == expected => report.kept += 1,
+            Ok(_) => report.corrupt.push(who),
+            Err(_) => report.missing.push(who),
+        });
         report
     }
 
@@ -155,17 +146,10 @@ impl FileStore {
     /// against its checksum (a corrupt copy is reported and not restored). Blocking.
     pub fn restore(&self, entries: &[Entry], storage_dir: &Path) -> Result<Report, BackupError> {
         let mut report = Report::default();
-        for entry in entries {
-            let who = format!("{}/{}", entry.bucket, entry.name);
-            let Some(key) = safe(&entry.version) else { continue };
-            let source = self.object(key);
-            let Ok(expected) = fs::read_to_string(checksum_path(&source)) else {
-                report.missing.push(who);
-                continue;
-            };
+        self.with_checksums(entries, &mut report, |copy, key, expected, who, report| {
             let dest = storage_dir.join(relative(key));
-            match copy_hashed(&source, &dest) {
-                Ok((size, actual)) if actual == expected.trim() => {
+            match copy_hashed(copy, &dest) {
+                Ok((size, actual)) if actual == expected => {
                     report.copied += 1;
                     report.bytes_copied += size;
                 }
@@ -175,8 +159,27 @@ impl FileStore {
                 }
                 Err(_) => report.missing.push(who),
             }
-        }
+        });
         Ok(report)
+    }
+
+    /// `f(copy, key, checksum, who, report)` for each of `entries` whose copy has a recorded
+    /// checksum; the others are reported missing.
+    fn with_checksums(
+        &self,
+        entries: &[Entry],
+        report: &mut Report,
+        mut f: impl FnMut(&Path, &str, &str, String, &mut Report),
+    ) {
+        for entry in entries {
+            let who = format!("{}/{}", entry.bucket, entry.name);
+            let Some(key) = safe(&entry.version) else { continue };
+            let copy = self.object(key);
+            match fs::read_to_string(checksum_path(&copy)) {
+                Ok(expected) => f(&copy, key, expected.trim(), who, report),
+                Err(_) => report.missing.push(who),
+            }
+        }
     }
 
     /// The repository's copy of the data directory's secrets (JWT secret, keys).
