@@ -375,7 +375,10 @@ pub struct Status {
 
 /// The one stanza of an `info --output=json` answer.
 pub fn parse_info(json: &str) -> Result<Info, BackupError> {
-    let mut stanzas: Vec<Info> = serde_json::from_str(json).map_err(|e| BackupError::Info(e.to_string()))?;
+    // pgBackRest escapes newlines in its messages but not other control characters (the
+    // ciphertext of an encrypted file read as text shows up there): blanked, or JSON refuses them.
+    let json: String = json.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let mut stanzas: Vec<Info> = serde_json::from_str(&json).map_err(|e| BackupError::Info(e.to_string()))?;
     if stanzas.is_empty() {
         return Err(BackupError::Info("no stanza".into()));
     }
@@ -479,6 +482,9 @@ mod tests {
         assert_eq!(info.backup[0].info.repository.size, 4549004);
         assert_eq!(info.archive[0].max.as_deref(), Some("000000010000000000000002"));
         assert!(parse_info("[]").is_err());
+        let raw = "[{\"status\":{\"code\":99,\"message\":\"other\"},\"repo\":[{\"status\":{\"code\":99,\"message\":\"Salted__\u{1}\u{8}x\"}}]}]";
+        let info = parse_info(raw).expect("control characters are blanked");
+        assert!(explain(&info.repo[0].status.message).contains("BACKUP_CIPHER_PASS"));
         assert!(parse_info("not json").is_err());
     }
 

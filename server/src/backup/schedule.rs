@@ -55,22 +55,27 @@ async fn run(backups: Backups, pool: Pool, stopping: Arc<AtomicBool>) {
         Ok(None) => {}
         Err(err) => tracing::error!(error = %err, "backups: cannot set up the repository; retrying at the next tick"),
     }
-    let mut last_files = Instant::now();
-    let mut last_verify = Instant::now();
-    let mut tick = tokio::time::interval(TICK);
+    let (mut last_files, mut last_verify) = (Instant::now(), Instant::now());
+    // The first tick looks at the repository at once (the last backup's time for /metrics).
+    let mut last_check = Instant::now().checked_sub(TICK).unwrap_or_else(Instant::now);
+    // Files may be copied more often than backups are looked at.
+    let mut tick = tokio::time::interval(TICK.min(backups.config.files_interval));
     loop {
         tick.tick().await;
         if stopping.load(Ordering::Acquire) {
             return;
         }
         let Ok(client) = pool.get().await else { continue };
-        let _ = status::measure_lag(&client).await;
-        match due(&backups).await {
-            Ok(Some(kind)) => {
-                let _ = take(&backups, &client, kind).await;
+        if last_check.elapsed() >= TICK {
+            last_check = Instant::now();
+            let _ = status::measure_lag(&client).await;
+            match due(&backups).await {
+                Ok(Some(kind)) => {
+                    let _ = take(&backups, &client, kind).await;
+                }
+                Ok(None) => {}
+                Err(err) => tracing::error!(error = %err, "backups: cannot read the repository"),
             }
-            Ok(None) => {}
-            Err(err) => tracing::error!(error = %err, "backups: cannot read the repository"),
         }
         if last_files.elapsed() >= backups.config.files_interval {
             sync_files(&backups, &client, None).await;

@@ -162,6 +162,17 @@ async fn upload(http: &reqwest::Client, url: &str, key: &str, name: &str, body: 
     assert_eq!(res.status().as_u16(), 200, "{}", res.text().await.unwrap_or_default());
 }
 
+/// Object copies (not their checksums) under the repository's `files/objects`.
+fn copied_files(dir: &Path) -> usize {
+    let Ok(shards) = std::fs::read_dir(dir) else { return 0 };
+    shards
+        .flatten()
+        .filter_map(|shard| std::fs::read_dir(shard.path()).ok())
+        .flat_map(|files| files.flatten())
+        .filter(|f| !f.file_name().to_string_lossy().contains('.'))
+        .count()
+}
+
 fn service_key(keys: &str) -> String {
     keys.lines().find_map(|l| l.strip_prefix("service_role key: ")).expect("service_role key").to_string()
 }
@@ -199,8 +210,13 @@ async fn a_restore_to_a_time_gives_the_rows_and_files_of_that_time_and_the_dropp
     assert_eq!(res.status().as_u16(), 200);
     upload(&http, &url, &key, "a.txt", "alpha, first version").await;
     upload(&http, &url, &key, "b.txt", "beta").await;
-    // The files are copied every second; T comes after that.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The files are copied every second (BACKUP_FILES_INTERVAL_SECONDS); T comes after that.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while copied_files(&site.repo.join("files/objects")) < 2 {
+        assert!(Instant::now() < deadline, "the stored files were not copied into the repository");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let t: String = db.query_one("select clock_timestamp()::text", &[]).await.unwrap().get(0);
     let rows_at_t = ledger(&db).await;
     let files_at_t = objects(&db, &site.data.join("storage")).await;
