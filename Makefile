@@ -58,6 +58,8 @@ setup-system:
 	if ! command -v rclone >/dev/null 2>&1; then missing="$$missing rclone"; fi; \
 	if ! command -v patch >/dev/null 2>&1; then missing="$$missing patch"; fi; \
 	if ! test -x /usr/sbin/pgbouncer && ! command -v pgbouncer >/dev/null 2>&1; then missing="$$missing pgbouncer"; fi; \
+	if ! command -v pgbackrest >/dev/null 2>&1; then missing="$$missing pgbackrest"; fi; \
+	if ! command -v socat >/dev/null 2>&1; then missing="$$missing socat"; fi; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -222,6 +224,12 @@ lint:
 .PHONY: bench-functions
 bench-functions: build bench-tools server/functions-runtime/node_modules/.package-lock.json
 	python3 scripts/bench_functions.py
+
+## bench-backup: pgBackRest full and incremental backup time and size beside pg_basebackup and tar, restore time and
+## WAL replay rate (BENCH_BACKUP_MB, 1024 by default; BENCH_BACKUP_OBJECTS stored files, 10,000) (not a test).
+.PHONY: bench-backup
+bench-backup: build
+	python3 scripts/bench_backup.py
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build bench-tools

@@ -65,6 +65,50 @@ pub enum Command {
         #[command(subcommand)]
         action: GenAction,
     },
+    /// Backups of the embedded cluster and its stored files, with pgBackRest (docs/operations.md).
+    Backup {
+        #[command(subcommand)]
+        action: BackupAction,
+    },
+    /// Restore the database and its stored files from the backup repository: to the latest
+    /// archived point, to a time, or to a backup; into a separate folder (a data directory of its
+    /// own, started on a free port for inspection while the server keeps running) or, with the
+    /// server stopped and --yes, into DATA_DIR itself.
+    Restore {
+        /// Restore to this time (`2026-12-06 08:15:00+00`, or RFC 3339): the last transaction
+        /// committed at or before it is the last one kept.
+        #[arg(long, conflicts_with = "to_backup")]
+        to: Option<String>,
+        /// Restore to the end of this backup (its label, from `server backup list`).
+        #[arg(long)]
+        to_backup: Option<String>,
+        /// Restore into this folder (made a data directory: `postgres/`, `storage/`, `secrets/`)
+        /// instead of DATA_DIR.
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+        /// Confirm the restore of DATA_DIR itself (its database is replaced).
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+/// Actions on backups.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BackupAction {
+    /// Take a backup now (full when the repository has none, else the kind asked) and copy the
+    /// new stored files.
+    Now {
+        /// `full`, `diff` (changes since the last full) or `incr` (since the last backup).
+        #[arg(long = "type", default_value = "full")]
+        kind: String,
+    },
+    /// List the backups: label, kind, time, size.
+    List,
+    /// pgBackRest's status of the repository and of WAL archiving, as JSON.
+    Info,
+    /// Restore the latest backup into a scratch folder, start PostgreSQL on it, read every table
+    /// and check every stored file against its checksum; exits non-zero when anything fails.
+    Verify,
 }
 
 /// What `server gen` generates.
@@ -366,6 +410,9 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "Outbox")]
     pub outbox: crate::outbox::config::OutboxConfig,
+
+    #[command(flatten, next_help_heading = "Backups")]
+    pub backup: crate::backup::config::BackupConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.
@@ -1029,7 +1076,7 @@ fn duration_secs(raw: &str) -> Result<u64, String> {
     }
 }
 
-fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
+pub(crate) fn secret(value: &str) -> Result<SecretString, std::convert::Infallible> {
     Ok(SecretString::from(value))
 }
 

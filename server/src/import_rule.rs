@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 const SHARED: &[&str] =
     &["config", "db", "gate", "jwt", "keys", "listener", "metrics", "project", "signing_keys", "telemetry"];
-const SURFACES: &[&str] = &["auth", "functions", "outbox", "realtime", "rest", "storage"];
+const SURFACES: &[&str] = &["auth", "backup", "functions", "outbox", "realtime", "rest", "storage"];
 const TOP: &[&str] = &[
     "bin",
     "config_doc",
@@ -36,6 +36,7 @@ const TOP: &[&str] = &[
 const SURFACE_TO_SURFACE: &[(&str, &str, &str)] = &[
     ("storage", "rest", "the roles of the schema cache, shared rather than loaded twice"),
     ("outbox", "auth", "mail and text messages are rendered and sent by the auth surface's mailer"),
+    ("backup", "storage", "stored files are copied from and back to where the storage surface keeps them"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 //! The binary (`main.rs`) only parses configuration and calls [`startup::Application::build`].
 
 pub mod auth;
+pub mod backup;
 pub mod config;
 pub mod config_doc;
 pub mod db;

@@ -82,6 +82,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let app = Application::build(config.clone()).await?;
             let url = config.external_url(app.port());
             print_keys(&url, &app.state().keys);
+            if let Some(line) = app.backups_announcement() {
+                println!("{line}");
+            }
             app.run_until_stopped().await?;
         }
         Command::Migrate | Command::Db { action: DbAction::Push } => {
@@ -226,6 +229,10 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Command::Gen { action } => gen(&config, action).await?,
+        Command::Backup { action } => server::backup::commands::backup(&config, action).await?,
+        Command::Restore { to, to_backup, target_dir, yes } => {
+            server::backup::commands::restore(&config, to, to_backup, target_dir, yes).await?
+        }
         Command::Keys { action: None } => {
             let keys = Keys::load_or_generate(&config)?;
             print_keys(&config.external_url(config.port), &keys);
@@ -233,10 +240,20 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Keys { action: Some(action) } => signing_keys(&config, action).await?,
         Command::Db { action } => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+            // Archives only when BACKUP_ENABLED says so or the data directory has a repository.
+            let (cluster, backups) = server::backup::archive::prepare(&config, cluster, false);
             tokio::task::spawn_blocking(move || match action {
                 // Taken by the arms above.
                 DbAction::Push | DbAction::Reset { .. } | DbAction::Dump { .. } => Ok(()),
-                DbAction::Start => cluster.start().map(|()| println!("{}", cluster.socket_url())),
+                DbAction::Start => {
+                    cluster.start()?;
+                    // An archiving cluster's WAL waits for the stanza: make sure it exists.
+                    if let Some(Err(err)) = backups.map(|b| b.pgbackrest.stanza_create()) {
+                        eprintln!("warning: WAL archiving is on but the stanza could not be created: {err}");
+                    }
+                    println!("{}", cluster.socket_url());
+                    Ok(())
+                }
                 DbAction::Stop => cluster.stop(),
                 DbAction::Url => {
                     println!("{}", cluster.socket_url());

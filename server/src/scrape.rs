@@ -70,6 +70,7 @@ pub async fn metrics(req: HttpRequest, state: web::Data<AppState>) -> HttpRespon
     if let Some(up) = state.embedded_running() {
         metrics::gauge!("embedded_postgres_up").set(if up { 1.0 } else { 0.0 });
     }
+    crate::backup::status::publish();
     let Some(text) = crate::metrics::render() else { return not_found() };
     HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(text)
 }

@@ -103,6 +103,8 @@ pub struct Database {
     pub embedded: Option<EmbeddedPostgres>,
     /// Whether `prepare_database` started the embedded cluster (false when it found it running).
     pub started_embedded: bool,
+    /// The embedded cluster's backups, when it archives its WAL.
+    pub backups: Option<crate::backup::Backups>,
 }
 
 impl Database {
@@ -117,21 +119,29 @@ impl Database {
     }
 }
 
-/// Use DATABASE_URL, or start the embedded cluster (blocking; call from a blocking context).
+/// Use DATABASE_URL, or start the embedded cluster (blocking; call from a blocking context),
+/// for a command other than `serve` (it archives only once backups are set up).
 pub fn prepare_database(config: &Config) -> Result<Database, EmbeddedError> {
+    prepare_database_for(config, false)
+}
+
+/// [`prepare_database`]; `serving`: for `serve`, whose cluster archives its WAL by default.
+pub fn prepare_database_for(config: &Config, serving: bool) -> Result<Database, EmbeddedError> {
     match &config.database_url {
         Some(url) => Ok(Database {
             url: url.clone(),
             direct: config.database_direct_url.clone().unwrap_or_else(|| url.clone()),
             embedded: None,
             started_embedded: false,
+            backups: None,
         }),
         None => {
             let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+            let (cluster, backups) = crate::backup::archive::prepare(config, cluster, serving);
             let started_embedded = !cluster.is_running();
             cluster.start()?;
             let url = SecretString::from(cluster.socket_url());
-            Ok(Database { direct: url.clone(), url, embedded: Some(cluster), started_embedded })
+            Ok(Database { direct: url.clone(), url, embedded: Some(cluster), started_embedded, backups })
         }
     }
 }
@@ -254,6 +264,7 @@ pub struct Application {
     server: Server,
     embedded: Option<(Arc<EmbeddedPostgres>, crate::db::supervise::Supervisor)>,
     state: web::Data<AppState>,
+    backups: Option<(crate::backup::schedule::Schedule, String)>,
 }
 
 impl Application {
@@ -263,6 +274,7 @@ impl Application {
         check_origins(&config.cors_allowed_origins)?;
         if config.metrics_token.is_some() {
             crate::metrics::enable();
+            crate::backup::status::describe();
         }
         let keys = Keys::load_or_generate(&config)?;
         // Bound before the database starts: a taken port or a refused TCP_CONGESTION stops the
@@ -271,7 +283,7 @@ impl Application {
         let addr = format!("{}:{}", config.host, config.port);
         let (listener, port) = crate::listener::bind(&addr, config.tcp_congestion.as_deref())?;
         let cfg = config.clone();
-        let mut database = tokio::task::spawn_blocking(move || prepare_database(&cfg))
+        let mut database = tokio::task::spawn_blocking(move || prepare_database_for(&cfg, true))
             .await
             .map_err(|e| StartupError::Setup(e.to_string()))??;
         // From here on, a failed start stops the cluster it started (one it found running is left).
@@ -453,7 +465,13 @@ impl Application {
             let supervisor = crate::db::supervise::Supervisor::spawn(cluster.clone());
             (cluster, supervisor)
         });
-        Ok(Application { port, server, embedded, state })
+        // Backups run beside the server: the first full backup does not hold up the start.
+        let backups = database.backups.take().map(|backups| {
+            let line = crate::backup::archive::announce(&backups);
+            tracing::info!("{line}");
+            (crate::backup::schedule::Schedule::spawn(backups, state.pools.admin.clone()), line)
+        });
+        Ok(Application { port, server, embedded, state, backups })
     }
 
     /// The port the API listens on.
@@ -464,6 +482,11 @@ impl Application {
     /// A handle to stop the server programmatically (tests, embedding).
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
+    }
+
+    /// What the server says of its backups at start (where they go, how to move them).
+    pub fn backups_announcement(&self) -> Option<&str> {
+        self.backups.as_ref().map(|(_, line)| line.as_str())
     }
 
     /// Shared state (keys, pools, config).
@@ -484,6 +507,9 @@ impl Application {
         });
         let served = self.server.await;
         self.state.functions.stop();
+        if let Some((schedule, _)) = &self.backups {
+            schedule.stop();
+        }
         if let Some((cluster, supervisor)) = self.embedded {
             supervisor.stop();
             drop(self.state);

@@ -143,7 +143,8 @@ export async function startServer(extraEnv = {}, { fixture, dbUrl: existingDbUrl
   const env = {
     ...process.env,
     ...project,
-    ...(embedded ? { DB_PORT: '0' } : { DATABASE_URL: dbUrl, ...(await viaPooler(dbUrl)) }),
+    // An embedded cluster would archive its WAL and take a first full backup: not the tests' subject.
+    ...(embedded ? { DB_PORT: '0', BACKUP_ENABLED: 'false' } : { DATABASE_URL: dbUrl, ...(await viaPooler(dbUrl)) }),
     PORT: '0',
     HTTP_WORKERS: '1',
     JWT_SECRET: jwtSecret,

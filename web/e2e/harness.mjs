@@ -122,6 +122,7 @@ export async function startStack({ webDir }) {
     ...process.env,
     DATA_DIR: dataDir,
     DB_PORT: '0',
+    BACKUP_ENABLED: 'false', // no WAL archiving nor first full backup: not what these tests look at
     PORT: String(apiPort),
     WEB_DIR: webDir,
     // the site's own Supabase project: its tables, policies and functions

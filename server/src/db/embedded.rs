@@ -48,6 +48,15 @@ pub struct EmbeddedPostgres {
     port: u16,
     owner: Option<(u32, u32)>,
     password: SecretString,
+    archive: Option<Archive>,
+}
+
+/// Continuous WAL archiving of the cluster: the command Postgres runs for each finished WAL
+/// segment, and the longest time a written segment may wait before it is switched and archived.
+#[derive(Debug, Clone)]
+pub struct Archive {
+    pub command: String,
+    pub timeout_secs: u64,
 }
 
 impl EmbeddedPostgres {
@@ -68,7 +77,49 @@ impl EmbeddedPostgres {
             port,
             owner,
             password,
+            archive: None,
         })
+    }
+
+    /// The same cluster with WAL archiving on (`archive_mode`, written at each start: a change
+    /// takes a restart of the cluster).
+    pub fn with_archive(mut self, archive: Option<Archive>) -> EmbeddedPostgres {
+        self.archive = archive;
+        self
+    }
+
+    /// Whether this description archives WAL.
+    pub fn archives(&self) -> bool {
+        self.archive.is_some()
+    }
+
+    /// The directory of the cluster's socket, lock and log.
+    pub fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
+    /// The port in the socket's name (5432 when the cluster listens on the socket only).
+    pub fn socket_port(&self) -> u16 {
+        if self.port == 0 {
+            5432
+        } else {
+            self.port
+        }
+    }
+
+    /// The directory of the PostgreSQL binaries.
+    pub fn bin_dir(&self) -> &Path {
+        &self.bin_dir
+    }
+
+    /// The (absolute) data directory the cluster lives under.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The user and group the cluster's files belong to when the server runs as root.
+    pub fn owner(&self) -> Option<(u32, u32)> {
+        self.owner
     }
 
     /// The connection URL over the private socket (superuser, trust auth on the socket).
@@ -209,9 +260,10 @@ impl EmbeddedPostgres {
         if preload.contains(&"pg_cron") {
             extra.push_str(&format!("cron.database_name = 'postgres'\ncron.host = '{run_dir}'\n"));
         }
-        let text = format!(
+        let mut text = format!(
             "listen_addresses = '{listen}'\nport = {port}\nunix_socket_directories = '{run_dir}'\nwal_level = logical\nmax_connections = 200\nmax_wal_senders = 10\nmax_replication_slots = 64\nshared_buffers = 128MB\nlog_min_messages = warning\ncompute_query_id = on\n{extra}"
         );
+        text.push_str(&archive_settings(self.archive.as_ref()));
         let path = self.pgdata.join("server.conf");
         fs::write(&path, text).map_err(|source| EmbeddedError::Io { path: path.clone(), source })?;
         if let Some((uid, gid)) = self.owner {
@@ -228,12 +280,26 @@ impl EmbeddedPostgres {
             .map_err(|err| EmbeddedError::Command { action: "pg_ctl", detail: err.to_string() })
     }
 
-    fn as_owner(&self, command: Command) -> Command {
+    /// `command` run as the cluster's owner (the `postgres` user when the server is root).
+    pub fn as_owner(&self, command: Command) -> Command {
         let mut command = command;
         if let Some((uid, gid)) = self.owner {
             command.uid(uid).gid(gid).env("HOME", &self.data_dir).current_dir(&self.data_dir);
         }
         command
+    }
+}
+
+/// The archiving lines of `server.conf`: on with its command, or off (a restored copy started
+/// for inspection must not push its WAL into the live cluster's repository).
+fn archive_settings(archive: Option<&Archive>) -> String {
+    match archive {
+        Some(archive) => format!(
+            "archive_mode = on\narchive_command = '{}'\narchive_timeout = {}\n",
+            archive.command.replace('\'', "''"),
+            archive.timeout_secs
+        ),
+        None => "archive_mode = off\n".to_string(),
     }
 }
 

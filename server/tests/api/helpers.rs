@@ -289,7 +289,7 @@ pub fn sign_with(secret: &str, claims: serde_json::Value) -> String {
 }
 
 /// The server binary run as its own process (for tests about the process itself): port 0, no
-/// web app, no inherited `DATABASE_URL`, plus `env`. Returns it with the API URL and anon key it
+/// web app, no inherited `DATABASE_URL`, no backups (`BACKUP_ENABLED=true` in `env` for them), plus `env`. Returns it with the API URL and anon key it
 /// prints first; it is killed when dropped.
 pub async fn spawn_binary(env: &[(&str, &str)]) -> (tokio::process::Child, String, String) {
     use tokio::io::AsyncBufReadExt;
@@ -299,6 +299,7 @@ pub async fn spawn_binary(env: &[(&str, &str)]) -> (tokio::process::Child, Strin
         .env("PORT", "0")
         .env("WEB_DIR", "/nonexistent")
         .env("RUST_LOG", "warn")
+        .env("BACKUP_ENABLED", "false")
         .env("SUPABASE_PROJECT_DIR", rental_project())
         .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())

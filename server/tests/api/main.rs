@@ -3,6 +3,7 @@
 
 mod auth;
 mod auth_refresh_batch;
+mod backup;
 mod foundation;
 mod functions;
 mod functions_deploy;

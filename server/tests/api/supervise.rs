@@ -60,6 +60,7 @@ async fn start_and_exit(data_dir: &std::path::Path, env: &[(&str, &str)]) -> (st
         .env("PORT", "0")
         .env("WEB_DIR", "/nonexistent")
         .env("RUST_LOG", "warn")
+        .env("BACKUP_ENABLED", "false")
         .envs(env.iter().copied());
     let out = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("run the server");
     let running = server::db::embedded::postmaster_alive(&data_dir.join("postgres"));

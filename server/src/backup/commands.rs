@@ -1,0 +1,149 @@
+//! `server backup now|list|info|verify` and `server restore`: what the commands print, on top of
+//! the module's parts. The embedded cluster is started for a command that needs it when it is
+//! not running (and stopped again after), as the other commands do.
+
+use std::error::Error;
+use std::path::PathBuf;
+
+use tokio_postgres::NoTls;
+
+use crate::config::{BackupAction, Config};
+use crate::db::embedded::EmbeddedPostgres;
+
+use super::{archive, blocking, restore, schedule, verify, BackupError, Backups};
+
+/// The data directory's cluster (archiving as configured) and its backups.
+fn open(config: &Config) -> Result<(EmbeddedPostgres, Backups), BackupError> {
+    let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+    if config.database_url.is_some() {
+        return Err(BackupError::External);
+    }
+    if !archive::wanted(config, false) {
+        return Err(BackupError::NotConfigured(super::home(cluster.data_dir())));
+    }
+    let (cluster, backups) = archive::prepare(config, cluster, false);
+    match backups {
+        Some(backups) => Ok((cluster, backups)),
+        // `prepare` logged why; say it again as the command's error.
+        None => Err(Backups::new(config, &cluster)
+            .err()
+            .unwrap_or(BackupError::NotConfigured(super::home(&config.data_dir)))),
+    }
+}
+
+/// `server backup …`.
+pub async fn backup(config: &Config, action: BackupAction) -> Result<(), Box<dyn Error>> {
+    let (cluster, backups) = open(config)?;
+    match action {
+        BackupAction::Now { kind } => {
+            let started = !cluster.is_running();
+            let c = cluster.clone();
+            blocking(move || Ok(c.start()?)).await?;
+            let outcome = async {
+                let (client, connection) = tokio_postgres::connect(&cluster.socket_url(), NoTls).await?;
+                tokio::spawn(connection);
+                let t0 = std::time::Instant::now();
+                let label = schedule::take(&backups, &client, &kind).await?;
+                println!("backup {label} taken in {:.1} s to {}", t0.elapsed().as_secs_f64(), backups.describe());
+                Ok::<(), Box<dyn Error>>(())
+            }
+            .await;
+            if started {
+                let c = cluster.clone();
+                blocking(move || Ok(c.stop()?)).await?;
+            }
+            outcome?;
+        }
+        BackupAction::List => {
+            let pgbackrest = backups.pgbackrest.clone();
+            let info = blocking(move || pgbackrest.info()).await?;
+            println!(
+                "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}",
+                "label", "type", "stopped (UTC)", "database", "stored", "added"
+            );
+            for b in &info.backup {
+                let stopped = chrono::DateTime::from_timestamp(b.timestamp.stop, 0)
+                    .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .unwrap_or_default();
+                println!(
+                    "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}",
+                    b.label, b.kind, stopped, b.info.size, b.info.repository.size, b.info.repository.delta
+                );
+            }
+            if info.backup.is_empty() {
+                println!("(no backup: {})", info.status.message);
+            }
+        }
+        BackupAction::Info => {
+            let pgbackrest = backups.pgbackrest.clone();
+            let json = blocking(move || pgbackrest.run("info", &["--output=json".into()])).await?;
+            let value: serde_json::Value = serde_json::from_str(&json)?;
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        }
+        BackupAction::Verify => {
+            let v = verify::run(&backups).await?;
+            let files = v.files.as_ref().map(|f| f.kept).unwrap_or(0);
+            println!(
+                "backup {}: restored and started, {} tables read ({} rows), {} stored files checked, in {:.1} s",
+                v.label,
+                v.tables,
+                v.rows,
+                files,
+                v.elapsed.as_secs_f64()
+            );
+            if !v.ok() {
+                for failure in &v.failures {
+                    eprintln!("verify: {failure}");
+                }
+                return Err(
+                    format!("backup {} failed its verification ({} problem(s))", v.label, v.failures.len()).into()
+                );
+            }
+            println!("backup {} verified", v.label);
+        }
+    }
+    Ok(())
+}
+
+/// `server restore …`.
+pub async fn restore(
+    config: &Config,
+    to: Option<String>,
+    to_backup: Option<String>,
+    target_dir: Option<PathBuf>,
+    yes: bool,
+) -> Result<(), Box<dyn Error>> {
+    if config.database_url.is_some() {
+        return Err(BackupError::External.into());
+    }
+    let target = restore::target(to, to_backup)?;
+    let outcome = restore::run(config, restore::Request { target, target_dir: target_dir.clone(), yes }).await?;
+    println!("restored into {} in {:.1} s", outcome.data_dir.display(), outcome.elapsed.as_secs_f64());
+    if let Some(files) = &outcome.files {
+        println!(
+            "stored files: {} restored ({} bytes), {} missing, {} corrupt",
+            files.copied,
+            files.bytes_copied,
+            files.missing.len(),
+            files.corrupt.len()
+        );
+        for who in files.missing.iter().chain(&files.corrupt) {
+            eprintln!("restore: stored file not restored: {who}");
+        }
+    }
+    if !outcome.slots_dropped.is_empty() {
+        println!("replication slots dropped: {}", outcome.slots_dropped.join(", "));
+    }
+    match (&outcome.url, &target_dir) {
+        (Some(url), Some(dir)) => {
+            println!("PostgreSQL runs on the restored folder: {url}");
+            println!(
+                "serve it with DATA_DIR={} (another PORT), stop it with `DATA_DIR={} server db stop`",
+                dir.display(),
+                dir.display()
+            );
+        }
+        _ => println!("start the server: it serves the restored data"),
+    }
+    Ok(())
+}
