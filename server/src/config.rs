@@ -59,6 +59,11 @@ pub enum Command {
         #[command(subcommand)]
         action: GenAction,
     },
+    /// The operator's dashboard (/studio): its operators.
+    Studio {
+        #[command(subcommand)]
+        action: crate::studio::StudioAction,
+    },
 }
 
 /// What `server gen` generates.
@@ -311,6 +316,9 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "Outbox")]
     pub outbox: crate::outbox::OutboxConfig,
+
+    #[command(flatten, next_help_heading = "Studio")]
+    pub studio: crate::studio::StudioConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

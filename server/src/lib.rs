@@ -25,4 +25,5 @@ pub mod signing_keys;
 pub mod site;
 pub mod startup;
 pub mod storage;
+pub mod studio;
 pub mod telemetry;

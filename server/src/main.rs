@@ -80,6 +80,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let app = Application::build(config.clone()).await?;
             let url = config.external_url(app.port());
             print_keys(&url, &app.state().keys);
+            println!("Studio: {url}/studio");
+            print_first_operator(&app.state().pools).await;
             app.run_until_stopped().await?;
         }
         Command::Migrate | Command::Db { action: DbAction::Push } => {
@@ -206,12 +208,16 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     account.label, account.email, account.password
                 );
             }
+            print_first_operator(&pools).await;
             drop(pools);
             if let Some(cluster) = database.embedded {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
             }
         }
         Command::Gen { action } => gen(&config, action).await?,
+        Command::Studio { action: server::studio::StudioAction::Operators { action } } => {
+            studio_operators(&config, action).await?
+        }
         Command::Keys { action: None } => {
             let keys = Keys::load_or_generate(&config)?;
             print_keys(&config.external_url(config.port), &keys);
@@ -292,6 +298,43 @@ async fn signing_keys(config: &Config, action: KeysAction) -> Result<(), Box<dyn
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
     }
     Ok(outcome?)
+}
+
+/// Create the dashboard's first operator when there is none, and print its password once.
+async fn print_first_operator(pools: &server::db::Pools) {
+    let outcome = match pools.admin.get().await {
+        Ok(client) => server::studio::cli::first_operator(&client).await.map_err(|e| e.to_string()),
+        Err(err) => Err(err.to_string()),
+    };
+    match outcome {
+        Ok(Some(line)) => println!("{line}"),
+        Ok(None) => {}
+        Err(err) => eprintln!("studio: cannot create the first operator: {err}"),
+    }
+}
+
+/// `server studio operators add|list|remove|passwd`, on the database the server uses (the
+/// embedded cluster is started for the command when it is not running, and stopped again after).
+async fn studio_operators(
+    config: &Config,
+    action: server::studio::OperatorsAction,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let keys = Keys::load_or_generate(config)?;
+    let cfg = config.clone();
+    let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
+    let pools = database.pools(&keys.derived_password(AUTHENTICATOR), 2)?;
+    startup::migrate_and_prepare(&pools, &keys).await?;
+    let client = pools.admin.get().await?;
+    let outcome = server::studio::cli::operators(&client, action).await;
+    drop(client);
+    drop(pools);
+    if let (Some(cluster), true) = (database.embedded, database.started_embedded) {
+        tokio::task::spawn_blocking(move || cluster.stop()).await??;
+    }
+    for line in outcome? {
+        println!("{line}");
+    }
+    Ok(())
 }
 
 /// `server gen types typescript`: the types of the database `--db-url` names, else of the one the

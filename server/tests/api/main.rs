@@ -27,5 +27,6 @@ mod seed;
 mod site;
 mod smtp_sink;
 mod storage;
+mod studio;
 mod supervise;
 mod typegen;
