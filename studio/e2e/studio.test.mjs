@@ -147,6 +147,15 @@ test('an error is shown with its place marked', async () => {
   await page.locator('.cm-lintRange-error').waitFor();
 });
 
+test('a past run is taken back from the history', async () => {
+  const history = page.getByLabel('History');
+  const options = await history.locator('option').allInnerTexts();
+  const index = options.findIndex((t) => t.includes('select email from public.profiles'));
+  assert.ok(index > 0, `the customer's query is in the history: ${options.join(' | ')}`);
+  await history.selectOption({ index });
+  await page.getByRole('textbox', { name: 'SQL' }).filter({ hasText: 'select email from public.profiles' }).waitFor();
+});
+
 test('the audit log shows what the operator did', async () => {
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('cell', { name: 'rows.update' }).first().waitFor();

@@ -16,6 +16,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod history;
 pub mod operators;
 pub mod query;
 pub mod rows;
@@ -46,6 +47,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/tables/{schema}/{table}/rows", web::patch().to(rows::update))
                 .route("/tables/{schema}/{table}/rows", web::delete().to(rows::delete))
                 .route("/sql", web::post().to(sql_editor::run))
+                .route("/sql/history", web::get().to(history::list))
                 .route("/users", web::get().to(users::search))
                 .default_service(web::to(error::not_found)),
         ),

@@ -29,6 +29,7 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         ),
         (Method::DELETE, "/studio/api/tables/public/notes/rows", Some(json!({"keys": [{"id": 1}]}))),
         (Method::POST, "/studio/api/sql", Some(json!({"sql": "delete from public.notes"}))),
+        (Method::GET, "/studio/api/sql/history", None),
         (Method::GET, "/studio/api/users?q=a", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
@@ -429,4 +430,29 @@ async fn the_app_is_served_at_studio_with_its_cache_rules() {
     assert_eq!(res.status(), 404);
     let site = app.http.get(format!("{}/", app.address)).send().await.unwrap().text().await.unwrap();
     assert!(!site.contains("/studio/assets/"), "the customer site loads nothing of the dashboard");
+}
+
+#[tokio::test]
+async fn the_sql_history_is_the_operators_own_runs_newest_first() {
+    let app = studio_app().await;
+    add_operator(&app, "other@studio.test", PASSWORD).await;
+    let studio = signed_in(&app).await;
+    for sql in ["select 1", "select nothing_at_all"] {
+        assert_eq!(studio.call(&app, Method::POST, "/studio/api/sql", Some(json!({"sql": sql}))).await.0, 200);
+    }
+    let other = sign_in(&app, "other@studio.test", PASSWORD).await;
+    let cookie = other.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let csrf = other.json::<Value>().await.unwrap()["csrf_token"].as_str().unwrap().to_string();
+    let other = Studio { cookie, csrf };
+    let theirs = json!({"sql": "select 'theirs'"});
+    assert_eq!(other.call(&app, Method::POST, "/studio/api/sql", Some(theirs)).await.0, 200);
+    let (status, history) = studio.call(&app, Method::GET, "/studio/api/sql/history", None).await;
+    assert_eq!(status, 200);
+    let runs = history["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["sql"], "select nothing_at_all");
+    assert_eq!(runs[0]["failed"], true);
+    assert_eq!(runs[1]["sql"], "select 1");
+    assert_eq!(runs[1]["committed"], true);
+    assert_eq!(runs[1]["run_as"], "owner");
 }

@@ -40,11 +40,23 @@ export function useRunSql() {
     mutationFn: runSql,
     onSuccess: (outcome) => {
       if (outcome.committed) void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      else void qc.invalidateQueries({ queryKey: historyKeys.list });
     },
   });
 }
 
 export const userKeys = { search: (q: string) => ['users', q] as const };
+export const historyKeys = { list: ['sql-history'] as const };
+
+const historySchema = z.object({
+  runs: z.array(z.object({ sql: z.string(), run_as: z.unknown(), committed: z.boolean().nullable(), failed: z.boolean().nullable(), at: z.string() })),
+});
+export type HistoryRun = z.infer<typeof historySchema>['runs'][number];
+
+/** The operator's recent runs (from the audit log), newest first. */
+export function useSqlHistory() {
+  return useQuery({ queryKey: historyKeys.list, queryFn: () => api('/sql/history', historySchema).then((r) => r.runs) });
+}
 
 const userSchema = z.object({ id: z.string(), email: z.string().nullable(), phone: z.string().nullable(), is_anonymous: z.boolean() });
 export type AppUser = z.infer<typeof userSchema>;

@@ -40,6 +40,12 @@ export function SqlEditor({ value, onChange, onRun, mark }: { value: string; onC
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // A text given from outside (a run picked from the history) replaces the document.
+  useEffect(() => {
+    const v = view.current;
+    if (v && value !== v.state.doc.toString()) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+  }, [value]);
+
   useEffect(() => {
     const v = view.current;
     if (!v) return;

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { runSql, useRunSql, type RunAs, type RunOutcome } from '../api/run-sql';
+import { runSql, useRunSql, useSqlHistory, type RunAs, type RunOutcome } from '../api/run-sql';
+import { Select } from '@/components/ui/field';
 import { SqlEditor } from './sql-editor';
 import { RunAsPicker } from './run-as-picker';
 import { ResultGrid } from './results';
@@ -14,6 +15,7 @@ export function SqlScreen() {
   const [runAs, setRunAs] = useState<RunAs>({ kind: 'owner' });
   const [rollback, setRollback] = useState(false);
   const run = useRunSql();
+  const history = useSqlHistory();
   const [outcome, setOutcome] = useState<RunOutcome | null>(null);
   const [active, setActive] = useState(0);
   const [paging, setPaging] = useState(false);
@@ -55,6 +57,22 @@ export function SqlScreen() {
           <input type="checkbox" checked={rollback} onChange={(e) => setRollback(e.target.checked)} />
           Roll back when done
         </label>
+        <Select
+          aria-label="History"
+          className="w-64"
+          value=""
+          onChange={(e) => {
+            const picked = history.data?.[Number(e.target.value)];
+            if (picked) setText(picked.sql);
+          }}
+        >
+          <option value="">History ({history.data?.length ?? 0})</option>
+          {history.data?.map((r, i) => (
+            <option key={i} value={i}>
+              {r.at.slice(11, 19)} {r.failed ? '✗' : '✓'} {r.sql.replace(/\s+/g, ' ').slice(0, 60)}
+            </option>
+          ))}
+        </Select>
       </header>
       <div className="h-[38%] min-h-[8rem]">
         <SqlEditor value={text} onChange={setText} onRun={start} mark={error?.position ? { position: error.position, message: error.message } : null} />
