@@ -37,13 +37,13 @@ pub struct InSchema {
 }
 
 /// `GET /studio/api/tables?schema=public`: tables, views and materialized views with their
-/// estimated row counts.
+/// estimated row counts (`null` before the table was first analyzed).
 pub async fn tables(state: web::Data<AppState>, q: web::Query<InSchema>) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
     let rows = client
         .query(
             &format!(
-                "select c.relname, c.relkind::text, greatest(c.reltuples, 0)::bigint, c.relrowsecurity \
+                "select c.relname, c.relkind::text, case when c.reltuples >= 0 then c.reltuples::bigint end, c.relrowsecurity \
                  from pg_class c join pg_namespace n on n.oid = c.relnamespace \
                  where n.nspname = $1 and n.nspname <> $2 and c.relkind in {KINDS} order by c.relname"
             ),
@@ -56,7 +56,7 @@ pub async fn tables(state: web::Data<AppState>, q: web::Query<InSchema>) -> Resu
             json!({
                 "name": r.get::<_, String>(0),
                 "kind": r.get::<_, String>(1),
-                "estimated_rows": r.get::<_, i64>(2),
+                "estimated_rows": r.get::<_, Option<i64>>(2),
                 "rls": r.get::<_, bool>(3),
             })
         })

@@ -1,7 +1,10 @@
 import { forwardRef, useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 
 export const inputClass =
-  'h-8 w-full rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-emerald-600 focus:outline-2 focus:outline-emerald-600/30';
+  'h-8 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 placeholder:text-slate-500 focus:border-emerald-600 focus:outline-2 focus:outline-emerald-600/30';
+
+/** Full width unless the caller gives a width. */
+const widthOf = (className: string) => (/(^|\s)w-/.test(className) ? '' : 'w-full');
 
 /** A label above its control, with an optional error below (linked by aria-describedby). */
 export function Field({ label, error, children, id }: { label: string; error?: string; children: (id: string, describedBy?: string) => ReactNode; id?: string }) {
@@ -24,9 +27,9 @@ export function Field({ label, error, children, id }: { label: string; error?: s
 }
 
 export const Input = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement>>(function Input({ className = '', ...props }, ref) {
-  return <input ref={ref} className={`${inputClass} ${className}`} {...props} />;
+  return <input ref={ref} className={`${inputClass} ${widthOf(className)} ${className}`} {...props} />;
 });
 
 export const Select = forwardRef<HTMLSelectElement, SelectHTMLAttributes<HTMLSelectElement>>(function Select({ className = '', ...props }, ref) {
-  return <select ref={ref} className={`${inputClass} ${className}`} {...props} />;
+  return <select ref={ref} className={`${inputClass} ${widthOf(className)} ${className}`} {...props} />;
 });

@@ -10,7 +10,7 @@ export const tableKeys = {
   page: (schema: string, table: string, query: RowQuery) => ['rows', schema, table, query] as const,
 };
 
-const tableSchema = z.object({ name: z.string(), kind: z.string(), estimated_rows: z.number(), rls: z.boolean() });
+const tableSchema = z.object({ name: z.string(), kind: z.string(), estimated_rows: z.number().nullable(), rls: z.boolean() });
 export type TableSummary = z.infer<typeof tableSchema>;
 
 export const columnSchema = z.object({

@@ -36,7 +36,7 @@ export function CellEditor({ column, value, onSave, onCancel, busy, error }: { c
   if (kind === 'bool' || kind === 'enum') {
     const choices = kind === 'bool' ? ['true', 'false'] : (column.enum_values ?? []);
     control = (
-      <select {...common} className={inputClass} value={text ?? ''} onChange={(e) => setText(e.target.value === '' ? null : e.target.value)}>
+      <select {...common} className={`${inputClass} w-full`} value={text ?? ''} onChange={(e) => setText(e.target.value === '' ? null : e.target.value)}>
         {(text === null || column.nullable) && <option value="">NULL</option>}
         {choices.map((c) => (
           <option key={c} value={c}>
@@ -46,14 +46,14 @@ export function CellEditor({ column, value, onSave, onCancel, busy, error }: { c
       </select>
     );
   } else if (kind === 'json' || kind === 'array') {
-    control = <textarea {...common} rows={6} className={`${inputClass} h-auto font-mono`} value={text ?? ''} onChange={(e) => setText(e.target.value)} />;
+    control = <textarea {...common} rows={6} className={`${inputClass} h-auto w-full font-mono`} value={text ?? ''} onChange={(e) => setText(e.target.value)} />;
   } else {
     control = (
       <input
         {...common}
         type={kind === 'date' ? 'date' : 'text'}
         inputMode={kind === 'number' ? 'decimal' : undefined}
-        className={`${inputClass} ${kind === 'uuid' || kind === 'number' ? 'font-mono' : ''}`}
+        className={`${inputClass} w-full ${kind === 'uuid' || kind === 'number' ? 'font-mono' : ''}`}
         value={text ?? ''}
         placeholder={text === null ? 'NULL' : undefined}
         onChange={(e) => setText(e.target.value)}

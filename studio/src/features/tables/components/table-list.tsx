@@ -45,9 +45,11 @@ export function TableList({ schema, current }: { schema: string; current?: strin
                 {t.name}
                 {t.kind !== 'r' && <span className="ml-1 text-xs text-slate-600">({KIND_LABEL[t.kind] ?? t.kind})</span>}
               </span>
-              <span className="shrink-0 text-xs text-slate-600" title="Estimated rows">
-                {formatCount(t.estimated_rows)}
-              </span>
+              {t.estimated_rows !== null && (
+                <span className="shrink-0 text-xs text-slate-600" title="Estimated rows">
+                  {formatCount(t.estimated_rows)}
+                </span>
+              )}
             </Link>
           </li>
         ))}
