@@ -67,7 +67,7 @@ setup-system:
 	fi
 	@command -v cargo >/dev/null 2>&1 || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 
-setup-node: tools/node/node_modules/.package-lock.json supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json server/functions-runtime/node_modules/.package-lock.json
+setup-node: tools/node/node_modules/.package-lock.json supabase-compat-tests/node_modules/.package-lock.json web/node_modules/.package-lock.json server/functions-runtime/node_modules/.package-lock.json studio/node_modules/.package-lock.json
 
 server/functions-runtime/node_modules/.package-lock.json: server/functions-runtime/package-lock.json
 	cd server/functions-runtime && npm ci --no-audit --no-fund
@@ -94,7 +94,21 @@ web/node_modules/.package-lock.json: tools/node/node_modules/.package-lock.json 
 web: web/node_modules/.package-lock.json
 	cd web && npm run build
 
-build:
+studio/node_modules/.package-lock.json: tools/node/node_modules/.package-lock.json studio/package-lock.json
+	cd studio && npm ci --no-audit --no-fund
+
+## studio: build the operator's dashboard (studio/dist), which the server embeds at /studio: build it
+## before cargo (a server compiled without it serves a page saying to run this).
+.PHONY: studio test-studio
+studio: studio/node_modules/.package-lock.json
+	cd studio && npm run build
+
+## test-studio: the dashboard's unit tests (Vitest) and its end-to-end tests (Playwright in Debian's
+## Chromium against the debug server, which must embed a fresh studio/dist: `make studio` first).
+test-studio: studio/node_modules/.package-lock.json
+	cd studio && npm test && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e
+
+build: studio
 	cargo build --release -p server
 
 ## run: the whole stack on http://127.0.0.1:54321 with a private database under .data/
@@ -128,6 +142,7 @@ bench-auth: build bench-tools
 test: setup
 	@$(MAKE) --no-print-directory check-vendor
 	@$(MAKE) --no-print-directory clean-test-cluster
+	@$(MAKE) --no-print-directory studio
 	cargo build -p server
 	DATA_DIR=$(TEST_DATA_DIR) DB_PORT=0 $(SERVER_DEBUG) db start >/dev/null
 	@status=0; \
@@ -138,6 +153,7 @@ test: setup
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm run test:pooled) || status=$$?; \
 	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
+	$(MAKE) --no-print-directory test-studio || status=$$?; \
 	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
 	exit $$status
 

@@ -90,6 +90,11 @@ pub enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// The operator's dashboard (/studio): its operators.
+    Studio {
+        #[command(subcommand)]
+        action: crate::studio::config::StudioAction,
+    },
 }
 
 /// Actions on backups.
@@ -413,6 +418,9 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "Backups")]
     pub backup: crate::backup::config::BackupConfig,
+
+    #[command(flatten, next_help_heading = "Studio")]
+    pub studio: crate::studio::config::StudioConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

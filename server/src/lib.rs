@@ -28,6 +28,7 @@ pub mod site;
 pub mod startup;
 pub mod state;
 pub mod storage;
+pub mod studio;
 pub mod telemetry;
 
 #[cfg(test)]

@@ -85,6 +85,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             if let Some(line) = app.backups_announcement() {
                 println!("{line}");
             }
+            println!("Studio: {url}/studio");
+            print_first_operator(&app.state().pools).await;
             app.run_until_stopped().await?;
         }
         Command::Migrate | Command::Db { action: DbAction::Push } => {
@@ -223,6 +225,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     account.label, account.email, account.password
                 );
             }
+            print_first_operator(&pools).await;
             drop(pools);
             if let Some(cluster) = database.embedded {
                 tokio::task::spawn_blocking(move || cluster.stop()).await??;
@@ -232,6 +235,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Backup { action } => server::backup::commands::backup(&config, action).await?,
         Command::Restore { to, to_backup, target_dir, yes } => {
             server::backup::commands::restore(&config, to, to_backup, target_dir, yes).await?
+        }
+        Command::Studio { action: server::studio::StudioAction::Operators { action } } => {
+            studio_operators(&config, action).await?
         }
         Command::Keys { action: None } => {
             let keys = Keys::load_or_generate(&config)?;
@@ -425,6 +431,36 @@ async fn secrets_command(config: &Config, action: SecretsAction) -> Result<(), B
     drop(client);
     release_database(database, pools).await?;
     outcome
+}
+
+/// Create the dashboard's first operator when there is none, and print its password once.
+async fn print_first_operator(pools: &server::db::Pools) {
+    let outcome = match pools.admin.get().await {
+        Ok(client) => server::studio::cli::first_operator(&client).await.map_err(|e| e.to_string()),
+        Err(err) => Err(err.to_string()),
+    };
+    match outcome {
+        Ok(Some(line)) => println!("{line}"),
+        Ok(None) => {}
+        Err(err) => eprintln!("studio: cannot create the first operator: {err}"),
+    }
+}
+
+/// `server studio operators add|list|remove|passwd`, on the database the server uses (the
+/// embedded cluster is started for the command when it is not running, and stopped again after).
+async fn studio_operators(
+    config: &Config,
+    action: server::studio::OperatorsAction,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (_, database, pools) = command_database(config).await?;
+    let client = pools.admin.get().await?;
+    let outcome = server::studio::cli::operators(&client, action).await;
+    drop(client);
+    release_database(database, pools).await?;
+    for line in outcome? {
+        println!("{line}");
+    }
+    Ok(())
 }
 
 /// `server gen types typescript`: the types of the database `--db-url` names, else of the one the

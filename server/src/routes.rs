@@ -27,5 +27,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, web_dir: &std::path::Path) {
     cfg.configure(crate::realtime::configure);
     // Functions check their own JWT (per function, `verify_jwt`), in the edge runtime's shape.
     cfg.configure(crate::functions::configure);
+    // The operator's dashboard and its API: its own session cookie, no API key.
+    cfg.configure(crate::studio::configure);
     crate::site::configure(cfg, web_dir);
 }

@@ -20,7 +20,7 @@ use uuid::Uuid;
 use super::error::AuthError;
 use super::refresh_batch::{Grant, Outcome};
 use super::refresh_token;
-use super::tokens::{self, AccessClaims, Amr};
+use super::tokens::{self, Amr};
 use super::users::{self, User};
 use super::AuthState;
 use crate::db::cached::CachedQueries;
@@ -198,24 +198,9 @@ fn response_with(
 ) -> Result<Value, AuthError> {
     let now = Utc::now().timestamp();
     let exp = now + state.config.jwt_exp as i64;
-    let claims = AccessClaims {
-        iss: state.issuer.clone(),
-        sub: user.id.to_string(),
-        aud: user.aud.clone(),
-        exp,
-        iat: now,
-        email: user.email_str().to_string(),
-        phone: user.phone.clone().unwrap_or_default(),
-        app_metadata: user.app_metadata.clone(),
-        user_metadata: user.user_metadata.clone(),
-        role: user.role.clone(),
-        aal,
-        amr,
-        session_id: issued.session_id.to_string(),
-        is_anonymous: user.is_anonymous,
-        client_id: oauth.map(|o| o.client_id.to_string()),
-        scope: oauth.map(|o| o.scope.clone()),
-    };
+    let mut claims = user.access_claims(&state.issuer, now, exp, aal, amr, issued.session_id.to_string());
+    claims.client_id = oauth.map(|o| o.client_id.to_string());
+    claims.scope = oauth.map(|o| o.scope.clone());
     let access_token = state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?;
     Ok(json!({
         "access_token": access_token,

@@ -110,6 +110,37 @@ impl User {
         self.email.as_deref().unwrap_or_default()
     }
 
+    /// The claims of an access token of this user's (the same whether a sign-in issues the token
+    /// or the dashboard runs SQL as the user).
+    pub fn access_claims(
+        &self,
+        issuer: &str,
+        iat: i64,
+        exp: i64,
+        aal: String,
+        amr: Vec<super::tokens::Amr>,
+        session_id: String,
+    ) -> super::tokens::AccessClaims {
+        super::tokens::AccessClaims {
+            iss: issuer.to_string(),
+            sub: self.id.to_string(),
+            aud: self.aud.clone(),
+            exp,
+            iat,
+            email: self.email_str().to_string(),
+            phone: self.phone.clone().unwrap_or_default(),
+            app_metadata: self.app_metadata.clone(),
+            user_metadata: self.user_metadata.clone(),
+            role: self.role.clone(),
+            aal,
+            amr,
+            session_id,
+            is_anonymous: self.is_anonymous,
+            client_id: None,
+            scope: None,
+        }
+    }
+
     /// GoTrue's `User` object: null timestamps and empty strings left out where it omits them.
     pub fn to_json(&self) -> Value {
         let mut o = Map::new();

@@ -36,6 +36,7 @@ pub const PLATFORM_SCHEMAS: &[&str] = &[
     "cron",
     "net",
     "supabase_functions",
+    "_studio",
 ];
 
 /// Why a project could not be read or applied.

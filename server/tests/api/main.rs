@@ -31,6 +31,7 @@ mod seed;
 mod site;
 mod smtp_sink;
 mod storage;
+mod studio;
 mod supervise;
 mod typegen;
 mod webhooks;

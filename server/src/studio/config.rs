@@ -1,0 +1,51 @@
+//! Studio's settings: how long an idle session lasts and how many sign-ins are let through.
+
+use clap::Args;
+
+/// Settings of `/studio`.
+#[derive(Debug, Clone, Args)]
+pub struct StudioConfig {
+    /// Seconds an operator's dashboard session lasts without a request; the next one signs in again.
+    #[arg(long = "studio-session-idle-seconds", env = "STUDIO_SESSION_IDLE_SECONDS", default_value_t = 3600)]
+    pub session_idle_secs: u64,
+
+    /// Sign-in attempts to the dashboard allowed per e-mail address in 5 minutes (0: no limit).
+    #[arg(long = "studio-signin-per-email", env = "STUDIO_SIGNIN_PER_EMAIL", default_value_t = 5)]
+    pub signin_per_email: u64,
+
+    /// Sign-in attempts to the dashboard allowed per client IP address in 5 minutes (0: no limit).
+    #[arg(long = "studio-signin-per-ip", env = "STUDIO_SIGNIN_PER_IP", default_value_t = 30)]
+    pub signin_per_ip: u64,
+}
+
+/// `server studio ...`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum StudioAction {
+    /// The dashboard's operators (not app users: they sign in at /studio only).
+    Operators {
+        #[command(subcommand)]
+        action: OperatorsAction,
+    },
+}
+
+/// `server studio operators ...`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum OperatorsAction {
+    /// Add an operator; without --password one is generated and printed once.
+    Add {
+        email: String,
+        /// The password (at least 10 characters); prefer leaving it out and reading the generated one.
+        #[arg(long, env = "STUDIO_OPERATOR_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+    },
+    /// List the operators.
+    List,
+    /// Remove an operator (their sessions end at once).
+    Remove { email: String },
+    /// Set an operator's password (their sessions end); without --password one is generated and printed once.
+    Passwd {
+        email: String,
+        #[arg(long, env = "STUDIO_OPERATOR_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+    },
+}

@@ -1,0 +1,56 @@
+//! Studio, the operator's dashboard: the single-page app embedded in the binary at `/studio`
+//! and its HTTP API under `/studio/api/`.
+//!
+//! Operators are not app users: they live in `_studio.operators` (argon2 hashes made by
+//! `auth::password`), sign in with a session cookie (`session`), and every write they make lands
+//! in `_studio.audit_log` (`audit`). The API never sends an API key to the browser, and no API
+//! key or app user's token opens it: only the session cookie does, with its CSRF token on writes.
+//! The data screens run SQL as the database owner on the admin pool (`rows`, `sql_editor`),
+//! building every statement with identifiers quoted by `db::quote_ident` and values bound
+//! (`query`). This room imports shared parts (`db`, `config`), `auth`'s password hashing, rate
+//! limits and claims, and nothing of `startup` but the application state.
+
+pub mod assets;
+pub mod audit;
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod history;
+pub mod operators;
+pub mod query;
+pub mod rows;
+pub mod session;
+pub mod signin;
+pub mod sql_editor;
+pub mod users;
+
+use actix_web::middleware::from_fn;
+use actix_web::web;
+
+pub use config::{OperatorsAction, StudioAction, StudioConfig};
+
+/// Mount `/studio/api/` and the app at `/studio`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/studio/api").route("/signin", web::post().to(signin::sign_in)).service(
+            web::scope("")
+                .wrap(from_fn(session::require_operator))
+                .route("/session", web::get().to(signin::current))
+                .route("/signout", web::post().to(signin::sign_out))
+                .route("/audit", web::get().to(audit::list))
+                .route("/schemas", web::get().to(catalog::schemas))
+                .route("/tables", web::get().to(catalog::tables))
+                .route("/tables/{schema}/{table}", web::get().to(catalog::table))
+                .route("/tables/{schema}/{table}/rows", web::get().to(rows::select))
+                .route("/tables/{schema}/{table}/rows", web::post().to(rows::insert))
+                .route("/tables/{schema}/{table}/rows", web::patch().to(rows::update))
+                .route("/tables/{schema}/{table}/rows", web::delete().to(rows::delete))
+                .route("/sql", web::post().to(sql_editor::run))
+                .route("/sql/history", web::get().to(history::list))
+                .route("/users", web::get().to(users::search))
+                .default_service(web::to(error::not_found)),
+        ),
+    );
+    assets::configure(cfg);
+}

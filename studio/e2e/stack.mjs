@@ -1,0 +1,80 @@
+// The real server on a fresh data folder with the rental project seeded, and Debian's Chromium.
+// `server seed` prints the dashboard's first operator once (as `make run` shows it): the tests
+// sign in with it.
+import { spawn, execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const shots = path.resolve(here, '../test-results');
+mkdirSync(shots, { recursive: true });
+
+export const DEMO = { email: 'client@kinshasa-auto.test', password: 'DemoE2e2026' };
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+
+export const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+/** The server's address, from the first line it prints once it listens (`API URL: …`). */
+function listening(server, ms = 60000) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${out}`)), ms);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /API URL: (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    server.once('exit', (code) => reject(new Error(`the server exited (${code}): ${out}`)));
+  });
+}
+
+/** { baseUrl, operator: {email, password}, stop() } */
+export async function startStack() {
+  const bin = process.env.SERVER_BIN;
+  if (!bin || !existsSync(bin)) throw new Error(`server binary not found: ${bin} (set SERVER_BIN)`);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'studio-e2e-'));
+  chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as another user
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DB_PORT: '0',
+    PORT: '0',
+    WEB_DIR: '/nonexistent',
+    SUPABASE_PROJECT_DIR: process.env.SUPABASE_PROJECT_DIR ?? path.resolve(here, '../../web/supabase'),
+    SEED_ADMIN_PASSWORD: 'AdminE2e2026',
+    SEED_DEMO_PASSWORD: DEMO.password,
+    RUST_LOG: 'warn',
+  };
+  const seeded = (await run(bin, ['seed'], { env })).stdout;
+  const m = /created studio operator: (\S+)\s+password: (\S+)/.exec(seeded);
+  if (!m) throw new Error(`no studio operator in: ${seeded}`);
+  const server = spawn(bin, [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  server.stderr.on('data', (d) => {
+    log = (log + d).slice(-8000);
+  });
+  const baseUrl = await listening(server);
+  return {
+    baseUrl,
+    operator: { email: m[1], password: m[2] },
+    log: () => log,
+    stop: async () => {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r).once('error', r));
+      await run(bin, ['db', 'stop'], { env }).catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

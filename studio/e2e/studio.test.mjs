@@ -1,0 +1,166 @@
+// The dashboard in Chromium against the real server and the rental data: sign in, browse the
+// rental tables, edit a cell, insert and delete a row, run SQL as a customer and see only their
+// rows; axe on each screen.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { DEMO, launchBrowser, shot, startStack } from './stack.mjs';
+
+let stack;
+let browser;
+let page;
+
+async function axe(name) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
+    [],
+    `axe on ${name}`,
+  );
+}
+
+before(async () => {
+  stack = await startStack();
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+  page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+test('an operator signs in (a wrong password is refused first)', async () => {
+  await page.goto(`${stack.baseUrl}/studio`);
+  await page.getByLabel('E-mail').fill(stack.operator.email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Invalid e-mail or password' }).waitFor();
+  await axe('sign-in');
+  await page.getByLabel('Password').fill(stack.operator.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  const cookies = await page.context().cookies();
+  const session = cookies.find((c) => c.name === 'studio_session');
+  assert.ok(session?.httpOnly, 'the session cookie is HttpOnly');
+  assert.equal(session?.sameSite, 'Strict');
+  const scripts = await page.evaluate(() => JSON.stringify(localStorage) + document.cookie);
+  assert.ok(!scripts.includes('eyJ'), 'no token reachable from scripts');
+});
+
+test('the rental tables are listed and their rows shown', async () => {
+  await page.getByRole('link', { name: /^vehicles/ }).click();
+  await page.getByRole('grid', { name: 'public.vehicles' }).waitFor();
+  const cells = await page.getByRole('grid', { name: 'public.vehicles' }).locator('tbody tr').count();
+  assert.ok(cells > 0, 'vehicles has rows');
+  await shot(page, 'studio-tables');
+  await axe('table editor');
+});
+
+test('a cell is edited, a row inserted and deleted, in a table of our own', async () => {
+  // A table of the test's own, through the SQL editor (so the rental data stays as it is).
+  await page.getByRole('link', { name: 'SQL editor' }).click();
+  const editor = page.getByRole('textbox', { name: 'SQL' });
+  await editor.waitFor();
+  await editor.click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type(
+    "create table public.e2e_notes (id int primary key, title text not null, done boolean not null default false, meta jsonb);\ninsert into public.e2e_notes values (1, 'first', false, null), (2, 'second', true, '{\"a\": 1}');",
+  );
+  await page.keyboard.press('Control+Enter');
+  await page.getByText('2 statements run · committed').waitFor();
+
+  await page.getByRole('link', { name: 'Table editor' }).click();
+  await page.getByRole('link', { name: /^e2e_notes/ }).click();
+  const grid = page.getByRole('grid', { name: 'public.e2e_notes' });
+  await grid.waitFor();
+  await grid.getByRole('button', { name: 'title: first' }).dblclick();
+  const input = page.getByLabel('New value of title (text)');
+  await input.fill('first, edited');
+  await input.press('Enter');
+  await grid.getByRole('button', { name: 'title: first, edited' }).waitFor();
+
+  // JSON is checked before it is sent.
+  await grid.getByRole('button', { name: 'meta: NULL' }).dblclick();
+  const json = page.getByLabel('New value of meta (jsonb)');
+  await json.fill('{broken');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Invalid JSON' }).waitFor();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.getByRole('button', { name: 'Insert row' }).click();
+  await page.getByLabel('id (integer, required)').fill('3');
+  await page.getByLabel('title (text, required)').fill('third');
+  await axe('insert row dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Insert row' }).click();
+  await grid.getByRole('button', { name: 'title: third' }).waitFor();
+
+  await page.getByLabel('Select row {"id":3}').check();
+  await page.getByRole('button', { name: 'Delete 1 row' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await grid.getByRole('button', { name: 'title: third' }).waitFor({ state: 'detached' });
+});
+
+test('a filter narrows the rows on the server', async () => {
+  await page.getByLabel('Filter column').selectOption('title');
+  await page.getByLabel('Filter operator').selectOption('ilike');
+  await page.getByLabel('Filter value').fill('%second%');
+  await page.getByRole('button', { name: 'Add filter' }).click();
+  const grid = page.getByRole('grid', { name: 'public.e2e_notes' });
+  await grid.getByRole('button', { name: 'title: first, edited' }).waitFor({ state: 'detached' });
+  await grid.getByRole('button', { name: 'title: second' }).waitFor();
+  assert.equal(await grid.locator('tbody tr[aria-rowindex]').count(), 1);
+});
+
+test('SQL run as a customer sees only their rows', async () => {
+  await page.getByRole('link', { name: 'SQL editor' }).click();
+  const editor = page.getByRole('textbox', { name: 'SQL' });
+  await editor.click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('select email from public.profiles order by email');
+  await page.keyboard.press('Control+Enter');
+  await page.getByText(/Statement 1: 2 rows/).waitFor();
+
+  await page.getByLabel('Run as').selectOption('user');
+  await page.getByLabel('Search users by e-mail').fill('client@');
+  await page.getByLabel('User', { exact: true }).selectOption({ label: DEMO.email });
+  await page.getByRole('button', { name: /^Run/ }).click();
+  await page.getByText(/Statement 1: 1 row\b/).waitFor();
+  const grid = page.getByRole('grid', { name: 'Rows of statement 1' });
+  assert.deepEqual(await grid.locator('tbody tr[aria-rowindex] td').allInnerTexts(), [DEMO.email]);
+  await shot(page, 'studio-sql');
+  await axe('SQL editor');
+});
+
+test('an error is shown with its place marked', async () => {
+  await page.getByLabel('Run as').selectOption('owner');
+  const editor = page.getByRole('textbox', { name: 'SQL' });
+  await editor.click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('select 1;\nselect * from nowhere_at_all');
+  await page.keyboard.press('Control+Enter');
+  await page.getByRole('alert').filter({ hasText: 'Statement 2 failed (42P01)' }).waitFor();
+  await page.locator('.cm-lintRange-error').waitFor();
+});
+
+test('a past run is taken back from the history', async () => {
+  const history = page.getByLabel('History');
+  const options = await history.locator('option').allInnerTexts();
+  const index = options.findIndex((t) => t.includes('select email from public.profiles'));
+  assert.ok(index > 0, `the customer's query is in the history: ${options.join(' | ')}`);
+  await history.selectOption({ index });
+  await page.getByRole('textbox', { name: 'SQL' }).filter({ hasText: 'select email from public.profiles' }).waitFor();
+});
+
+test('the audit log shows what the operator did', async () => {
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await page.getByRole('cell', { name: 'rows.update' }).first().waitFor();
+  await page.getByRole('cell', { name: 'rows.delete' }).first().waitFor();
+  await axe('audit log');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+});

@@ -1,0 +1,50 @@
+import { NavLink, Outlet } from 'react-router';
+import { useSession, useSignOut } from '@/features/auth/api/session';
+import { SignInForm } from '@/features/auth/components/sign-in-form';
+import { Button } from '@/components/ui/button';
+import { ErrorNote, Loading } from '@/components/ui/states';
+import { paths } from '@/lib/paths';
+
+const NAV = [
+  { to: paths.tables(), label: 'Table editor' },
+  { to: paths.sql, label: 'SQL editor' },
+  { to: paths.audit, label: 'Audit log' },
+];
+
+/** The frame of every screen once signed in; the sign-in form otherwise. */
+export function Shell() {
+  const session = useSession();
+  const signOut = useSignOut();
+  if (session.isPending) return <Loading />;
+  if (session.error) return <ErrorNote error={session.error} />;
+  if (!session.data) return <SignInForm />;
+  return (
+    <div className="flex h-full flex-col md:flex-row">
+      <aside className="flex shrink-0 flex-row items-center gap-1 bg-slate-900 px-2 py-1 text-slate-100 md:w-48 md:flex-col md:items-stretch md:py-3">
+        <p className="px-2 text-sm font-semibold tracking-wide md:mb-3">Studio</p>
+        <nav aria-label="Main" className="flex flex-1 flex-row gap-1 overflow-x-auto md:flex-col">
+          {NAV.map((n) => (
+            <NavLink
+              key={n.to}
+              to={n.to}
+              className={({ isActive }) => `rounded px-2 py-1 text-sm whitespace-nowrap ${isActive ? 'bg-emerald-700 text-white' : 'text-slate-200 hover:bg-slate-800'}`}
+            >
+              {n.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="flex items-center gap-2 md:flex-col md:items-stretch">
+          <p className="hidden truncate px-2 text-xs text-slate-300 md:block" title={session.data.operator.email}>
+            {session.data.operator.email}
+          </p>
+          <Button variant="inverse" onClick={() => signOut.mutate()}>
+            Sign out
+          </Button>
+        </div>
+      </aside>
+      <main className="min-h-0 min-w-0 flex-1">
+        <Outlet />
+      </main>
+    </div>
+  );
+}
