@@ -157,6 +157,25 @@ fn check_origin(state: &AuthState, req: &HttpRequest) -> Result<(), AuthError> {
     }
 }
 
+/// The authorization request `id`, locked for the transaction, while it is pending: an expired one
+/// is marked so (committed) and is not found; one in another state is refused with `not_pending`.
+async fn lock_pending<'a>(
+    tx: deadpool_postgres::Transaction<'a>,
+    id: &str,
+    not_pending: &str,
+) -> Result<(deadpool_postgres::Transaction<'a>, Authorization), AuthError> {
+    let auth = authz::lock(&tx, id).await?.ok_or_else(authorization_not_found)?;
+    if auth.expired {
+        authz::expire(&tx, auth.id).await?;
+        tx.commit().await?;
+        return Err(authorization_not_found());
+    }
+    if auth.status != "pending" {
+        return Err(invalid(not_pending));
+    }
+    Ok((tx, auth))
+}
+
 /// `GET /oauth/authorizations/{id}`: what the consent page shows; the first signed-in user to
 /// open a request owns it, and one whose earlier consent covers its scopes is approved at once
 /// (`{"redirect_url"}` only).
@@ -170,15 +189,7 @@ pub async fn details(
     let tx = db.transaction().await?;
     let user = require_user(&state, &req, &tx).await?.user;
     check_origin(&state, &req)?;
-    let auth = authz::lock(&tx, &id).await?.ok_or_else(authorization_not_found)?;
-    if auth.expired {
-        authz::expire(&tx, auth.id).await?;
-        tx.commit().await?;
-        return Err(authorization_not_found());
-    }
-    if auth.status != "pending" {
-        return Err(invalid("authorization request cannot be processed"));
-    }
+    let (tx, auth) = lock_pending(tx, &id, "authorization request cannot be processed").await?;
     let mut approved = None;
     match auth.user_id {
         None => {
@@ -237,15 +248,7 @@ pub async fn consent(
         Some("deny") => false,
         _ => return Err(invalid("action must be 'approve' or 'deny'")),
     };
-    let auth = authz::lock(&tx, &id).await?.ok_or_else(authorization_not_found)?;
-    if auth.expired {
-        authz::expire(&tx, auth.id).await?;
-        tx.commit().await?;
-        return Err(authorization_not_found());
-    }
-    if auth.status != "pending" {
-        return Err(invalid("authorization request is no longer pending"));
-    }
+    let (tx, auth) = lock_pending(tx, &id, "authorization request is no longer pending").await?;
     if auth.user_id != Some(user.id) {
         return Err(authorization_not_found());
     }
