@@ -127,18 +127,6 @@ fn haskell_show(s: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::haskell_show;
-
-    #[test]
-    fn show_escapes_like_haskell() {
-        assert_eq!(haskell_show("JWT expired"), "\"JWT expired\"");
-        assert_eq!(haskell_show("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(haskell_show("é1"), "\"\\233\\&1\"");
-    }
-}
-
 /// The PostgREST error for a refusal of the gate on `/rest/v1`; `None` for what the API gateway
 /// answers itself in Supabase (a missing or unknown key, a secret key from a browser).
 pub fn from_gate(err: &crate::gate::GateError) -> Option<super::RestError> {
@@ -170,4 +158,16 @@ pub fn from_gate(err: &crate::gate::GateError) -> Option<super::RestError> {
             return None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::haskell_show;
+
+    #[test]
+    fn show_escapes_like_haskell() {
+        assert_eq!(haskell_show("JWT expired"), "\"JWT expired\"");
+        assert_eq!(haskell_show("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(haskell_show("é1"), "\"\\233\\&1\"");
+    }
 }
