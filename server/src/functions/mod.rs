@@ -5,8 +5,8 @@
 //! its own worker (`server/functions-runtime/router.ts`). The two speak HTTP over loopback with
 //! a per-start secret: docs/functions.md. Functions come from the project's folder and from
 //! deploys kept in Postgres (`store`, `catalog`; a deployed function wins over a folder's of the
-//! same name), managed over HTTP (`manage`) and from the command line (`cli`). Without a
-//! functions folder, Deno is started only once a function is deployed.
+//! same name), managed over HTTP (`manage`) and from the command line (`cli`). Deno is started
+//! when first needed: at the first `/functions/v1` request, or once a function is deployed.
 //!
 //! This surface imports the shared parts only (`db`, `jwt`, `keys`, `project` for `config.toml`).
 
@@ -39,7 +39,7 @@ use runtime::Runtime;
 /// State of the functions surface.
 pub struct FunctionsState {
     pub registry: Registry,
-    /// Started with a functions folder, else at the first deployed function.
+    /// Started at the first request to a function, or at the first deployed function.
     runtime: OnceLock<Arc<Runtime>>,
     /// How the runtime is started.
     launch: runtime::Launch,
@@ -62,7 +62,7 @@ impl FunctionsState {
         self.runtime.get()
     }
 
-    /// The runtime, started now if it was not (a function was deployed).
+    /// The runtime, started now if it was not (a function was called or deployed).
     pub fn ensure_runtime(&self) -> &Arc<Runtime> {
         self.runtime.get_or_init(|| {
             tracing::info!("functions: starting the runtime");
@@ -70,10 +70,15 @@ impl FunctionsState {
         })
     }
 
-    /// The runtime's state in `/health`'s words: `running`, `starting`, `down`, `stopped`, or
-    /// `None` when there is no runtime (no folder, nothing deployed).
+    /// The runtime's state in `/health`'s words: `running`, `starting`, `down`, `stopped`;
+    /// `idle` when there are functions but none has been called yet (Deno not started); `None`
+    /// when there are none (no folder, nothing deployed).
     pub fn health_word(&self) -> Option<&'static str> {
-        self.runtime().map(|r| match r.status() {
+        let Some(runtime) = self.runtime() else {
+            let deployed = self.catalog.as_ref().is_some_and(|c| !c.is_empty());
+            return (self.registry.dir.is_some() || deployed).then_some("idle");
+        };
+        Some(match runtime.status() {
             runtime::Status::Ready { .. } => "running",
             runtime::Status::Starting => "starting",
             runtime::Status::Down => "down",
@@ -98,8 +103,9 @@ pub struct Start {
 }
 
 impl FunctionsState {
-    /// Find the functions folder and, when there is one, start the runtime that serves it; load
-    /// the deployed functions and keep them current (the runtime starts at the first one).
+    /// Find the functions folder; load the deployed functions and keep them current. The runtime
+    /// is not started here: at the first request to a function (`proxy`), or at the first
+    /// deployed function.
     pub fn start(start: Start) -> Arc<FunctionsState> {
         let project_dir = start.project.as_ref().map(|p| p.dir.clone());
         let dir = start
@@ -145,8 +151,7 @@ impl FunctionsState {
             access_token: manage::access_token(&start.jwt_secret),
         });
         if let Some(dir) = &dir {
-            tracing::info!(dir = %dir.display(), "functions: serving the folder");
-            state.ensure_runtime();
+            tracing::info!(dir = %dir.display(), "functions: serving the folder (Deno starts at the first request)");
         }
         if let (Some(catalog), Some((pool, url))) = (catalog, start.database) {
             // Held weakly: the listener must not keep a stopped server's state alive.

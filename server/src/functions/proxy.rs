@@ -25,8 +25,11 @@ const NAME_HEADER: &str = "x-functions-name";
 const REQUEST_ID_HEADER: &str = "x-functions-request-id";
 const COLD_HEADER: &str = "x-functions-cold";
 const ERROR_HEADER: &str = "x-functions-error";
-/// How long a request waits for a router that is (re)starting.
+/// How long a request waits for a router that is restarting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
+/// How long a request waits for the router's first start (Deno started at the first request,
+/// compiling the router when its cache is empty): as long as that start is given.
+const FIRST_START_WAIT: Duration = super::runtime::START_TIMEOUT;
 /// Headers that belong to one connection, not to the request or answer.
 const HOP_BY_HOP: &[&str] = &[
     "connection",
@@ -80,8 +83,10 @@ async fn forward(
     }
     let limit = state.config.max_request_bytes;
     let body = read_body(&mut payload, limit).await.ok_or(FunctionsError::PayloadTooLarge(limit))?;
-    let runtime = state.runtime().ok_or(FunctionsError::Boot)?;
-    let port = runtime.endpoint(ROUTER_WAIT).await.ok_or(FunctionsError::Boot)?;
+    // Deno starts at the first request that needs it; that request (and those meanwhile) wait.
+    let runtime = state.ensure_runtime();
+    let wait = if runtime.has_been_ready() { ROUTER_WAIT } else { FIRST_START_WAIT };
+    let port = runtime.endpoint(wait).await.ok_or(FunctionsError::Boot)?;
     let secrets_version = push_secrets(state, port).await?;
     let request_id = {
         use actix_web::HttpMessage;

@@ -5,10 +5,13 @@
 //! (and it ends itself when its standard input closes, so it never outlives the server).
 //!
 //! Meanwhile `endpoint` waits a little for a router that is starting and then gives up, so a
-//! request gets `BOOT_ERROR` instead of hanging. It decides nothing about requests.
+//! request gets `BOOT_ERROR` instead of hanging; `has_been_ready` tells a first start (Deno
+//! compiling the router, which a request may wait longer for) from a restart. It decides nothing
+//! about requests.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -28,7 +31,7 @@ const SCRIPTS: &[(&str, &str)] = &[
 /// PEM file) lets Deno fetch `npm:` imports as npm does. Neither holds a secret.
 const INHERITED: &[&str] = &["DENO_TLS_CA_STORE", "DENO_CERT"];
 /// How long a start may take to print the port (the first start compiles the router).
-const START_TIMEOUT: Duration = Duration::from_secs(60);
+pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 const HEALTH_INTERVAL: Duration = Duration::from_secs(10);
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Failed health checks in a row after which the child is stopped and started again.
@@ -74,6 +77,8 @@ pub struct Launch {
 pub struct Runtime {
     status: watch::Receiver<Status>,
     stop: watch::Sender<bool>,
+    /// Whether the router has answered at least once since this runtime was spawned.
+    ready_once: Arc<AtomicBool>,
     /// Every request to the router carries it (`x-functions-secret`).
     pub secret: SecretString,
 }
@@ -84,8 +89,14 @@ impl Runtime {
         let (status_tx, status) = watch::channel(Status::Starting);
         let (stop, stop_rx) = watch::channel(false);
         let secret = SecretString::from(crate::keys::random_secret());
-        tokio::spawn(supervise(launch, secret.clone(), status_tx, stop_rx));
-        Arc::new(Runtime { status, stop, secret })
+        let ready_once = Arc::new(AtomicBool::new(false));
+        tokio::spawn(supervise(launch, secret.clone(), status_tx, stop_rx, ready_once.clone()));
+        Arc::new(Runtime { status, stop, ready_once, secret })
+    }
+
+    /// Whether the router has been ready at least once (false during the first start).
+    pub fn has_been_ready(&self) -> bool {
+        self.ready_once.load(Ordering::Relaxed)
     }
 
     /// The router's port, waiting up to `wait` for one that is starting; `None` if not running.
@@ -115,6 +126,7 @@ async fn supervise(
     secret: SecretString,
     status: watch::Sender<Status>,
     mut stop: watch::Receiver<bool>,
+    ready_once: Arc<AtomicBool>,
 ) {
     let mut backoff = BACKOFF_FIRST;
     while !*stop.borrow() {
@@ -123,6 +135,7 @@ async fn supervise(
         match start(&launch, &secret).await {
             Ok((mut child, port, stdin)) => {
                 tracing::info!(port, "functions: runtime started");
+                ready_once.store(true, Ordering::Relaxed);
                 let _ = status.send(Status::Ready { port });
                 tokio::select! {
                     exit = child.wait() => tracing::error!(status = ?exit, "functions: the runtime exited"),

@@ -398,6 +398,29 @@ async fn the_runtime_is_started_again_after_it_dies_and_serves_the_function_anew
 }
 
 #[tokio::test]
+async fn deno_starts_at_the_first_request_not_with_the_server() {
+    // Arrange: a server with a functions folder, nothing called yet.
+    let data_dir = std::env::temp_dir().join(format!("functions-lazy-{}", &server::keys::random_secret()[..12]));
+    let dir = data_dir.clone();
+    let app = serve("", &[("functions/echo/index.ts", ECHO)], move |c| c.data_dir = dir).await;
+    let health = |app: &TestApp| {
+        let request = app.http.get(format!("{}/health", app.address)).send();
+        async move { request.await.expect("health").json::<Value>().await.expect("json") }
+    };
+    assert_eq!(health(&app).await["functions"], "idle", "functions found, Deno not started");
+    assert_eq!(router_pid(&data_dir), None, "no Deno child before the first request");
+
+    // Act: the first request, which starts Deno and waits for it.
+    let first = app.function(reqwest::Method::GET, "echo").send().await.expect("request");
+
+    // Assert: answered by the function, and the child now runs.
+    assert_eq!(first.status(), StatusCode::CREATED);
+    assert_eq!(first.json::<Value>().await.expect("json")["path"], "/echo");
+    assert!(router_pid(&data_dir).is_some(), "the Deno child runs after the first request");
+    assert_eq!(health(&app).await["functions"], "running");
+}
+
+#[tokio::test]
 async fn an_edited_function_answers_with_its_new_code_without_a_restart() {
     let project = project("", &[("functions/greet/index.ts", "Deno.serve(() => new Response('hello'));")]);
     let dir = project.clone();
