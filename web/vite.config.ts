@@ -5,7 +5,7 @@ import tailwindcss from '@tailwindcss/vite';
 import { fileURLToPath, URL } from 'node:url';
 
 const api = process.env.API_PROXY_TARGET ?? 'http://127.0.0.1:54321';
-const proxied = ['/rest', '/auth', '/storage', '/realtime', '/inbox', '/config.json'];
+const proxied = ['/rest', '/auth', '/storage', '/realtime', '/functions', '/inbox', '/config.json'];
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],

@@ -136,6 +136,10 @@ export async function startStack({ webDir }) {
     WEBAUTHN_RP_ORIGINS: `http://localhost:${apiPort},http://localhost:${sitePort}`,
     // booking mails leave the outbox within a second.
     OUTBOX_POLL_SECONDS: '1',
+    // the site's Edge Functions (booking-receipt) on the pinned Deno, which fetches their npm:
+    // imports through the system's certificate authorities (as the Makefile sets)
+    FUNCTIONS_DENO_BIN: process.env.FUNCTIONS_DENO_BIN ?? path.resolve(here, '../../server/functions-runtime/node_modules/@deno/linux-x64-glibc/deno'),
+    DENO_TLS_CA_STORE: process.env.DENO_TLS_CA_STORE ?? 'system',
     RUST_LOG: 'warn',
   };
   await run(bin, ['seed'], { env });

@@ -17,7 +17,7 @@ const TYPES = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
 };
-const API = ['/rest/', '/auth/', '/storage/', '/inbox', '/realtime/'];
+const API = ['/rest/', '/auth/', '/storage/', '/functions/', '/inbox', '/realtime/'];
 
 export function startStaticServer({ dir, apiUrl, anonKey, port = 0 }) {
   const api = new URL(apiUrl);

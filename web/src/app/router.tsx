@@ -30,7 +30,6 @@ const ForgotPassword = lazyPage(() => import('./routes/forgot-password'));
 const VerifyEmail = lazyPage(() => import('./routes/verify-email'));
 const ResetPassword = lazyPage(() => import('./routes/reset-password'));
 const Profile = lazyPage(() => import('./routes/profile'));
-const Receipt = lazyPage(() => import('./routes/receipt'));
 const NotFound = lazyPage(() => import('./routes/not-found'));
 
 /**
@@ -85,7 +84,6 @@ const routeElements = (
       <Route path="verify-email" element={<VerifyEmail />} />
       <Route path="reset-password" element={<ResetPassword />} />
       <Route path="profile" element={<Profile />} />
-      <Route path="profile/receipts/:kind/:id" element={<Receipt />} />
       <Route path="*" element={<NotFound />} />
     </Route>
   </>

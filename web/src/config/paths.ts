@@ -22,7 +22,6 @@ export const paths = {
   verifyEmail: '/verify-email',
   resetPassword: '/reset-password',
   profile: '/profile',
-  receipt: (kind: string, id: string) => `/profile/receipts/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`,
   adminDashboard: '/admin/dashboard',
 } as const;
 

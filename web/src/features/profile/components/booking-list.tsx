@@ -1,15 +1,14 @@
 import { useState } from 'react';
-import { Link } from 'react-router';
-import { FileText } from 'lucide-react';
+import { FileDown } from 'lucide-react';
 import { notify } from '@/lib/notify';
-import { Button, buttonClass } from '@/components/ui/button';
+import { Button } from '@/components/ui/button';
 import { Field, Form, useZodForm } from '@/components/ui/form';
 import { changeDatesSchema } from '../schemas/profile-schema';
-import { paths } from '@/config/paths';
 import { bookingReference, formatDate, formatPrice, todayIso } from '@/lib/format';
 import { cn } from '@/lib/cn';
 import type { BookingStatus } from '@/types/database';
 import { kindLabels, statusLabels, useCancelBooking, useChangeBookingDates, type MyBooking } from '../api/bookings';
+import { downloadReceipt } from '../api/receipt';
 
 const statusTones: Record<BookingStatus, string> = {
   pending: 'bg-amber-100 text-amber-900',
@@ -47,9 +46,7 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
           </div>
           {/* the actions in one row of like buttons under the booking (they stacked in a tall column) */}
           <div className="mt-3 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3" data-testid="booking-actions">
-            <Link to={paths.receipt(b.kind, b.id)} className={buttonClass('outline', undefined, 'sm')} aria-label={`Reçu de la réservation ${bookingReference(b.id)}`}>
-              <FileText className="h-3.5 w-3.5" aria-hidden="true" /> Reçu
-            </Link>
+            <ReceiptButton booking={b} />
             {allowCancel && b.status === 'pending' && b.dates && <ChangeDates booking={b} dates={b.dates} />}
             {allowCancel && b.status === 'pending' && (
               <Button
@@ -75,6 +72,27 @@ export function BookingList({ bookings, allowCancel }: { bookings: MyBooking[]; 
         </li>
       ))}
     </ul>
+  );
+}
+
+/** « Reçu » downloads the booking's receipt as a PDF (made by the booking-receipt function). */
+function ReceiptButton({ booking }: { booking: MyBooking }) {
+  const [busy, setBusy] = useState(false);
+  const ref = bookingReference(booking.id);
+  const download = async () => {
+    setBusy(true);
+    try {
+      await downloadReceipt(booking.kind, booking.id);
+    } catch (e) {
+      notify.error(e instanceof Error ? e.message : 'Le reçu n’a pas pu être téléchargé.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Button variant="outline" size="sm" disabled={busy} aria-busy={busy} onClick={() => void download()} aria-label={`Télécharger le reçu de la réservation ${ref} (PDF)`}>
+      <FileDown className="h-3.5 w-3.5" aria-hidden="true" /> Reçu
+    </Button>
   );
 }
 
