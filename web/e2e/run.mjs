@@ -3,12 +3,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
+import { readFileSync } from 'node:fs';
 import { SEED, isoInDays, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
+import { pdfText } from './pdf-text.mjs';
 
 let stack;
 let browser;
 const stamp = Date.now();
 const customer = { email: `client.${stamp}@example.cd`, password: 'Kinshasa2026', newPassword: 'Nouveau2026x', name: 'Jeanne Mbuyi' };
+
+/** Any run of spaces (no-break, narrow no-break) as one plain space: the PDF and the page differ there. */
+const spaces = (t) => t.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
 
 /** Dollars as the site shows them (french: « 1 065,00 $ », no-break spaces). */
 const usd = (n) => `${new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)}\u00a0$`;
@@ -430,19 +435,22 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   assert.match(changed.subject, /^Réservation modifiée #[0-9A-F]{8}$/);
   assert.match(changed.text, /\(7 jours\)/);
 
-  // its receipt, printable
-  await rental.getByRole('link', { name: /^Reçu de la réservation / }).click();
-  const receipt = page.getByTestId('receipt');
-  await receipt.getByRole('heading', { name: 'Bon de réservation' }).waitFor();
-  assert.match(await page.getByTestId('receipt-reference').textContent(), /^#[0-9A-F]{8}$/);
-  assert.equal(await page.getByTestId('receipt-total').textContent(), newTotal, 'the receipt shows the new total');
-  await shot(page, 'receipt');
-  await page.emulateMedia({ media: 'print' });
-  assert.equal(await page.locator('header').first().isVisible(), false, 'the navigation is not printed');
-  const pdf = await page.pdf({ format: 'A4' });
+  // its receipt: a PDF made by the booking-receipt Edge Function, downloaded under a French name
+  const reference = (await rental.getByText(/^Réf\./).locator('span').textContent()).trim();
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 90_000 }), // the first call starts Deno and fetches pdf-lib from npm
+    rental.getByRole('button', { name: `Télécharger le reçu de la réservation ${reference} (PDF)` }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), `recu-${reference}.pdf`);
+  const pdf = readFileSync(await download.path());
   assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
-  await page.emulateMedia({ media: 'screen' });
-  await page.goto(`${stack.baseUrl}/profile`);
+  const text = pdfText(pdf).map(spaces);
+  for (const expected of ['Bon de réservation', `Référence : #${reference}`, 'Kinshasa Prestige Auto', 'Boulevard du 30 Juin, Gombe, Kinshasa', customer.name, customer.email, spaces(newTotal)]) {
+    assert.ok(text.includes(expected), `the receipt shows « ${expected} »: ${JSON.stringify(text)}`);
+  }
+  assert.ok(text.some((line) => /^Du \d{1,2} \S+ \d{4} au \d{1,2} \S+ \d{4} \(7 jours\)$/.test(line)), `the new dates: ${JSON.stringify(text)}`);
+  assert.ok(text.some((line) => line.startsWith('Statut du paiement : À régler')), `the payment status: ${JSON.stringify(text)}`);
+  await shot(page, 'receipt-downloaded');
 
   // how to hear of the bookings: texts too (the database reads the choice)
   await page.getByRole('tab', { name: 'Notifications' }).click();
@@ -474,6 +482,57 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await cart.waitFor();
   assert.equal(await cart.getByTestId('cart-count').textContent(), '3');
   await page.context().close();
+});
+
+test('a receipt is made for its own customer only: another customer gets 404, no token 401', async () => {
+  const receipt = (id, token) =>
+    fetch(`${stack.apiUrl}/functions/v1/booking-receipt?id=${id}`, { headers: { apikey: stack.anonKey, ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+  const signIn = async (email, password) => {
+    const r = await fetch(`${stack.apiUrl}/auth/v1/token?grant_type=password`, {
+      method: 'POST',
+      headers: { apikey: stack.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    assert.equal(r.status, 200, `${email} signs in`);
+    return (await r.json()).access_token;
+  };
+  // the demo customer's completed rental (web/supabase/seed.sql), and another customer
+  const booking = '5eedb003-0000-4000-8000-000000000000';
+  const demo = await signIn('client@kinshasa-auto.test', SEED.demoPassword);
+  const other = { email: `autre.${stamp}@example.cd`, password: 'Kinshasa2026' };
+  const created = await fetch(`${stack.apiUrl}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...other, email_confirm: true, user_metadata: { full_name: 'Autre Client' } }),
+  });
+  assert.equal(created.status, 200);
+  const stranger = await signIn(other.email, other.password);
+
+  // its customer gets the PDF (GET ?id=, as a link would ask)
+  const own = await receipt(booking, demo);
+  assert.equal(own.status, 200, await own.clone().text());
+  assert.equal(own.headers.get('content-type'), 'application/pdf');
+  assert.equal(own.headers.get('content-disposition'), 'attachment; filename="recu-5EEDB003.pdf"');
+  assert.equal(own.headers.get('access-control-allow-origin'), '*');
+  const text = pdfText(Buffer.from(await own.arrayBuffer())).map(spaces);
+  for (const expected of ['Reçu', 'Référence : #5EEDB003', 'Client Démo', 'Statut : Terminée', 'Statut du paiement : Réglé auprès de notre équipe']) {
+    assert.ok(text.includes(expected), `the receipt shows « ${expected} »: ${JSON.stringify(text)}`);
+  }
+
+  // another customer: row-level security finds nothing, so the function answers 404 in French
+  const refused = await receipt(booking, stranger);
+  assert.equal(refused.status, 404);
+  assert.deepEqual(await refused.json(), { error: 'not_found', message: 'Réservation introuvable dans votre compte.' });
+
+  // no token: refused before the function runs (verify_jwt)
+  const anonymous = await receipt(booking, null);
+  assert.equal(anonymous.status, 401);
+  assert.deepEqual(await anonymous.json(), { msg: 'Error: Missing authorization header' });
+
+  // the preflight of a browser on another origin gets the function's own CORS answer
+  const preflight = await fetch(`${stack.apiUrl}/functions/v1/booking-receipt`, { method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-method': 'POST' } });
+  assert.equal(preflight.status, 200);
+  assert.match(preflight.headers.get('access-control-allow-headers'), /authorization/);
 });
 
 test('password reset end to end', async () => {
