@@ -3,6 +3,8 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
 import { AuditRoute } from './routes/audit';
+import { S3KeysRoute, StorageRoute } from './routes/storage';
+import { PoliciesRoute } from './routes/policies';
 import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
@@ -28,6 +30,12 @@ export const router = createBrowserRouter(
           ),
         },
         { path: 'audit', element: <AuditRoute /> },
+        // Storage and policies screens
+        { path: 'storage', element: <StorageRoute /> },
+        { path: 'storage/:bucket', element: <StorageRoute /> },
+        { path: 'storage-keys', element: <S3KeysRoute /> },
+        { path: 'policies', element: <Navigate to="/policies/public" replace /> },
+        { path: 'policies/:schema', element: <PoliciesRoute /> },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },
