@@ -85,3 +85,8 @@ const userSchema = z.object({ id: z.string(), email: z.string().nullable(), phon
 export function useUsers(q: string) {
   return useQuery({ queryKey: policyKeys.users(q), queryFn: () => api(`/users?q=${encodeURIComponent(q)}`, z.object({ users: z.array(userSchema) })).then((r) => r.users) });
 }
+
+/** The schemas to pick from (the platform's is not among them). */
+export function usePolicySchemas() {
+  return useQuery({ queryKey: ['policies', 'schemas'], queryFn: () => api('/schemas', z.object({ schemas: z.array(z.string()) })).then((r) => r.schemas) });
+}

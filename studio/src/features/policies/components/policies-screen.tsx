@@ -1,18 +1,20 @@
 import { useState } from 'react';
-import { Link } from 'react-router';
-import { usePolicies, type Policy, type PolicyDraft, type PolicyTable, type PolicyWrite } from '../api/policies';
+import { Link, useNavigate } from 'react-router';
+import { usePolicies, usePolicySchemas, type Policy, type PolicyDraft, type PolicyTable, type PolicyWrite } from '../api/policies';
 import { PolicyFormView } from './policy-form';
 import { PolicyTester } from './policy-tester';
 import { SqlReview } from './sql-review';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { Input } from '@/components/ui/field';
+import { Input, Select } from '@/components/ui/field';
 import { Empty, ErrorNote, Loading } from '@/components/ui/states';
 import { paths } from '@/lib/paths';
 
 /** A schema's tables with their RLS switch and policies, the forms that write them, and the tester. */
 export function PoliciesScreen({ schema, table }: { schema: string; table?: string }) {
   const tables = usePolicies(schema);
+  const schemas = usePolicySchemas();
+  const navigate = useNavigate();
   const [search, setSearch] = useState('');
   const [write, setWrite] = useState<PolicyWrite | null>(null);
   const [editing, setEditing] = useState<null | { policy?: Policy }>(null);
@@ -27,6 +29,16 @@ export function PoliciesScreen({ schema, table }: { schema: string; table?: stri
   return (
     <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[15rem_1fr] md:grid-rows-1">
       <nav aria-label="Tables with policies" className="flex max-h-48 flex-col gap-2 border-r border-slate-200 bg-white p-2 md:max-h-none">
+        <label className="sr-only" htmlFor="policy-schema">
+          Schema
+        </label>
+        <Select id="policy-schema" value={schema} onChange={(e) => navigate(paths.policies(e.target.value))}>
+          {(schemas.data ?? [schema]).map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </Select>
         <label className="sr-only" htmlFor="policy-table-search">
           Search tables
         </label>
