@@ -64,7 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 // Policies screen: policies and RLS per table, and the policy tester.
                 .route("/policies", web::get().to(policies::list))
                 .route("/policies", web::post().to(policies::put))
-                .route("/policies/drop", web::post().to(policies::drop))
+                .route("/policies/drop", web::post().to(policies::drop_policy))
                 .route("/policies/rls", web::post().to(policies::rls))
                 .route("/policies/test", web::post().to(policy_tester::run))
                 .default_service(web::to(error::not_found)),

@@ -74,7 +74,7 @@ async fn apply(
 }
 
 #[derive(Deserialize)]
-pub struct Put {
+pub struct PutBody {
     policy: Policy,
     /// The name of the policy this one replaces (an edit).
     replaces: Option<String>,
@@ -86,7 +86,7 @@ pub struct Put {
 pub async fn put(
     state: web::Data<AppState>,
     op: web::ReqData<OperatorSession>,
-    body: web::Json<Put>,
+    body: web::Json<PutBody>,
 ) -> Result<HttpResponse, StudioError> {
     let p = &body.policy;
     let statements = policy_sql::put(p, body.replaces.as_deref())?;
@@ -95,7 +95,7 @@ pub async fn put(
 }
 
 #[derive(Deserialize)]
-pub struct Drop {
+pub struct DropBody {
     schema: String,
     table: String,
     name: String,
@@ -104,17 +104,17 @@ pub struct Drop {
 }
 
 /// `POST /studio/api/policies/drop` `{schema, table, name, dry_run}`: `{sql, applied}`.
-pub async fn drop(
+pub async fn drop_policy(
     state: web::Data<AppState>,
     op: web::ReqData<OperatorSession>,
-    body: web::Json<Drop>,
+    body: web::Json<DropBody>,
 ) -> Result<HttpResponse, StudioError> {
     let statements = vec![policy_sql::drop(&body.schema, &body.table, &body.name)];
     apply(&state, &op, statements, body.dry_run, "policy.drop", (&body.schema, &body.table)).await
 }
 
 #[derive(Deserialize)]
-pub struct Rls {
+pub struct RlsBody {
     schema: String,
     table: String,
     enabled: bool,
@@ -126,7 +126,7 @@ pub struct Rls {
 pub async fn rls(
     state: web::Data<AppState>,
     op: web::ReqData<OperatorSession>,
-    body: web::Json<Rls>,
+    body: web::Json<RlsBody>,
 ) -> Result<HttpResponse, StudioError> {
     let statements = vec![policy_sql::rls(&body.schema, &body.table, body.enabled)];
     let action = if body.enabled { "rls.enable" } else { "rls.disable" };

@@ -203,7 +203,10 @@ mod tests {
         assert_eq!(create(&policy(Command::Insert, None, Some("  "))), Err(PolicyError::NoExpression));
         assert!(create(&policy(Command::Insert, None, Some("true"))).unwrap().ends_with("with check (true)"));
         assert!(create(&policy(Command::Update, Some("true"), None)).is_ok());
-        assert_eq!(create(&policy(Command::Select, Some("true); drop table x; --"), None)), Err(PolicyError::Semicolon));
+        assert_eq!(
+            create(&policy(Command::Select, Some("true); drop table x; --"), None)),
+            Err(PolicyError::Semicolon)
+        );
         let mut nameless = policy(Command::Select, Some("true"), None);
         nameless.name = " ".into();
         assert_eq!(create(&nameless), Err(PolicyError::Missing("name")));

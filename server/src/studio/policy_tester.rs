@@ -73,7 +73,8 @@ pub async fn run(state: web::Data<AppState>, body: web::Json<Test>) -> Result<Ht
     let rel = relation(&client, &test.schema, &test.table).await?;
     let built = match &test.operation {
         Operation::Select { filters } => {
-            let spec = Select { filters: filters.clone(), sort: Vec::new(), limit: Some(SHOWN), after: None, offset: None };
+            let spec =
+                Select { filters: filters.clone(), sort: Vec::new(), limit: Some(SHOWN), after: None, offset: None };
             query::select(&rel, &spec)?.0
         }
         Operation::Insert { row } => query::insert(&rel, row)?,

@@ -69,9 +69,7 @@ pub async fn as_service_role(
 /// The service's routes for `configure`: storage's gated routes, as the service role.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::scope("/storage")
-            .wrap(actix_web::middleware::from_fn(as_service_role))
-            .configure(crate::storage::gated),
+        web::scope("/storage").wrap(actix_web::middleware::from_fn(as_service_role)).configure(crate::storage::gated),
     );
 }
 
@@ -79,8 +77,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 pub async fn list_keys(state: web::Data<AppState>) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
     let keys = crate::storage::s3::list_credentials(&client).await.map_err(StudioError::internal)?;
-    let keys: Vec<Value> =
-        keys.into_iter().map(|(id, description, at)| json!({"id": id, "description": description, "created_at": at})).collect();
+    let keys: Vec<Value> = keys
+        .into_iter()
+        .map(|(id, description, at)| json!({"id": id, "description": description, "created_at": at}))
+        .collect();
     Ok(HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(json!({ "keys": keys })))
 }
 

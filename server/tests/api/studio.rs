@@ -46,7 +46,9 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (
             Method::POST,
             "/studio/api/policies/test",
-            Some(json!({"schema": "public", "table": "notes", "run_as": {"kind": "anon"}, "operation": {"kind": "select"}})),
+            Some(
+                json!({"schema": "public", "table": "notes", "run_as": {"kind": "anon"}, "operation": {"kind": "select"}}),
+            ),
         ),
         (Method::GET, "/studio/api/no-such-route", None),
     ]

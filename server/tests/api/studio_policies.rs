@@ -87,13 +87,19 @@ async fn a_policy_from_a_template_is_shown_then_applied_edited_and_dropped() {
     assert_eq!(table(&studio, &app, "orders").await["rls"], true);
 
     let (status, shown) = studio
-        .call(&app, Method::POST, "/studio/api/policies", Some(json!({"policy": owner_only("Own orders"), "dry_run": true})))
+        .call(
+            &app,
+            Method::POST,
+            "/studio/api/policies",
+            Some(json!({"policy": owner_only("Own orders"), "dry_run": true})),
+        )
         .await;
     assert_eq!(status, 200, "{shown}");
     assert!(shown["sql"].as_str().unwrap().starts_with("create policy \"Own orders\" on \"public\".\"orders\""));
     assert_eq!(table(&studio, &app, "orders").await["policies"], json!([]), "a dry run changes nothing");
-    let (status, out) =
-        studio.call(&app, Method::POST, "/studio/api/policies", Some(json!({"policy": owner_only("Own orders")}))).await;
+    let (status, out) = studio
+        .call(&app, Method::POST, "/studio/api/policies", Some(json!({"policy": owner_only("Own orders")})))
+        .await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["sql"], shown["sql"], "what ran is what was shown");
     let policies = table(&studio, &app, "orders").await["policies"].clone();
@@ -131,7 +137,12 @@ async fn a_policy_from_a_template_is_shown_then_applied_edited_and_dropped() {
     assert_eq!(status, 200, "{out}");
     assert_eq!(table(&studio, &app, "orders").await["policies"], json!([]));
     let (status, _) = studio
-        .call(&app, Method::POST, "/studio/api/policies/rls", Some(json!({"schema": "_studio", "table": "operators", "enabled": false})))
+        .call(
+            &app,
+            Method::POST,
+            "/studio/api/policies/rls",
+            Some(json!({"schema": "_studio", "table": "operators", "enabled": false})),
+        )
         .await;
     assert_eq!(status, 404, "the platform's tables are not reachable");
     let audited: i64 = app
@@ -178,7 +189,8 @@ async fn the_tester_shows_what_each_caller_may_read_and_write_and_rolls_everythi
     let update = json!({"kind": "update", "key": {"id": 3}, "values": {"total": 0}});
     let hidden = test_as(&studio, &app, json!({"kind": "user", "id": dana}), update).await;
     assert_eq!((hidden["allowed"].as_bool(), hidden["affected"].as_i64()), (Some(false), Some(0)));
-    let delete = test_as(&studio, &app, json!({"kind": "user", "id": dana}), json!({"kind": "delete", "key": {"id": 1}})).await;
+    let delete =
+        test_as(&studio, &app, json!({"kind": "user", "id": dana}), json!({"kind": "delete", "key": {"id": 1}})).await;
     assert_eq!(delete["allowed"], true);
 
     let left: i64 = app.admin_query_one("select count(*) from public.orders where total > 0").await.get(0);

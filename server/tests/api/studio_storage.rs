@@ -23,8 +23,7 @@ pub struct Studio {
 pub async fn studio_app() -> (TestApp, Studio) {
     let app = spawn_app().await;
     let hash = server::auth::password::hash_blocking(PASSWORD).expect("hash");
-    app.admin_sql(&format!("insert into _studio.operators (email, password_hash) values ('{EMAIL}', '{hash}')"))
-        .await;
+    app.admin_sql(&format!("insert into _studio.operators (email, password_hash) values ('{EMAIL}', '{hash}')")).await;
     let res = app
         .http
         .post(format!("{}/studio/api/signin", app.address))
@@ -122,9 +121,18 @@ async fn an_operator_creates_edits_empties_and_deletes_a_bucket() {
         .await
         .expect("upload");
     let (status, refused) = json_of(text).await;
-    assert_eq!((status, refused["statusCode"].as_str()), (400, Some("415")), "a MIME type the bucket refuses: {refused}");
+    assert_eq!(
+        (status, refused["statusCode"].as_str()),
+        (400, Some("415")),
+        "a MIME type the bucket refuses: {refused}"
+    );
     let (status, out) = studio
-        .call(&app, Method::PUT, "/studio/api/storage/bucket/media", Some(json!({"public": true, "allowed_mime_types": null})))
+        .call(
+            &app,
+            Method::PUT,
+            "/studio/api/storage/bucket/media",
+            Some(json!({"public": true, "allowed_mime_types": null})),
+        )
         .await;
     assert_eq!(status, 200, "{out}");
     let ok = studio
@@ -162,16 +170,22 @@ async fn objects_are_browsed_previewed_moved_copied_signed_and_deleted() {
         .expect("upload");
     assert_eq!(up.status(), 200);
 
-    let (_, root) = studio.call(&app, Method::POST, "/studio/api/storage/object/list/docs", Some(json!({"prefix": ""}))).await;
+    let (_, root) =
+        studio.call(&app, Method::POST, "/studio/api/storage/object/list/docs", Some(json!({"prefix": ""}))).await;
     assert_eq!(root[0]["name"], "photos");
     assert_eq!(root[0]["id"], Value::Null, "a folder");
-    let (_, inside) =
-        studio.call(&app, Method::POST, "/studio/api/storage/object/list/docs", Some(json!({"prefix": "photos/"}))).await;
+    let (_, inside) = studio
+        .call(&app, Method::POST, "/studio/api/storage/object/list/docs", Some(json!({"prefix": "photos/"})))
+        .await;
     assert_eq!(inside[0]["name"], "red.png");
 
     // preview through the transformation endpoint, with the session cookie only
     let preview = studio
-        .req(&app, Method::GET, "/studio/api/storage/render/image/authenticated/docs/photos/red.png?width=2&format=origin")
+        .req(
+            &app,
+            Method::GET,
+            "/studio/api/storage/render/image/authenticated/docs/photos/red.png?width=2&format=origin",
+        )
         .send()
         .await
         .expect("preview");
@@ -226,7 +240,12 @@ async fn a_resumable_upload_goes_through_the_studio_mount_in_chunks() {
     app.admin_sql("insert into storage.buckets (id, name) values ('big', 'big')").await;
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     let b64 = |s: &str| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, s);
-    let meta = format!("bucketName {},objectName {},contentType {}", b64("big"), b64("dir/blob.bin"), b64("application/octet-stream"));
+    let meta = format!(
+        "bucketName {},objectName {},contentType {}",
+        b64("big"),
+        b64("dir/blob.bin"),
+        b64("application/octet-stream")
+    );
     let created = studio
         .req(&app, Method::POST, "/studio/api/storage/upload/resumable")
         .header("tus-resumable", "1.0.0")
