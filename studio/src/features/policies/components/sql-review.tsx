@@ -13,7 +13,7 @@ export function SqlReview({ write, schema, onClose, onDone }: { write: PolicyWri
       {preview.isPending && <Loading label="Building the SQL…" />}
       {preview.error && <ErrorNote error={preview.error} />}
       {preview.data && (
-        <pre aria-label="SQL to run" className="mb-3 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs whitespace-pre-wrap text-slate-100">
+        <pre role="region" aria-label="SQL to run" tabIndex={0} className="mb-3 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs whitespace-pre-wrap text-slate-100">
           {preview.data.sql}
         </pre>
       )}

@@ -136,9 +136,9 @@ export function ObjectBrowser({ bucket, prefix: rawPrefix }: { bucket: string; p
                 {files.map((f: Entry) => {
                   const key = `${prefix}${f.name}`;
                   return (
-                    <tr key={`f:${f.name}`} aria-selected={selected === key} className={`border-b border-slate-200 ${selected === key ? 'bg-emerald-50' : 'bg-white'}`}>
+                    <tr key={`f:${f.name}`} className={`border-b border-slate-200 ${selected === key ? 'bg-emerald-50' : 'bg-white'}`}>
                       <td className="px-2 py-1">
-                        <button type="button" className="text-left hover:underline" onClick={() => setSelected(key)}>
+                        <button type="button" aria-pressed={selected === key} className="text-left hover:underline" onClick={() => setSelected(key)}>
                           {f.name}
                         </button>
                       </td>
