@@ -50,9 +50,18 @@ pub fn split_bucket_key(tail: &str) -> Result<(String, String), StorageError> {
     Ok((bucket.to_string(), key.to_string()))
 }
 
-/// The decoded part of the request path after `/storage/v1{prefix}`.
+/// Where the storage routes are mounted: the API itself, and the dashboard's copy of its gated
+/// routes (`studio::storage`, for operators acting as the service role).
+pub const MOUNTS: [&str; 2] = ["/storage/v1", "/studio/api/storage"];
+
+/// The mount `path` is under (`/storage/v1` when none).
+pub fn mount_of(path: &str) -> &'static str {
+    MOUNTS.iter().find(|m| path.starts_with(**m) && path[m.len()..].starts_with('/')).copied().unwrap_or(MOUNTS[0])
+}
+
+/// The decoded part of the request path after `<mount>{prefix}`.
 pub fn tail_after(path: &str, prefix: &str) -> Result<String, StorageError> {
-    let full = format!("/storage/v1{prefix}");
+    let full = format!("{}{prefix}", mount_of(path));
     let raw = path.strip_prefix(&full).ok_or_else(|| StorageError::InvalidKey(path.to_string()))?;
     decode(raw)
 }
@@ -89,6 +98,8 @@ mod tests {
     #[test]
     fn paths_are_percent_decoded_then_split() {
         let tail = tail_after("/storage/v1/object/public/b/%C3%A9t%C3%A9/a%20b.png", "/object/public/").unwrap();
+        assert_eq!(tail_after("/studio/api/storage/object/sign/b/a%20b.png", "/object/sign/").unwrap(), "b/a b.png");
+        assert!(tail_after("/elsewhere/object/sign/b/a.png", "/object/sign/").is_err());
         assert_eq!(split_bucket_key(&tail).unwrap(), ("b".into(), "été/a b.png".into()));
         assert!(decode("%FF").is_err());
         assert!(split_bucket_key("bucketonly").is_err());

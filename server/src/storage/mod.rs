@@ -101,7 +101,9 @@ fn resource(path: &str) -> actix_web::Resource {
     web::resource(path).default_service(web::to(route_not_found))
 }
 
-fn gated(cfg: &mut web::ServiceConfig) {
+/// The routes behind the gate. Public so the dashboard can mount the same handlers for its
+/// operators (`studio::storage`, under `key::MOUNTS`), with the service role set by its own check.
+pub fn gated(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/bucket").route(web::get().to(buckets::list)).route(web::post().to(buckets::create)))
         .service(resource("/bucket/{id}/empty").route(web::post().to(buckets::empty)))
         .service(

@@ -215,7 +215,8 @@ fn limit_of(state: &StorageState, bucket: &db::Bucket) -> u64 {
 
 fn upload_url(req: &HttpRequest, id: &str) -> String {
     let info = req.connection_info();
-    format!("{}://{}/storage/v1/upload/resumable/{id}", info.scheme(), info.host())
+    let mount = super::key::mount_of(req.path());
+    format!("{}://{}{mount}/upload/resumable/{id}", info.scheme(), info.host())
 }
 
 /// `OPTIONS /upload/resumable[/{id}]`: what this server speaks.

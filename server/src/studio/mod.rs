@@ -7,8 +7,11 @@
 //! key or app user's token opens it: only the session cookie does, with its CSRF token on writes.
 //! The data screens run SQL as the database owner on the admin pool (`rows`, `sql_editor`),
 //! building every statement with identifiers quoted by `db::quote_ident` and values bound
-//! (`query`). This room imports shared parts (`db`, `config`), `auth`'s password hashing, rate
-//! limits and claims, and nothing of `startup` but the application state.
+//! (`query`). The storage screen mounts storage's own handlers for operators (`storage`); the
+//! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
+//! transaction (`policy_tester`). This room imports shared parts (`db`, `config`), `auth`'s
+//! password hashing, rate limits and claims, `storage`'s routes and S3 keys, and nothing of
+//! `startup` but the application state.
 
 pub mod assets;
 pub mod audit;
@@ -18,11 +21,15 @@ pub mod config;
 pub mod error;
 pub mod history;
 pub mod operators;
+pub mod policies;
+pub mod policy_sql;
+pub mod policy_tester;
 pub mod query;
 pub mod rows;
 pub mod session;
 pub mod signin;
 pub mod sql_editor;
+pub mod storage;
 pub mod users;
 
 use actix_web::middleware::from_fn;
@@ -49,6 +56,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
                 .route("/users", web::get().to(users::search))
+                // Storage screen: storage's own routes as the service role, and the S3 access keys.
+                .configure(storage::configure)
+                .route("/s3-keys", web::get().to(storage::list_keys))
+                .route("/s3-keys", web::post().to(storage::create_key))
+                .route("/s3-keys/{id}", web::delete().to(storage::revoke_key))
+                // Policies screen: policies and RLS per table, and the policy tester.
+                .route("/policies", web::get().to(policies::list))
+                .route("/policies", web::post().to(policies::put))
+                .route("/policies/drop", web::post().to(policies::drop_policy))
+                .route("/policies/rls", web::post().to(policies::rls))
+                .route("/policies/test", web::post().to(policy_tester::run))
                 .default_service(web::to(error::not_found)),
         ),
     );

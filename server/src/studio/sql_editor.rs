@@ -120,7 +120,7 @@ fn text_rows(messages: Vec<SimpleQueryMessage>, cap: usize) -> (Vec<String>, Vec
 }
 
 /// The caller a run goes as, `None` for the owner.
-async fn caller_of(state: &AppState, run_as: &RunAs) -> Result<Option<Caller>, StudioError> {
+pub(super) async fn caller_of(state: &AppState, run_as: &RunAs) -> Result<Option<Caller>, StudioError> {
     match run_as {
         RunAs::Owner => Ok(None),
         RunAs::ServiceRole => Ok(Some(Caller::anonymous("service_role"))),

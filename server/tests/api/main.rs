@@ -32,6 +32,8 @@ mod site;
 mod smtp_sink;
 mod storage;
 mod studio;
+mod studio_policies;
+mod studio_storage;
 mod supervise;
 mod typegen;
 mod webhooks;

@@ -31,6 +31,25 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::POST, "/studio/api/sql", Some(json!({"sql": "delete from public.notes"}))),
         (Method::GET, "/studio/api/sql/history", None),
         (Method::GET, "/studio/api/users?q=a", None),
+        // Storage and policies screens (more in studio_storage.rs and studio_policies.rs)
+        (Method::GET, "/studio/api/storage/bucket", None),
+        (Method::POST, "/studio/api/storage/bucket", Some(json!({"name": "x"}))),
+        (Method::POST, "/studio/api/storage/upload/resumable", None),
+        (Method::GET, "/studio/api/s3-keys", None),
+        (Method::POST, "/studio/api/s3-keys", Some(json!({"description": "x"}))),
+        (Method::GET, "/studio/api/policies?schema=public", None),
+        (
+            Method::POST,
+            "/studio/api/policies/rls",
+            Some(json!({"schema": "public", "table": "notes", "enabled": false})),
+        ),
+        (
+            Method::POST,
+            "/studio/api/policies/test",
+            Some(
+                json!({"schema": "public", "table": "notes", "run_as": {"kind": "anon"}, "operation": {"kind": "select"}}),
+            ),
+        ),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

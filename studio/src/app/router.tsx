@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
@@ -7,6 +7,11 @@ import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
 const SqlRoute = lazy(() => import('./routes/sql'));
+// Storage and policies screens: chunks of their own, loaded when opened.
+const StorageRoute = lazy(() => import('./routes/storage').then((m) => ({ default: m.StorageRoute })));
+const S3KeysRoute = lazy(() => import('./routes/storage').then((m) => ({ default: m.S3KeysRoute })));
+const PoliciesRoute = lazy(() => import('./routes/policies').then((m) => ({ default: m.PoliciesRoute })));
+const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 export const router = createBrowserRouter(
   [
@@ -28,6 +33,12 @@ export const router = createBrowserRouter(
           ),
         },
         { path: 'audit', element: <AuditRoute /> },
+        // Storage and policies screens
+        { path: 'storage', element: later(<StorageRoute />) },
+        { path: 'storage/:bucket', element: later(<StorageRoute />) },
+        { path: 'storage-keys', element: later(<S3KeysRoute />) },
+        { path: 'policies', element: <Navigate to="/policies/public" replace /> },
+        { path: 'policies/:schema', element: later(<PoliciesRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

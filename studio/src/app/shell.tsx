@@ -8,6 +8,9 @@ import { paths } from '@/lib/paths';
 const NAV = [
   { to: paths.tables(), label: 'Table editor' },
   { to: paths.sql, label: 'SQL editor' },
+  // Storage and policies screens
+  { to: paths.storage(), label: 'Storage' },
+  { to: paths.policies(), label: 'Policies' },
   { to: paths.audit, label: 'Audit log' },
 ];
 

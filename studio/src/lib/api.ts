@@ -15,6 +15,11 @@ export function setCsrfToken(token: string | null) {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for a write that cannot go through `api` (an upload with progress). */
+export function getCsrfToken(): string | null {
+  return csrfToken;
+}
+
 const errorBody = z.object({
   error: z.object({
     code: z.string(),
@@ -24,6 +29,9 @@ const errorBody = z.object({
     position: z.number().nullish(),
   }),
 });
+
+/** The storage surface's shape, which its routes mounted under /studio/api/storage answer in. */
+const storageErrorBody = z.object({ statusCode: z.string(), error: z.string(), message: z.string() });
 
 export class ApiError extends Error {
   constructor(
@@ -69,6 +77,8 @@ export async function api<T>(
       const e = parsed.data.error;
       throw new ApiError(res.status, e.code, e.message, e.detail, e.hint);
     }
+    const storage = storageErrorBody.safeParse(json);
+    if (storage.success) throw new ApiError(Number(storage.data.statusCode) || res.status, storage.data.error, storage.data.message);
     throw new ApiError(res.status, 'http', `The server answered ${res.status}`);
   }
   return schema.parse(json);

@@ -5,4 +5,10 @@ export const paths = {
     table && schema ? `/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}` : schema ? `/tables/${encodeURIComponent(schema)}` : '/tables',
   sql: '/sql',
   audit: '/audit',
+  // Storage and policies screens
+  storage: (bucket?: string, prefix?: string) =>
+    bucket ? `/storage/${encodeURIComponent(bucket)}${prefix ? `?prefix=${encodeURIComponent(prefix)}` : ''}` : '/storage',
+  s3Keys: '/storage-keys',
+  policies: (schema = 'public', table?: string) =>
+    `/policies/${encodeURIComponent(schema)}${table ? `?table=${encodeURIComponent(table)}` : ''}`,
 };
