@@ -83,8 +83,12 @@ pub async fn backup(config: &Config, action: BackupAction) -> Result<(), Box<dyn
         BackupAction::Verify => {
             let v = verify::run(&backups).await?;
             let files = v.files.as_ref().map(|f| f.kept).unwrap_or(0);
+            let compared = match v.compared {
+                Some(n) => format!("{n} compared with the counts recorded at backup time"),
+                None => "no counts were recorded at backup time, none compared".into(),
+            };
             println!(
-                "backup {}: restored and started, {} tables read ({} rows), {} stored files checked, in {:.1} s",
+                "backup {}: restored and started, {} tables read ({} rows; {compared}), {} stored files checked, in {:.1} s",
                 v.label,
                 v.tables,
                 v.rows,

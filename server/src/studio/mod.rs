@@ -12,6 +12,7 @@
 
 pub mod assets;
 pub mod audit;
+pub mod backups;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -49,6 +50,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
                 .route("/users", web::get().to(users::search))
+                // Database › Backups
+                .route("/backups", web::get().to(backups::list))
+                .route("/backups", web::post().to(backups::take))
+                .route("/backups/verify", web::post().to(backups::verify))
+                .route("/backups/restore", web::post().to(backups::restore))
                 .default_service(web::to(error::not_found)),
         ),
     );

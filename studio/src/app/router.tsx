@@ -3,6 +3,7 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
 import { AuditRoute } from './routes/audit';
+import { BackupsRoute } from './routes/backups';
 import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
@@ -28,6 +29,9 @@ export const router = createBrowserRouter(
           ),
         },
         { path: 'audit', element: <AuditRoute /> },
+        // Database
+        { path: 'database', element: <Navigate to="/database/backups" replace /> },
+        { path: 'database/backups', element: <BackupsRoute /> },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

@@ -9,6 +9,8 @@ const NAV = [
   { to: paths.tables(), label: 'Table editor' },
   { to: paths.sql, label: 'SQL editor' },
   { to: paths.audit, label: 'Audit log' },
+  // Database
+  { to: paths.backups, label: 'Backups' },
 ];
 
 /** The frame of every screen once signed in; the sign-in form otherwise. */

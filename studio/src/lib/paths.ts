@@ -5,4 +5,6 @@ export const paths = {
     table && schema ? `/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}` : schema ? `/tables/${encodeURIComponent(schema)}` : '/tables',
   sql: '/sql',
   audit: '/audit',
+  // Database
+  backups: '/database/backups',
 };
