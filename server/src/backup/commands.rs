@@ -14,10 +14,11 @@ use super::{archive, blocking, restore, schedule, verify, BackupError, Backups};
 
 /// The data directory's cluster (archiving as configured) and its backups.
 fn open(config: &Config) -> Result<(EmbeddedPostgres, Backups), BackupError> {
-    let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+    // Before anything is written under DATA_DIR.
     if config.database_url.is_some() {
         return Err(BackupError::External);
     }
+    let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
     if !archive::wanted(config, false) {
         return Err(BackupError::NotConfigured(super::home(cluster.data_dir())));
     }

@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 use tokio_postgres::{Client, NoTls};
 
 /// A data directory (and a repository folder beside it) removed, with its clusters, when dropped.
-struct Site {
-    data: PathBuf,
-    repo: PathBuf,
-    extra: Vec<PathBuf>,
+pub(crate) struct Site {
+    pub(crate) data: PathBuf,
+    pub(crate) repo: PathBuf,
+    pub(crate) extra: Vec<PathBuf>,
 }
 
 impl Site {
-    fn new(name: &str) -> Site {
+    pub(crate) fn new(name: &str) -> Site {
         let root = std::env::temp_dir().join(format!("backup-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch folder");
@@ -25,7 +25,7 @@ impl Site {
     }
 
     /// The settings of every command of the test.
-    fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![
             ("DATA_DIR".into(), self.data.display().to_string()),
             ("DB_PORT".into(), "0".into()),
@@ -37,7 +37,7 @@ impl Site {
     }
 
     /// Run `server <args>` with the test's settings plus `more`.
-    async fn cli(&self, args: &[&str], more: &[(&str, &str)]) -> Output {
+    pub(crate) async fn cli(&self, args: &[&str], more: &[(&str, &str)]) -> Output {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_server"));
         command
             .env_remove("DATABASE_URL")
@@ -50,7 +50,7 @@ impl Site {
         tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("run the server binary")
     }
 
-    async fn ok(&self, args: &[&str], more: &[(&str, &str)]) -> String {
+    pub(crate) async fn ok(&self, args: &[&str], more: &[(&str, &str)]) -> String {
         let out = self.cli(args, more).await;
         assert!(out.status.success(), "server {args:?} failed: {}{}", text(&out.stdout), text(&out.stderr));
         text(&out.stdout)
@@ -68,11 +68,11 @@ impl Drop for Site {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn stop_postmaster(pgdata: &Path) {
+pub(crate) fn stop_postmaster(pgdata: &Path) {
     if let Some(pid) = std::fs::read_to_string(pgdata.join("postmaster.pid"))
         .ok()
         .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
@@ -82,19 +82,19 @@ fn stop_postmaster(pgdata: &Path) {
     }
 }
 
-async fn connect(url: &str) -> Client {
+pub(crate) async fn connect(url: &str) -> Client {
     let (client, connection) = tokio_postgres::connect(url, NoTls).await.expect("connect");
     tokio::spawn(connection);
     client
 }
 
 /// The superuser's URL over the cluster's socket under `data_dir`.
-fn socket_url(data_dir: &Path) -> String {
+pub(crate) fn socket_url(data_dir: &Path) -> String {
     server::db::embedded::EmbeddedPostgres::new(data_dir, 0, None).expect("cluster").socket_url()
 }
 
 /// Wait until the repository lists a backup.
-async fn first_backup(site: &Site) {
+pub(crate) async fn first_backup(site: &Site) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let out = site.cli(&["backup", "list"], &[]).await;
@@ -583,6 +583,27 @@ async fn stored_files_and_secrets_are_sealed_in_the_repository_and_restore_only_
     drop(restored);
     stop_postmaster(&target.join("postgres"));
     let _ = child.kill().await;
+}
+
+#[tokio::test]
+async fn with_database_url_every_command_refuses_clearly_and_writes_nothing() {
+    let site = Site::new("external");
+    let external = [("DATABASE_URL", "postgres://app@127.0.0.1:1/app")];
+    let target = site.data.parent().unwrap().join("target").display().to_string();
+    for args in [
+        vec!["backup", "now"],
+        vec!["backup", "list"],
+        vec!["backup", "info"],
+        vec!["backup", "verify"],
+        vec!["restore", "--target-dir", target.as_str()],
+        vec!["restore", "--yes"],
+    ] {
+        let out = site.cli(&args, &external).await;
+        assert!(!out.status.success(), "{args:?} acted on an external database: {}", text(&out.stdout));
+        let said = text(&out.stderr);
+        assert!(said.contains("with DATABASE_URL, run pgBackRest on the database's machine"), "{args:?}: {said}");
+    }
+    assert!(!site.data.exists(), "nothing was written under DATA_DIR");
 }
 
 /// A child process killed (by its id) when dropped.

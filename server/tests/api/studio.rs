@@ -31,6 +31,11 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::POST, "/studio/api/sql", Some(json!({"sql": "delete from public.notes"}))),
         (Method::GET, "/studio/api/sql/history", None),
         (Method::GET, "/studio/api/users?q=a", None),
+        // Database › Backups
+        (Method::GET, "/studio/api/backups", None),
+        (Method::POST, "/studio/api/backups", Some(json!({"kind": "full"}))),
+        (Method::POST, "/studio/api/backups/verify", None),
+        (Method::POST, "/studio/api/backups/restore", Some(json!({"target_dir": "/tmp/x", "confirm": true}))),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }
