@@ -66,7 +66,13 @@ impl Cipher {
     pub fn derive(pass: &SecretString, salt: &[u8]) -> Cipher {
         let mut bytes = [0u8; 32];
         let rounds = NonZeroU32::new(ROUNDS).unwrap_or(NonZeroU32::MIN);
-        ring::pbkdf2::derive(ring::pbkdf2::PBKDF2_HMAC_SHA256, rounds, salt, pass.expose_secret().as_bytes(), &mut bytes);
+        ring::pbkdf2::derive(
+            ring::pbkdf2::PBKDF2_HMAC_SHA256,
+            rounds,
+            salt,
+            pass.expose_secret().as_bytes(),
+            &mut bytes,
+        );
         // 32 bytes: AES-256's key length, so this cannot fail.
         let key = UnboundKey::new(&AES_256_GCM, &bytes).unwrap_or_else(|_| unreachable!("a 32-byte key"));
         Cipher { key: LessSafeKey::new(key) }

@@ -45,10 +45,8 @@ pub async fn record(client: &Client, label: &str, archive_wait: Duration) -> Res
     let segment: String = row.get(0);
     let deadline = Instant::now() + archive_wait;
     loop {
-        let row = client
-            .query_one("select coalesce(last_archived_wal, '') from pg_stat_archiver", &[])
-            .await
-            .map_err(db)?;
+        let row =
+            client.query_one("select coalesce(last_archived_wal, '') from pg_stat_archiver", &[]).await.map_err(db)?;
         let archived: String = row.get(0);
         if archived.len() == 24 && archived[8..] >= segment[8..] {
             return Ok(counts);
@@ -102,9 +100,9 @@ pub fn compare(recorded: &BTreeMap<String, i64>, restored: &BTreeMap<String, Res
         match restored.get(table) {
             None => failures.push(format!("table {table} is missing ({expected} rows recorded at backup time)")),
             Some(Err(err)) => failures.push(format!("table {table} cannot be read: {err}")),
-            Some(Ok(rows)) if rows != expected => failures.push(format!(
-                "table {table} has {rows} rows, {expected} were recorded at backup time"
-            )),
+            Some(Ok(rows)) if rows != expected => {
+                failures.push(format!("table {table} has {rows} rows, {expected} were recorded at backup time"))
+            }
             Some(Ok(_)) => {}
         }
     }

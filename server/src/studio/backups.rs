@@ -102,7 +102,10 @@ pub async fn take(
 
 /// `POST /studio/api/backups/verify`: restore the latest backup into a scratch folder and check
 /// it; what was found (a failed check is a 200 whose `ok` is false, with its failures).
-pub async fn verify(state: web::Data<AppState>, op: web::ReqData<OperatorSession>) -> Result<HttpResponse, StudioError> {
+pub async fn verify(
+    state: web::Data<AppState>,
+    op: web::ReqData<OperatorSession>,
+) -> Result<HttpResponse, StudioError> {
     let backups = backups_of(&state)?;
     let v = backup::verify::run(backups).await.map_err(refused)?;
     let files = v.files.as_ref().map(|f| f.kept);
@@ -174,9 +177,10 @@ pub async fn restore(
     let target = backup::restore::target(time, label).map_err(refused)?;
     let request = backup::restore::Request { target: target.clone(), target_dir: Some(target_dir.clone()), yes: false };
     let outcome = backup::restore::run(&state.config, request).await.map_err(refused)?;
-    let files = outcome.files.as_ref().map(|f| {
-        json!({"restored": f.copied, "bytes": f.bytes_copied, "missing": f.missing, "corrupt": f.corrupt})
-    });
+    let files = outcome
+        .files
+        .as_ref()
+        .map(|f| json!({"restored": f.copied, "bytes": f.bytes_copied, "missing": f.missing, "corrupt": f.corrupt}));
     let dir = outcome.data_dir.display().to_string();
     let answer = json!({
         "data_dir": dir,
@@ -200,7 +204,8 @@ mod tests {
         let data = Path::new("/srv/data");
         assert!(check_target("/srv/restores/monday", data).is_ok());
         assert!(check_target("/srv", data).is_ok(), "beside the data folder's own folders");
-        for bad in ["", "restores/x", "/srv/data", "/srv/data/postgres", "/srv/data/storage/x", "/srv/restores/../data"] {
+        for bad in ["", "restores/x", "/srv/data", "/srv/data/postgres", "/srv/data/storage/x", "/srv/restores/../data"]
+        {
             assert!(check_target(bad, data).is_err(), "{bad:?} is refused");
         }
     }

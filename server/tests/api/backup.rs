@@ -572,7 +572,8 @@ async fn stored_files_and_secrets_are_sealed_in_the_repository_and_restore_only_
 
     // With it: the same bytes.
     let out = site.ok(&["restore", "--target-dir", &dir], &[pass]).await;
-    let restored_url = out.lines().find_map(|l| l.strip_prefix("PostgreSQL runs on the restored folder: ")).expect("url");
+    let restored_url =
+        out.lines().find_map(|l| l.strip_prefix("PostgreSQL runs on the restored folder: ")).expect("url");
     let restored = connect(restored_url).await;
     let files = objects(&restored, &target.join("storage")).await;
     assert_eq!(files, [("plain.txt".to_string(), b"words nobody may read in the repository".to_vec())]);

@@ -115,16 +115,14 @@ async fn an_operator_lists_takes_verifies_and_restores_backups_from_the_dashboar
         assert_eq!(status, 400, "{answer}");
         assert!(answer["error"]["message"].as_str().unwrap().contains(why), "{answer}");
     }
-    let (status, restored) =
-        op.call(Method::POST, "/backups/restore", Some(json!({"target_dir": dir, "label": label, "confirm": true}))).await;
+    let (status, restored) = op
+        .call(Method::POST, "/backups/restore", Some(json!({"target_dir": dir, "label": label, "confirm": true})))
+        .await;
     assert_eq!(status, 200, "{restored}");
     let restored_url = restored["url"].as_str().expect("the restored cluster runs");
     let copy = connect(restored_url).await;
-    let ours: i64 = copy
-        .query_one("select count(*) from _studio.operators where email = $1", &[&EMAIL])
-        .await
-        .unwrap()
-        .get(0);
+    let ours: i64 =
+        copy.query_one("select count(*) from _studio.operators where email = $1", &[&EMAIL]).await.unwrap().get(0);
     assert_eq!(ours, 1, "the restored database is the project's, with the operator added before the backup");
     drop(copy);
     stop_postmaster(&target.join("postgres"));
