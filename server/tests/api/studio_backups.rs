@@ -33,9 +33,11 @@ impl Operator {
             .await
             .expect("sign-in");
         assert_eq!(res.status().as_u16(), 200);
-        let cookie = res.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-        let body: Value = res.json().await.unwrap();
-        Operator { http, url: url.to_string(), cookie, csrf: body["csrf_token"].as_str().unwrap().to_string() }
+        let set_cookie = res.headers()["set-cookie"].to_str().expect("a cookie in text");
+        let cookie = set_cookie.split(';').next().expect("a name and value").to_string();
+        let body: Value = res.json().await.expect("json");
+        let csrf = body["csrf_token"].as_str().expect("a csrf token").to_string();
+        Operator { http, url: url.to_string(), cookie, csrf }
     }
 
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
