@@ -107,10 +107,18 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
     let (ok, body) = report(&state).await;
     let (backups, stale) = backups(&state);
-    if ok && !stale {
-        return HttpResponse::Ok().json(json!({"status": "ready", "backups": backups}));
+    let mut answer = if ok && !stale {
+        json!({"status": "ready"})
+    } else {
+        json!({"status": "not ready", "database": body["database"]})
+    };
+    // Told only by a server that takes backups: the short answer stays as it was otherwise.
+    if !backups.is_null() {
+        answer["backups"] = backups;
     }
-    let mut answer = json!({"status": "not ready", "database": body["database"], "backups": backups});
+    if ok && !stale {
+        return HttpResponse::Ok().json(answer);
+    }
     if stale {
         answer["message"] = json!("The last backup is older than BACKUP_READY_MAX_AGE_SECONDS");
     }
