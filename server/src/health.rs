@@ -6,7 +6,9 @@
 //! hand out a connection within `WAIT` is reported `exhausted`: the requests waiting on it
 //! would wait too. The checks borrow a connection each and do nothing else. The Edge Functions
 //! runtime's state is told (`running`, `starting`, or null without functions) but does not make
-//! the server unavailable: only its functions are.
+//! the server unavailable: only its functions are. So are the backups (`backups`: the last
+//! success's age, the archive's lag, the last verification; null when this process takes
+//! none): a stale backup fails readiness only when `BACKUP_READY_MAX_AGE_SECONDS` is set.
 
 use crate::db::cached::CachedQueries;
 use std::time::Duration;
@@ -69,8 +71,22 @@ async fn report(state: &AppState) -> (bool, Value) {
         "pools": {"admin": admin, "request": request},
         "embedded_cluster": embedded,
         "functions": functions,
+        "backups": backups(state).0,
     });
     (ok, body)
+}
+
+/// The backups' state, and whether it is stale for readiness.
+fn backups(state: &AppState) -> (Value, bool) {
+    match crate::backup::status::summary(chrono::Utc::now().timestamp()) {
+        Some(summary) => {
+            let stale = crate::backup::status::stale(&summary, state.config.backup.ready_max_age_secs);
+            let mut value = serde_json::to_value(&summary).unwrap_or(Value::Null);
+            value["stale"] = json!(stale);
+            (value, stale)
+        }
+        None => (Value::Null, false),
+    }
 }
 
 /// `GET /health`: every check, 200 or 503.
@@ -86,12 +102,25 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::ServiceUnavailable().insert_header(("Retry-After", "5")).json(body)
 }
 
-/// `GET /health/ready`: 200 `ready` when every pool answers, else 503.
+/// `GET /health/ready`: 200 `ready` when every pool answers (and the last backup is recent
+/// enough, when a maximum age is set), else 503. The backups' state is told either way.
 pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
-    match report(&state).await {
-        (true, _) => HttpResponse::Ok().json(json!({"status": "ready"})),
-        (false, body) => HttpResponse::ServiceUnavailable()
-            .insert_header(("Retry-After", "5"))
-            .json(json!({"status": "not ready", "database": body["database"]})),
+    let (ok, body) = report(&state).await;
+    let (backups, stale) = backups(&state);
+    let mut answer = if ok && !stale {
+        json!({"status": "ready"})
+    } else {
+        json!({"status": "not ready", "database": body["database"]})
+    };
+    // Told only by a server that takes backups: the short answer stays as it was otherwise.
+    if !backups.is_null() {
+        answer["backups"] = backups;
     }
+    if ok && !stale {
+        return HttpResponse::Ok().json(answer);
+    }
+    if stale {
+        answer["message"] = json!("The last backup is older than BACKUP_READY_MAX_AGE_SECONDS");
+    }
+    HttpResponse::ServiceUnavailable().insert_header(("Retry-After", "5")).json(answer)
 }

@@ -420,6 +420,7 @@ impl Application {
             storage: storage.clone(),
             functions: functions.clone(),
             embedded_pgdata: cluster.cluster.as_ref().map(|e| e.pgdata().to_path_buf()),
+            backups: database.backups.clone(),
         });
         let realtime_data = web::Data::from(realtime);
         let shutdown_timeout = config.shutdown_timeout;

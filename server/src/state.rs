@@ -30,6 +30,8 @@ pub struct AppState {
     pub functions: web::Data<FunctionsState>,
     /// The embedded cluster's data directory, when the server runs one.
     pub embedded_pgdata: Option<std::path::PathBuf>,
+    /// The embedded cluster's backups, when it archives its WAL (the dashboard's Backups screen).
+    pub backups: Option<crate::backup::Backups>,
 }
 
 impl AppState {

@@ -4,7 +4,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { DEMO, launchBrowser, shot, startStack } from './stack.mjs';
+
+const run = promisify(execFile);
 
 let stack;
 let browser;
@@ -156,10 +163,60 @@ test('a past run is taken back from the history', async () => {
   await page.getByRole('textbox', { name: 'SQL' }).filter({ hasText: 'select email from public.profiles' }).waitFor();
 });
 
+// Database › Backups: the server archives and backs up by default; the screen lists the
+// backups, takes one now, verifies the latest and restores one into a folder of its own.
+test('a backup is taken, listed, verified and restored into a folder', async () => {
+  await page.getByRole('link', { name: 'Backups' }).click();
+  await page.getByRole('heading', { name: /Backups/ }).waitFor();
+  // The first full backup is taken when the server starts: wait until it is listed.
+  const table = page.getByRole('table', { name: /Backups in the repository/ });
+  for (let i = 0; !(await table.isVisible()); i += 1) {
+    assert.ok(i < 120, 'the first full backup is listed');
+    await page.waitForTimeout(1000);
+    await page.reload();
+    await page.getByRole('heading', { name: /Backups/ }).waitFor();
+  }
+  const before = await table.locator('tbody tr').count();
+  await page.getByLabel('Type').selectOption('incr');
+  await page.getByRole('button', { name: 'Take backup now' }).click();
+  await page.getByRole('status').filter({ hasText: /^Backup \S+I taken in/ }).waitFor({ timeout: 120000 });
+  await table.locator('tbody tr').nth(before).waitFor();
+  await table.getByRole('cell', { name: 'Incremental' }).first().waitFor();
+  await page.getByText('(not encrypted)').waitFor();
+  await shot(page, 'studio-backups');
+  await axe('backups');
+
+  await page.getByRole('button', { name: 'Verify latest' }).click();
+  await page.getByRole('status').filter({ hasText: /verified: restored and started/ }).waitFor({ timeout: 180000 });
+  await page.getByText(/^passed at/).waitFor();
+
+  const label = (await table.locator('tbody tr').first().locator('td').first().innerText()).trim();
+  await page.getByRole('button', { name: `Restore ${label} into a folder` }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel(/Target folder/).fill('relative/path');
+  await dialog.getByRole('button', { name: 'Restore into this folder' }).click();
+  await dialog.getByText('Enter an absolute path (starting with /)').waitFor();
+  await axe('restore dialog');
+  const target = mkdtempSync(path.join(tmpdir(), 'studio-restore-'));
+  chmodSync(target, 0o755);
+  try {
+    await dialog.getByLabel(/Target folder/).fill(target);
+    await dialog.getByRole('button', { name: 'Restore into this folder' }).click();
+    await dialog.getByRole('status').filter({ hasText: `Restored into ${target}` }).waitFor({ timeout: 180000 });
+    await dialog.getByText('PostgreSQL runs on the restored folder').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  } finally {
+    await run(process.env.SERVER_BIN, ['db', 'stop'], { env: { ...process.env, DATA_DIR: target } }).catch(() => {});
+    rmSync(target, { recursive: true, force: true });
+  }
+});
+
 test('the audit log shows what the operator did', async () => {
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('cell', { name: 'rows.update' }).first().waitFor();
   await page.getByRole('cell', { name: 'rows.delete' }).first().waitFor();
+  await page.getByRole('cell', { name: 'backup.take' }).first().waitFor();
+  await page.getByRole('cell', { name: 'backup.restore' }).first().waitFor();
   await axe('audit log');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();

@@ -14,10 +14,11 @@ use super::{archive, blocking, restore, schedule, verify, BackupError, Backups};
 
 /// The data directory's cluster (archiving as configured) and its backups.
 fn open(config: &Config) -> Result<(EmbeddedPostgres, Backups), BackupError> {
-    let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
+    // Before anything is written under DATA_DIR.
     if config.database_url.is_some() {
         return Err(BackupError::External);
     }
+    let cluster = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
     if !archive::wanted(config, false) {
         return Err(BackupError::NotConfigured(super::home(cluster.data_dir())));
     }
@@ -83,8 +84,12 @@ pub async fn backup(config: &Config, action: BackupAction) -> Result<(), Box<dyn
         BackupAction::Verify => {
             let v = verify::run(&backups).await?;
             let files = v.files.as_ref().map(|f| f.kept).unwrap_or(0);
+            let compared = match v.compared {
+                Some(n) => format!("{n} compared with the counts recorded at backup time"),
+                None => "no counts were recorded at backup time, none compared".into(),
+            };
             println!(
-                "backup {}: restored and started, {} tables read ({} rows), {} stored files checked, in {:.1} s",
+                "backup {}: restored and started, {} tables read ({} rows; {compared}), {} stored files checked, in {:.1} s",
                 v.label,
                 v.tables,
                 v.rows,

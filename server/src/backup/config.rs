@@ -39,9 +39,10 @@ pub struct BackupConfig {
     #[arg(id = "backup-s3-verify-tls", long = "backup-s3-verify-tls", env = "BACKUP_S3_VERIFY_TLS", default_value_t = true, action = clap::ArgAction::Set)]
     pub s3_verify_tls: bool,
 
-    /// Passphrase that encrypts the repository (AES-256-CBC); unset, it is not encrypted. It is
-    /// written only to pgBackRest's configuration file (mode 0600) and never logged. Without
-    /// it an encrypted repository cannot be read.
+    /// Passphrase that encrypts the repository: pgBackRest's part (AES-256-CBC) and the stored
+    /// files, secrets and manifests under `files/` (AES-256-GCM, key derived with PBKDF2); unset,
+    /// nothing is encrypted. It is written only to pgBackRest's configuration file (mode 0600)
+    /// and never logged. Without it an encrypted repository cannot be read.
     #[arg(id = "backup-cipher-pass", long = "backup-cipher-pass", env = "BACKUP_CIPHER_PASS", hide_env_values = true, value_parser = secret)]
     pub cipher_pass: Option<SecretString>,
 
@@ -91,6 +92,17 @@ pub struct BackupConfig {
         default_value_t = 0
     )]
     pub verify_interval_secs: u64,
+
+    /// Seconds after which a backup is too old for readiness: `/health/ready` answers 503 when
+    /// the last backup finished longer ago (or, before any, the schedule started longer ago).
+    /// 0: a stale backup is told in `/health` but never fails readiness.
+    #[arg(
+        id = "backup-ready-max-age-seconds",
+        long = "backup-ready-max-age-seconds",
+        env = "BACKUP_READY_MAX_AGE_SECONDS",
+        default_value_t = 0
+    )]
+    pub ready_max_age_secs: u64,
 
     /// The pgBackRest program (Debian's `pgbackrest`).
     #[arg(

@@ -4,18 +4,25 @@
 //! A stored version's bytes never change (a write makes a new version, `storage::backend`), so
 //! the copy is incremental by key: `files/objects/<shard>/<version>` is copied once, with its
 //! SHA-256 beside it (`<version>.sha256`); each copy writes a manifest (`files/manifests/<label>.json`)
-//! of the objects the database named then. A restore copies back the versions the restored
-//! database names and checks each against its checksum. Nothing here reads rows itself except
-//! `rows`, the one query of `storage.objects`.
+//! of the objects the database named then, with the row counts recorded at the backup's restore
+//! point (`counts`). A restore copies back the versions the restored database names and checks
+//! each against its checksum. Old copies no kept backup can need are pruned (`prune`). With
+//! `BACKUP_CIPHER_PASS`, copies, secrets and manifests are sealed (`cipher`); checksums are of
+//! the bytes in clear. Nothing here reads rows itself except `rows`, the one query of
+//! `storage.objects`.
 
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::cipher::{self, Cipher, CipherError, KeyFile};
 use super::BackupError;
 
 /// One stored object the database names.
@@ -36,6 +43,26 @@ pub struct Manifest {
     pub label: String,
     pub taken_at: i64,
     pub objects: Vec<Entry>,
+    /// Every table's rows at the backup's restore point, when they could be counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
+}
+
+/// Row counts recorded at backup time, at a named restore point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// The restore point (`pg_create_restore_point`) at which the rows were counted.
+    pub point: String,
+    /// `schema.table` (quoted as `format('%I.%I')` quotes) → rows.
+    pub tables: BTreeMap<String, i64>,
+}
+
+/// What a pruning removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub manifests: usize,
+    pub objects: usize,
+    pub bytes: u64,
 }
 
 /// What a copy or a restore did.
@@ -50,12 +77,15 @@ pub struct Report {
     pub missing: Vec<String>,
     /// Objects whose bytes do not match their checksum.
     pub corrupt: Vec<String>,
+    /// The objects a copy found in the repository afterwards (for the manifest).
+    pub listed: Vec<Entry>,
 }
 
 /// The repository's folder of stored files.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     root: PathBuf,
+    cipher: Option<Arc<Cipher>>,
 }
 
 /// Every stored object's bucket, name and version, as the database says.
@@ -82,8 +112,41 @@ pub async fn rows(client: &tokio_postgres::Client) -> Result<Vec<Entry>, BackupE
 }
 
 impl FileStore {
+    /// The folder `root`, in clear.
     pub fn new(root: PathBuf) -> FileStore {
-        FileStore { root }
+        FileStore { root, cipher: None }
+    }
+
+    /// The folder `root` with the passphrase `pass`: its key file is read (a wrong passphrase
+    /// is refused), or written when the passphrase is new. Without a passphrase, a folder that
+    /// has a key file is refused: its files cannot be read, and new ones must not go in clear.
+    pub fn open(root: PathBuf, pass: Option<&SecretString>) -> Result<FileStore, BackupError> {
+        let key_path = root.join(cipher::KEY_FILE);
+        let existing = match fs::read(&key_path) {
+            Ok(bytes) => Some(
+                serde_json::from_slice::<KeyFile>(&bytes)
+                    .map_err(|e| BackupError::Refused(format!("{} cannot be read: {e}", key_path.display())))?,
+            ),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(BackupError::Io { path: key_path, source }),
+        };
+        let cipher = match (existing, pass) {
+            (Some(file), Some(pass)) => Some(Cipher::open_key_file(pass, &file)?),
+            (Some(_), None) => return Err(CipherError::NoKey.into()),
+            (None, Some(pass)) => {
+                let (cipher, file) = Cipher::create(pass);
+                let text = serde_json::to_vec_pretty(&file).map_err(|e| BackupError::Refused(e.to_string()))?;
+                write_atomic(&key_path, &text)?;
+                Some(cipher)
+            }
+            (None, None) => None,
+        };
+        Ok(FileStore { root, cipher: cipher.map(Arc::new) })
+    }
+
+    /// Whether copies are sealed.
+    pub fn encrypted(&self) -> bool {
+        self.cipher.is_some()
     }
 
     /// The repository's copy of a version.
@@ -94,6 +157,21 @@ impl FileStore {
     /// Copy the versions of `entries` not yet in the repository from the backend's folder
     /// `storage_dir`, then write the manifest `label` when one is given. Blocking.
     pub fn sync(&self, storage_dir: &Path, entries: &[Entry], label: Option<&str>) -> Result<Report, BackupError> {
+        let report = self.copy_new(storage_dir, entries)?;
+        if let Some(label) = label {
+            self.write_manifest(&Manifest {
+                label: label.to_string(),
+                taken_at: chrono::Utc::now().timestamp(),
+                objects: report.listed.clone(),
+                counts: None,
+            })?;
+        }
+        Ok(report)
+    }
+
+    /// Copy the versions of `entries` not yet in the repository (`listed`: those now there).
+    /// Blocking.
+    pub fn copy_new(&self, storage_dir: &Path, entries: &[Entry]) -> Result<Report, BackupError> {
         let mut report = Report::default();
         let mut listed = Vec::with_capacity(entries.len());
         for entry in entries {
@@ -107,7 +185,7 @@ impl FileStore {
                 }
                 _ => {
                     let source = storage_dir.join(relative(key));
-                    match copy_hashed(&source, &dest) {
+                    match self.copy_in(&source, &dest, key) {
                         Ok((size, sha256)) => {
                             write_atomic(&sum_path, sha256.as_bytes())?;
                             report.copied += 1;
@@ -124,20 +202,119 @@ impl FileStore {
             };
             listed.push(Entry { size, sha256, ..entry.clone() });
         }
-        let Some(label) = label else { return Ok(report) };
-        let manifest = Manifest { label: label.to_string(), taken_at: chrono::Utc::now().timestamp(), objects: listed };
-        let text = serde_json::to_vec_pretty(&manifest).map_err(|e| BackupError::Refused(e.to_string()))?;
-        write_atomic(&self.root.join("manifests").join(format!("{label}.json")), &text)?;
+        report.listed = listed;
         Ok(report)
+    }
+
+    /// Write a backup's manifest (sealed with a passphrase).
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), BackupError> {
+        let text = serde_json::to_vec_pretty(manifest).map_err(|e| BackupError::Refused(e.to_string()))?;
+        let label = &manifest.label;
+        let bytes = match &self.cipher {
+            Some(cipher) => {
+                let mut sealed = Vec::new();
+                cipher.seal(&format!("manifests/{label}"), &mut &text[..], &mut sealed)?;
+                sealed
+            }
+            None => text,
+        };
+        write_atomic(&self.manifest_path(label), &bytes)
+    }
+
+    /// The manifest of backup `label`, if the repository has one.
+    pub fn manifest(&self, label: &str) -> Result<Option<Manifest>, BackupError> {
+        let path = self.manifest_path(label);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let mut text = Vec::new();
+        cipher::read_plain(self.cipher.as_deref(), &format!("manifests/{label}"), &path, &mut text)?;
+        let manifest = serde_json::from_slice(&text)
+            .map_err(|e| BackupError::Refused(format!("the manifest of backup {label} cannot be read: {e}")))?;
+        Ok(Some(manifest))
+    }
+
+    fn manifest_path(&self, label: &str) -> PathBuf {
+        self.root.join("manifests").join(format!("{label}.json"))
+    }
+
+    /// Remove the manifests of backups not in `kept`, and the copies no kept manifest names that
+    /// were made before `oldest_start` (Unix seconds; the start of the oldest kept backup): a
+    /// copy made later may be needed by a restore to a time between two backups. Nothing is
+    /// removed when no backup is kept. Blocking.
+    pub fn prune(&self, kept: &[String], oldest_start: i64) -> Result<Pruned, BackupError> {
+        let mut pruned = Pruned::default();
+        if kept.is_empty() {
+            return Ok(pruned);
+        }
+        let mut named: HashSet<String> = HashSet::new();
+        for label in self.labels() {
+            if kept.contains(&label) {
+                if let Some(manifest) = self.manifest(&label)? {
+                    named.extend(manifest.objects.into_iter().map(|e| e.version));
+                }
+            } else {
+                let path = self.manifest_path(&label);
+                fs::remove_file(&path).map_err(|source| BackupError::Io { path, source })?;
+                pruned.manifests += 1;
+            }
+        }
+        let Ok(shards) = fs::read_dir(self.root.join("objects")) else { return Ok(pruned) };
+        for shard in shards.flatten() {
+            let Ok(copies) = fs::read_dir(shard.path()) else { continue };
+            for copy in copies.flatten() {
+                let name = copy.file_name().to_string_lossy().into_owned();
+                if name.contains('.') || named.contains(&name) {
+                    continue;
+                }
+                let Ok(meta) = copy.metadata() else { continue };
+                let made = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(i64::MAX, |d| d.as_secs() as i64);
+                if made >= oldest_start {
+                    continue;
+                }
+                let path = copy.path();
+                fs::remove_file(&path).map_err(|source| BackupError::Io { path: path.clone(), source })?;
+                let _ = fs::remove_file(checksum_path(&path));
+                pruned.objects += 1;
+                pruned.bytes += meta.len();
+            }
+        }
+        Ok(pruned)
+    }
+
+    /// Copy a stored file into the repository (sealed with a passphrase), hashing its bytes.
+    fn copy_in(&self, source: &Path, dest: &Path, key: &str) -> std::io::Result<(u64, String)> {
+        let mut input = fs::File::open(source)?;
+        write_through(dest, |output| {
+            let mut hashing = Hashing { inner: &mut input, hasher: Sha256::new() };
+            let size = match &self.cipher {
+                Some(cipher) => cipher.seal(&place(key), &mut hashing, output).map_err(into_io)?,
+                None => std::io::copy(&mut hashing, output)?,
+            };
+            Ok((size, hex::encode(hashing.hasher.finalize())))
+        })
+    }
+
+    /// A copy's bytes in clear into `output`, with their SHA-256.
+    fn read_copy(&self, copy: &Path, key: &str, output: &mut dyn Write) -> Result<(u64, String), CipherError> {
+        let mut hashing = HashingWriter { inner: output, hasher: Sha256::new() };
+        let size = cipher::read_plain(self.cipher.as_deref(), &place(key), copy, &mut hashing)?;
+        Ok((size, hex::encode(hashing.hasher.finalize())))
     }
 
     /// Check the repository's copy of each of `entries` against its checksum. Blocking.
     pub fn check(&self, entries: &[Entry]) -> Report {
         let mut report = Report::default();
-        self.with_checksums(entries, &mut report, |copy, _, expected, who, report| match hash_file(copy) {
-            Ok((_, actual)) if actual == expected => report.kept += 1,
-            Ok(_) => report.corrupt.push(who),
-            Err(_) => report.missing.push(who),
+        self.with_checksums(entries, &mut report, |copy, key, expected, who, report| {
+            match self.read_copy(copy, key, &mut std::io::sink()) {
+                Ok((_, actual)) if actual == expected => report.kept += 1,
+                Ok(_) | Err(CipherError::Damaged) => report.corrupt.push(who),
+                Err(_) => report.missing.push(who),
+            }
         });
         report
     }
@@ -148,7 +325,13 @@ impl FileStore {
         let mut report = Report::default();
         self.with_checksums(entries, &mut report, |copy, key, expected, who, report| {
             let dest = storage_dir.join(relative(key));
-            match copy_hashed(copy, &dest) {
+            let written = write_through(&dest, |output| {
+                self.read_copy(copy, key, output).map_err(|e| match e {
+                    CipherError::Io(err) => err,
+                    other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
+                })
+            });
+            match written {
                 Ok((size, actual)) if actual == expected => {
                     report.copied += 1;
                     report.bytes_copied += size;
@@ -157,6 +340,7 @@ impl FileStore {
                     let _ = fs::remove_file(&dest);
                     report.corrupt.push(who);
                 }
+                Err(err) if err.kind() == std::io::ErrorKind::InvalidData => report.corrupt.push(who),
                 Err(_) => report.missing.push(who),
             }
         });
@@ -196,17 +380,52 @@ impl FileStore {
         fs::create_dir_all(&dir).map_err(io)?;
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io)?;
         for entry in entries.flatten() {
-            let dest = dir.join(entry.file_name());
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let dest = dir.join(&name);
             let Ok(bytes) = fs::read(entry.path()) else { continue };
-            if fs::read(&dest).is_ok_and(|old| old == bytes) {
+            let mut old = Vec::new();
+            let same = cipher::read_plain(self.cipher.as_deref(), &format!("secrets/{name}"), &dest, &mut old)
+                .is_ok_and(|_| old == bytes);
+            // A copy in clear is sealed again once a passphrase is set.
+            if same && (self.cipher.is_none() || cipher::is_sealed(&dest).unwrap_or(false)) {
                 continue;
             }
+            let sealed = match &self.cipher {
+                Some(cipher) => {
+                    let mut sealed = Vec::new();
+                    cipher.seal(&format!("secrets/{name}"), &mut &bytes[..], &mut sealed)?;
+                    sealed
+                }
+                None => bytes,
+            };
             let tmp = dest.with_extension("tmp");
             let io = |source| BackupError::Io { path: dest.clone(), source };
             let mut file =
                 fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp).map_err(io)?;
-            file.write_all(&bytes).map_err(io)?;
+            file.write_all(&sealed).map_err(io)?;
             fs::rename(&tmp, &dest).map_err(io)?;
+        }
+        Ok(())
+    }
+
+    /// Copy the repository's secrets in clear into `to` (mode 0600), leaving those `to` already
+    /// has. Blocking.
+    pub fn restore_secrets(&self, to: &Path) -> Result<(), BackupError> {
+        let Ok(entries) = fs::read_dir(self.secrets_dir()) else { return Ok(()) };
+        let io = |source| BackupError::Io { path: to.to_path_buf(), source };
+        fs::create_dir_all(to).map_err(io)?;
+        fs::set_permissions(to, fs::Permissions::from_mode(0o700)).map_err(io)?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let dest = to.join(&name);
+            if !entry.path().is_file() || name.ends_with(".tmp") || dest.exists() {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            cipher::read_plain(self.cipher.as_deref(), &format!("secrets/{name}"), &entry.path(), &mut bytes)?;
+            let io = |source| BackupError::Io { path: dest.clone(), source };
+            let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&dest).map_err(io)?;
+            file.write_all(&bytes).map_err(io)?;
         }
         Ok(())
     }
@@ -240,46 +459,68 @@ fn checksum_path(object: &Path) -> PathBuf {
     object.with_file_name(name)
 }
 
-/// Copy `source` to `dest` (through a temporary file renamed into place), hashing on the way.
-fn copy_hashed(source: &Path, dest: &Path) -> std::io::Result<(u64, String)> {
-    let mut input = fs::File::open(source)?;
+/// The associated data of an object's sealed copy: its place in the repository.
+fn place(key: &str) -> String {
+    format!("objects/{key}")
+}
+
+fn into_io(err: CipherError) -> std::io::Error {
+    match err {
+        CipherError::Io(err) => err,
+        other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
+    }
+}
+
+/// Write `dest` through a temporary file renamed into place once `write` has succeeded and the
+/// bytes are on disk.
+fn write_through<T>(dest: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<T>) -> std::io::Result<T> {
     if let Some(parent) = dest.parent() {
         fs::create_dir_all(parent)?;
     }
     let tmp = dest.with_extension(format!("tmp-{}", std::process::id()));
-    let mut output = fs::File::create(&tmp)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut size = 0u64;
-    let copied = (|| loop {
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            output.sync_all()?;
-            return Ok::<(), std::io::Error>(());
-        }
-        hasher.update(&buf[..n]);
-        output.write_all(&buf[..n])?;
-        size += n as u64;
+    let written = (|| {
+        let file = fs::File::create(&tmp)?;
+        let mut output = std::io::BufWriter::with_capacity(256 * 1024, file);
+        let value = write(&mut output)?;
+        output.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        fs::rename(&tmp, dest)?;
+        Ok(value)
     })();
-    if let Err(err) = copied.and_then(|()| fs::rename(&tmp, dest)) {
+    if written.is_err() {
         let _ = fs::remove_file(&tmp);
-        return Err(err);
     }
-    Ok((size, hex::encode(hasher.finalize())))
+    written
 }
 
-fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
-    let mut input = fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut size = 0u64;
-    loop {
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            return Ok((size, hex::encode(hasher.finalize())));
-        }
-        hasher.update(&buf[..n]);
-        size += n as u64;
+/// A reader that hashes what it gives.
+struct Hashing<'a> {
+    inner: &'a mut dyn Read,
+    hasher: Sha256,
+}
+
+impl Read for Hashing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// A writer that hashes what it is given.
+struct HashingWriter<'a> {
+    inner: &'a mut dyn Write,
+    hasher: Sha256,
+}
+
+impl Write for HashingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -334,6 +575,70 @@ mod tests {
         assert_eq!(restored.missing, ["b/gone.txt"]);
         assert_eq!(fs::read(target.join(relative("aa11"))).unwrap(), b"one");
         assert!(!target.join(relative("bb22")).exists(), "corrupt bytes are not restored");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn with_a_passphrase_copies_secrets_and_manifests_are_sealed_and_restore_to_the_same_bytes() {
+        let dir = std::env::temp_dir().join(format!("backup-files-sealed-{}", std::process::id()));
+        let (storage, repo, target) = (dir.join("storage"), dir.join("repo"), dir.join("target"));
+        let secrets = dir.join("secrets");
+        put(&storage, "aa11", b"the bytes of a stored object");
+        fs::create_dir_all(&secrets).unwrap();
+        fs::write(secrets.join("jwt_secret"), b"super-secret-jwt").unwrap();
+        let pass = SecretString::from("correct horse".to_string());
+        let store = FileStore::open(repo.clone(), Some(&pass)).unwrap();
+        assert!(store.encrypted());
+        let entries = vec![entry("a.txt", "aa11")];
+        store.sync(&storage, &entries, Some("L1")).unwrap();
+        store.save_secrets(&secrets).unwrap();
+
+        let copy = fs::read(store.object("aa11")).unwrap();
+        assert!(copy.starts_with(cipher::MAGIC) && !copy.windows(9).any(|w| w == b"the bytes"), "the copy is sealed");
+        let secret = fs::read(store.secrets_dir().join("jwt_secret")).unwrap();
+        assert!(!secret.windows(12).any(|w| w == b"super-secret"), "the secret is sealed");
+        let manifest = fs::read(repo.join("manifests/L1.json")).unwrap();
+        assert!(!manifest.windows(5).any(|w| w == b"a.txt"), "the manifest is sealed");
+
+        let again = FileStore::open(repo.clone(), Some(&pass)).unwrap();
+        let restored = again.restore(&entries, &target).unwrap();
+        assert_eq!((restored.copied, restored.corrupt.len()), (1, 0));
+        assert_eq!(fs::read(target.join(relative("aa11"))).unwrap(), b"the bytes of a stored object");
+        again.restore_secrets(&target.join("secrets")).unwrap();
+        assert_eq!(fs::read(target.join("secrets/jwt_secret")).unwrap(), b"super-secret-jwt");
+        assert_eq!(again.manifest("L1").unwrap().unwrap().objects[0].name, "a.txt");
+        assert_eq!(again.check(&entries).kept, 1);
+
+        let without = FileStore::open(repo.clone(), None).unwrap_err().to_string();
+        assert!(without.contains("BACKUP_CIPHER_PASS"), "{without}");
+        let wrong = FileStore::open(repo.clone(), Some(&SecretString::from("wrong".to_string()))).unwrap_err();
+        assert!(wrong.to_string().contains("does not open"), "{wrong}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pruning_keeps_what_a_kept_backup_or_a_later_restore_may_need() {
+        let dir = std::env::temp_dir().join(format!("backup-files-prune-{}", std::process::id()));
+        let (storage, repo) = (dir.join("storage"), dir.join("repo"));
+        for v in ["old1", "kept1", "new1"] {
+            put(&storage, v, v.as_bytes());
+        }
+        let store = FileStore::new(repo.clone());
+        // L1 named old1 and kept1; L2 names kept1 only; new1 was copied after L2 started.
+        store.sync(&storage, &[entry("o", "old1"), entry("k", "kept1")], Some("L1")).unwrap();
+        store.sync(&storage, &[entry("k", "kept1")], Some("L2")).unwrap();
+        let l2_start = chrono::Utc::now().timestamp() + 1;
+        store.sync(&storage, &[entry("n", "new1")], None).unwrap();
+        let later = fs::File::options().write(true).open(store.object("new1")).unwrap();
+        later.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(l2_start as u64 + 5)).unwrap();
+
+        assert_eq!(store.prune(&[], l2_start).unwrap(), Pruned::default(), "nothing without a kept backup");
+        let pruned = store.prune(&["L2".to_string()], l2_start).unwrap();
+        assert_eq!((pruned.manifests, pruned.objects, pruned.bytes), (1, 1, 4));
+        assert_eq!(store.labels(), ["L2"]);
+        assert!(!store.object("old1").exists() && !checksum_path(&store.object("old1")).exists());
+        assert!(store.object("kept1").exists(), "named by a kept backup");
+        assert!(store.object("new1").exists(), "copied after the oldest kept backup started");
         let _ = fs::remove_dir_all(&dir);
     }
 

@@ -4,12 +4,16 @@
 //! incremental backups, retention, restore to a time); this module configures it for the
 //! cluster the server runs (`archive`), takes backups on a schedule (`schedule`), copies the local
 //! file backend's objects into the repository beside them (`files`), restores (`restore`),
-//! verifies a backup by restoring it (`verify`) and reports on `/metrics` (`status`). It never
-//! touches a database named by `DATABASE_URL`: pgBackRest must run on that server's machine.
+//! verifies a backup by restoring it and comparing its tables with the row counts recorded when
+//! it was taken (`verify`, `counts`), seals the copied files with the repository's passphrase
+//! (`cipher`) and reports on `/metrics` and `/health` (`status`). It never touches a database
+//! named by `DATABASE_URL`: pgBackRest must run on that server's machine.
 
 pub mod archive;
+pub mod cipher;
 pub mod commands;
 pub mod config;
+pub mod counts;
 pub mod files;
 pub mod pgbackrest;
 pub mod restore;
@@ -45,6 +49,8 @@ pub enum BackupError {
     Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Embedded(#[from] EmbeddedError),
+    #[error(transparent)]
+    Cipher(#[from] cipher::CipherError),
 }
 
 /// Backups of one data directory: pgBackRest, its settings, and the stored files' folders.
@@ -63,7 +69,8 @@ pub struct Backups {
 }
 
 impl Backups {
-    /// The backups of `cluster` as `config` describes them (nothing is written).
+    /// The backups of `cluster` as `config` describes them (nothing is written but the stored
+    /// files' key file, the first time a passphrase is set).
     pub fn new(config: &Config, cluster: &EmbeddedPostgres) -> Result<Backups, BackupError> {
         if config.database_url.is_some() {
             return Err(BackupError::External);
@@ -100,7 +107,10 @@ impl Backups {
             port: cluster.socket_port(),
         };
         let pgbackrest = PgBackRest::new(&backup.pgbackrest_bin, home.join("pgbackrest.conf"), home, cluster.owner())?;
-        let files = files_root(config).map(files::FileStore::new);
+        let files = match files_root(config) {
+            Some(root) => Some(files::FileStore::open(root, backup.cipher_pass.as_ref())?),
+            None => None,
+        };
         Ok(Backups {
             pgbackrest,
             settings,

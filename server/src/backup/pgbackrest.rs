@@ -139,6 +139,8 @@ pub enum Target {
     Time(String),
     /// The end of this backup.
     Backup(String),
+    /// A named restore point (`pg_create_restore_point`) reached from backup `label`.
+    Point { label: String, name: String },
 }
 
 impl PgBackRest {
@@ -271,6 +273,12 @@ pub fn restore_args(target: &Target) -> Vec<String> {
         Target::Backup(label) => {
             vec![format!("--set={label}"), "--type=immediate".into(), "--target-action=promote".into()]
         }
+        Target::Point { label, name } => vec![
+            format!("--set={label}"),
+            "--type=name".into(),
+            format!("--target={name}"),
+            "--target-action=promote".into(),
+        ],
     }
 }
 
@@ -462,6 +470,10 @@ mod tests {
         assert_eq!(
             restore_args(&Target::Backup("20261206-071744F".into())),
             ["--set=20261206-071744F", "--type=immediate", "--target-action=promote"]
+        );
+        assert_eq!(
+            restore_args(&Target::Point { label: "L".into(), name: "backup-L".into() }),
+            ["--set=L", "--type=name", "--target=backup-L", "--target-action=promote"]
         );
     }
 

@@ -49,7 +49,8 @@ pub async fn run(config: &Config, request: Request) -> Result<Outcome, BackupErr
         // Before the cluster's description, which would make a new database password: after a
         // lost disk the repository's secrets are the data directory's.
         if let Some(root) = super::files_root(config) {
-            copy_secrets(&super::files::FileStore::new(root).secrets_dir(), &config.data_dir.join("secrets"))?;
+            super::files::FileStore::open(root, config.backup.cipher_pass.as_ref())?
+                .restore_secrets(&config.data_dir.join("secrets"))?;
         }
     }
     let live = EmbeddedPostgres::new(&config.data_dir, config.db_port, config.pg_bin_dir.as_deref())?;
@@ -144,7 +145,7 @@ fn prepare_target(backups: &Backups, dir: &Path) -> Result<PathBuf, BackupError>
     backups.pgbackrest.chown(&pgdata)?;
     copy_secrets(&backups.data_dir.join("secrets"), &dir.join("secrets"))?;
     if let Some(store) = &backups.files {
-        copy_secrets(&store.secrets_dir(), &dir.join("secrets"))?;
+        store.restore_secrets(&dir.join("secrets"))?;
     }
     Ok(dir)
 }

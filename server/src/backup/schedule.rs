@@ -2,8 +2,10 @@
 //! backup; then, checked every `TICK`, a full backup every `BACKUP_FULL_INTERVAL_SECONDS`, a
 //! differential one every `BACKUP_DIFF_INTERVAL_SECONDS`, new stored files every
 //! `BACKUP_FILES_INTERVAL_SECONDS`, a verification every `BACKUP_VERIFY_INTERVAL_SECONDS` when
-//! set, and the archive's lag. One task; a failure is an error in the log and the next tick
-//! tries again. It stops taking new work when the server stops.
+//! set, and the archive's lag. After each backup, the rows are counted at a restore point of
+//! its own (`counts`), its manifest written and the copies no kept backup needs pruned. One
+//! task; a failure is an error in the log and the next tick tries again. It stops taking new
+//! work when the server stops.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::Pool;
 use tokio_postgres::Client;
 
-use super::{archive, blocking, files, status, verify, BackupError, Backups};
+use super::{archive, blocking, counts, files, status, verify, BackupError, Backups};
 
 const TICK: Duration = Duration::from_secs(5);
 
@@ -49,7 +51,7 @@ async fn run(backups: Backups, pool: Pool, stopping: Arc<AtomicBool>) {
         Ok(Some(label)) => {
             tracing::info!(label = %label, repository = %backups.describe(), "backups: first full backup taken");
             if let Ok(client) = pool.get().await {
-                sync_files(&backups, &client, Some(&label)).await;
+                after_backup(&backups, &client, &label, Vec::new()).await;
             }
         }
         Ok(None) => {}
@@ -78,7 +80,7 @@ async fn run(backups: Backups, pool: Pool, stopping: Arc<AtomicBool>) {
             }
         }
         if last_files.elapsed() >= backups.config.files_interval {
-            sync_files(&backups, &client, None).await;
+            sync_files(&backups, &client).await;
             last_files = Instant::now();
         }
         drop(client);
@@ -121,7 +123,7 @@ async fn due(backups: &Backups) -> Result<Option<&'static str>, BackupError> {
 /// Take a backup of `kind` with the stored files around it (before: what the backup's rows
 /// name exists in the repository; after: what was uploaded while it ran). Its label.
 pub async fn take(backups: &Backups, client: &Client, kind: &str) -> Result<String, BackupError> {
-    sync_files(backups, client, None).await;
+    let before = sync_files(backups, client).await.map(|r| r.listed).unwrap_or_default();
     let (pgbackrest, k) = (backups.pgbackrest.clone(), kind.to_string());
     let taken = blocking(move || {
         pgbackrest.stanza_create()?;
@@ -139,13 +141,55 @@ pub async fn take(backups: &Backups, client: &Client, kind: &str) -> Result<Stri
     let last = info.backup.last().ok_or_else(|| BackupError::Info("no backup after a backup".into()))?;
     status::succeeded(last.timestamp.stop);
     tracing::info!(label = %last.label, kind = %last.kind, bytes = last.info.repository.delta, "backups: backup taken");
-    sync_files(backups, client, Some(&last.label)).await;
+    after_backup(backups, client, &last.label, before).await;
     Ok(last.label.clone())
 }
 
-/// Copy new stored files (and the data directory's secrets) into the repository; a manifest
-/// when `label` names a backup. Failures are logged.
-pub async fn sync_files(backups: &Backups, client: &Client, label: Option<&str>) -> Option<files::Report> {
+/// After backup `label`: count the rows at a restore point, copy the files uploaded meanwhile,
+/// write the backup's manifest (the objects listed before and after it, and the counts) and
+/// prune the copies no kept backup needs. Failures are logged: the backup itself is taken.
+pub async fn after_backup(backups: &Backups, client: &Client, label: &str, before: Vec<files::Entry>) {
+    let Some(store) = backups.files.clone() else { return };
+    let counts = match counts::record(client, label, Duration::from_secs(60)).await {
+        Ok(counts) => Some(counts),
+        Err(err) => {
+            tracing::warn!(error = %err, label, "backups: no row counts recorded; its verification will not compare them");
+            None
+        }
+    };
+    let after = sync_files(backups, client).await.map(|r| r.listed).unwrap_or_default();
+    let mut objects = before;
+    for entry in after {
+        if !objects.iter().any(|e| e.version == entry.version) {
+            objects.push(entry);
+        }
+    }
+    let manifest =
+        files::Manifest { label: label.to_string(), taken_at: chrono::Utc::now().timestamp(), objects, counts };
+    let pgbackrest = backups.pgbackrest.clone();
+    let done = blocking(move || {
+        store.write_manifest(&manifest)?;
+        let info = pgbackrest.info()?;
+        let kept: Vec<String> = info.backup.iter().map(|b| b.label.clone()).collect();
+        let oldest = info.backup.iter().map(|b| b.timestamp.start).min().unwrap_or(0);
+        store.prune(&kept, oldest)
+    })
+    .await;
+    match done {
+        Ok(pruned) if pruned.objects + pruned.manifests > 0 => tracing::info!(
+            manifests = pruned.manifests,
+            objects = pruned.objects,
+            bytes = pruned.bytes,
+            "backups: stored file copies no kept backup needs were pruned"
+        ),
+        Ok(_) => {}
+        Err(err) => tracing::error!(error = %err, label, "backups: cannot write the manifest or prune the copies"),
+    }
+}
+
+/// Copy new stored files (and the data directory's secrets) into the repository. Failures are
+/// logged.
+pub async fn sync_files(backups: &Backups, client: &Client) -> Option<files::Report> {
     let (Some(store), Some(storage_dir)) = (backups.files.clone(), backups.storage_dir.clone()) else { return None };
     let entries = match files::rows(client).await {
         Ok(entries) => entries,
@@ -154,11 +198,10 @@ pub async fn sync_files(backups: &Backups, client: &Client, label: Option<&str>)
             return None;
         }
     };
-    let label = label.map(str::to_string);
     let secrets = backups.data_dir.join("secrets");
     let synced = blocking(move || {
         store.save_secrets(&secrets)?;
-        store.sync(&storage_dir, &entries, label.as_deref())
+        store.copy_new(&storage_dir, &entries)
     })
     .await;
     match synced {

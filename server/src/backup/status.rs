@@ -3,19 +3,67 @@
 //! `wal_archive_lag_seconds` (how long written WAL has waited for the archive; 0 when all of it
 //! is archived).
 //!
+//! The same values, with the last verification's time, are `/health`'s `backups` object
+//! (`summary`); a stale backup makes `/health/ready` fail only when `BACKUP_READY_MAX_AGE_SECONDS`
+//! is set (`stale`).
+//!
 //! Process-wide values, set by the scheduler and the commands and read when `/metrics` is
 //! scraped; this module runs nothing itself except the one `pg_stat_archiver` query.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
+use serde::Serialize;
+
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+static ACTIVE_SINCE: AtomicI64 = AtomicI64::new(0);
 static LAST_SUCCESS: AtomicI64 = AtomicI64::new(0);
 static LAST_VERIFY: AtomicI64 = AtomicI64::new(-1);
+static LAST_VERIFY_AT: AtomicI64 = AtomicI64::new(0);
 static ARCHIVE_LAG: AtomicI64 = AtomicI64::new(0);
 
 /// This process takes backups: the gauges are published.
 pub fn activate() {
-    ACTIVE.store(true, Ordering::Relaxed);
+    if !ACTIVE.swap(true, Ordering::Relaxed) {
+        ACTIVE_SINCE.store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
+    }
+}
+
+/// The backups' state as `/health` tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Unix time of the last backup that finished (`None` before any).
+    pub last_success: Option<i64>,
+    /// Seconds since then (since the schedule started, before any backup).
+    pub last_success_age_seconds: i64,
+    pub wal_archive_lag_seconds: i64,
+    /// Whether the last verification passed (`None` before any).
+    pub last_verify_ok: Option<bool>,
+    /// Unix time of the last verification.
+    pub last_verify_at: Option<i64>,
+}
+
+/// The backups' state now, when this process takes backups.
+pub fn summary(now: i64) -> Option<Summary> {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return None;
+    }
+    let last = LAST_SUCCESS.load(Ordering::Relaxed);
+    let since = if last > 0 { last } else { ACTIVE_SINCE.load(Ordering::Relaxed) };
+    let verify = LAST_VERIFY.load(Ordering::Relaxed);
+    let verify_at = LAST_VERIFY_AT.load(Ordering::Relaxed);
+    Some(Summary {
+        last_success: (last > 0).then_some(last),
+        last_success_age_seconds: (now - since).max(0),
+        wal_archive_lag_seconds: ARCHIVE_LAG.load(Ordering::Relaxed),
+        last_verify_ok: (verify >= 0).then_some(verify == 1),
+        last_verify_at: (verify_at > 0).then_some(verify_at),
+    })
+}
+
+/// Whether `summary` is stale for readiness: only when `max_age_secs` is set (not 0) and the
+/// last backup (or the schedule's start, before any) is older than that.
+pub fn stale(summary: &Summary, max_age_secs: u64) -> bool {
+    max_age_secs > 0 && summary.last_success_age_seconds > max_age_secs as i64
 }
 
 /// A backup finished at `stop` (Unix seconds).
@@ -23,9 +71,10 @@ pub fn succeeded(stop: i64) {
     LAST_SUCCESS.fetch_max(stop, Ordering::Relaxed);
 }
 
-/// A verification ended.
-pub fn verified(ok: bool) {
+/// A verification ended at `at` (Unix seconds).
+pub fn verified(ok: bool, at: i64) {
     LAST_VERIFY.store(i64::from(ok), Ordering::Relaxed);
+    LAST_VERIFY_AT.store(at, Ordering::Relaxed);
 }
 
 /// The archive's lag as last measured.
@@ -99,6 +148,20 @@ pub fn segment_end(name: &str, segment_size: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stale_backup_fails_readiness_only_when_a_maximum_age_is_set() {
+        let summary = Summary {
+            last_success: Some(1_000),
+            last_success_age_seconds: 7_200,
+            wal_archive_lag_seconds: 0,
+            last_verify_ok: None,
+            last_verify_at: None,
+        };
+        assert!(!stale(&summary, 0), "unset: never");
+        assert!(stale(&summary, 3_600));
+        assert!(!stale(&summary, 86_400));
+    }
 
     #[test]
     fn lsns_and_segment_names_become_byte_positions() {

@@ -1,17 +1,19 @@
 //! `server backup verify`: a backup is trusted once it has been restored and read. The latest
 //! backup is restored into a scratch folder (pgBackRest checks every file against the checksum
-//! its manifest recorded), started on a free port, every table is read to the end
-//! (`count(*)`), every stored file the restored database names is checked against its SHA-256,
-//! and pgBackRest's own `verify` checks the whole repository, WAL included.
+//! its manifest recorded) up to the restore point at which its rows were counted (`counts`),
+//! started on a free port, every table is read to the end (`count(*)`) and compared with the
+//! count recorded then, every stored file the restored database names is checked against its
+//! SHA-256, and pgBackRest's own `verify` checks the whole repository, WAL included.
 //!
-//! Row counts cannot be compared with the live catalogue (`reltuples` is an estimate and the
-//! live database has moved on); they are reported, and a table that cannot be read fails.
+//! A backup without recorded counts (taken before they were recorded, with an S3 repository,
+//! or when its tables could not be locked) is restored to its end and its tables are read,
+//! not compared; the verification says so.
 
 use std::time::{Duration, Instant};
 
-use super::files::{self, Report};
+use super::files::{self, Counts, Report};
 use super::pgbackrest::Target;
-use super::{blocking, scratch, status, BackupError, Backups};
+use super::{blocking, counts, scratch, status, BackupError, Backups};
 
 /// What a verification found.
 #[derive(Debug, Default)]
@@ -19,6 +21,8 @@ pub struct Verification {
     pub label: String,
     pub tables: usize,
     pub rows: i64,
+    /// Tables compared with the counts recorded at backup time (`None`: none were recorded).
+    pub compared: Option<usize>,
     pub files: Option<Report>,
     /// What failed; empty when the backup is good.
     pub failures: Vec<String>,
@@ -31,11 +35,17 @@ impl Verification {
     }
 }
 
+/// One verification at a time in a process (they share the scratch folder).
+static RUNNING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Verify the latest backup of `backups`; the outcome is also `/metrics`' `backup_last_verify_ok`.
 pub async fn run(backups: &Backups) -> Result<Verification, BackupError> {
+    let Ok(_running) = RUNNING.try_lock() else {
+        return Err(BackupError::Refused("a verification is already running: wait for its end".into()));
+    };
     let outcome = verify(backups).await;
     let ok = matches!(&outcome, Ok(v) if v.ok());
-    status::verified(ok);
+    status::verified(ok, chrono::Utc::now().timestamp());
     match &outcome {
         Ok(v) if v.ok() => tracing::info!(label = %v.label, tables = v.tables, rows = v.rows, "backup verified"),
         Ok(v) => tracing::error!(label = %v.label, failures = ?v.failures, "backup verification failed"),
@@ -54,6 +64,17 @@ async fn verify(backups: &Backups) -> Result<Verification, BackupError> {
         .map(|b| b.label.clone())
         .ok_or_else(|| BackupError::Refused("the repository has no backup to verify".into()))?;
     let mut verification = Verification { label: label.clone(), ..Verification::default() };
+    let recorded = match backups.files.clone() {
+        Some(store) => {
+            let l = label.clone();
+            blocking(move || store.manifest(&l)).await?.and_then(|m| m.counts)
+        }
+        None => None,
+    };
+    let target = match &recorded {
+        Some(counts) => Target::Point { label: label.clone(), name: counts.point.clone() },
+        None => Target::Backup(label.clone()),
+    };
 
     let scratch_dir = super::home(&backups.data_dir).join("verify");
     let _ = std::fs::remove_dir_all(&scratch_dir);
@@ -66,7 +87,7 @@ async fn verify(backups: &Backups) -> Result<Verification, BackupError> {
         .map_err(|source| BackupError::Io { path: pgdata.clone(), source })?;
 
     let (pgbackrest, dir) = (backups.pgbackrest.clone(), pgdata.clone());
-    let restored = blocking(move || pgbackrest.restore(&dir, &Target::Backup(label), false, true)).await;
+    let restored = blocking(move || pgbackrest.restore(&dir, &target, false, true)).await;
     if let Err(err) = restored {
         verification.failures.push(format!("restore: {err}"));
     } else {
@@ -74,7 +95,7 @@ async fn verify(backups: &Backups) -> Result<Verification, BackupError> {
         let dir = scratch_dir.clone();
         match blocking(move || scratch::start(&dir, &bin)).await {
             Ok(cluster) => {
-                if let Err(err) = read_everything(backups, &cluster, &mut verification).await {
+                if let Err(err) = read_everything(backups, &cluster, recorded.as_ref(), &mut verification).await {
                     verification.failures.push(err.to_string());
                 }
                 let _ = blocking(move || Ok(cluster.stop()?)).await;
@@ -91,33 +112,23 @@ async fn verify(backups: &Backups) -> Result<Verification, BackupError> {
     Ok(verification)
 }
 
-/// Count every table's rows and check the stored files the restored database names.
+/// Count every table's rows (compared with `recorded` when there are counts) and check the
+/// stored files the restored database names.
 async fn read_everything(
     backups: &Backups,
     cluster: &crate::db::embedded::EmbeddedPostgres,
+    recorded: Option<&Counts>,
     verification: &mut Verification,
 ) -> Result<(), BackupError> {
     let client = scratch::connect_promoted(cluster).await?;
-    let tables = client
-        .query(
-            "select format('%I.%I', n.nspname, c.relname) from pg_class c join pg_namespace n on n.oid = c.relnamespace \
-             where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema') \
-             and n.nspname not like 'pg_toast%' order by 1",
-            &[],
-        )
-        .await
-        .map_err(|e| BackupError::Database(e.to_string()))?;
-    for table in &tables {
-        let name: String = table.get(0);
-        // The name comes from the catalogue, quoted by format('%I').
-        match client.query_one(&format!("select count(*) from {name}"), &[]).await {
-            Ok(row) => {
-                verification.tables += 1;
-                verification.rows += row.get::<_, i64>(0);
-            }
-            Err(err) => verification.failures.push(format!("table {name} cannot be read: {err}")),
-        }
+    let restored = counts::count_all(&client).await?;
+    for rows in restored.values().flatten() {
+        verification.tables += 1;
+        verification.rows += rows;
     }
+    let empty = std::collections::BTreeMap::new();
+    verification.failures.extend(counts::compare(recorded.map_or(&empty, |c| &c.tables), &restored));
+    verification.compared = recorded.map(|c| c.tables.len());
     if let Some(store) = backups.files.clone() {
         let entries = files::rows(&client).await?;
         let report = blocking(move || Ok(store.check(&entries))).await?;

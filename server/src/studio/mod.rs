@@ -15,6 +15,7 @@
 
 pub mod assets;
 pub mod audit;
+pub mod backups;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -67,6 +68,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/policies/drop", web::post().to(policies::drop_policy))
                 .route("/policies/rls", web::post().to(policies::rls))
                 .route("/policies/test", web::post().to(policy_tester::run))
+                // Database › Backups
+                .route("/backups", web::get().to(backups::list))
+                .route("/backups", web::post().to(backups::take))
+                .route("/backups/verify", web::post().to(backups::verify))
+                .route("/backups/restore", web::post().to(backups::restore))
                 .default_service(web::to(error::not_found)),
         ),
     );

@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 use tokio_postgres::{Client, NoTls};
 
 /// A data directory (and a repository folder beside it) removed, with its clusters, when dropped.
-struct Site {
-    data: PathBuf,
-    repo: PathBuf,
-    extra: Vec<PathBuf>,
+pub(crate) struct Site {
+    pub(crate) data: PathBuf,
+    pub(crate) repo: PathBuf,
+    pub(crate) extra: Vec<PathBuf>,
 }
 
 impl Site {
-    fn new(name: &str) -> Site {
+    pub(crate) fn new(name: &str) -> Site {
         let root = std::env::temp_dir().join(format!("backup-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch folder");
@@ -25,7 +25,7 @@ impl Site {
     }
 
     /// The settings of every command of the test.
-    fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![
             ("DATA_DIR".into(), self.data.display().to_string()),
             ("DB_PORT".into(), "0".into()),
@@ -37,7 +37,7 @@ impl Site {
     }
 
     /// Run `server <args>` with the test's settings plus `more`.
-    async fn cli(&self, args: &[&str], more: &[(&str, &str)]) -> Output {
+    pub(crate) async fn cli(&self, args: &[&str], more: &[(&str, &str)]) -> Output {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_server"));
         command
             .env_remove("DATABASE_URL")
@@ -50,7 +50,7 @@ impl Site {
         tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("run the server binary")
     }
 
-    async fn ok(&self, args: &[&str], more: &[(&str, &str)]) -> String {
+    pub(crate) async fn ok(&self, args: &[&str], more: &[(&str, &str)]) -> String {
         let out = self.cli(args, more).await;
         assert!(out.status.success(), "server {args:?} failed: {}{}", text(&out.stdout), text(&out.stderr));
         text(&out.stdout)
@@ -68,11 +68,11 @@ impl Drop for Site {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn stop_postmaster(pgdata: &Path) {
+pub(crate) fn stop_postmaster(pgdata: &Path) {
     if let Some(pid) = std::fs::read_to_string(pgdata.join("postmaster.pid"))
         .ok()
         .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
@@ -82,19 +82,19 @@ fn stop_postmaster(pgdata: &Path) {
     }
 }
 
-async fn connect(url: &str) -> Client {
+pub(crate) async fn connect(url: &str) -> Client {
     let (client, connection) = tokio_postgres::connect(url, NoTls).await.expect("connect");
     tokio::spawn(connection);
     client
 }
 
 /// The superuser's URL over the cluster's socket under `data_dir`.
-fn socket_url(data_dir: &Path) -> String {
+pub(crate) fn socket_url(data_dir: &Path) -> String {
     server::db::embedded::EmbeddedPostgres::new(data_dir, 0, None).expect("cluster").socket_url()
 }
 
 /// Wait until the repository lists a backup.
-async fn first_backup(site: &Site) {
+pub(crate) async fn first_backup(site: &Site) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let out = site.cli(&["backup", "list"], &[]).await;
@@ -250,6 +250,14 @@ async fn a_restore_to_a_time_gives_the_rows_and_files_of_that_time_and_the_dropp
     assert!(gauge("backup_last_success_timestamp") > 1.7e9);
     assert!(gauge("wal_archive_lag_seconds") >= 0.0);
     assert_eq!(gauge("backup_last_verify_ok"), -1.0, "no verification yet");
+    // Readiness tells the backups' state; without BACKUP_READY_MAX_AGE_SECONDS it never fails on it.
+    let ready = http.get(format!("{url}/health/ready")).send().await.unwrap();
+    assert_eq!(ready.status().as_u16(), 200);
+    let ready: serde_json::Value = ready.json().await.unwrap();
+    assert!(ready["backups"]["last_success"].as_i64().is_some_and(|t| t > 1_700_000_000), "{ready}");
+    assert!(ready["backups"]["wal_archive_lag_seconds"].as_i64().is_some(), "{ready}");
+    assert_eq!(ready["backups"]["stale"], false, "{ready}");
+    assert!(ready["backups"]["last_verify_ok"].is_null(), "no verification yet: {ready}");
 
     // Act: restore to T into a scratch folder while the server keeps running.
     let target = site.data.parent().unwrap().join("restored");
@@ -442,6 +450,161 @@ async fn verify_passes_on_a_good_backup_and_detects_a_corrupted_file() {
     let bad = site.cli(&["backup", "verify"], &[]).await;
     assert!(!bad.status.success(), "a corrupted backup fails its verification: {}", text(&bad.stdout));
     assert!(text(&bad.stderr).contains("verify:"), "{}", text(&bad.stderr));
+}
+
+#[tokio::test]
+async fn verify_compares_every_table_with_the_counts_recorded_at_backup_time() {
+    let site = Site::new("counts");
+    site.ok(&["db", "start"], &[]).await;
+    let db = connect(&socket_url(&site.data)).await;
+    db.batch_execute("create table counted as select i from generate_series(1, 1234) i").await.unwrap();
+    let out = site.ok(&["backup", "now"], &[]).await;
+    let label = out.split_whitespace().nth(1).expect("the backup's label").to_string();
+    // Rows written after the backup are not the backup's: the verification restores to the
+    // point at which the rows were counted.
+    db.batch_execute("insert into counted select generate_series(1, 100)").await.unwrap();
+    archive_now(&db).await;
+
+    let manifest_path = site.repo.join(format!("files/manifests/{label}.json"));
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["counts"]["tables"]["public.counted"], 1234, "{manifest}");
+    assert_eq!(manifest["counts"]["point"], format!("backup-{label}"));
+
+    let good = site.ok(&["backup", "verify"], &[]).await;
+    assert!(good.contains("verified"), "{good}");
+    assert!(good.contains("compared with the counts recorded at backup time"), "{good}");
+    assert!(!good.contains(" 0 compared"), "{good}");
+
+    // A tampered record fails the verification, naming the table and both counts.
+    let mut tampered = manifest.clone();
+    tampered["counts"]["tables"]["public.counted"] = serde_json::json!(1235);
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&tampered).unwrap()).unwrap();
+    let bad = site.cli(&["backup", "verify"], &[]).await;
+    assert!(!bad.status.success(), "a count that differs fails: {}", text(&bad.stdout));
+    let said = text(&bad.stderr);
+    assert!(said.contains("table public.counted has 1234 rows, 1235 were recorded at backup time"), "{said}");
+}
+
+#[tokio::test]
+async fn stored_files_and_secrets_are_sealed_in_the_repository_and_restore_only_with_the_passphrase() {
+    let site = Site::new("sealed");
+    let pass = ("BACKUP_CIPHER_PASS", "correct horse battery staple");
+    let env = site.env();
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    env.push(pass);
+    env.push(("BACKUP_READY_MAX_AGE_SECONDS", "1"));
+    let (mut child, url, _) = crate::helpers::spawn_binary(&env).await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !text(&site.cli(&["backup", "list"], &[pass]).await.stdout).contains(" full ") {
+        assert!(Instant::now() < deadline, "no first backup");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let key = service_key(&site.ok(&["keys"], &[pass]).await);
+    let http = reqwest::Client::new();
+    let res = http
+        .post(format!("{url}/storage/v1/bucket"))
+        .header("apikey", &key)
+        .bearer_auth(&key)
+        .json(&serde_json::json!({"name": "docs", "public": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    upload(&http, &url, &key, "plain.txt", "words nobody may read in the repository").await;
+    site.ok(&["backup", "now"], &[pass]).await;
+
+    // In the repository: sealed copies, secrets and manifests.
+    let files = site.repo.join("files");
+    let mut stack = vec![files.clone()];
+    let mut sealed = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(!text(&bytes).contains("words nobody"), "{} shows the object's bytes", path.display());
+            if !name.ends_with(".sha256") && name != "cipher.json" {
+                assert!(bytes.starts_with(b"SBRSENC1"), "{} is sealed", path.display());
+                sealed += 1;
+            }
+        }
+    }
+    assert!(sealed >= 3, "an object, a manifest and the secrets are sealed ({sealed} files)");
+    for secret in std::fs::read_dir(site.data.join("secrets")).unwrap().flatten() {
+        let live = std::fs::read(secret.path()).unwrap();
+        if live.is_empty() {
+            continue;
+        }
+        let copy = std::fs::read(files.join("secrets").join(secret.file_name())).expect("the secret's copy");
+        assert!(!copy.windows(live.len().min(16)).any(|w| live.starts_with(w)), "the secret is not in clear");
+    }
+
+    // Readiness: a backup older than BACKUP_READY_MAX_AGE_SECONDS (1 s) fails it, and says why.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let stale = loop {
+        let res = http.get(format!("{url}/health/ready")).send().await.unwrap();
+        let status = res.status().as_u16();
+        let body: serde_json::Value = res.json().await.unwrap();
+        if status == 503 {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "readiness never failed on a stale backup: {body}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(stale["backups"]["stale"], true, "{stale}");
+    assert!(stale["message"].as_str().unwrap_or_default().contains("BACKUP_READY_MAX_AGE_SECONDS"), "{stale}");
+    let health: serde_json::Value = http.get(format!("{url}/health")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(health["database"], "reachable", "only the backup is stale: {health}");
+
+    // Without the passphrase, or with another, a restore fails and says which setting.
+    let target = site.data.parent().unwrap().join("restored");
+    let dir = target.display().to_string();
+    let without = site.cli(&["restore", "--target-dir", &dir], &[]).await;
+    assert!(!without.status.success(), "restored without the key: {}", text(&without.stdout));
+    assert!(text(&without.stderr).contains("BACKUP_CIPHER_PASS"), "{}", text(&without.stderr));
+    let wrong = site.cli(&["restore", "--target-dir", &dir], &[("BACKUP_CIPHER_PASS", "wrong")]).await;
+    assert!(!wrong.status.success(), "restored with a wrong key: {}", text(&wrong.stdout));
+    assert!(text(&wrong.stderr).contains("BACKUP_CIPHER_PASS"), "{}", text(&wrong.stderr));
+
+    // With it: the same bytes.
+    let out = site.ok(&["restore", "--target-dir", &dir], &[pass]).await;
+    let restored_url =
+        out.lines().find_map(|l| l.strip_prefix("PostgreSQL runs on the restored folder: ")).expect("url");
+    let restored = connect(restored_url).await;
+    let files = objects(&restored, &target.join("storage")).await;
+    assert_eq!(files, [("plain.txt".to_string(), b"words nobody may read in the repository".to_vec())]);
+    for secret in std::fs::read_dir(site.data.join("secrets")).unwrap().flatten() {
+        let restored_secret = std::fs::read(target.join("secrets").join(secret.file_name())).expect("restored");
+        assert_eq!(restored_secret, std::fs::read(secret.path()).unwrap(), "the secrets in clear again");
+    }
+    drop(restored);
+    stop_postmaster(&target.join("postgres"));
+    let _ = child.kill().await;
+}
+
+#[tokio::test]
+async fn with_database_url_every_command_refuses_clearly_and_writes_nothing() {
+    let site = Site::new("external");
+    let external = [("DATABASE_URL", "postgres://app@127.0.0.1:1/app")];
+    let target = site.data.parent().unwrap().join("target").display().to_string();
+    for args in [
+        vec!["backup", "now"],
+        vec!["backup", "list"],
+        vec!["backup", "info"],
+        vec!["backup", "verify"],
+        vec!["restore", "--target-dir", target.as_str()],
+        vec!["restore", "--yes"],
+    ] {
+        let out = site.cli(&args, &external).await;
+        assert!(!out.status.success(), "{args:?} acted on an external database: {}", text(&out.stdout));
+        let said = text(&out.stderr);
+        assert!(said.contains("with DATABASE_URL, run pgBackRest on the database's machine"), "{args:?}: {said}");
+    }
+    assert!(!site.data.exists(), "nothing was written under DATA_DIR");
 }
 
 /// A child process killed (by its id) when dropped.

@@ -34,6 +34,7 @@ mod storage;
 mod studio;
 mod studio_policies;
 mod studio_storage;
+mod studio_backups;
 mod supervise;
 mod typegen;
 mod webhooks;

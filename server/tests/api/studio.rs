@@ -50,6 +50,11 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
                 json!({"schema": "public", "table": "notes", "run_as": {"kind": "anon"}, "operation": {"kind": "select"}}),
             ),
         ),
+        // Database › Backups
+        (Method::GET, "/studio/api/backups", None),
+        (Method::POST, "/studio/api/backups", Some(json!({"kind": "full"}))),
+        (Method::POST, "/studio/api/backups/verify", None),
+        (Method::POST, "/studio/api/backups/restore", Some(json!({"target_dir": "/tmp/x", "confirm": true}))),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

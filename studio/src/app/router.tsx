@@ -3,6 +3,7 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
 import { AuditRoute } from './routes/audit';
+import { BackupsRoute } from './routes/backups';
 import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
@@ -39,6 +40,9 @@ export const router = createBrowserRouter(
         { path: 'storage-keys', element: later(<S3KeysRoute />) },
         { path: 'policies', element: <Navigate to="/policies/public" replace /> },
         { path: 'policies/:schema', element: later(<PoliciesRoute />) },
+        // Database
+        { path: 'database', element: <Navigate to="/database/backups" replace /> },
+        { path: 'database/backups', element: <BackupsRoute /> },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

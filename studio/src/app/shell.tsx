@@ -12,6 +12,8 @@ const NAV = [
   { to: paths.storage(), label: 'Storage' },
   { to: paths.policies(), label: 'Policies' },
   { to: paths.audit, label: 'Audit log' },
+  // Database
+  { to: paths.backups, label: 'Backups' },
 ];
 
 /** The frame of every screen once signed in; the sign-in form otherwise. */

@@ -11,4 +11,6 @@ export const paths = {
   s3Keys: '/storage-keys',
   policies: (schema = 'public', table?: string) =>
     `/policies/${encodeURIComponent(schema)}${table ? `?table=${encodeURIComponent(table)}` : ''}`,
+  // Database
+  backups: '/database/backups',
 };

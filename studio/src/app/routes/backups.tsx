@@ -1,0 +1,5 @@
+import { BackupsScreen } from '@/features/backups/components/backups-screen';
+
+export function BackupsRoute() {
+  return <BackupsScreen />;
+}
