@@ -22,6 +22,11 @@ export interface RouterOptions {
   readPaths: string[];
   /** A worker without requests for this long is stopped (its memory returned); 0 keeps them. */
   idleMs?: number;
+  /**
+   * Workers get this process's permissions as they are (a function's own process, already
+   * narrowed to that function), instead of the read and write lists below.
+   */
+  inheritPermissions?: boolean;
   /** The function's secrets, until the server sends others (`PUT /_internal/secrets`). */
   secrets?: Record<string, string>;
 }
@@ -54,6 +59,8 @@ export const HEADER = {
   cpu: "x-functions-cpu-ms",
   /** The folders the function may read, as a JSON array (the supervisor's). */
   read: "x-functions-read",
+  /** Folders inside those it may read that the function may not read, as a JSON array (the supervisor's). */
+  deny: "x-functions-deny",
   /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
   cpuUsed: "x-functions-cpu-used-ms",
 } as const;
@@ -114,7 +121,7 @@ class FunctionWorker {
       type: "module",
       // @ts-ignore: Deno's worker options (--unstable-worker-options)
       deno: {
-        permissions: {
+        permissions: options.inheritPermissions ? "inherit" : {
           net: true,
           env: true,
           read: [...options.readPaths, "/tmp"],

@@ -81,6 +81,8 @@ interface Spawn {
   name?: string;
   memoryMb: number;
   readPaths: string[];
+  /** Folders it may not read although they lie in one it may (`--deny-read`, which wins). */
+  denyPaths: string[];
   secrets: Record<string, string>;
 }
 
@@ -112,6 +114,7 @@ class FunctionProcess {
       "--allow-import",
       `--allow-read=${[...spawn.readPaths, "/tmp", WORKER].join(",")}`,
       "--allow-write=/tmp",
+      ...(spawn.denyPaths.length > 0 ? [`--deny-read=${spawn.denyPaths.join(",")}`] : []),
       HOST,
     ];
     this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
@@ -124,6 +127,7 @@ class FunctionProcess {
       secret: this.secret,
       readPaths: spawn.readPaths,
       idleMs: 0,
+      inheritPermissions: true,
       secrets: spawn.secrets,
       preload: { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name },
     };
@@ -242,6 +246,17 @@ class FunctionProcess {
   }
 }
 
+/** Whether a header is absent or a JSON array of paths for a permission flag (no comma in them). */
+function pathList(header: string | null): boolean {
+  if (header === null) return true;
+  try {
+    const paths = JSON.parse(header);
+    return Array.isArray(paths) && paths.every((p) => typeof p === "string" && p !== "" && !p.includes(","));
+  } catch {
+    return false;
+  }
+}
+
 function listening(line: string): number | null {
   if (!line.startsWith('{"listening"')) return null;
   try {
@@ -288,6 +303,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     }
     if (process) return { process, cold: false };
     const read = req.headers.get(HEADER.read);
+    const deny = req.headers.get(HEADER.deny);
     const created: FunctionProcess = new FunctionProcess(
       {
         entrypoint,
@@ -295,6 +311,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         name: req.headers.get(HEADER.name) ?? undefined,
         memoryMb: Number(req.headers.get(HEADER.memory)) || options.memoryMb || 256,
         readPaths: read ? JSON.parse(read) : options.readPaths,
+        denyPaths: deny ? JSON.parse(deny) : [],
         secrets,
       },
       options,
@@ -325,12 +342,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     }
     const entrypoint = req.headers.get(HEADER.entrypoint);
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
-    let read: unknown = null;
-    try {
-      read = JSON.parse(req.headers.get(HEADER.read) ?? "null");
-    } catch { /* checked below */ }
-    if (read !== null && !(Array.isArray(read) && read.every((p) => typeof p === "string" && !p.includes(",")))) {
-      return failure("bad_request", 400, `${HEADER.read} must be a JSON array of paths without commas`);
+    for (const header of [HEADER.read, HEADER.deny]) {
+      if (!pathList(req.headers.get(header))) {
+        return failure("bad_request", 400, `${header} must be a JSON array of paths without commas`);
+      }
     }
     const { process, cold } = processFor(req, entrypoint);
     let port: number;

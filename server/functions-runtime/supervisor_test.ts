@@ -39,6 +39,7 @@ interface Call extends RequestInit {
   memoryMb?: number;
   cpuMs?: number;
   read?: string[];
+  deny?: string[];
 }
 
 function call(entrypoint: string, path: string, init: Call = {}): Promise<Response> {
@@ -49,6 +50,7 @@ function call(entrypoint: string, path: string, init: Call = {}): Promise<Respon
   if (init.memoryMb) headers.set(HEADER.memory, String(init.memoryMb));
   if (init.cpuMs) headers.set(HEADER.cpu, String(init.cpuMs));
   if (init.read) headers.set(HEADER.read, JSON.stringify(init.read));
+  if (init.deny) headers.set(HEADER.deny, JSON.stringify(init.deny));
   return supervisor(new Request(`http://127.0.0.1${path}`, { ...init, headers }));
 }
 
@@ -183,6 +185,24 @@ test("a function reads its own folders and /tmp, not another function's folder, 
     run: "NotCapable",
     ffi: "NotCapable",
   });
+});
+
+test("a folder under /tmp named in the deny list is refused although /tmp may be read", async () => {
+  const guarded = await Deno.makeTempDir({ prefix: "functions-supervisor-guarded-" });
+  await Deno.writeTextFile(`${guarded}/secret.txt`, "secret");
+  const reader = await fn(
+    "tmp-reader",
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       return Response.json({
+         guarded: await tryIt(() => Deno.readTextFile(${JSON.stringify(`${guarded}/secret.txt`)})),
+         tmp: await tryIt(() => Deno.readDir("/tmp")[Symbol.asyncIterator]().next()),
+       });
+     });`,
+  );
+  const answer = await (await call(reader, "/tmp-reader", { read: [`${dir}/tmp-reader`], deny: [guarded] })).json();
+  await Deno.remove(guarded, { recursive: true });
+  assertEquals(answer, { guarded: "NotCapable", tmp: "ok" });
 });
 
 test("a 50 MB upload reaches the function as a stream it counts", async () => {
