@@ -12,6 +12,7 @@
  * `limit`, `idle`); the server turns that into Supabase's answer. Protocol: docs/functions.md.
  */
 
+import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
 /** What the server writes on the router's standard input, as one JSON line. */
@@ -27,6 +28,11 @@ export interface RouterOptions {
    * narrowed to that function), instead of the read and write lists below.
    */
   inheritPermissions?: boolean;
+  /**
+   * The memory limit of the process in MiB: a worker is stopped (546, `memory`) when the
+   * process's resident memory passes it by `RSS_ALLOWANCE_MB` while a request runs.
+   */
+  memoryMb?: number;
   /** The function's secrets, until the server sends others (`PUT /_internal/secrets`). */
   secrets?: Record<string, string>;
 }
@@ -66,6 +72,20 @@ export const HEADER = {
 } as const;
 
 export type LimitKind = "wall_clock" | "memory" | "cpu";
+
+/**
+ * What a function's process may hold beyond its heap limit before its worker is stopped: the Deno
+ * runtime and the router (about 60 MB measured), and memory outside the V8 heap (`ArrayBuffer`s).
+ */
+export const RSS_ALLOWANCE_MB = 128;
+/** How often CPU time and memory are read while a request runs. */
+const WATCH_MS = 50;
+
+/** The CPU time (user + system) of this process so far, in ms (getrusage: no permission needed). */
+export function cpuTimeMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
 
 export type FailureKind = "boot" | "worker" | "limit" | "idle";
 
@@ -261,8 +281,11 @@ export function createRouter(options: RouterOptions): Router {
     const cold = workers.get(entrypoint)?.version !== version;
     const worker = workerFor(entrypoint, version, name);
     const id = nextId++;
+    const cpuMs = Number(req.headers.get(HEADER.cpu) ?? "0") || 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = () => clearTimeout(timer);
+    let watch: ReturnType<typeof setInterval> | undefined;
+    let cpuStart = 0;
+    const done = () => (clearTimeout(timer), clearInterval(watch));
     if (timeoutMs > 0) {
       timer = setTimeout(
         () => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`, "wall_clock"),
@@ -271,6 +294,19 @@ export function createRouter(options: RouterOptions): Router {
     }
     try {
       await worker.ready;
+      // The CPU time and memory of the process while the request runs (its boot not counted).
+      // The process's CPU time counts every request running at once on it.
+      cpuStart = cpuTimeMs();
+      const memoryMb = options.memoryMb ?? 0;
+      if (cpuMs > 0 || memoryMb > 0) {
+        watch = setInterval(() => {
+          if (cpuMs > 0 && cpuTimeMs() - cpuStart > cpuMs) {
+            worker.close("limit", `CPU time limit of ${cpuMs} ms reached`, "cpu");
+          } else if (memoryMb > 0 && Deno.memoryUsage().rss / 1048576 > memoryMb + RSS_ALLOWANCE_MB) {
+            worker.close("limit", `memory limit of ${memoryMb} MB reached`, "memory");
+          }
+        }, WATCH_MS);
+      }
       const head = await new Promise<Response>((resolve, reject) => {
         // The request idle timeout: no head from the function this long after it got the request.
         const idle = idleMs > 0
@@ -310,6 +346,7 @@ export function createRouter(options: RouterOptions): Router {
       });
       const response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
+      response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
       return response;
     } catch (err) {
       done();

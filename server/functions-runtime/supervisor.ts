@@ -4,12 +4,12 @@
  * and its heap limit (`--max-old-space-size`), running `host.ts`; requests proxied to it over
  * loopback, body and answer streamed.
  *
- * It holds the limits a worker cannot hold for itself: memory (V8 aborts a process at its heap
- * limit, and a process whose resident memory grows past the limit plus `RSS_ALLOWANCE_MB` is
- * killed) and CPU time per request (read from `/proc/<pid>/stat` while requests run). Either way
- * only that function's process ends: its callers get `x-functions-error: limit` with the kind in
- * `x-functions-limit`, and every other function keeps answering. A new version of a function gets
- * a new process; the old one finishes its requests, then ends. A process idle for `idleMs` ends.
+ * V8 aborts a process at its heap limit: only that function's process ends, its callers get
+ * `x-functions-error: limit` with `x-functions-limit: memory`, and every other function keeps
+ * answering. (The CPU time per request and the resident memory are watched inside each process,
+ * by its router: Deno lets a process read its own usage, not another's `/proc/<pid>`.) A new
+ * version of a function gets a new process; the old one finishes its requests, then ends. A
+ * process idle for `idleMs` ends.
  *
  * The server decides which function, version and limits; the process's router (`router.ts`)
  * runs the requests. Protocol: docs/functions.md.
@@ -22,11 +22,8 @@ import type { HostOptions } from "./host.ts";
 export interface SupervisorOptions extends RouterOptions {
   /** The Deno executable of the functions' processes (default: this one). */
   denoBin?: string;
-  /** A function's memory limit in MiB, and CPU time per request in ms, when a request names none. */
+  /** A function's memory limit in MiB when a request names none. */
   memoryMb?: number;
-  cpuMs?: number;
-  /** How often a process with requests in flight has its CPU time and memory read. */
-  pollMs?: number;
 }
 
 export type Supervisor = ((req: Request) => Promise<Response>) & {
@@ -39,41 +36,8 @@ export type Supervisor = ((req: Request) => Promise<Response>) & {
 const HOST = new URL("./host.ts", import.meta.url).pathname;
 /** The worker's bootstrap, which the process must read to start its worker (public code, no secret). */
 const WORKER = new URL("./worker.ts", import.meta.url).pathname;
-/** Linux's clock ticks per second in `/proc/<pid>/stat` (USER_HZ, 100 on every Linux Deno runs on). */
-const TICKS_PER_SECOND = 100;
-/**
- * What a function's process may hold beyond its heap limit before it is killed: the Deno runtime
- * and the router (about 60 MB measured), and memory outside the V8 heap (`ArrayBuffer`s).
- */
-export const RSS_ALLOWANCE_MB = 128;
-
-/** CPU time (user + system) of process `pid` so far, in ms; null once it is gone. */
-export function cpuTimeMs(pid: number): number | null {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
-}
-
-/** Resident memory of process `pid`, in MiB; null once it is gone. */
-export function residentMb(pid: number): number | null {
-  try {
-    const match = Deno.readTextFileSync(`/proc/${pid}/status`).match(/^VmRSS:\s+(\d+) kB/m);
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** One request in flight on a process: the CPU time at its start, and its limit. */
-interface Flight {
-  cpuStart: number;
-  cpuLimitMs: number;
-}
+/** One request in flight on a process. */
+type Flight = Record<never, never>;
 
 interface Spawn {
   entrypoint: string;
@@ -99,7 +63,6 @@ class FunctionProcess {
   #outOfMemory = false;
   #retired = false;
   #exited = false;
-  #poll: ReturnType<typeof setInterval> | undefined;
 
   constructor(readonly spawn: Spawn, private options: SupervisorOptions, onEnd: () => void) {
     const args = [
@@ -128,6 +91,7 @@ class FunctionProcess {
       readPaths: spawn.readPaths,
       idleMs: 0,
       inheritPermissions: true,
+      memoryMb: spawn.memoryMb,
       secrets: spawn.secrets,
       preload: { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name },
     };
@@ -138,7 +102,6 @@ class FunctionProcess {
     this.#forwardErrors();
     this.ended = this.#child.status.then((status) => {
       this.#exited = true;
-      clearInterval(this.#poll);
       stdin.close().catch(() => {});
       // V8 at its heap limit: "Fatal JavaScript out of memory", then an abort (SIGTRAP).
       if (!this.#killedFor && this.#outOfMemory) this.#killedFor = "memory";
@@ -190,12 +153,11 @@ class FunctionProcess {
     }
   }
 
-  /** A request starts: watch the process's CPU time and memory while it runs. */
-  begin(cpuLimitMs: number): Flight {
-    const flight = { cpuStart: cpuTimeMs(this.pid) ?? 0, cpuLimitMs };
+  /** A request starts. */
+  begin(): Flight {
+    const flight = {};
     this.flights.add(flight);
     this.lastUsed = Date.now();
-    this.#poll ??= setInterval(() => this.#check(), this.options.pollMs ?? 50);
     return flight;
   }
 
@@ -203,26 +165,7 @@ class FunctionProcess {
   end(flight: Flight): void {
     this.flights.delete(flight);
     this.lastUsed = Date.now();
-    if (this.flights.size === 0) {
-      clearInterval(this.#poll);
-      this.#poll = undefined;
-      if (this.#retired) this.kill();
-    }
-  }
-
-  /** CPU time spent since `flight` began, in ms. */
-  spent(flight: Flight): number {
-    return Math.max(0, (cpuTimeMs(this.pid) ?? flight.cpuStart) - flight.cpuStart);
-  }
-
-  #check(): void {
-    const cpu = cpuTimeMs(this.pid);
-    if (cpu === null) return;
-    for (const flight of this.flights) {
-      if (flight.cpuLimitMs > 0 && cpu - flight.cpuStart > flight.cpuLimitMs) return this.kill("cpu");
-    }
-    const rss = residentMb(this.pid);
-    if (rss !== null && rss > this.spawn.memoryMb + RSS_ALLOWANCE_MB) this.kill("memory");
+    if (this.flights.size === 0 && this.#retired) this.kill();
   }
 
   /** Serve no new requests; end once the ones in flight are done. */
@@ -354,8 +297,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     } catch (err) {
       return failure("boot", 503, String(err instanceof Error ? err.message : err));
     }
-    const cpuLimitMs = Number(req.headers.get(HEADER.cpu) ?? options.cpuMs ?? 2000) || 0;
-    const flight = process.begin(cpuLimitMs);
+    const flight = process.begin();
     const headers = new Headers(req.headers);
     headers.set(HEADER.secret, process.secret);
     // What fetch would add on its own is marked, so the function sees the caller's headers only.
@@ -381,7 +323,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const answer = new Headers(response.headers);
     answer.delete(HEADER.cold);
     if (cold) answer.set(HEADER.cold, "1");
-    answer.set(HEADER.cpuUsed, String(Math.round(process.spent(flight))));
     if (!response.body) {
       process.end(flight);
       return new Response(null, { status: response.status, headers: answer });

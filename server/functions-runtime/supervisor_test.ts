@@ -21,7 +21,7 @@ function test(name: string, fn: () => Promise<void>): void {
 // Not under /tmp, which every function may read.
 const dir = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "functions-supervisor-test-" }));
 const SECRET = "test-secret";
-const supervisor = createSupervisor({ secret: SECRET, readPaths: [dir], idleMs: 60_000, memoryMb: 64, cpuMs: 1000 });
+const supervisor = createSupervisor({ secret: SECRET, readPaths: [dir], idleMs: 60_000, memoryMb: 64 });
 globalThis.addEventListener("unload", () => {
   supervisor.stop();
   Deno.removeSync(dir, { recursive: true });
@@ -71,7 +71,10 @@ const hog = await fn(
      const query = new URL(req.url).searchParams;
      if (query.has("small")) return new Response("fine");
      // 1 GB outside V8's heap, which its heap limit does not see.
-     if (query.has("buffer")) return new Response(String(new Uint8Array(1024 * 1024 * 1024).fill(1).length));
+     if (query.has("buffer")) {
+       const kept = new Uint8Array(1024 * 1024 * 1024).fill(1);
+       return new Promise((resolve) => setTimeout(() => resolve(new Response(String(kept.length))), 5000));
+     }
      // About 1 GB of small strings and arrays: all on V8's heap.
      const kept = [];
      for (let i = 0; i < 1_000_000; i++) kept.push(new Array(128).fill(String(i) + "x".repeat(64)));
@@ -121,7 +124,7 @@ test("a function allocating 1 GB is stopped at its memory limit (546) while anot
   assertEquals(supervisor.pid(hog) !== hogPid, true);
 });
 
-test("1 GB outside the heap (an ArrayBuffer) is stopped by the resident memory watch (546)", async () => {
+test("1 GB outside the heap (an ArrayBuffer) is stopped by the resident memory watch (546), the process lives on", async () => {
   const stopped = await call(hog, "/hog?buffer", { cpuMs: 120_000 });
   assertEquals([stopped.status, stopped.headers.get(HEADER.limit)], [546, "memory"]);
   await stopped.body?.cancel();

@@ -132,11 +132,11 @@ impl FunctionsState {
                 None => logs::LogSink::log_only(),
             },
         };
+        let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
         let catalog = start
             .database
             .as_ref()
             .map(|_| Arc::new(catalog::Catalog::new(deployed_dir, seal::Sealer::new(&start.jwt_secret))));
-        let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
         let state = Arc::new(FunctionsState {
             guarded,
             registry: Registry { dir: dir.clone(), project_dir, settings },

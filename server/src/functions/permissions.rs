@@ -110,6 +110,8 @@ mod tests {
                 "data/secrets",
                 "project/.env",
                 "project/functions",
+                "project/functions/mine",
+                "project/functions/other",
             ]
         );
     }

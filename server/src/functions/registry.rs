@@ -70,6 +70,7 @@ impl Registry {
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
         let folder = entrypoint.parent().unwrap_or(dir);
         let version = version(&[folder, &dir.join("_shared")]);
+        let read = vec![folder.to_path_buf(), dir.join("_shared")];
         Some(Function {
             name: name.to_string(),
             entrypoint,
@@ -77,7 +78,7 @@ impl Registry {
             request_idle_secs: settings.request_idle_timeout_secs,
             memory_limit_mb: settings.memory_limit_mb,
             cpu_time_limit_ms: settings.cpu_time_limit_ms,
-            read: vec![folder.to_path_buf(), dir.join("_shared")],
+            read,
             version,
         })
     }

@@ -159,7 +159,7 @@ Deno.serve(async () => Response.json({{
   secrets: await tryIt(() => Deno.readTextFile(here + "../.env")),
   data: await tryIt(() => Deno.readTextFile({data:?})),
   etc: await tryIt(() => Deno.readTextFile("/etc/hostname")),
-  run: await tryIt(() => new Deno.Command("true").output()),
+  run: await tryIt(() => new Deno.Command("/bin/true").output()),
 }}));
 "#,
         data = data_file.to_string_lossy()
