@@ -5,7 +5,8 @@
  * on a loopback port, printed as `{"listening": port}` once the worker is ready (or failed to
  * boot: the first request then gets the boot failure).
  *
- * It decides nothing: the router (`router.ts`) runs the requests, the supervisor holds the limits.
+ * It decides nothing: the router (`router.ts`) runs the requests and watches this process's CPU
+ * time and memory; the supervisor starts and ends the process.
  * It ends when its standard input closes (the supervisor is gone).
  */
 

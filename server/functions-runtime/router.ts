@@ -7,15 +7,16 @@
  * The server decides everything else: which function a URL names, JWT checks, body sizes and
  * the wall-clock limit, the request idle timeout and the function's version, which it sends with
  * each request (a new version gets a new worker; the old one finishes its requests, then stops).
- * The process around it (`supervisor.ts`) holds the memory and CPU limits. The router only
- * enforces its limits and says how a request failed in `x-functions-error` (`boot`, `worker`,
+ * In a function's own process (`host.ts`) it also watches the process's CPU time and resident
+ * memory while a request runs; the heap limit is the process's (`supervisor.ts` sets it). The
+ * router only enforces its limits and says how a request failed in `x-functions-error` (`boot`, `worker`,
  * `limit`, `idle`); the server turns that into Supabase's answer. Protocol: docs/functions.md.
  */
 
 import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
-/** What the server writes on the router's standard input, as one JSON line. */
+/** The router's options (the supervisor's, through the standard input of `host.ts`). */
 export interface RouterOptions {
   /** Every request must carry it in `x-functions-secret`. */
   secret: string;

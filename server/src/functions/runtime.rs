@@ -233,7 +233,10 @@ fn program_path(bin: &Path) -> Option<PathBuf> {
         return std::fs::canonicalize(bin).ok();
     }
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(bin)).find(|p| p.is_file()).and_then(|p| std::fs::canonicalize(p).ok())
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(bin))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
 /// The functions' logs (their `console.log` and `console.error`) in the server's log.
