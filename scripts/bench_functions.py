@@ -12,7 +12,8 @@ folder, and the pinned Deno (FUNCTIONS_DENO_BIN) for the floor, then prints in o
     the first request after an edit of the function, p50 / p99 over several of each;
   * a supabase-js read (npm:@supabase/supabase-js, fetched by Deno from the npm registry) done in
     a function with the caller's token, beside the same read straight to /rest/v1;
-  * memory: RSS of the Deno child with 0 and N workers idle, and of the bare `deno serve`.
+  * memory: RSS of the Deno child and its functions' processes with 2 and 2 + N functions idle, and
+    of the bare `deno serve`.
 Load is wrk on 127.0.0.1 only, bounded in time. Not a test: numbers vary by machine.
 """
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.error, urllib.request
@@ -97,6 +98,16 @@ def children(pid):
                         out.append(int(entry))
             except (OSError, IndexError, ValueError):
                 pass
+    return out
+
+
+def tree(pid):
+    """`pid` and its descendants (the Deno child and the functions' processes it started)."""
+    out, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        out.append(current)
+        pending.extend(children(current))
     return out
 
 
@@ -201,7 +212,7 @@ def main():
             urllib.request.urlopen(f"http://127.0.0.1:{FLOOR_PORT}/", timeout=10).read()
 
         server.deno = deno_child(server.proc.pid)
-        pids = [server.proc.pid, server.deno]
+        pids = [server.proc.pid] + tree(server.deno)
         lua = headers_lua(auth)
         warm = []
         for c in CONCURRENCIES:
@@ -227,15 +238,16 @@ def main():
             sys.exit(f"the supabase-js function answered {status}: {body.decode(errors='replace')}")
         npm_dir = os.path.join(data_dir, "functions-runtime", "cache", "npm", "registry.npmjs.org", "@supabase")
         fetched = sorted(os.listdir(npm_dir)) if os.path.isdir(npm_dir) else []
+        pids = [server.proc.pid] + tree(server.deno)
         rest = measured(URL + "/rest/v1/bench_items?select=id,name&order=id&limit=10", 8, lua, pids)
         sbjs = measured(URL + "/functions/v1/sbread", 8, lua, pids)
 
         # Memory: the Deno child with only `hello` and `sbread` booted, then with N more idle workers.
-        rss_before = rss_mb(server.deno)
+        rss_before = sum(rss_mb(pid) for pid in tree(server.deno))
         for i in range(IDLE_WORKERS):
             timed_get(f"/functions/v1/idle{i}", auth)
         time.sleep(1)
-        rss_after = rss_mb(server.deno)
+        rss_after = sum(rss_mb(pid) for pid in tree(server.deno))
         floor_rss = rss_mb(floor.pid)
 
         print(f"\nserver: {SERVER}\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
@@ -246,7 +258,8 @@ def main():
                 print(f"{label:<34}{c:>6}{r['rps']:>9.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}{r['cpu_us']:>12.0f}{r['errors']:>8}")
             print(f"{'  overhead (functions / floor)':<34}{c:>6}{fl['rps'] / fn['rps']:>8.2f}x{fn['p50'] / fl['p50']:>8.2f}x"
                   f"{fn['p99'] / fl['p99']:>8.2f}x{fn['cpu_us'] / max(fl['cpu_us'], 1):>11.2f}x")
-        print("  (CPU: server + Deno child for /functions/v1, the deno serve process for the floor; req/s ratio is floor/functions)")
+        print("  (CPU: server + Deno child + the function's process for /functions/v1, the deno serve process for the floor; "
+              "req/s ratio is floor/functions)")
         print(f"\nCold start, first request to hello:")
         print(f"  after a fresh server start, Deno started by it ({STARTS}): p50 {pct(cold, 50):.0f} ms, p99 {pct(cold, 99):.0f} ms "
               f"(all: {', '.join(f'{v:.0f}' for v in cold)})")
@@ -258,8 +271,8 @@ def main():
             print(f"{label:<34}{r['rps']:>9.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}{r['cpu_us']:>12.0f}{r['errors']:>8}")
         print(f"{'  ratio (function / straight)':<34}{rest['rps'] / sbjs['rps']:>8.2f}x{sbjs['p50'] / rest['p50']:>8.2f}x"
               f"{sbjs['p99'] / rest['p99']:>8.2f}x{sbjs['cpu_us'] / max(rest['cpu_us'], 1):>11.2f}x")
-        print(f"\nMemory (RSS): bare deno serve {floor_rss:.0f} MB; Deno child with 2 workers {rss_before:.0f} MB, "
-              f"with {IDLE_WORKERS} more idle {rss_after:.0f} MB: {(rss_after - rss_before) / IDLE_WORKERS:.1f} MB per idle worker")
+        print(f"\nMemory (RSS): bare deno serve {floor_rss:.0f} MB; Deno child and 2 functions' processes {rss_before:.0f} MB, "
+              f"with {IDLE_WORKERS} more idle {rss_after:.0f} MB: {(rss_after - rss_before) / IDLE_WORKERS:.1f} MB per idle function")
         print("\nTargets (issue #43): warm overhead within 1.3x of bare Deno, cold start under 150 ms.")
     finally:
         server.stop()

@@ -1,8 +1,10 @@
 /**
  * The messages between the router and a function's worker (docs/functions.md).
  *
- * One request is one `request`; its answer is `head`, then `chunk`s, each sent only after the
- * router's `pull` (so a fast body never piles up in memory), then `end`; or `error` instead.
+ * One request is one `request`; its body, when it has one, follows as `body_chunk`s, each sent
+ * only after the worker's `body_pull`, then `body_end` (an upload is never held whole in memory).
+ * Its answer is `head`, then `chunk`s, each sent only after the router's `pull` (so a fast body
+ * never piles up in memory), then `end`; or `error` instead.
  */
 
 export type ToWorker =
@@ -20,10 +22,13 @@ export type ToWorker =
     method: string;
     url: string;
     headers: [string, string][];
-    body: ArrayBuffer | null;
+    /** Whether a body follows (`body_chunk`s pulled by `body_pull`, then `body_end`). */
+    body: boolean;
     /** The server's request id, in the log lines printed while the request runs. */
     requestId?: string;
   }
+  | { type: "body_chunk"; id: number; chunk: Uint8Array }
+  | { type: "body_end"; id: number; error?: string }
   | { type: "pull"; id: number }
   | { type: "cancel"; id: number };
 
@@ -33,4 +38,6 @@ export type FromWorker =
   | { type: "head"; id: number; status: number; headers: [string, string][] }
   | { type: "chunk"; id: number; chunk: Uint8Array }
   | { type: "end"; id: number }
-  | { type: "error"; id: number; message: string };
+  | { type: "error"; id: number; message: string }
+  | { type: "body_pull"; id: number }
+  | { type: "body_cancel"; id: number };

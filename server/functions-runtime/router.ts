@@ -1,19 +1,22 @@
 /**
- * The router that the server's Deno child runs: one HTTP listener on 127.0.0.1, one worker per
- * function (its own isolate, with read access to the functions' folder and write access to
- * /tmp only), requests handed to the worker as messages and its answer streamed back.
+ * One function's router: the HTTP listener of a function's own Deno process (`host.ts`), which
+ * runs the function in a worker (its own isolate, with read access to the function's folders and
+ * write access to /tmp only), hands it requests as messages (the body streamed in) and streams
+ * its answer back.
  *
  * The server decides everything else: which function a URL names, JWT checks, body sizes and
  * the wall-clock limit, the request idle timeout and the function's version, which it sends with
  * each request (a new version gets a new worker; the old one finishes its requests, then stops).
- * The router only enforces those limits and says how a request failed in `x-functions-error`
- * (`boot`, `worker`, `limit`, `idle`); the server turns that into Supabase's answer. Protocol:
- * docs/functions.md.
+ * In a function's own process (`host.ts`) it also watches the process's CPU time and resident
+ * memory while a request runs; the heap limit is the process's (`supervisor.ts` sets it). The
+ * router only enforces its limits and says how a request failed in `x-functions-error` (`boot`, `worker`,
+ * `limit`, `idle`); the server turns that into Supabase's answer. Protocol: docs/functions.md.
  */
 
+import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
-/** What the server writes on the router's standard input, as one JSON line. */
+/** The router's options (the supervisor's, through the standard input of `host.ts`). */
 export interface RouterOptions {
   /** Every request must carry it in `x-functions-secret`. */
   secret: string;
@@ -21,10 +24,28 @@ export interface RouterOptions {
   readPaths: string[];
   /** A worker without requests for this long is stopped (its memory returned); 0 keeps them. */
   idleMs?: number;
+  /**
+   * Workers get this process's permissions as they are (a function's own process, already
+   * narrowed to that function), instead of the read and write lists below.
+   */
+  inheritPermissions?: boolean;
+  /**
+   * The memory limit of the process in MiB: a worker is stopped (546, `memory`) when the
+   * process's resident memory passes it by `RSS_ALLOWANCE_MB` while a request runs.
+   */
+  memoryMb?: number;
+  /** The function's secrets, until the server sends others (`PUT /_internal/secrets`). */
+  secrets?: Record<string, string>;
 }
 
-/** The request handler, and the sweep of idle workers (`now` given by tests). */
-export type Router = ((req: Request) => Promise<Response>) & { sweep(now?: number): number };
+/**
+ * The request handler, the sweep of idle workers (`now` given by tests), and a boot ahead of the
+ * first request (resolved once the worker is ready or failed to boot).
+ */
+export type Router = ((req: Request) => Promise<Response>) & {
+  sweep(now?: number): number;
+  preload(entrypoint: string, version: string, name?: string): Promise<void>;
+};
 
 export const HEADER = {
   secret: "x-functions-secret",
@@ -36,7 +57,36 @@ export const HEADER = {
   requestId: "x-functions-request-id",
   error: "x-functions-error",
   cold: "x-functions-cold",
+  /** Which limit stopped the function (`wall_clock`, `memory`, `cpu`), with `error: limit`. */
+  limit: "x-functions-limit",
+  /** Headers the supervisor's own fetch added (`user-agent`, `accept-encoding`): not the caller's. */
+  added: "x-functions-added",
+  /** The function's memory limit in MiB, its CPU-time limit per request in ms (the supervisor's). */
+  memory: "x-functions-memory-mb",
+  cpu: "x-functions-cpu-ms",
+  /** The folders the function may read, as a JSON array (the supervisor's). */
+  read: "x-functions-read",
+  /** Folders inside those it may read that the function may not read, as a JSON array (the supervisor's). */
+  deny: "x-functions-deny",
+  /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
+  cpuUsed: "x-functions-cpu-used-ms",
 } as const;
+
+export type LimitKind = "wall_clock" | "memory" | "cpu";
+
+/**
+ * What a function's process may hold beyond its heap limit before its worker is stopped: the Deno
+ * runtime and the router (about 60 MB measured), and memory outside the V8 heap (`ArrayBuffer`s).
+ */
+export const RSS_ALLOWANCE_MB = 128;
+/** How often CPU time and memory are read while a request runs. */
+const WATCH_MS = 50;
+
+/** The CPU time (user + system) of this process so far, in ms (getrusage: no permission needed). */
+export function cpuTimeMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
 
 export type FailureKind = "boot" | "worker" | "limit" | "idle";
 
@@ -44,12 +94,19 @@ const STATUS: Record<FailureKind, number> = { boot: 503, worker: 500, limit: 546
 
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 
-function failure(kind: FailureKind | "forbidden" | "bad_request", status: number, message: string): Response {
-  return new Response(message, { status, headers: { [HEADER.error]: kind, "content-type": "text/plain" } });
+export function failure(
+  kind: FailureKind | "forbidden" | "bad_request",
+  status: number,
+  message: string,
+  limit?: LimitKind,
+): Response {
+  const headers: Record<string, string> = { [HEADER.error]: kind, "content-type": "text/plain" };
+  if (limit) headers[HEADER.limit] = limit;
+  return new Response(message, { status, headers });
 }
 
 class Failure extends Error {
-  constructor(readonly kind: FailureKind, message: string) {
+  constructor(readonly kind: FailureKind, message: string, readonly limit?: LimitKind) {
     super(message);
   }
 }
@@ -57,9 +114,11 @@ class Failure extends Error {
 /** One request in flight on a worker. */
 interface Pending {
   head(response: Response): void;
-  fail(kind: FailureKind, message: string): void;
+  fail(kind: FailureKind, message: string, limit?: LimitKind): void;
   /** Set once the head arrived: where the next chunk, the end or an error goes. */
   next?: (message: FromWorker) => void;
+  /** The worker asks for the next chunk of the request's body, or gives it up. */
+  upload?: (message: Extract<FromWorker, { type: "body_pull" | "body_cancel" }>) => void;
 }
 
 /** A function's worker: booted once, then reused until it fails or runs past a limit. */
@@ -83,7 +142,7 @@ class FunctionWorker {
       type: "module",
       // @ts-ignore: Deno's worker options (--unstable-worker-options)
       deno: {
-        permissions: {
+        permissions: options.inheritPermissions ? "inherit" : {
           net: true,
           env: true,
           read: [...options.readPaths, "/tmp"],
@@ -138,7 +197,9 @@ class FunctionWorker {
     if (!("id" in message)) return;
     const pending = this.pending.get(message.id);
     if (!pending) return;
-    if (message.type === "head") {
+    if (message.type === "body_pull" || message.type === "body_cancel") {
+      pending.upload?.(message);
+    } else if (message.type === "head") {
       // `x-functions-*` answers are the router's own: a function cannot fake a failure.
       const headers = message.headers.filter(([name]) => !name.toLowerCase().startsWith("x-functions-"));
       pending.head(new Response(null, { status: message.status, headers }));
@@ -149,14 +210,14 @@ class FunctionWorker {
   }
 
   /** Stop the worker: every request on it fails with `kind`. */
-  close(kind: FailureKind, message: string): void {
+  close(kind: FailureKind, message: string, limit?: LimitKind): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#worker.terminate();
     this.onClose();
     for (const pending of this.pending.values()) {
       if (pending.next) pending.next({ type: "error", id: -1, message });
-      else pending.fail(kind, message);
+      else pending.fail(kind, message, limit);
     }
     this.pending.clear();
   }
@@ -167,7 +228,7 @@ export function createRouter(options: RouterOptions): Router {
   const workers = new Map<string, FunctionWorker>();
   let nextId = 1;
   /** The secrets the server last sent (`PUT /_internal/secrets`), given to workers as they boot. */
-  let secrets: Record<string, string> = {};
+  let secrets: Record<string, string> = options.secrets ?? {};
 
   function workerFor(entrypoint: string, version: string, name?: string): FunctionWorker {
     let worker = workers.get(entrypoint);
@@ -210,8 +271,9 @@ export function createRouter(options: RouterOptions): Router {
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
     const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
     const idleMs = Number(req.headers.get(HEADER.idle) ?? "0");
-    const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-"));
-    const body = req.method === "GET" || req.method === "HEAD" ? null : await req.arrayBuffer();
+    const added = (req.headers.get(HEADER.added) ?? "").split(",").map((h) => h.trim().toLowerCase());
+    const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-") && !added.includes(name));
+    const upload = req.method === "GET" || req.method === "HEAD" ? null : req.body;
 
     const name = req.headers.get(HEADER.name) ?? undefined;
     const requestId = req.headers.get(HEADER.requestId) ?? undefined;
@@ -220,13 +282,32 @@ export function createRouter(options: RouterOptions): Router {
     const cold = workers.get(entrypoint)?.version !== version;
     const worker = workerFor(entrypoint, version, name);
     const id = nextId++;
+    const cpuMs = Number(req.headers.get(HEADER.cpu) ?? "0") || 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = () => clearTimeout(timer);
+    let watch: ReturnType<typeof setInterval> | undefined;
+    let cpuStart = 0;
+    const done = () => (clearTimeout(timer), clearInterval(watch));
     if (timeoutMs > 0) {
-      timer = setTimeout(() => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`), timeoutMs);
+      timer = setTimeout(
+        () => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`, "wall_clock"),
+        timeoutMs,
+      );
     }
     try {
       await worker.ready;
+      // The CPU time and memory of the process while the request runs (its boot not counted).
+      // The process's CPU time counts every request running at once on it.
+      cpuStart = cpuTimeMs();
+      const memoryMb = options.memoryMb ?? 0;
+      if (cpuMs > 0 || memoryMb > 0) {
+        watch = setInterval(() => {
+          if (cpuMs > 0 && cpuTimeMs() - cpuStart > cpuMs) {
+            worker.close("limit", `CPU time limit of ${cpuMs} ms reached`, "cpu");
+          } else if (memoryMb > 0 && Deno.memoryUsage().rss / 1048576 > memoryMb + RSS_ALLOWANCE_MB) {
+            worker.close("limit", `memory limit of ${memoryMb} MB reached`, "memory");
+          }
+        }, WATCH_MS);
+      }
       const head = await new Promise<Response>((resolve, reject) => {
         // The request idle timeout: no head from the function this long after it got the request.
         const idle = idleMs > 0
@@ -235,31 +316,52 @@ export function createRouter(options: RouterOptions): Router {
             reject(new Failure("idle", `no answer within the request idle timeout of ${idleMs} ms`));
           }, idleMs)
           : undefined;
+        const reader = upload?.getReader();
         worker.pending.set(id, {
           head: (response) => (clearTimeout(idle), resolve(response)),
-          fail: (kind, message) => (clearTimeout(idle), reject(new Failure(kind, message))),
+          fail: (kind, message, limit) => (clearTimeout(idle), reject(new Failure(kind, message, limit))),
+          upload: (message) => {
+            if (message.type === "body_cancel") reader?.cancel().catch(() => {});
+            else if (reader) {
+              reader.read().then(
+                ({ done, value }) =>
+                  done
+                    ? worker.post({ type: "body_end", id })
+                    : worker.post({ type: "body_chunk", id, chunk: value }, [value.buffer]),
+                (err) => worker.post({ type: "body_end", id, error: String(err) }),
+              );
+            }
+          },
         });
-        const transfer = body ? [body] : [];
-        const sent = worker.post(
-          { type: "request", id, method: req.method, url: req.url, headers, body, requestId },
-          transfer,
-        );
+        const sent = worker.post({
+          type: "request",
+          id,
+          method: req.method,
+          url: req.url,
+          headers,
+          body: reader !== undefined,
+          requestId,
+        });
         // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
         if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
       });
       const response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
+      response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
       return response;
     } catch (err) {
       done();
       worker.settle(id);
       if (err instanceof Failure) {
-        return failure(err.kind, STATUS[err.kind], err.message);
+        return failure(err.kind, STATUS[err.kind], err.message, err.limit);
       }
       throw err;
     }
   };
-  return Object.assign(handle, { sweep });
+  async function preload(entrypoint: string, version: string, name?: string): Promise<void> {
+    await workerFor(entrypoint, version, name).ready.catch(() => {});
+  }
+  return Object.assign(handle, { sweep, preload });
 }
 
 /**
@@ -317,8 +419,8 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
   return new Response(body, { status: head.status, headers: head.headers });
 }
 
-/** The first line of standard input. */
-async function firstLine(
+/** The first line of standard input (the options), and the reader of the rest. */
+export async function firstLine(
   input: ReadableStream<Uint8Array>,
 ): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
   const reader = input.getReader();
@@ -331,19 +433,4 @@ async function firstLine(
     const end = text.indexOf("\n");
     if (end >= 0) return { line: text.slice(0, end), rest: reader };
   }
-}
-
-if (import.meta.main) {
-  const { line, rest } = await firstLine(Deno.stdin.readable);
-  const options: RouterOptions = JSON.parse(line);
-  const router = createRouter(options);
-  if ((options.idleMs ?? 0) > 0) setInterval(() => router.sweep(), Math.min(options.idleMs!, 30_000));
-  Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
-  }, router);
-  // The server holds standard input open: its end means the server is gone.
-  while (!(await rest.read()).done) { /* nothing else is sent */ }
-  Deno.exit(0);
 }

@@ -15,6 +15,30 @@ let handler: Handler | null = null;
 /** Per request whose body streams: its reader, and the router's credit for its next chunk. */
 const streams = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
 const credits = new Map<number, () => void>();
+/** Per request whose body is being read: where the router's next `body_chunk` or `body_end` goes. */
+const uploads = new Map<number, (message: Extract<ToWorker, { type: "body_chunk" | "body_end" }>) => void>();
+
+/** The request's body as a stream that asks the router for one chunk at a time. */
+function uploadStream(id: number): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      return new Promise<void>((resolve) => {
+        uploads.set(id, (message) => {
+          uploads.delete(id);
+          if (message.type === "body_chunk") controller.enqueue(message.chunk);
+          else if (message.error) controller.error(new Error(message.error));
+          else controller.close();
+          resolve();
+        });
+        post({ type: "body_pull", id });
+      });
+    },
+    cancel() {
+      uploads.delete(id);
+      post({ type: "body_cancel", id });
+    },
+  }, { highWaterMark: 0 });
+}
 
 function post(message: FromWorker, transfer: Transferable[] = []): void {
   self.postMessage(message, transfer);
@@ -132,7 +156,9 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
     const request = new Request(message.url, {
       method: message.method,
       headers: message.headers,
-      body: message.body,
+      body: message.body ? uploadStream(id) : null,
+      // @ts-ignore: a streamed request body (fetch's `duplex`)
+      duplex: "half",
     });
     if (!handler) throw new Error("the function has no handler");
     const info = { remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 0 } };
@@ -179,6 +205,10 @@ function receive(message: ToWorker): void {
       break;
     case "request":
       serve(message);
+      break;
+    case "body_chunk":
+    case "body_end":
+      uploads.get(message.id)?.(message);
       break;
     case "pull":
       credits.get(message.id)?.();

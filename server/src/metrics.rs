@@ -89,7 +89,15 @@ fn describe() {
         "Time from a function's call to its answer's head, by function"
     );
     metrics::describe_counter!("functions_cold_starts_total", "Calls that booted a new worker, by function");
-    metrics::describe_gauge!("functions_workers", "Function workers alive in the Deno child");
+    metrics::describe_gauge!("functions_workers", "Function processes alive under the Deno child");
+    metrics::describe_histogram!(
+        "functions_cpu_time_seconds",
+        "CPU time of a function's process from a call to its answer's head, by function"
+    );
+    metrics::describe_counter!(
+        "functions_limit_kills_total",
+        "Calls stopped at a limit, by function and kind (memory, cpu, wall_clock)"
+    );
 }
 
 /// The surface a path belongs to (a bounded label).
@@ -166,6 +174,21 @@ pub fn function_invocation(function: &str, status: u16, elapsed: Duration, cold:
     if cold {
         metrics::counter!("functions_cold_starts_total", "function" => function).increment(1);
     }
+}
+
+/// Record the CPU time a call of an existing function used until its answer's head.
+pub fn function_cpu_time(function: &str, cpu: Duration) {
+    metrics::histogram!("functions_cpu_time_seconds", "function" => function.to_string()).record(cpu.as_secs_f64());
+}
+
+/// Count a call of an existing function stopped at a limit (`kind` is one of the router's few).
+pub fn function_limit_kill(function: &str, kind: &str) {
+    let kind = match kind {
+        "memory" => "memory",
+        "cpu" => "cpu",
+        _ => "wall_clock",
+    };
+    metrics::counter!("functions_limit_kills_total", "function" => function.to_string(), "kind" => kind).increment(1);
 }
 
 /// Count a pool wait that timed out.

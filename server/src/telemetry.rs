@@ -44,6 +44,20 @@ fn continue_trace(span: &tracing::Span, headers: &actix_web::http::header::Heade
     }
 }
 
+/// The W3C `traceparent` of the current span when spans are exported (so what a request calls
+/// joins its trace); `None` when they are not.
+pub fn current_traceparent() -> Option<String> {
+    use opentelemetry::propagation::TextMapPropagator as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    if !TRACING.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let mut carrier = std::collections::HashMap::new();
+    opentelemetry_sdk::propagation::TraceContextPropagator::new()
+        .inject_context(&tracing::Span::current().context(), &mut carrier);
+    carrier.remove("traceparent")
+}
+
 /// Flushes the traces still batched when dropped (keep it until the process ends).
 pub struct TelemetryGuard(Option<SdkTracerProvider>);
 

@@ -97,6 +97,9 @@ impl Catalog {
                 entrypoint: folder.join(entrypoint),
                 verify_jwt: deployed.verify_jwt,
                 request_idle_secs: None,
+                memory_limit_mb: None,
+                cpu_time_limit_ms: None,
+                read: vec![folder.clone()],
                 version: format!("deployed-{}", &deployed.sha256[..16.min(deployed.sha256.len())]),
             };
             functions.insert(deployed.slug, function);

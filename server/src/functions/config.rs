@@ -34,6 +34,19 @@ pub struct FunctionsConfig {
     #[arg(long = "functions-worker-idle-secs", env = "FUNCTIONS_WORKER_IDLE_SECS", default_value_t = 300)]
     pub worker_idle_secs: u64,
 
+    /// Heap limit of a function's process in MiB (edge-runtime's memory limit): past it V8 stops
+    /// the process and its callers get 546 `WORKER_LIMIT`; `[functions.<name>] memory_limit_mb`
+    /// overrides it. Memory outside the heap counts too, with some room (docs/functions.md).
+    #[arg(long = "functions-memory-limit-mb", env = "FUNCTIONS_MEMORY_LIMIT_MB", default_value_t = 256,
+          value_parser = clap::value_parser!(u64).range(16..))]
+    pub memory_limit_mb: u64,
+
+    /// CPU time one request may use in ms (edge-runtime's CPU limit) before its function's process
+    /// is stopped and the caller gets 546 `WORKER_LIMIT`; `[functions.<name>] cpu_time_limit_ms`
+    /// overrides it; 0 turns it off.
+    #[arg(long = "functions-cpu-time-limit-ms", env = "FUNCTIONS_CPU_TIME_LIMIT_MS", default_value_t = 2000)]
+    pub cpu_time_limit_ms: u64,
+
     /// Largest request body a function is given, in bytes (413 beyond it).
     #[arg(long = "functions-max-request-bytes", env = "FUNCTIONS_MAX_REQUEST_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_request_bytes: usize,

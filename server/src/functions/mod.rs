@@ -17,6 +17,7 @@ pub mod env;
 pub mod error;
 pub mod logs;
 pub mod manage;
+pub mod permissions;
 pub mod proxy;
 pub mod registry;
 pub mod runtime;
@@ -24,6 +25,7 @@ pub mod scaffold;
 pub mod schedule;
 pub mod seal;
 pub mod store;
+pub mod upload;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -52,6 +54,8 @@ pub struct FunctionsState {
     pub http: reqwest::Client,
     /// The Management API access token (`manage::access_token`).
     pub access_token: SecretString,
+    /// The folders beside a function's own that it may not read (`permissions`).
+    pub guarded: permissions::Guarded,
     /// The router port and secrets version last sent to the router (`proxy::push_secrets`).
     pub(crate) secrets_sent: Mutex<Option<(u16, String)>>,
 }
@@ -134,11 +138,13 @@ impl FunctionsState {
                 None => logs::LogSink::log_only(),
             },
         };
+        let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
         let catalog = start
             .database
             .as_ref()
             .map(|_| Arc::new(catalog::Catalog::new(deployed_dir, seal::Sealer::new(&start.jwt_secret))));
         let state = Arc::new(FunctionsState {
+            guarded,
             registry: Registry { dir: dir.clone(), project_dir, settings },
             runtime: OnceLock::new(),
             launch,

@@ -1,10 +1,12 @@
 //! `/functions/v1/<name>[/<path>]`: the function looked up, its JWT checked (unless
-//! `verify_jwt = false`, and never for `OPTIONS`, so CORS preflights reach it), the body read up
-//! to its limit, then the request handed to the router with the wall-clock limit, the request
-//! idle timeout (the function's own, else the server's) and the function's entry file, and the answer streamed back as the function gave it.
+//! `verify_jwt = false`, and never for `OPTIONS`, so CORS preflights reach it), then the request
+//! handed to the router with its limits (wall clock, request idle timeout, memory, CPU time: the
+//! function's own, else the server's), the folders it may read and its entry file, the body
+//! streamed in (cut at its limit: 413) and the answer streamed back as the function gave it.
 //!
 //! The function sees the path without `/functions/v1` (`/<name>/<path>?<query>`), and every
-//! header but the hop-by-hop ones and the router's own `x-functions-*`.
+//! header but the hop-by-hop ones and the router's own `x-functions-*`; with telemetry on, its
+//! `traceparent` is the request's span (a child of the caller's), else the caller's as sent.
 
 use std::time::Duration;
 
@@ -25,6 +27,12 @@ const NAME_HEADER: &str = "x-functions-name";
 const REQUEST_ID_HEADER: &str = "x-functions-request-id";
 const COLD_HEADER: &str = "x-functions-cold";
 const ERROR_HEADER: &str = "x-functions-error";
+const LIMIT_HEADER: &str = "x-functions-limit";
+const MEMORY_HEADER: &str = "x-functions-memory-mb";
+const CPU_HEADER: &str = "x-functions-cpu-ms";
+const READ_HEADER: &str = "x-functions-read";
+const DENY_HEADER: &str = "x-functions-deny";
+const CPU_USED_HEADER: &str = "x-functions-cpu-used-ms";
 /// How long a request waits for a router that is restarting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
 /// How long a request waits for the router's first start (Deno started at the first request,
@@ -74,7 +82,7 @@ pub async fn invoke(
 /// (the router's `x-functions-cold` kept for the metrics, removed by the caller).
 async fn forward(
     req: &HttpRequest,
-    mut payload: web::Payload,
+    payload: web::Payload,
     state: &FunctionsState,
     function: &super::registry::Function,
 ) -> Result<HttpResponse, FunctionsError> {
@@ -82,7 +90,11 @@ async fn forward(
         check_jwt(req, state)?;
     }
     let limit = state.config.max_request_bytes;
-    let body = read_body(&mut payload, limit).await.ok_or(FunctionsError::PayloadTooLarge(limit))?;
+    let declared = content_length(req);
+    if declared.is_some_and(|length| length > limit) {
+        return Err(FunctionsError::PayloadTooLarge(limit));
+    }
+    let has_body = declared.is_some_and(|length| length > 0) || req.headers().contains_key("transfer-encoding");
     // Deno starts at the first request that needs it; that request (and those meanwhile) wait.
     let runtime = state.ensure_runtime();
     let wait = if runtime.has_been_ready() { ROUTER_WAIT } else { FIRST_START_WAIT };
@@ -107,26 +119,58 @@ async fn forward(
         .header(IDLE_HEADER, idle.as_millis().to_string())
         .header(VERSION_HEADER, format!("{}-{secrets_version}", function.version))
         .header(NAME_HEADER, &function.name)
-        .header(REQUEST_ID_HEADER, request_id);
+        .header(REQUEST_ID_HEADER, request_id)
+        .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
+        .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string())
+        .header(READ_HEADER, read_paths(&function.read))
+        .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)));
+    let traceparent = crate::telemetry::current_traceparent();
     for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
+        if traceparent.is_some() && matches!(header.as_str(), "traceparent" | "tracestate") {
+            continue;
+        }
         forward = forward.header(header.as_str(), value.as_bytes());
     }
-    if !body.is_empty() {
-        forward = forward.body(body);
+    if let Some(traceparent) = traceparent {
+        forward = forward.header("traceparent", traceparent);
     }
+    let mut exceeded = None;
+    if has_body {
+        let upload = super::upload::Upload::start(payload, limit);
+        exceeded = Some(upload.exceeded());
+        forward = forward.body(upload.body);
+    }
+    let over_limit = || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
     // The router holds the wall-clock limit; this only covers a router that stopped answering.
     let answer = match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
         Ok(Ok(answer)) => answer,
+        Ok(Err(_)) if over_limit() => return Err(FunctionsError::PayloadTooLarge(limit)),
         Ok(Err(err)) => {
             tracing::error!(function = %function.name, error = %err, "functions: the runtime did not answer");
             return Err(FunctionsError::Boot);
         }
-        Err(_) => return Err(FunctionsError::Limit),
+        Err(_) => {
+            limit_reached(&function.name, "wall_clock");
+            return Err(FunctionsError::Limit);
+        }
     };
-    if let Some(kind) = answer.headers().get(ERROR_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string) {
+    let header = |name: &str| answer.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if over_limit() {
+        return Err(FunctionsError::PayloadTooLarge(limit));
+    }
+    if let Some(kind) = header(ERROR_HEADER) {
+        let limit_kind = header(LIMIT_HEADER);
         let detail = answer.text().await.unwrap_or_default();
-        tracing::warn!(function = %function.name, kind, "functions: {detail}");
+        tracing::warn!(function = %function.name, kind, limit = limit_kind.as_deref(), "functions: {detail}");
+        if let Some(limit_kind) = limit_kind.filter(|_| kind == "limit") {
+            limit_reached(&function.name, &limit_kind);
+        }
         return Err(FunctionsError::from_router(&kind));
+    }
+    if let Some(cpu_ms) = header(CPU_USED_HEADER).and_then(|ms| ms.parse::<u64>().ok()) {
+        if crate::metrics::enabled() {
+            crate::metrics::function_cpu_time(&function.name, Duration::from_millis(cpu_ms));
+        }
     }
     let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|_| FunctionsError::Worker)?;
     let mut response = HttpResponse::build(status);
@@ -147,6 +191,38 @@ async fn forward(
     })))
 }
 
+/// The request's `Content-Length`, if it sent one that reads as a number.
+fn content_length(req: &HttpRequest) -> Option<usize> {
+    req.headers().get("content-length")?.to_str().ok()?.trim().parse().ok()
+}
+
+/// Count a function stopped at a limit (`memory`, `cpu`, `wall_clock`).
+fn limit_reached(function: &str, kind: &str) {
+    if crate::metrics::enabled() {
+        crate::metrics::function_limit_kill(function, kind);
+    }
+}
+
+/// The folders a function may read, as the router reads them: a JSON array, in ASCII (a header
+/// value), paths with a comma left out (Deno's `--allow-read` list is comma-separated).
+fn read_paths(paths: &[std::path::PathBuf]) -> String {
+    let paths: Vec<String> =
+        paths.iter().map(|p| p.to_string_lossy().into_owned()).filter(|p| !p.contains(',')).collect();
+    let json = serde_json::Value::from(paths).to_string();
+    let mut ascii = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            ascii.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                ascii.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    ascii
+}
+
 /// The whole body, up to `limit` bytes; `None` past it (or when the client broke it off).
 pub(super) async fn read_body(payload: &mut web::Payload, limit: usize) -> Option<web::Bytes> {
     let mut body = web::BytesMut::new();
@@ -165,7 +241,11 @@ impl FunctionsState {
     /// idle timeout is `config.toml`'s for that name either way.
     pub fn find(&self, name: &str) -> Option<super::registry::Function> {
         let deployed = self.catalog.as_ref().and_then(|c| c.find(name)).map(|mut function| {
-            function.request_idle_secs = self.registry.settings.get(name).and_then(|s| s.request_idle_timeout_secs);
+            if let Some(settings) = self.registry.settings.get(name) {
+                function.request_idle_secs = settings.request_idle_timeout_secs;
+                function.memory_limit_mb = settings.memory_limit_mb;
+                function.cpu_time_limit_ms = settings.cpu_time_limit_ms;
+            }
             function
         });
         deployed.or_else(|| self.registry.find(name))
@@ -241,6 +321,15 @@ mod tests {
         for name in ["authorization", "apikey", "content-type", "x-client-info", "x-region", "cookie"] {
             assert!(forwarded(name), "{name}");
         }
+    }
+
+    #[test]
+    fn read_paths_are_an_ascii_json_array_without_paths_holding_a_comma() {
+        let paths = ["/p/functions/hello", "/p/functions/caf\u{e9}", "/p/a,b"].map(std::path::PathBuf::from);
+        let header = read_paths(&paths);
+        assert!(header.is_ascii());
+        let parsed: Vec<String> = serde_json::from_str(&header).unwrap_or_default();
+        assert_eq!(parsed, ["/p/functions/hello", "/p/functions/caf\u{e9}"]);
     }
 
     #[test]

@@ -21,6 +21,12 @@ pub struct Function {
     pub verify_jwt: bool,
     /// Its own request idle timeout (`[functions.<name>] request_idle_timeout_secs`), if set.
     pub request_idle_secs: Option<u64>,
+    /// Its own heap limit in MiB and CPU time per request in ms (`[functions.<name>]
+    /// memory_limit_mb`, `cpu_time_limit_ms`), if set.
+    pub memory_limit_mb: Option<u64>,
+    pub cpu_time_limit_ms: Option<u64>,
+    /// The folders it may read (besides /tmp): its own, and the shared code beside it.
+    pub read: Vec<PathBuf>,
     /// Changes when a file of the function (or of `_shared/`) changes.
     pub version: String,
 }
@@ -64,11 +70,15 @@ impl Registry {
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
         let folder = entrypoint.parent().unwrap_or(dir);
         let version = version(&[folder, &dir.join("_shared")]);
+        let read = vec![folder.to_path_buf(), dir.join("_shared")];
         Some(Function {
             name: name.to_string(),
             entrypoint,
             verify_jwt: settings.verify_jwt,
             request_idle_secs: settings.request_idle_timeout_secs,
+            memory_limit_mb: settings.memory_limit_mb,
+            cpu_time_limit_ms: settings.cpu_time_limit_ms,
+            read,
             version,
         })
     }

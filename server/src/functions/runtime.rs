@@ -1,6 +1,7 @@
 //! The supervised Deno child that runs the functions: it writes the router's scripts (embedded
-//! in the binary) under the data folder, starts Deno on them with only the permissions the
-//! functions need, learns the router's port from its first line, health-checks it, and starts it
+//! in the binary) under the data folder, starts Deno on the supervisor (`supervisor.ts`, which
+//! starts one Deno process per function, with that function's permissions and limits, and may
+//! run only that Deno binary), learns the router's port from its first line, health-checks it, and starts it
 //! again with a growing delay when it dies or stops answering. Stopped when the server stops
 //! (and it ends itself when its standard input closes, so it never outlives the server).
 //!
@@ -22,6 +23,8 @@ use tokio::sync::watch;
 
 /// The router's scripts, written next to each other before each start.
 const SCRIPTS: &[(&str, &str)] = &[
+    ("supervisor.ts", include_str!("../../functions-runtime/supervisor.ts")),
+    ("host.ts", include_str!("../../functions-runtime/host.ts")),
     ("router.ts", include_str!("../../functions-runtime/router.ts")),
     ("worker.ts", include_str!("../../functions-runtime/worker.ts")),
     ("messages.ts", include_str!("../../functions-runtime/messages.ts")),
@@ -166,14 +169,17 @@ async fn supervise(
 async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, tokio::process::ChildStdin), String> {
     write_scripts(&launch.work_dir).map_err(|e| format!("cannot write the router's scripts: {e}"))?;
     let functions_dir = launch.functions_dir.to_string_lossy().into_owned();
-    let mut command = Command::new(&launch.deno_bin);
+    // The supervisor runs this one program, the functions' processes, by its full path.
+    let deno = program_path(&launch.deno_bin).ok_or_else(|| format!("{} is not found", launch.deno_bin.display()))?;
+    let mut command = Command::new(&deno);
     command
         .arg("run")
         .args(["--no-config", "--no-prompt", "--unstable-worker-options", "--allow-net", "--allow-env", "--allow-sys"])
         .arg("--allow-import")
         .arg("--allow-read")
         .arg("--allow-write=/tmp")
-        .arg(launch.work_dir.join("router.ts"))
+        .arg(format!("--allow-run={}", deno.display()))
+        .arg(launch.work_dir.join("supervisor.ts"))
         .current_dir(&launch.functions_dir)
         .env_clear()
         .env("DENO_DIR", launch.work_dir.join("cache"))
@@ -202,6 +208,7 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
             .chain(launch.extra_read.iter().map(|p| p.to_string_lossy().into_owned()))
             .collect::<Vec<_>>(),
         "idleMs": u64::try_from(launch.worker_idle.as_millis()).unwrap_or(u64::MAX),
+        "denoBin": deno.to_string_lossy(),
     });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
     tokio::spawn(forward_lines(BufReader::new(stderr), "stderr"));
@@ -231,6 +238,18 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         }
     });
     Ok((child, port, stdin))
+}
+
+/// `bin` as a full path without links: itself when it names a folder, else found on `PATH`.
+fn program_path(bin: &Path) -> Option<PathBuf> {
+    if bin.components().count() > 1 {
+        return std::fs::canonicalize(bin).ok();
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(bin))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
 /// The functions' logs (their `console.log` and `console.error`) in the server's log.

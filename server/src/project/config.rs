@@ -60,6 +60,12 @@ pub struct FunctionSettings {
     /// `request_idle_timeout_secs`, a key of this server (not the CLI's): the request idle timeout
     /// of this function, over `FUNCTIONS_REQUEST_IDLE_SECS`.
     pub request_idle_timeout_secs: Option<u64>,
+    /// `memory_limit_mb`, a key of this server: the function's heap limit in MiB, over
+    /// `FUNCTIONS_MEMORY_LIMIT_MB`.
+    pub memory_limit_mb: Option<u64>,
+    /// `cpu_time_limit_ms`, a key of this server: the function's CPU time per request in ms, over
+    /// `FUNCTIONS_CPU_TIME_LIMIT_MS` (0: none).
+    pub cpu_time_limit_ms: Option<u64>,
     /// `schedule`, a key of this server (not the CLI's): a cron expression (`*/5 * * * *`) at
     /// which pg_cron has the function called (`functions::schedule`).
     pub schedule: Option<String>,
@@ -72,6 +78,8 @@ impl Default for FunctionSettings {
             verify_jwt: true,
             entrypoint: None,
             request_idle_timeout_secs: None,
+            memory_limit_mb: None,
+            cpu_time_limit_ms: None,
             schedule: None,
         }
     }
@@ -149,6 +157,8 @@ const RULES: &[(&str, Rule)] = &[
     ("functions.*.verify_jwt", Rule::Project),
     ("functions.*.entrypoint", Rule::Project),
     ("functions.*.request_idle_timeout_secs", Rule::Project),
+    ("functions.*.memory_limit_mb", Rule::Project),
+    ("functions.*.cpu_time_limit_ms", Rule::Project),
     ("functions.*.schedule", Rule::Project),
     ("functions.*", Rule::NotYet),
     ("storage.enabled", Rule::Skip),
@@ -403,6 +413,14 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
                     let secs = value.as_integer().and_then(|v| u64::try_from(v).ok());
                     function.request_idle_timeout_secs =
                         Some(secs.ok_or_else(|| wrong(key, "a non-negative integer"))?);
+                }
+                "memory_limit_mb" => {
+                    let mb = value.as_integer().and_then(|v| u64::try_from(v).ok()).filter(|mb| *mb >= 16);
+                    function.memory_limit_mb = Some(mb.ok_or_else(|| wrong(key, "an integer of at least 16"))?);
+                }
+                "cpu_time_limit_ms" => {
+                    let ms = value.as_integer().and_then(|v| u64::try_from(v).ok());
+                    function.cpu_time_limit_ms = Some(ms.ok_or_else(|| wrong(key, "a non-negative integer"))?);
                 }
                 "schedule" => {
                     let cron = value.as_str().map(str::trim).filter(|c| !c.is_empty());
@@ -743,6 +761,13 @@ mod tests {
         assert_eq!(
             parse("[functions.f]\nschedule = 5", &no_env).unwrap_err(),
             "functions.f.schedule must be a cron expression"
+        );
+        let limited = parse("[functions.big]\nmemory_limit_mb = 512\ncpu_time_limit_ms = 0", &no_env).unwrap();
+        let big = limited.functions.get("big").map(|f| (f.memory_limit_mb, f.cpu_time_limit_ms));
+        assert_eq!(big, Some((Some(512), Some(0))));
+        assert_eq!(
+            parse("[functions.f]\nmemory_limit_mb = 8", &no_env).unwrap_err(),
+            "functions.f.memory_limit_mb must be an integer of at least 16"
         );
         let slow = parse("[functions.slow]\nrequest_idle_timeout_secs = 5", &no_env).unwrap();
         assert_eq!(slow.functions.get("slow").and_then(|f| f.request_idle_timeout_secs), Some(5));

@@ -353,15 +353,31 @@ async fn without_a_functions_folder_every_function_is_not_found() {
     assert_eq!(health["functions"], Value::Null, "no Deno runs without functions");
 }
 
-/// The pid of the Deno child whose router script lies under `data_dir`.
+/// The pid of the Deno child (the supervisor) whose script lies under `data_dir`.
 fn router_pid(data_dir: &std::path::Path) -> Option<i32> {
-    let script = data_dir.join("functions-runtime/router.ts");
+    script_pids(data_dir, "supervisor.ts").first().copied()
+}
+
+/// The pids of the Deno processes running `script` of the runtime under `data_dir` (`supervisor.ts`;
+/// `host.ts`, one per function).
+pub(crate) fn script_pids(data_dir: &std::path::Path, script: &str) -> Vec<i32> {
+    let script = data_dir.join("functions-runtime").join(script);
     let script = script.to_string_lossy();
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
-        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-        String::from_utf8_lossy(&cmdline).split('\0').any(|arg| arg == script).then_some(pid)
-    })
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline).split('\0').any(|arg| arg == script).then_some(pid)
+        })
+        .collect()
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+fn running(pid: i32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
 }
 
 #[tokio::test]
@@ -467,21 +483,22 @@ async fn the_deno_child_ends_when_the_server_is_killed() {
         .expect("request");
     assert_eq!(answer.status(), StatusCode::CREATED);
     let pid = router_pid(&data_dir).expect("the Deno child runs");
+    let functions = script_pids(&data_dir, "host.ts");
+    assert_eq!(functions.len(), 1, "the function's own process runs");
 
     // Act: the server dies without a chance to stop it.
     child.kill().await.expect("SIGKILL the server");
 
-    // Assert: the child sees its standard input close and exits.
-    let mut alive = true;
+    // Assert: the child sees its standard input close and exits, and so does the function's process.
+    let mut alive = vec![pid];
     for _ in 0..100 {
-        alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
-            && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
-        if !alive {
+        alive = std::iter::once(pid).chain(functions.iter().copied()).filter(|pid| running(*pid)).collect();
+        if alive.is_empty() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert!(!alive, "the Deno child {pid} outlived the server");
+    assert!(alive.is_empty(), "the Deno processes {alive:?} outlived the server");
 }
 
 #[tokio::test]

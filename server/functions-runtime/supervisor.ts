@@ -1,0 +1,390 @@
+/**
+ * The main script of the server's Deno child: one Deno process per function, each started with
+ * that function's permissions (read its own folders and /tmp, write /tmp, no programs, no FFI)
+ * and its heap limit (`--max-old-space-size`), running `host.ts`; requests proxied to it over
+ * loopback, body and answer streamed.
+ *
+ * V8 aborts a process at its heap limit: only that function's process ends, its callers get
+ * `x-functions-error: limit` with `x-functions-limit: memory`, and every other function keeps
+ * answering. (The CPU time per request and the resident memory are watched inside each process,
+ * by its router: Deno lets a process read its own usage, not another's `/proc/<pid>`.) A new
+ * version of a function gets a new process; the old one finishes its requests, then ends. A
+ * process idle for `idleMs` ends.
+ *
+ * The server decides which function, version and limits; the process's router (`router.ts`)
+ * runs the requests. Protocol: docs/functions.md.
+ */
+
+import { failure, firstLine, HEADER, type LimitKind, type RouterOptions } from "./router.ts";
+import type { HostOptions } from "./host.ts";
+
+/** What the server writes on the supervisor's standard input, as one JSON line. */
+export interface SupervisorOptions extends RouterOptions {
+  /** The Deno executable of the functions' processes (default: this one). */
+  denoBin?: string;
+  /** A function's memory limit in MiB when a request names none. */
+  memoryMb?: number;
+}
+
+export type Supervisor = ((req: Request) => Promise<Response>) & {
+  sweep(now?: number): number;
+  /** The pid of a function's process (tests). */
+  pid(entrypoint: string): number | undefined;
+  stop(): void;
+};
+
+const HOST = new URL("./host.ts", import.meta.url).pathname;
+/** The worker's bootstrap, which the process must read to start its worker (public code, no secret). */
+const WORKER = new URL("./worker.ts", import.meta.url).pathname;
+/** One request in flight on a process. */
+type Flight = Record<never, never>;
+
+interface Spawn {
+  entrypoint: string;
+  version: string;
+  name?: string;
+  memoryMb: number;
+  readPaths: string[];
+  /** Folders it may not read although they lie in one it may (`--deny-read`, which wins). */
+  denyPaths: string[];
+  secrets: Record<string, string>;
+}
+
+/** A function's process: started once, reused until it ends, a limit kills it or a version replaces it. */
+class FunctionProcess {
+  readonly port: Promise<number>;
+  readonly secret = crypto.randomUUID();
+  readonly flights = new Set<Flight>();
+  /** Resolves once the process ended, with the limit that ended it, if one did. */
+  readonly ended: Promise<LimitKind | null>;
+  lastUsed = Date.now();
+  #child: Deno.ChildProcess;
+  #killedFor: LimitKind | null = null;
+  #outOfMemory = false;
+  #retired = false;
+  #exited = false;
+
+  constructor(readonly spawn: Spawn, private options: SupervisorOptions, onEnd: () => void) {
+    const args = [
+      "run",
+      "--no-config",
+      "--no-prompt",
+      "--unstable-worker-options",
+      `--v8-flags=--max-old-space-size=${spawn.memoryMb}`,
+      "--allow-net",
+      "--allow-env",
+      "--allow-sys",
+      "--allow-import",
+      `--allow-read=${[...spawn.readPaths, "/tmp", WORKER].join(",")}`,
+      "--allow-write=/tmp",
+      ...(spawn.denyPaths.length > 0 ? [`--deny-read=${spawn.denyPaths.join(",")}`] : []),
+      HOST,
+    ];
+    this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
+      args,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const hostOptions: HostOptions = {
+      secret: this.secret,
+      readPaths: spawn.readPaths,
+      idleMs: 0,
+      inheritPermissions: true,
+      memoryMb: spawn.memoryMb,
+      secrets: spawn.secrets,
+      preload: { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name },
+    };
+    const stdin = this.#child.stdin.getWriter();
+    // Held open for the process's life: its end tells the process the supervisor is gone.
+    stdin.write(new TextEncoder().encode(JSON.stringify(hostOptions) + "\n")).catch(() => {});
+    this.port = this.#readPort();
+    this.#forwardErrors();
+    this.ended = this.#child.status.then((status) => {
+      this.#exited = true;
+      stdin.close().catch(() => {});
+      // V8 at its heap limit: "Fatal JavaScript out of memory", then an abort (SIGTRAP).
+      if (!this.#killedFor && this.#outOfMemory) this.#killedFor = "memory";
+      const label = spawn.name ?? spawn.entrypoint;
+      if (this.#killedFor) console.error(`function ${label}: stopped at its ${this.#killedFor} limit`);
+      else if (!status.success && !this.#retired) {
+        console.error(`function ${label}: its process ended (${status.code})`);
+      }
+      onEnd();
+      return this.#killedFor;
+    });
+  }
+
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  get exited(): boolean {
+    return this.#exited;
+  }
+
+  async #readPort(): Promise<number> {
+    const lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(lineSplitter());
+    const reader = lines.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error("the function's process ended before it listened");
+      const port = listening(value);
+      if (port) {
+        // The function's log lines, to the server as the supervisor's own.
+        (async () => {
+          for (;;) {
+            const next = await reader.read().catch(() => ({ done: true, value: undefined }));
+            if (next.done) return;
+            console.log(next.value);
+          }
+        })();
+        return port;
+      }
+      console.log(value);
+    }
+  }
+
+  async #forwardErrors(): Promise<void> {
+    const lines = this.#child.stderr.pipeThrough(new TextDecoderStream()).pipeThrough(lineSplitter());
+    for await (const line of lines) {
+      if (line.includes("out of memory")) this.#outOfMemory = true;
+      console.error(line);
+    }
+  }
+
+  /** A request starts. */
+  begin(): Flight {
+    const flight = {};
+    this.flights.add(flight);
+    this.lastUsed = Date.now();
+    return flight;
+  }
+
+  /** A request ended (its answer sent, or failed); a retired process ends with its last one. */
+  end(flight: Flight): void {
+    this.flights.delete(flight);
+    this.lastUsed = Date.now();
+    if (this.flights.size === 0 && this.#retired) this.kill();
+  }
+
+  /** Serve no new requests; end once the ones in flight are done. */
+  retire(): void {
+    this.#retired = true;
+    if (this.flights.size === 0) this.kill();
+  }
+
+  /** End now (the supervisor stops). */
+  stop(): void {
+    this.#retired = true;
+    this.kill();
+  }
+
+  kill(limit?: LimitKind): void {
+    if (this.#exited) return;
+    if (limit) this.#killedFor ??= limit;
+    try {
+      this.#child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+}
+
+/** Whether a header is absent or a JSON array of paths for a permission flag (no comma in them). */
+function pathList(header: string | null): boolean {
+  if (header === null) return true;
+  try {
+    const paths = JSON.parse(header);
+    return Array.isArray(paths) && paths.every((p) => typeof p === "string" && p !== "" && !p.includes(","));
+  } catch {
+    return false;
+  }
+}
+
+function listening(line: string): number | null {
+  if (!line.startsWith('{"listening"')) return null;
+  try {
+    return Number(JSON.parse(line).listening) || null;
+  } catch {
+    return null;
+  }
+}
+
+function lineSplitter(): TransformStream<string, string> {
+  let buffer = "";
+  return new TransformStream({
+    transform(text, controller) {
+      buffer += text;
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) controller.enqueue(line);
+    },
+    flush(controller) {
+      if (buffer) controller.enqueue(buffer);
+    },
+  });
+}
+
+const LIMIT_MESSAGE: Record<LimitKind, string> = {
+  memory: "the function's memory limit was reached",
+  cpu: "the function's CPU time limit was reached",
+  wall_clock: "the function's wall clock limit was reached",
+};
+
+/** The supervisor's request handler. */
+export function createSupervisor(options: SupervisorOptions): Supervisor {
+  const processes = new Map<string, FunctionProcess>();
+  /** The secrets the server last sent (`PUT /_internal/secrets`), given to processes as they start. */
+  let secrets: Record<string, string> = options.secrets ?? {};
+
+  function processFor(req: Request, entrypoint: string): { process: FunctionProcess; cold: boolean } {
+    const version = req.headers.get(HEADER.version) ?? "";
+    let process = processes.get(entrypoint);
+    if (process && (process.spawn.version !== version || process.exited)) {
+      processes.delete(entrypoint);
+      process.retire();
+      process = undefined;
+    }
+    if (process) return { process, cold: false };
+    const read = req.headers.get(HEADER.read);
+    const deny = req.headers.get(HEADER.deny);
+    const created: FunctionProcess = new FunctionProcess(
+      {
+        entrypoint,
+        version,
+        name: req.headers.get(HEADER.name) ?? undefined,
+        memoryMb: Number(req.headers.get(HEADER.memory)) || options.memoryMb || 256,
+        readPaths: read ? JSON.parse(read) : options.readPaths,
+        denyPaths: deny ? JSON.parse(deny) : [],
+        secrets,
+      },
+      options,
+      () => {
+        if (processes.get(entrypoint) === created) processes.delete(entrypoint);
+      },
+    );
+    processes.set(entrypoint, created);
+    return { process: created, cold: true };
+  }
+
+  /** Why a request to `process` failed: the limit that killed it, else the worker failure. */
+  async function why(process: FunctionProcess, err: unknown): Promise<Response> {
+    const limit = await Promise.race([process.ended, new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
+    if (limit) return failure("limit", 546, LIMIT_MESSAGE[limit], limit);
+    return failure("worker", 500, `the function's process failed: ${err}`);
+  }
+
+  const handle = async (req: Request): Promise<Response> => {
+    if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
+    const url = new URL(req.url);
+    if (url.pathname === "/_internal/health") return Response.json({ workers: processes.size });
+    if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
+      // Processes started from now on get these; the server changes the functions' versions with
+      // them, so the processes of the old secrets are retired.
+      secrets = await req.json();
+      return new Response(null, { status: 204 });
+    }
+    const entrypoint = req.headers.get(HEADER.entrypoint);
+    if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
+    for (const header of [HEADER.read, HEADER.deny]) {
+      if (!pathList(req.headers.get(header))) {
+        return failure("bad_request", 400, `${header} must be a JSON array of paths without commas`);
+      }
+    }
+    const { process, cold } = processFor(req, entrypoint);
+    let port: number;
+    try {
+      port = await process.port;
+    } catch (err) {
+      return failure("boot", 503, String(err instanceof Error ? err.message : err));
+    }
+    const flight = process.begin();
+    const headers = new Headers(req.headers);
+    headers.set(HEADER.secret, process.secret);
+    // What fetch would add on its own is marked, so the function sees the caller's headers only.
+    const added = [];
+    if (!headers.has("user-agent")) added.push("user-agent");
+    if (!headers.has("accept-encoding")) (added.push("accept-encoding"), headers.set("accept-encoding", "identity"));
+    headers.set(HEADER.added, added.join(","));
+    let response: Response;
+    try {
+      const hasBody = req.method !== "GET" && req.method !== "HEAD";
+      response = await fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? req.body : null,
+        redirect: "manual",
+        // @ts-ignore: a streamed request body (fetch's `duplex`)
+        duplex: "half",
+      });
+    } catch (err) {
+      process.end(flight);
+      return why(process, err);
+    }
+    const answer = new Headers(response.headers);
+    answer.delete(HEADER.cold);
+    if (cold) answer.set(HEADER.cold, "1");
+    if (!response.body) {
+      process.end(flight);
+      return new Response(null, { status: response.status, headers: answer });
+    }
+    const reader = response.body.getReader();
+    let done = false;
+    const finish = () => {
+      if (!done) (done = true, process.end(flight));
+    };
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await reader.read();
+          if (next.done) (finish(), controller.close());
+          else controller.enqueue(next.value);
+        } catch (err) {
+          finish();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, { status: response.status, headers: answer });
+  };
+
+  /** End the processes idle for `idleMs`; how many were ended. */
+  function sweep(now = Date.now()): number {
+    const idleMs = options.idleMs ?? 0;
+    if (idleMs <= 0) return 0;
+    const idle = [...processes.entries()].filter(([, p]) => p.flights.size === 0 && now - p.lastUsed >= idleMs);
+    for (const [entrypoint, process] of idle) {
+      processes.delete(entrypoint);
+      process.retire();
+    }
+    return idle.length;
+  }
+
+  return Object.assign(handle, {
+    sweep,
+    pid: (entrypoint: string) => processes.get(entrypoint)?.pid,
+    stop: () => {
+      for (const process of processes.values()) process.stop();
+      processes.clear();
+    },
+  });
+}
+
+if (import.meta.main) {
+  const { line, rest } = await firstLine(Deno.stdin.readable);
+  const options: SupervisorOptions = JSON.parse(line);
+  const supervisor = createSupervisor(options);
+  if ((options.idleMs ?? 0) > 0) setInterval(() => supervisor.sweep(), Math.min(options.idleMs!, 30_000));
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
+  }, supervisor);
+  // The server holds standard input open: its end means the server is gone.
+  while (!(await rest.read()).done) { /* nothing else is sent */ }
+  supervisor.stop();
+  Deno.exit(0);
+}

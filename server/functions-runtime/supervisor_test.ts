@@ -1,0 +1,273 @@
+/**
+ * The supervisor with real Deno processes running real functions written to a temporary folder:
+ * the memory and CPU limits end one function's process while the others answer, permissions are
+ * per function, bodies stream both ways.
+ * Run: deno test --allow-all --unstable-worker-options --no-config supervisor_test.ts
+ */
+
+import { HEADER } from "./router.ts";
+import { createSupervisor } from "./supervisor.ts";
+
+function assertEquals<T>(actual: T, expected: T, what = ""): void {
+  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
+  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
+}
+
+/** Child processes and their pipes outlive one test by design (they are reused). */
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false });
+}
+
+// Not under /tmp, which every function may read.
+const dir = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "functions-supervisor-test-" }));
+const SECRET = "test-secret";
+const supervisor = createSupervisor({ secret: SECRET, readPaths: [dir], idleMs: 60_000, memoryMb: 64 });
+globalThis.addEventListener("unload", () => {
+  supervisor.stop();
+  Deno.removeSync(dir, { recursive: true });
+});
+
+async function fn(name: string, source: string): Promise<string> {
+  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
+  const path = `${dir}/${name}/index.ts`;
+  await Deno.writeTextFile(path, source);
+  return new URL(`file://${path}`).href;
+}
+
+interface Call extends RequestInit {
+  version?: string;
+  memoryMb?: number;
+  cpuMs?: number;
+  read?: string[];
+  deny?: string[];
+}
+
+function call(entrypoint: string, path: string, init: Call = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set(HEADER.secret, SECRET);
+  headers.set(HEADER.entrypoint, entrypoint);
+  if (init.version) headers.set(HEADER.version, init.version);
+  if (init.memoryMb) headers.set(HEADER.memory, String(init.memoryMb));
+  if (init.cpuMs) headers.set(HEADER.cpu, String(init.cpuMs));
+  if (init.read) headers.set(HEADER.read, JSON.stringify(init.read));
+  if (init.deny) headers.set(HEADER.deny, JSON.stringify(init.deny));
+  return supervisor(new Request(`http://127.0.0.1${path}`, { ...init, headers }));
+}
+
+const echo = await fn(
+  "echo",
+  `let calls = 0;
+   Deno.serve(async (req) => {
+     calls += 1;
+     const internal = [...req.headers.keys()].filter((k) => k.startsWith("x-functions-"));
+     return Response.json({ calls, method: req.method, path: new URL(req.url).pathname, body: await req.text(),
+       internal, agent: req.headers.get("user-agent"), encoding: req.headers.get("accept-encoding") });
+   });`,
+);
+
+const hog = await fn(
+  "hog",
+  `Deno.serve((req) => {
+     const query = new URL(req.url).searchParams;
+     if (query.has("small")) return new Response("fine");
+     // 1 GB outside V8's heap, which its heap limit does not see.
+     if (query.has("buffer")) {
+       const kept = new Uint8Array(1024 * 1024 * 1024).fill(1);
+       return new Promise((resolve) => setTimeout(() => resolve(new Response(String(kept.length))), 5000));
+     }
+     // About 1 GB of small strings and arrays: all on V8's heap.
+     const kept = [];
+     for (let i = 0; i < 1_000_000; i++) kept.push(new Array(128).fill(String(i) + "x".repeat(64)));
+     return new Response(String(kept.length));
+   });`,
+);
+
+const spinner = await fn(
+  "spinner",
+  `Deno.serve((req) => {
+     if (new URL(req.url).searchParams.has("spin")) while (true) { /* endless */ }
+     return new Response("idle");
+   });`,
+);
+
+test("a function answers from its own process, which is reused, and a start is told cold", async () => {
+  const first = await call(echo, "/echo/sub", { method: "POST", body: "hello" });
+  assertEquals(first.headers.get(HEADER.cold), "1");
+  const json = await first.json();
+  assertEquals([json.method, json.path, json.body, json.internal], ["POST", "/echo/sub", "hello", []]);
+  // Only what the caller sent: not fetch's own user-agent and accept-encoding.
+  assertEquals([json.agent, json.encoding], [null, null]);
+  const second = await call(echo, "/echo", { headers: { "user-agent": "me/1" } });
+  assertEquals(second.headers.get(HEADER.cold), null);
+  const again = await second.json();
+  assertEquals([again.calls, again.agent], [json.calls + 1, "me/1"]);
+  assertEquals(Number(second.headers.get(HEADER.cpuUsed)) >= 0, true);
+});
+
+test("a function allocating 1 GB is stopped at its memory limit (546) while another answers during and after", async () => {
+  assertEquals(await (await call(hog, "/hog?small")).text(), "fine");
+  const hogPid = supervisor.pid(hog);
+  // A CPU limit far away: the heap limit is what stops it here.
+  const allocating = call(hog, "/hog", { cpuMs: 120_000 });
+  const during = await call(echo, "/echo");
+  assertEquals(during.status, 200, "another function during");
+  await during.body?.cancel();
+  const stopped = await allocating;
+  assertEquals(stopped.status, 546);
+  assertEquals([stopped.headers.get(HEADER.error), stopped.headers.get(HEADER.limit)], ["limit", "memory"]);
+  await stopped.body?.cancel();
+  const after = await call(echo, "/echo");
+  assertEquals(after.status, 200, "another function after");
+  await after.body?.cancel();
+  // The function itself starts afresh in a new process.
+  assertEquals(await (await call(hog, "/hog?small")).text(), "fine");
+  assertEquals(supervisor.pid(hog) !== hogPid, true);
+});
+
+test("1 GB outside the heap (an ArrayBuffer) is stopped by the resident memory watch (546), the process lives on", async () => {
+  const stopped = await call(hog, "/hog?buffer", { cpuMs: 120_000 });
+  assertEquals([stopped.status, stopped.headers.get(HEADER.limit)], [546, "memory"]);
+  await stopped.body?.cancel();
+  assertEquals(await (await call(hog, "/hog?small")).text(), "fine");
+});
+
+test("a per-function memory limit is the one its process gets", async () => {
+  // 1 GB of heap would pass with a limit of 4 GB: the request names the limit, not the default.
+  const medium = await fn(
+    "medium",
+    `Deno.serve(() => {
+       const kept = [];
+       for (let i = 0; i < 40; i++) kept.push(new Array(1_000_000).fill(i + 0.5));
+       return new Response(String(kept.length));
+     });`,
+  );
+  const small = await call(medium, "/medium", { memoryMb: 64, cpuMs: 120_000 });
+  assertEquals([small.status, small.headers.get(HEADER.limit)], [546, "memory"]);
+  await small.body?.cancel();
+  const large = await call(medium, "/medium", { memoryMb: 1024, cpuMs: 120_000, version: "large" });
+  assertEquals([large.status, await large.text()], [200, "40"]);
+});
+
+test("an endless loop is stopped at the CPU time limit (546) while another function answers", async () => {
+  assertEquals(await (await call(spinner, "/spinner")).text(), "idle");
+  const spinning = call(spinner, "/spinner?spin", { cpuMs: 500 });
+  const during = await call(echo, "/echo");
+  assertEquals(during.status, 200, "another function during");
+  await during.body?.cancel();
+  const stopped = await spinning;
+  assertEquals(stopped.status, 546);
+  assertEquals(stopped.headers.get(HEADER.limit), "cpu");
+  await stopped.body?.cancel();
+  assertEquals(await (await call(spinner, "/spinner")).text(), "idle");
+});
+
+test("a function reads its own folders and /tmp, not another function's folder, and runs no program", async () => {
+  const other = `${dir}/echo/index.ts`;
+  const reader = await fn(
+    "reader",
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       await Deno.writeTextFile("/tmp/functions-supervisor-test.txt", "x");
+       return Response.json({
+         own: await tryIt(() => Deno.readTextFile(new URL(import.meta.url).pathname)),
+         tmp: await tryIt(() => Deno.readTextFile("/tmp/functions-supervisor-test.txt")),
+         other: await tryIt(() => Deno.readTextFile(${JSON.stringify(other)})),
+         outside: await tryIt(() => Deno.readTextFile("/etc/hostname")),
+         run: await tryIt(() => new Deno.Command("true").output()),
+         ffi: await tryIt(async () => Deno.dlopen("libc.so.6", {})),
+       });
+     });`,
+  );
+  const own = `${dir}/reader`;
+  const answer = await (await call(reader, "/reader", { read: [own] })).json();
+  assertEquals(answer, {
+    own: "ok",
+    tmp: "ok",
+    other: "NotCapable",
+    outside: "NotCapable",
+    run: "NotCapable",
+    ffi: "NotCapable",
+  });
+});
+
+test("a folder under /tmp named in the deny list is refused although /tmp may be read", async () => {
+  const guarded = await Deno.makeTempDir({ prefix: "functions-supervisor-guarded-" });
+  await Deno.writeTextFile(`${guarded}/secret.txt`, "secret");
+  const reader = await fn(
+    "tmp-reader",
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       return Response.json({
+         guarded: await tryIt(() => Deno.readTextFile(${JSON.stringify(`${guarded}/secret.txt`)})),
+         tmp: await tryIt(() => Deno.readDir("/tmp")[Symbol.asyncIterator]().next()),
+       });
+     });`,
+  );
+  const answer = await (await call(reader, "/tmp-reader", { read: [`${dir}/tmp-reader`], deny: [guarded] })).json();
+  await Deno.remove(guarded, { recursive: true });
+  assertEquals(answer, { guarded: "NotCapable", tmp: "ok" });
+});
+
+test("a 50 MB upload reaches the function as a stream it counts", async () => {
+  const counter = await fn(
+    "counter",
+    `Deno.serve(async (req) => {
+       let bytes = 0, chunks = 0;
+       for await (const chunk of req.body) { bytes += chunk.length; chunks += 1; }
+       return Response.json({ bytes, chunks });
+     });`,
+  );
+  const size = 50 * 1024 * 1024;
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= size) return controller.close();
+      const chunk = new Uint8Array(Math.min(1024 * 1024, size - sent)).fill(7);
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  const answer = await (await call(counter, "/counter", { method: "POST", body })).json();
+  assertEquals(answer.bytes, size);
+  assertEquals(answer.chunks > 1, true, "in several chunks");
+});
+
+test("a new version gets a new process, while the old one finishes the answer it was streaming", async () => {
+  const source = (word: string) =>
+    `Deno.serve(() => {
+       const chunks = ["${word}:", "done"];
+       return new Response(new ReadableStream({
+         pull(controller) {
+           const next = chunks.shift();
+           if (next) controller.enqueue(new TextEncoder().encode(next));
+           else controller.close();
+         },
+       }, { highWaterMark: 0 }));
+     });`;
+  const entry = await fn("versioned", source("old"));
+  const old = await call(entry, "/versioned", { version: "1" });
+  const oldReader = old.body!.getReader();
+  assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
+  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+  let rest = "";
+  for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
+  assertEquals(rest, "done");
+});
+
+test("a process idle past idleMs is ended by the sweep, and the next request starts a new one", async () => {
+  const counter = await fn("idle", `let n = 0; Deno.serve(() => new Response(String(++n)));`);
+  assertEquals(await (await call(counter, "/idle")).text(), "1");
+  assertEquals(await (await call(counter, "/idle")).text(), "2");
+  assertEquals(supervisor.sweep(Date.now()), 0, "none idle yet");
+  assertEquals(supervisor.sweep(Date.now() + 120_000) >= 1, true);
+  assertEquals(supervisor.pid(counter), undefined);
+  assertEquals(await (await call(counter, "/idle")).text(), "1");
+});
+
+test("a function that fails to load is a boot failure", async () => {
+  const broken = await fn("broken", `throw new Error("cannot start");`);
+  const response = await call(broken, "/broken");
+  assertEquals([response.status, response.headers.get(HEADER.error)], [503, "boot"]);
+  assertEquals((await response.text()).includes("cannot start"), true);
+});

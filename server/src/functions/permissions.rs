@@ -1,0 +1,118 @@
+//! Which folders a function's process may not read although its permissions would let it: the
+//! folders beside its own when they lie under a path it may read (a project or data folder under
+//! `/tmp`, which every function may read and write). Each function's process is started with
+//! these as `--deny-read`, which wins over its `--allow-read` (docs/functions.md).
+//!
+//! It lists folders only; it never reads files, and decides nothing about what a function is.
+
+use std::path::{Path, PathBuf};
+
+/// The folders whose entries a function must not read: the project folder (its `.env`, its other
+/// files), the functions folder (other functions' code and their `.env`), the data folder (the database, stored files, the server's secrets) and the deployed
+/// functions' folder (other functions' versions).
+#[derive(Debug, Clone, Default)]
+pub struct Guarded {
+    pub folders: Vec<PathBuf>,
+}
+
+/// Entries of the data folder functions need: the runtime's scripts and Deno's cache, and the
+/// deployed versions (guarded entry by entry as a folder of its own).
+const DATA_DIR_KEPT: &[&str] = &["functions-runtime", "functions-deployed"];
+
+impl Guarded {
+    /// The guarded folders of a server with these folders.
+    pub fn new(
+        project_dir: Option<&Path>,
+        functions_dir: Option<&Path>,
+        data_dir: &Path,
+        deployed_dir: &Path,
+    ) -> Guarded {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut folders: Vec<PathBuf> = project_dir.map(canonical).into_iter().collect();
+        folders.extend(functions_dir.map(canonical));
+        folders.push(canonical(data_dir));
+        folders.push(deployed_dir.to_path_buf());
+        Guarded { folders }
+    }
+
+    /// The entries of the guarded folders that a function allowed to read `read` must not read:
+    /// every entry that holds none of `read`, but the shared code and what the runtime needs.
+    pub fn denied(&self, read: &[PathBuf]) -> Vec<PathBuf> {
+        let mut denied = Vec::new();
+        for folder in &self.folders {
+            let Ok(entries) = std::fs::read_dir(folder) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                let kept = name == "_shared" || DATA_DIR_KEPT.iter().any(|k| name == *k);
+                if kept || read.iter().any(|allowed| allowed.starts_with(&path)) {
+                    continue;
+                }
+                denied.push(path);
+            }
+        }
+        denied.sort();
+        denied.dedup();
+        denied
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_is_denied_the_other_functions_and_the_data_folder_but_not_its_own_or_the_shared_code() {
+        let root = std::env::temp_dir().join(format!("functions-guarded-{}", crate::keys::random_secret()));
+        for folder in [
+            "project/functions/mine",
+            "project/functions/other",
+            "project/functions/_shared",
+            "data/secrets",
+            "data/postgres",
+            "data/functions-runtime",
+            "data/functions-deployed/mine",
+            "data/functions-deployed/theirs",
+        ] {
+            std::fs::create_dir_all(root.join(folder)).unwrap_or_default();
+        }
+        std::fs::write(root.join("project/.env"), "KEY=1").unwrap_or_default();
+        let guarded = Guarded::new(
+            Some(&root.join("project")),
+            Some(&root.join("project/functions")),
+            &root.join("data"),
+            &root.join("data/functions-deployed"),
+        );
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+
+        let folder = guarded.denied(&[root.join("project/functions/mine"), root.join("project/functions/_shared")]);
+        let deployed = guarded.denied(&[root.join("data/functions-deployed/mine/0123")]);
+
+        let names = |paths: Vec<PathBuf>| -> Vec<String> {
+            paths.iter().map(|p| p.strip_prefix(&root).unwrap_or(p).to_string_lossy().into_owned()).collect()
+        };
+        assert_eq!(
+            names(folder),
+            [
+                "data/functions-deployed/mine",
+                "data/functions-deployed/theirs",
+                "data/postgres",
+                "data/secrets",
+                "project/.env",
+                "project/functions/other"
+            ]
+        );
+        assert_eq!(
+            names(deployed),
+            [
+                "data/functions-deployed/theirs",
+                "data/postgres",
+                "data/secrets",
+                "project/.env",
+                "project/functions",
+                "project/functions/mine",
+                "project/functions/other",
+            ]
+        );
+    }
+}
