@@ -18,6 +18,7 @@ mod oauth_server;
 mod oidc;
 mod outbox;
 mod phone;
+mod project_squash;
 mod rest;
 mod rest_bodies;
 mod rest_computed;

@@ -83,12 +83,12 @@ alter table public.profiles enable row level security;
 -- can call it without recursing through row-level security.
 --
 -- an administrator who has enrolled a second factor is an administrator only in a session that
--- proved it (jwt claim aal = 'aal2'): a stolen password alone no longer opens the back office.
--- an administrator without a verified factor keeps working at aal1 until they enrol one
--- (supabase's documented rls pattern for mfa). every admin-only policy and function of the app
--- goes through is_admin(), so they all inherit the rule; the customer side of each policy (user_id = auth.uid()) is
--- unchanged, so an administrator at aal1 still reads their own profile (the back office needs
--- the role to show its two-factor challenge).
+-- proved it (jwt claim aal = 'aal2'): a stolen password alone does not open the back office.
+-- an administrator without a verified factor works at aal1 until they enrol one (supabase's
+-- documented rls pattern for mfa). every admin-only policy and function of the app goes
+-- through is_admin(), so they all follow the rule; the customer side of each policy
+-- (user_id = auth.uid()) does not, so an administrator at aal1 still reads their own profile
+-- (the back office needs the role to show its two-factor challenge).
 --
 -- any verified factor counts (the server enrols totp only), as gotrue's nextLevel does.
 create function public.is_admin() returns boolean

@@ -166,16 +166,16 @@ as $$
   from v, d
 $$;
 
--- the booking rules of customer-site.md and back-office.md held by the database for every path
--- (rpc/book_vehicle, a rest insert, an update, an upsert) of the four kinds of bookings: before
--- this, they lived in book_vehicle only, so a customer's direct insert could take a vehicle in
--- maintenance, in the past, for ten years, over a confirmed rental, with a forged created_at.
+-- the booking rules of customer-site.md and back-office.md, held by the database for every path
+-- (rpc/book_vehicle, a rest insert, an update, an upsert) of the four kinds of bookings, so that
+-- no direct insert takes a vehicle in maintenance, in the past, for ten years, over a confirmed
+-- rental, or with a forged created_at.
 --
 -- who the rules bind: every role row-level security binds (anon, authenticated, administrators
 -- included). service_role, superusers and a session without `set role` (the owner: migrations,
 -- `server seed`) are trusted, as they are by row-level security.
 --
--- two triggers per table, before price_booking (triggers fire in name order):
+-- two triggers per table, before booking_settings and price_booking (triggers fire in name order):
 --   booking_guard  who may write what: server-set fields, the status state machine;
 --   booking_rules  the kind's values: vehicle available, dates, length, overlap, passengers...
 -- error codes (postgrest status): 42501 who may (401/403), 428C9 a server-set field (400),
@@ -188,14 +188,15 @@ $$;
 -- move into confirmed/active) first locks the vehicle's row, whatever the role. writers of one
 -- vehicle's bookings therefore queue there and each checks the overlap after the previous one
 -- committed: 30 simultaneous requests for the same dates give one booking and 29 clear 409s,
--- and confirmations no longer deadlock inside the exclusion constraint (the lock is taken
--- before it is checked, in one order).
+-- and confirmations do not deadlock inside the exclusion constraint (the lock is taken before
+-- it is checked, in one order).
 --
 -- simultaneous pending requests: a pending request holds its vehicle's dates for
 -- booking_hold() (24 hours, the time the site promises the team's call) from its creation;
 -- a new request on held or confirmed dates is refused with PT409. once the hold has expired
 -- the request stays pending, the dates are free again for others, and an administrator can
 -- still confirm it if nobody was confirmed on them first.
+
 -- whether the booking rules bind the current request: the role set by the request (inside a
 -- security definer function too, where current_user is the function's owner) is subject to
 -- row-level security.
@@ -816,6 +817,14 @@ as $$
   order by public.vehicle_daily_rate(v), v.name
 $$;
 
+-- the public three-step booking: a pending booking for the signed-in user, or an anonymous one
+-- that keeps the visitor's contact details, with how the customer means to pay, the pick-up
+-- time and the number of people (all optional after the first ten, which older callers name).
+-- the price is the database's, and a bank transfer without the reference the dialog showed gets
+-- one generated here. security definer only so a visitor can learn the reference and total of
+-- what they just booked; it inserts exactly what the policies allow (pending, own user id or
+-- none). one function, not overloads: postgrest resolves an rpc by its argument names, and two
+-- candidates would make the shorter calls ambiguous.
 create function public.book_vehicle(
   vehicle_id uuid,
   start_date date,
@@ -896,7 +905,7 @@ end
 $$;
 
 -- the taken dates of a vehicle for its public page (/fleet/:id): the confirmed and active rentals
--- and the pending requests still holding their dates (V51's hold), as date ranges [start, end)
+-- and the pending requests still holding their dates (booking_hold()), as date ranges [start, end)
 -- (a same-day rental takes its day) from `from_date` over `days` days. nothing about who booked:
 -- the bookings themselves stay hidden by row-level security. retired vehicles have no page.
 create function public.vehicle_taken_dates(vehicle_id uuid, from_date date default current_date, days int default 90)

@@ -171,11 +171,10 @@ grant execute on function public.admin_users() to authenticated;
 -- period, computed in the database instead of downloading every booking, vehicle and profile:
 -- the period [start 00:00, end 23:59:59.999] against the period of equal length just before it.
 -- administrators only; it runs as the caller (row-level security applies as well).
--- the reports' « utilisation » of a vehicle was its bookings per day of the period (so one
--- booking of a vehicle added yesterday read 100 %, and every top vehicle of the seed did): it is
--- now the share of the period's days the vehicle was rented (confirmed, active or completed
--- rentals, each day counted once per rental, capped at 100 %), over the days it existed in the
--- period. the daily series covers the period's last 30 days.
+-- a vehicle's « utilisation » is the share of the period's days it was rented (confirmed, active
+-- or completed rentals, each day counted once per rental, capped at 100 %) over the days it
+-- existed in the period (not its bookings per day: one booking of a vehicle added yesterday
+-- would read 100 %). the daily series covers the period's last 30 days.
 create function public.admin_analytics(start_date date, end_date date)
 returns jsonb
 language plpgsql stable
