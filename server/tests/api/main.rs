@@ -22,6 +22,7 @@ mod project_squash;
 mod rest;
 mod rest_bodies;
 mod rest_computed;
+mod rest_db_config;
 mod rest_domains;
 mod rest_embedding;
 mod rest_errors;
