@@ -150,6 +150,9 @@ create policy blog_admin on public.blog_posts for all to authenticated using ((s
 --   - « Réservation à l'avance » (advanceBookingDays): nobody but an administrator books further
 --     ahead than that;
 --   - the display currency's rate (exchangeRates) is checked like the other settings.
+--   (maintenance mode and the advance booking limit are held by check_booking_settings, with
+--   the bookings.)
+
 -- 1. what the public site needs to know.
 create function public.site_settings() returns jsonb
 language sql stable security definer set search_path = ''
@@ -196,7 +199,7 @@ end
 $$;
 revoke execute on function public.before_user_created(jsonb) from public, anon, authenticated, service_role;
 
--- 4. the display currency's rates: a json object of positive numbers, the dollar at 1.
+-- 3. the display currency's rates: a json object of positive numbers, the dollar at 1.
 create function public.check_exchange_rates() returns trigger
 language plpgsql
 as $$
