@@ -107,7 +107,10 @@ pub fn plan(baselines: &[Baseline], applied: &BTreeSet<String>) -> Result<Plan, 
 
 /// Record the baselines of `migrations` that replace the applied history, in one transaction.
 /// Returns the versions recorded. The caller holds the project's advisory lock.
-pub async fn recognise(client: &mut tokio_postgres::Client, migrations: &[Migration]) -> Result<Vec<String>, ProjectError> {
+pub async fn recognise(
+    client: &mut tokio_postgres::Client,
+    migrations: &[Migration],
+) -> Result<Vec<String>, ProjectError> {
     let baselines = baselines(migrations)?;
     if baselines.is_empty() {
         return Ok(Vec::new());
@@ -141,33 +144,47 @@ pub async fn recognise(client: &mut tokio_postgres::Client, migrations: &[Migrat
     Ok(recorded)
 }
 
-/// For `server migration list`: a line per baseline not applied yet whose squashed versions the
-/// database holds, saying what the next start (or `db push`) records.
+/// For `server migration list`: a line per set of squashed versions that baselines not applied
+/// yet replace and the database holds, saying what the next start (or `db push`) does.
 pub fn notes(baselines: &[Baseline], applied: &[String]) -> String {
     let applied: BTreeSet<String> = applied.iter().cloned().collect();
-    let mut out = String::new();
+    // the baselines not applied, grouped by the versions they squash (the order of the folder)
+    let mut groups: Vec<(&[String], Vec<&Migration>)> = Vec::new();
     for baseline in baselines.iter().filter(|b| !applied.contains(&b.migration.version)) {
-        let held = baseline.squashes.iter().filter(|v| applied.contains(*v)).count();
+        match groups.iter_mut().find(|(squashes, _)| *squashes == baseline.squashes.as_slice()) {
+            Some((_, files)) => files.push(&baseline.migration),
+            None => groups.push((&baseline.squashes, vec![&baseline.migration])),
+        }
+    }
+    let span = |first: Option<&String>, last: Option<&String>| match (first, last) {
+        (Some(a), Some(b)) if a != b => format!("{a} … {b}"),
+        (Some(a), _) => a.clone(),
+        _ => String::new(),
+    };
+    let mut out = String::new();
+    for (squashes, files) in groups {
+        let held = squashes.iter().filter(|v| applied.contains(*v)).count();
         if held == 0 {
             continue;
         }
-        let (first, last) = (baseline.squashes.iter().min(), baseline.squashes.iter().max());
-        let range = match (first, last) {
-            (Some(a), Some(b)) if a != b => format!("{a} … {b}"),
-            (Some(a), _) => a.clone(),
-            _ => String::new(),
-        };
-        let what = if held == baseline.squashes.len() {
+        let what = if held == squashes.len() {
             "recorded as applied in their place at the next start or `server db push`".to_string()
         } else {
-            format!("only {held} of its {} squashed versions are applied: the start refuses", baseline.squashes.len())
+            format!("only {held} of the {} squashed versions are applied: the start refuses", squashes.len())
+        };
+        let names = match files.as_slice() {
+            [one] => format!("{}_{}", one.version, one.name),
+            many => format!(
+                "{} ({} files)",
+                span(many.first().map(|m| &m.version), many.last().map(|m| &m.version)),
+                many.len()
+            ),
         };
         out.push_str(&format!(
-            "   {}_{} squashes {} ({} versions): {what}\n",
-            baseline.migration.version,
-            baseline.migration.name,
-            range,
-            baseline.squashes.len()
+            "   {names} squash{} {} ({} versions): {what}\n",
+            if files.len() == 1 { "es" } else { "" },
+            span(squashes.iter().min(), squashes.iter().max()),
+            squashes.len()
         ));
     }
     out
@@ -223,10 +240,12 @@ mod tests {
 
     #[test]
     fn the_list_notes_what_the_next_start_records() {
-        let all = [baseline("10", &["1", "2"])];
-        let note = notes(&all, &["1".into(), "2".into()]);
-        assert!(note.contains("10_base squashes 1 … 2 (2 versions): recorded as applied"), "{note}");
-        assert_eq!(notes(&all, &["10".into()]), "");
-        assert!(notes(&all, &["1".into()]).contains("only 1 of its 2"));
+        let one = [baseline("10", &["1", "2"])];
+        let note = notes(&one, &["1".into(), "2".into()]);
+        assert_eq!(note, "   10_base squashes 1 … 2 (2 versions): recorded as applied in their place at the next start or `server db push`\n");
+        assert_eq!(notes(&one, &["10".into()]), "");
+        assert!(notes(&one, &["1".into()]).contains("only 1 of the 2"));
+        let two = [baseline("10", &["1", "2"]), baseline("11", &["1", "2"])];
+        assert!(notes(&two, &["1".into(), "2".into()]).starts_with("   10 … 11 (2 files) squash 1 … 2 (2 versions)"));
     }
 }

@@ -195,5 +195,8 @@ async fn a_server_without_a_project_leaves_public_empty() {
                      + (select count(*) from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'public') \
                      + (select count(*) from pg_type t join pg_namespace n on n.oid = t.typnamespace where n.nspname = 'public')";
     assert_eq!(count(&client, in_public).await, 0);
-    assert_eq!(count(&client, "select count(*) from pg_publication_tables where pubname = 'supabase_realtime'").await, 0);
+    assert_eq!(
+        count(&client, "select count(*) from pg_publication_tables where pubname = 'supabase_realtime'").await,
+        0
+    );
 }
