@@ -14,7 +14,7 @@ async fn set_in_this_database(app: &TestApp, settings: &str) {
 }
 
 async fn catalogue_rows(app: &TestApp) -> usize {
-    let res = app.rest_req(Method::GET, "/airport_services?select=code", None).send().await.unwrap();
+    let res = app.rest_req(Method::GET, "/airport_services?select=code", None).send().await.expect("request");
     let (status, body) = json_of(res).await;
     assert_eq!(status, 200, "{body}");
     body.as_array().map(Vec::len).unwrap_or_default()
