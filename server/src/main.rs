@@ -183,7 +183,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Migration { action: MigrationAction::List } => {
             let dir = server::project::locate(config.project.as_deref())
                 .ok_or("no project folder: give --project DIR (or SUPABASE_PROJECT_DIR), or run where ./supabase is")?;
-            let local: Vec<String> = server::project::migrations::local(&dir)?.into_iter().map(|m| m.version).collect();
+            let files = server::project::migrations::local(&dir)?;
+            let baselines = server::project::squash::baselines(&files)?;
+            let local: Vec<String> = files.into_iter().map(|m| m.version).collect();
             let keys = Keys::load_or_generate(&config)?;
             let cfg = config.clone();
             let database = tokio::task::spawn_blocking(move || startup::prepare_database(&cfg)).await??;
@@ -192,6 +194,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let remote: Vec<String> =
                 server::project::migrations::applied(&client).await?.into_iter().map(|(v, _)| v).collect();
             print!("{}", server::project::migrations::list_table(&local, &remote));
+            print!("{}", server::project::squash::notes(&baselines, &remote));
             drop(client);
             drop(pools);
             if let (Some(cluster), true) = (database.embedded, database.started_embedded) {

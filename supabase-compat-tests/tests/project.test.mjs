@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,29 +189,37 @@ test('without a project, a new database gets only the platform: public is empty'
   }
 });
 
-test("a database migrated before the rental app became a project keeps every row and policy, and nothing runs twice", async () => {
+test("a database migrated before the rental app became a project keeps every row and policy, nothing runs twice, and its history ends at the baseline", async () => {
   const rental = path.join(repo, 'web', 'supabase');
   const dbUrl = await freshDatabase();
   const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET: 'x'.repeat(40), RUST_LOG: 'warn', SUPABASE_PROJECT_DIR: rental };
   execFileSync(serverBin(), ['migrate'], { env, encoding: 'utf8' });
-  // turn its bookkeeping into what the platform wrote before the split: the app's migrations as
-  // refinery rows V30…V69 of the platform's history, none in the CLI's
+  // the baseline's files, and the old versions they squash (`-- squashes: …` at the top of each)
   const all = (await sql(dbUrl, 'select version, name from supabase_migrations.schema_migrations order by version')).rows;
-  // the files that were V30…V69 (the later ones never lived in the platform's history)
-  const moved = all.filter((r) => r.version.startsWith('20250101'));
-  assert.equal(moved.length, 29);
-  for (const { version, name } of moved) {
-    const old = Number(version.slice(8, 10)) * 60 + Number(version.slice(10, 12));
-    await sql(dbUrl, `insert into supabase_migrations.refinery_history (version, name, applied_on, checksum)
-      values ($1, $2, now()::text, '0')`, [old, name]);
+  const squashed = [...new Set(readdirSync(path.join(rental, 'migrations')).flatMap((file) =>
+    readFileSync(path.join(rental, 'migrations', file), 'utf8').split('\n')
+      .filter((line) => line.startsWith('-- squashes:')).flatMap((line) => line.slice(12).trim().split(/\s+/))))].sort();
+  assert.equal(squashed.length, 30);
+  // turn its bookkeeping into what the platform wrote before the split: the app's migrations
+  // V30…V69 as refinery rows of the platform's history (version n is 20250101<hh><mm>00 with
+  // n = 60 hh + mm), the later one in the CLI's history, none of the baseline
+  await sql(dbUrl, 'delete from supabase_migrations.schema_migrations');
+  for (const version of squashed) {
+    if (version.startsWith('20250101')) {
+      const old = Number(version.slice(8, 10)) * 60 + Number(version.slice(10, 12));
+      await sql(dbUrl, `insert into supabase_migrations.refinery_history (version, name, applied_on, checksum)
+        values ($1, 'old', now()::text, '0')`, [old]);
+    } else {
+      await sql(dbUrl, 'insert into supabase_migrations.schema_migrations (version) values ($1)', [version]);
+    }
   }
-  await sql(dbUrl, "delete from supabase_migrations.schema_migrations where version like '20250101%'");
   // a row the app's migrations seeded, changed since: it must come through as it is
   await sql(dbUrl, "update public.airport_services set name = 'Kept?' where code = 'vip'");
   const policies = (await sql(dbUrl, "select count(*)::int as n from pg_policies where schemaname = 'public'")).rows[0].n;
   assert.ok(policies > 20);
 
-  // the new server starts on it: the app's history moves over, no migration runs again
+  // the new server starts on it: the app's history moves over and is squashed into the baseline,
+  // no migration runs again
   const started = await startServer({ SUPABASE_PROJECT_DIR: rental }, { dbUrl, jwtSecret: 'x'.repeat(40) });
   try {
     const history = (await sql(dbUrl, 'select version, name from supabase_migrations.schema_migrations order by version')).rows;

@@ -1,10 +1,11 @@
 //! Databases migrated before the rental app became a project. Until then the platform's own
 //! history (`supabase_migrations.refinery_history`) also held the app's migrations, V30 to V69;
-//! their files now live in the app's project folder (`web/supabase/migrations`), named
+//! their files then moved to the app's project folder (`web/supabase/migrations`), named
 //! `20250101<HH><MM>00_<name>.sql` with HH:MM the old number in hours and minutes (V63 →
 //! `20250101010300`). Before the platform migrates, those rows move to the CLI's history under
-//! the new versions, so neither the platform nor the project runs them again and every row and
-//! policy they made stays as it is.
+//! those versions, so neither the platform nor the project runs them again and every row and
+//! policy they made stays as it is. The project's baseline squashes those versions since, and
+//! records itself in their place (`squash`).
 
 use deadpool_postgres::Pool;
 

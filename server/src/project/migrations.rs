@@ -7,6 +7,8 @@
 //! - Seeds (`[db.seed] sql_paths`) run on a database whose history was empty, and are recorded
 //!   in `supabase_migrations.seed_files (path, hash)`: a file already recorded is not run again;
 //!   one whose content changed only has its hash updated, as the CLI does.
+//! - Baselines (`-- squashes: …`) stand for the history they replace (`squash`), recognised
+//!   before anything is applied.
 //! - Several servers starting at once take turns (an advisory lock of their own).
 
 use std::collections::HashSet;
@@ -191,6 +193,8 @@ pub async fn apply(client: &mut Client, migrations: &[Migration]) -> Result<Appl
 
 async fn apply_locked(client: &mut Client, migrations: &[Migration]) -> Result<Applied, ProjectError> {
     ensure_history(client).await?;
+    // A history that a baseline of the folder squashes is recorded as that baseline first.
+    super::squash::recognise(client, migrations).await?;
     let before = applied(client).await?;
     let done: HashSet<&str> = before.iter().map(|(v, _)| v.as_str()).collect();
     let local: HashSet<&str> = migrations.iter().map(|m| m.version.as_str()).collect();

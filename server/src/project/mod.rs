@@ -12,6 +12,7 @@ pub mod legacy;
 pub mod migrations;
 pub mod reset;
 pub mod split;
+pub mod squash;
 pub mod typegen;
 
 use std::path::{Path, PathBuf};

@@ -232,7 +232,8 @@ fn first_text_row(rows: &[tokio_postgres::SimpleQueryRow]) -> Result<ReadResult,
 
 /// Whether this request's transaction commits (and whether `tx=` was honoured).
 pub fn commits(req: &RestRequest, state: &RestState) -> (bool, bool) {
-    let end = state.config.tx_end.as_str();
+    let tunables = state.tunables();
+    let end = tunables.tx_end.as_str();
     let default_commit = end.starts_with("commit");
     let overridable = end.ends_with("allow-override");
     match (req.prefer.tx, overridable) {

@@ -90,7 +90,7 @@ pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::B
 }
 
 fn plan_options(state: &RestState) -> PlanOptions {
-    PlanOptions { aggregates_enabled: state.config.aggregates_enabled }
+    PlanOptions { aggregates_enabled: state.tunables().aggregates_enabled }
 }
 
 /// Applied preferences, minus `tx` when overriding is not allowed.
@@ -109,7 +109,7 @@ async fn read(
     crate::rest::limits::check_query(&query, &state.limits())?;
     rr.timing.mark("parse");
     let mut plan = plan_read(cache, Some(table), Source::Relation(table.name.clone()), &query, plan_options(state))?;
-    apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
+    apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.tunables().max_rows);
     let head = rr.method == Method::HEAD;
     let shape = match (head, rr.media) {
         (true, _) => BodyShape::None,
@@ -141,7 +141,7 @@ async fn read(
         let mut csql = Sql::inlined();
         let ctext = count_query(&plan, &mut csql);
         let planned = execute::planned_count(&tx, &ctext, &csql, rr).await?;
-        result.total = Some(match (count, state.config.max_rows) {
+        result.total = Some(match (count, state.tunables().max_rows) {
             (Some(CountPref::Estimated), Some(max)) if planned <= max as i64 => {
                 let mut esql = Sql::default();
                 let etext = read_statement(&plan, &mut esql, true, BodyShape::None, None);

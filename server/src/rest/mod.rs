@@ -5,6 +5,7 @@
 //! (`execute`); Postgres builds the JSON body and row-level security decides what is seen.
 //! Errors are `error::RestError`, shaped like PostgREST's.
 
+pub mod db_config;
 pub mod error;
 mod execute;
 mod handlers;
@@ -45,12 +46,20 @@ pub struct RestState {
     pub lanes: Option<Arc<crate::db::lanes::Lanes>>,
     /// Serialises reloads so a slow, older catalog read never replaces a newer one.
     reload_lock: Arc<tokio::sync::Mutex<()>>,
+    /// The settings in force: the server's, with the database's `pgrst.*` ones where the server
+    /// was given none ([`db_config`]).
+    tunables: Arc<std::sync::RwLock<Arc<db_config::Tunables>>>,
+    given: db_config::Given,
 }
 
 impl RestState {
     /// Load the schema cache once and build the state.
     pub async fn new(config: RestConfig, admin: Pool, request: Pool) -> Result<RestState, error::RestError> {
+        let given = db_config::Given::of(&config, &|name| std::env::var_os(name).is_some());
+        let tunables = Arc::new(std::sync::RwLock::new(Arc::new(db_config::Tunables::of(&config))));
         let state = RestState {
+            tunables,
+            given,
             config: Arc::new(config),
             cache: SchemaCacheHandle::default(),
             admin,
@@ -59,8 +68,42 @@ impl RestState {
             lanes: None,
             reload_lock: Arc::new(tokio::sync::Mutex::new(())),
         };
+        state.reload_config().await;
         state.reload().await?;
         Ok(state)
+    }
+
+    /// The settings in force for a request (max rows, plans, aggregates, how transactions end).
+    pub fn tunables(&self) -> Arc<db_config::Tunables> {
+        match self.tunables.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Re-read the `pgrst.*` settings of the `authenticator` role (`reload config`); a failed
+    /// read keeps the settings in force.
+    pub async fn reload_config(&self) {
+        let client = match self.admin.get().await {
+            Ok(client) => client,
+            Err(err) => return tracing::warn!(error = %err, "rest: cannot read the in-database configuration"),
+        };
+        let settings = match db_config::read(&client, crate::db::AUTHENTICATOR).await {
+            Ok(settings) => settings,
+            Err(err) => return tracing::warn!(error = %err, "rest: cannot read the in-database configuration"),
+        };
+        let (tunables, warnings) = db_config::merge(&db_config::Tunables::of(&self.config), self.given, &settings);
+        for warning in warnings {
+            tracing::warn!("rest: {warning}");
+        }
+        let tunables = Arc::new(tunables);
+        if *self.tunables() != *tunables {
+            tracing::info!(settings = ?tunables, "rest: in-database configuration applied");
+        }
+        match self.tunables.write() {
+            Ok(mut guard) => *guard = tunables,
+            Err(poisoned) => *poisoned.into_inner() = tunables,
+        }
     }
 
     /// Send read-only requests to these replicas.

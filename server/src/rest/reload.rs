@@ -1,6 +1,6 @@
 //! Schema cache reloads: a dedicated connection LISTENs on the `pgrst` channel (as PostgREST
-//! does) and reloads the cache on `reload schema` (or an empty payload), reconnecting with a
-//! back-off when the connection drops. Reloads swap the cache; requests never wait for them.
+//! does) and reloads the cache on `reload schema` (or an empty payload) and the in-database
+//! configuration on `reload config`, reconnecting with a back-off when the connection drops. Reloads swap the cache; requests never wait for them.
 
 use std::time::Duration;
 
@@ -27,6 +27,7 @@ async fn listen_once(state: &RestState, url: &SecretString) -> Result<(), tokio_
     let crate::db::listen::Listener { client, payloads: mut rx, driver } =
         crate::db::listen::listen(url, "pgrst").await?;
     // Catch up on anything that changed while we were not listening.
+    state.reload_config().await;
     if let Err(err) = state.reload().await {
         tracing::warn!(error = %err, "schema cache reload failed");
     }
@@ -35,6 +36,8 @@ async fn listen_once(state: &RestState, url: &SecretString) -> Result<(), tokio_
             if let Err(err) = state.reload().await {
                 tracing::warn!(error = %err, "schema cache reload failed");
             }
+        } else if payload == "reload config" {
+            state.reload_config().await;
         }
     }
     driver.abort();

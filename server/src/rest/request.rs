@@ -106,7 +106,7 @@ impl RestRequest {
         let known_timezone = |tz: &str| cache.timezones.contains(tz);
         let prefer =
             parse::parse_prefer_with_timezones(prefer_values.iter().copied(), &known_timezone).map_err(parse_error)?;
-        let offered = Offered { plan: state.config.plan_enabled, geojson: cache.geojson, extra };
+        let offered = Offered { plan: state.tunables().plan_enabled, geojson: cache.geojson, extra };
         let (media, strip_nulls, custom_media) = media_type(header(req, "accept").unwrap_or("*/*"), offered)?;
         let plan = if media == MediaType::Plan {
             plan_request(header(req, "accept").unwrap_or_default())

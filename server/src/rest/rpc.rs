@@ -210,8 +210,8 @@ pub async fn call(
             } else {
                 call_sql.clone()
             };
-            let mut plan = plan_read(&cache, table, Source::Raw(source), &query, PlanOptions { aggregates_enabled: state.config.aggregates_enabled })?;
-            apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.config.max_rows);
+            let mut plan = plan_read(&cache, table, Source::Raw(source), &query, PlanOptions { aggregates_enabled: state.tunables().aggregates_enabled })?;
+            apply_range(&mut plan.limit, &mut plan.offset, rr.range, state.tunables().max_rows);
             let shape = if head {
                 BodyShape::None
             } else if !function.returns_set || rr.media == MediaType::SingleObject {

@@ -125,7 +125,11 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
-    let db_url = fresh_database().await;
+    spawn_app_on(fresh_database().await, customize).await
+}
+
+/// The server started on the database `db_url` (prepared by the test).
+pub async fn spawn_app_on(db_url: String, customize: impl FnOnce(&mut Config)) -> TestApp {
     let mut config = base_config();
     config.database_url = Some(SecretString::from(db_url.clone()));
     customize(&mut config);

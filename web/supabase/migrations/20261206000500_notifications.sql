@@ -1,7 +1,14 @@
+-- squashes: 20250101003000 20250101003100 20250101003200 20250101003300 20250101003400
+-- squashes: 20250101003500 20250101003600 20250101003700 20250101003800 20250101004000
+-- squashes: 20250101004100 20250101004200 20250101004300 20250101004400 20250101004500
+-- squashes: 20250101004600 20250101004700 20250101004800 20250101005000 20250101005100
+-- squashes: 20250101005300 20250101005600 20250101010300 20250101010400 20250101010500
+-- squashes: 20250101010600 20250101010700 20250101010800 20250101010900 20261202000000
+--
 -- the site's booking messages, in french, for the four kinds of bookings: received, confirmed,
 -- cancelled (by the customer or by the company), changed, and a reminder the day before; a
 -- notice to the company's address for each new booking and each cancellation by a customer.
--- they are written to the outbox (V62) by triggers, in the booking's own transaction, and
+-- they are written to the outbox by triggers, in the booking's own transaction, and
 -- delivered by the server's worker.
 --
 -- who gets what:
@@ -12,18 +19,10 @@
 -- the back office's switches (app_settings.notifications): bookingConfirmations sends (or not)
 -- the customer's messages, emailNotifications the company's notices, smsNotifications allows
 -- text messages at all.
+--
 -- a session that sets app.notify = 'off' (the seed) writes bookings without messages.
-
--- 1. the customer's choices, on the profile page's notifications tab.
-alter table public.profiles
-  add column notify_email boolean not null default true,
-  add column notify_sms boolean not null default false;
-
--- 2. display currency: the amounts stay stored in us dollars; the settings say which currency
--- the site and the messages show and at which rate (units of it per dollar).
-update public.app_settings
-set value = value || '{"exchangeRates": {"USD": 1, "CDF": 2850, "EUR": 0.92}}'
-where section = 'general' and not value ? 'exchangeRates';
+--
+-- (the customer's choices are profiles.notify_email and notify_sms.)
 
 -- a dollar amount in the display currency, french style: « 1 065,00 $ », « 3 034 250 FC »,
 -- « 979,80 € », as the site's Intl.NumberFormat('fr-FR') writes them: a narrow no-break space
@@ -90,6 +89,7 @@ begin
   what := coalesce(what, 'Réservation');
 end
 $$;
+revoke execute on function public.booking_description(text, jsonb) from public, anon, authenticated, service_role;
 
 -- who the customer of a booking is and how they want to hear from us.
 create function public.booking_contact(b jsonb, out name text, out email text, out phone text, out by_email boolean, out by_sms boolean)
@@ -112,10 +112,8 @@ begin
   name := coalesce(name, 'cher client');
 end
 $$;
-
 -- the helpers read other customers' contact details (security definer): not an api.
 revoke execute on function public.booking_contact(jsonb) from public, anon, authenticated, service_role;
-revoke execute on function public.booking_description(text, jsonb) from public, anon, authenticated, service_role;
 
 -- the words of each event: subject, the paragraph of the mail, the words of the text message.
 create function public.booking_event_words(event text, out subject text, out paragraph text, out short text)
@@ -242,15 +240,6 @@ begin
 end
 $$;
 
-create trigger notify_booking after insert or update on public.bookings
-for each row execute function public.notify_booking();
-create trigger notify_booking after insert or update on public.airport_bookings
-for each row execute function public.notify_booking();
-create trigger notify_booking after insert or update on public.diagnostic_bookings
-for each row execute function public.notify_booking();
-create trigger notify_booking after insert or update on public.premium_service_bookings
-for each row execute function public.notify_booking();
-
 -- the reminders of tomorrow's confirmed bookings (tomorrow in the company's time zone); run by
 -- the outbox worker every 15 minutes, each reminder kept once by its dedupe key.
 create function public.enqueue_booking_reminders() returns int
@@ -281,3 +270,12 @@ revoke execute on function public.enqueue_booking_reminders() from public, anon,
 
 insert into outbox.schedules (name, function_name, every)
 values ('booking_reminders', 'public.enqueue_booking_reminders', interval '15 minutes');
+
+create trigger notify_booking after insert or update on public.bookings
+for each row execute function public.notify_booking();
+create trigger notify_booking after insert or update on public.airport_bookings
+for each row execute function public.notify_booking();
+create trigger notify_booking after insert or update on public.diagnostic_bookings
+for each row execute function public.notify_booking();
+create trigger notify_booking after insert or update on public.premium_service_bookings
+for each row execute function public.notify_booking();
