@@ -8,10 +8,14 @@
 //! The data screens run SQL as the database owner on the admin pool (`rows`, `sql_editor`),
 //! building every statement with identifiers quoted by `db::quote_ident` and values bound
 //! (`query`). This room imports shared parts (`db`, `config`), `auth`'s password hashing, rate
-//! limits and claims, and nothing of `startup` but the application state.
+//! limits and claims, its admin actions on users (`auth::user_admin`), the type generator of
+//! `project`, and nothing of `startup` but the application state.
 
+pub mod api_keys;
 pub mod assets;
 pub mod audit;
+pub mod auth_actions;
+pub mod auth_users;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -49,6 +53,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
                 .route("/users", web::get().to(users::search))
+                // Auth → Users (auth_users reads, auth_actions writes through auth::user_admin)
+                .route("/auth/users", web::get().to(auth_users::list))
+                .route("/auth/users", web::post().to(auth_actions::create))
+                .route("/auth/invite", web::post().to(auth_actions::invite))
+                .route("/auth/users/{id}", web::get().to(auth_users::detail))
+                .route("/auth/users/{id}", web::delete().to(auth_actions::delete))
+                .route("/auth/users/{id}/metadata", web::put().to(auth_actions::metadata))
+                .route("/auth/users/{id}/ban", web::post().to(auth_actions::ban))
+                .route("/auth/users/{id}/send-link", web::post().to(auth_actions::send_link))
+                .route("/auth/users/{id}/sign-out", web::post().to(auth_actions::sign_out))
+                // API & keys (api_keys): the URL, the keys, the generated types
+                .route("/project/api", web::get().to(api_keys::settings))
+                .route("/project/api/reveal", web::post().to(api_keys::reveal))
+                .route("/types", web::get().to(api_keys::types))
                 .default_service(web::to(error::not_found)),
         ),
     );

@@ -3,6 +3,8 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
 import { AuditRoute } from './routes/audit';
+import { AuthUsersRoute } from './routes/auth-users';
+import { ApiRoute } from './routes/api-docs';
 import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
@@ -28,6 +30,11 @@ export const router = createBrowserRouter(
           ),
         },
         { path: 'audit', element: <AuditRoute /> },
+        // Auth → Users and API & keys
+        { path: 'auth/users', element: <AuthUsersRoute /> },
+        { path: 'auth/users/:id', element: <AuthUsersRoute /> },
+        { path: 'api', element: <ApiRoute /> },
+        { path: 'api/tables/:table', element: <ApiRoute /> },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

@@ -8,6 +8,9 @@ import { paths } from '@/lib/paths';
 const NAV = [
   { to: paths.tables(), label: 'Table editor' },
   { to: paths.sql, label: 'SQL editor' },
+  // Auth → Users and API & keys
+  { to: paths.authUsers, label: 'Users' },
+  { to: paths.api(), label: 'API & keys' },
   { to: paths.audit, label: 'Audit log' },
 ];
 
