@@ -32,6 +32,7 @@ mod site;
 mod smtp_sink;
 mod storage;
 mod studio;
+mod studio_auth;
 mod supervise;
 mod typegen;
 mod webhooks;
