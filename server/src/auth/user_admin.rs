@@ -17,7 +17,6 @@ use super::error::AuthError;
 use super::flows::{self, LinkType};
 use super::users::{self, NewUser, User};
 use super::{audit, password, sessions, AuthState};
-use crate::db::cached::CachedQueries;
 
 /// Who acts, as GoTrue's audit log names them (`actor_username`) and where from.
 #[derive(Debug, Clone, Copy)]

@@ -255,7 +255,7 @@ mod tests {
         }))
         .unwrap();
         assert!(built.sql.contains("(coalesce(u.created_at, 'epoch'), u.id) < ($1::text::timestamptz, $2::text::uuid)"));
-        assert_eq!(built.params, vec!["2026-01-02T03:04:05.123456Z", &id.to_string(), "201"]);
+        assert_eq!(built.params, vec!["2026-01-02T03:04:05.123456Z".to_string(), id.to_string(), "201".to_string()]);
         assert!(matches!(list_query(&filter(|f| f.after = Some("nope".into()))), Err(StudioError::BadRequest(_))));
     }
 }

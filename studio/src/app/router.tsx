@@ -1,14 +1,16 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { Shell } from './shell';
 import { TablesRoute } from './routes/tables';
 import { AuditRoute } from './routes/audit';
-import { AuthUsersRoute } from './routes/auth-users';
-import { ApiRoute } from './routes/api-docs';
 import { Loading } from '@/components/ui/states';
 
 // The SQL editor brings CodeMirror: loaded when the screen is opened.
 const SqlRoute = lazy(() => import('./routes/sql'));
+// Auth → Users and API & keys: loaded when opened.
+const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
+const ApiRoute = lazy(() => import('./routes/api-docs'));
+const later = (element: ReactNode) => <Suspense fallback={<Loading />}>{element}</Suspense>;
 
 export const router = createBrowserRouter(
   [
@@ -31,10 +33,10 @@ export const router = createBrowserRouter(
         },
         { path: 'audit', element: <AuditRoute /> },
         // Auth → Users and API & keys
-        { path: 'auth/users', element: <AuthUsersRoute /> },
-        { path: 'auth/users/:id', element: <AuthUsersRoute /> },
-        { path: 'api', element: <ApiRoute /> },
-        { path: 'api/tables/:table', element: <ApiRoute /> },
+        { path: 'auth/users', element: later(<AuthUsersRoute />) },
+        { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
+        { path: 'api', element: later(<ApiRoute />) },
+        { path: 'api/tables/:table', element: later(<ApiRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

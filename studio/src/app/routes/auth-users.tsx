@@ -2,7 +2,7 @@ import { useParams } from 'react-router';
 import { UsersList } from '@/features/auth-users/components/users-list';
 import { UserPage } from '@/features/auth-users/components/user-page';
 
-export function AuthUsersRoute() {
+export default function AuthUsersRoute() {
   const { id } = useParams();
   return (
     <div className="grid h-full grid-cols-1 grid-rows-[minmax(0,1fr)_auto] lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)] lg:grid-rows-1">
