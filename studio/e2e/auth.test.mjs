@@ -70,7 +70,7 @@ test('the API page shows the URL and publishable key, and the secret key only on
   assert.equal(await page.getByText(/^sb_secret_/).count(), 0, 'the secret key is not on the page');
   await axe('API keys');
   await page.getByRole('button', { name: 'Reveal secret key' }).click();
-  const secret = page.getByLabel('secret key (revealed)');
+  const secret = page.getByLabel('secret key (revealed)', { exact: true });
   assert.match((await secret.innerText()).trim(), /^sb_secret_/);
   await page.getByRole('button', { name: 'Copy secret key (revealed)' }).click();
   assert.match(await page.evaluate(() => navigator.clipboard.readText()), /^sb_secret_/);
@@ -83,10 +83,10 @@ test('the API page shows the URL and publishable key, and the secret key only on
   await axe('API types');
 
   await page.getByRole('navigation', { name: 'API pages' }).getByRole('link', { name: 'vehicles', exact: true }).click();
-  const read = page.getByLabel('Read rows of vehicles');
+  const read = page.getByLabel('Read rows of vehicles', { exact: true });
   await read.waitFor();
   assert.ok((await read.innerText()).includes(".from('vehicles')"));
-  assert.ok((await page.getByLabel('Listen to changes of vehicles').innerText()).includes("table: 'vehicles'"));
+  assert.ok((await page.getByLabel('Listen to changes of vehicles', { exact: true }).innerText()).includes("table: 'vehicles'"));
   await shot(page, 'studio-api');
   await axe('API table page');
 });
@@ -104,7 +104,7 @@ test('an operator creates a user, who can then sign in', async () => {
   const first = await appSignIn();
   assert.equal(first.status, 200, 'a new, confirmed user signs in');
   await page.reload();
-  await page.getByRole('region', { name: 'Sessions' }).getByRole('cell', { name: 'aal1' }).waitFor();
+  await page.getByRole('region', { name: 'Sessions', exact: true }).getByRole('cell', { name: 'aal1' }).waitFor();
 });
 
 test('a banned user’s sign-in is refused, and unbanning lets them back', async () => {
@@ -114,7 +114,7 @@ test('a banned user’s sign-in is refused, and unbanning lets them back', async
   await dialog.getByLabel('Unit').selectOption('d');
   await dialog.getByRole('button', { name: 'Ban user' }).click();
   await page.getByText(/^banned until /).waitFor();
-  await page.getByRole('region', { name: 'Sessions' }).getByText('None.').waitFor();
+  await page.getByRole('region', { name: 'Sessions', exact: true }).getByText('None.').waitFor();
   const refused = await appSignIn();
   assert.deepEqual(refused, { status: 400, code: 'user_banned' });
   await shot(page, 'studio-auth-user');

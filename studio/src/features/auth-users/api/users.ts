@@ -112,6 +112,13 @@ export function useSaveMetadata(id: string) {
   return useUserWrite((v: { app_metadata?: Record<string, unknown>; user_metadata?: Record<string, unknown> }) => api(`${userPath(id)}/metadata`, userAnswer, { method: 'PUT', body: v }));
 }
 
+/** Delete a user; only the lists are read again (the caller leaves the user's page, which is gone). */
 export function useDeleteUser(id: string) {
-  return useUserWrite((soft: boolean) => api(userPath(id), z.null(), { method: 'DELETE', body: { soft } }));
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (soft: boolean) => api(userPath(id), z.null(), { method: 'DELETE', body: { soft } }),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['auth-users', 'list'] });
+    },
+  });
 }

@@ -24,7 +24,7 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 function SmallTable({ caption, head, rows }: { caption: string; head: string[]; rows: ReactNode[][] }) {
   if (rows.length === 0) return <p className="text-sm text-slate-600">None.</p>;
   return (
-    <div className="overflow-x-auto">
+    <div className="overflow-x-auto" tabIndex={0} role="region" aria-label={`${caption} (scrollable)`}>
       <table className="w-full text-[13px]">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-slate-100 text-left">

@@ -19,7 +19,7 @@ const FLAG_LABELS: { key: 'confirmed' | 'banned' | 'anonymous' | 'mfa'; label: s
 
 function FlagSelect({ label, value, onChange }: { label: string; value: TriState; onChange: (v: TriState) => void }) {
   return (
-    <Select aria-label={label} className="w-32" value={value} onChange={(e) => onChange(e.target.value as TriState)}>
+    <Select aria-label={label} className="w-auto" value={value} onChange={(e) => onChange(e.target.value as TriState)}>
       <option value="any">{label}: any</option>
       <option value="yes">{label}: yes</option>
       <option value="no">{label}: no</option>
