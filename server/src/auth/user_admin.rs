@@ -218,7 +218,9 @@ pub async fn send_link(
     }
     let (link_type, traits) = match link {
         MailedLink::Recovery => (LinkType::Recovery, json!({"by": "admin"})),
-        MailedLink::MagicLink if user.is_confirmed() => (LinkType::MagicLink, json!({"by": "admin", "magiclink": true})),
+        MailedLink::MagicLink if user.is_confirmed() => {
+            (LinkType::MagicLink, json!({"by": "admin", "magiclink": true}))
+        }
         MailedLink::MagicLink => (LinkType::Signup, json!({"by": "admin", "magiclink": true})),
     };
     flows::send_link(state, db, &user, link_type, None, redirect, false).await?;

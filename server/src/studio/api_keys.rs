@@ -58,8 +58,10 @@ pub async fn reveal(
 /// The schemas of a `?schema=a&schema=b,c` query, else the CLI's default (`public` and the API's
 /// schemas).
 pub fn schemas_of(query: &str, api_schemas: &[String]) -> Vec<String> {
-    let given: Vec<String> =
-        url::form_urlencoded::parse(query.as_bytes()).filter(|(k, _)| k == "schema").map(|(_, v)| v.into_owned()).collect();
+    let given: Vec<String> = url::form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k == "schema")
+        .map(|(_, v)| v.into_owned())
+        .collect();
     match typegen::parse_schemas(&given) {
         schemas if schemas.is_empty() => typegen::default_schemas(api_schemas),
         schemas => schemas,

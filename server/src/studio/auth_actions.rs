@@ -133,9 +133,15 @@ pub async fn send_link(
         LinkKind::Magiclink => (MailedLink::MagicLink, "magiclink"),
     };
     let redirect = state.auth.redirect_target(None);
-    let user = audited(&state, &op, &req, "auth.users.send_link", &format!("auth.users:{id}"), json!({"kind": name}), async |db, actor| {
-        user_admin::send_link(&state.auth, db, id, link, &redirect, actor).await
-    })
+    let user = audited(
+        &state,
+        &op,
+        &req,
+        "auth.users.send_link",
+        &format!("auth.users:{id}"),
+        json!({"kind": name}),
+        async |db, actor| user_admin::send_link(&state.auth, db, id, link, &redirect, actor).await,
+    )
     .await?;
     Ok(user_answer(&user))
 }
@@ -187,10 +193,11 @@ pub async fn metadata(
 ) -> Result<HttpResponse, StudioError> {
     let id = user_id(&path)?;
     let detail = json!({"app_metadata": body.app_metadata, "user_metadata": body.user_metadata});
-    let user = audited(&state, &op, &req, "auth.users.metadata", &format!("auth.users:{id}"), detail, async |db, actor| {
-        user_admin::replace_metadata(db, id, body.app_metadata.as_ref(), body.user_metadata.as_ref(), actor).await
-    })
-    .await?;
+    let user =
+        audited(&state, &op, &req, "auth.users.metadata", &format!("auth.users:{id}"), detail, async |db, actor| {
+            user_admin::replace_metadata(db, id, body.app_metadata.as_ref(), body.user_metadata.as_ref(), actor).await
+        })
+        .await?;
     Ok(user_answer(&user))
 }
 
@@ -203,10 +210,11 @@ pub async fn sign_out(
     path: web::Path<String>,
 ) -> Result<HttpResponse, StudioError> {
     let id = user_id(&path)?;
-    let ended = audited(&state, &op, &req, "auth.users.sign_out", &format!("auth.users:{id}"), json!({}), async |db, actor| {
-        user_admin::sign_out_all(db, id, actor).await
-    })
-    .await?;
+    let ended =
+        audited(&state, &op, &req, "auth.users.sign_out", &format!("auth.users:{id}"), json!({}), async |db, actor| {
+            user_admin::sign_out_all(db, id, actor).await
+        })
+        .await?;
     Ok(HttpResponse::Ok().json(json!({ "ended": ended })))
 }
 
@@ -227,9 +235,15 @@ pub async fn delete(
 ) -> Result<HttpResponse, StudioError> {
     let id = user_id(&path)?;
     let soft = body.map(|b| b.soft).unwrap_or(false);
-    audited(&state, &op, &req, "auth.users.delete", &format!("auth.users:{id}"), json!({"soft": soft}), async |db, actor| {
-        user_admin::delete(db, id, soft, actor).await
-    })
+    audited(
+        &state,
+        &op,
+        &req,
+        "auth.users.delete",
+        &format!("auth.users:{id}"),
+        json!({"soft": soft}),
+        async |db, actor| user_admin::delete(db, id, soft, actor).await,
+    )
     .await?;
     Ok(HttpResponse::NoContent().finish())
 }

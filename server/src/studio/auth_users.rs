@@ -71,7 +71,8 @@ pub fn list_query(filter: &UserFilter) -> Result<Built, StudioError> {
             wheres.push("u.is_anonymous".into());
         } else {
             let p = bind(provider.to_string());
-            wheres.push(format!("exists (select 1 from auth.identities i where i.user_id = u.id and i.provider = {p})"));
+            wheres
+                .push(format!("exists (select 1 from auth.identities i where i.user_id = u.id and i.provider = {p})"));
         }
     }
     let flag = |on: bool, cond: &str| if on { format!("({cond})") } else { format!("not ({cond})") };
@@ -161,27 +162,22 @@ pub async fn detail(state: web::Data<AppState>, path: web::Path<String>) -> Resu
          from auth.identities i where i.user_id = $1",
     )
     .await?;
-    let factors = one(
-        "select coalesce(json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, \
+    let factors = one("select coalesce(json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, \
              'factor_type', f.factor_type, 'status', f.status, 'created_at', f.created_at, \
              'updated_at', f.updated_at) order by f.created_at), '[]') \
-         from auth.mfa_factors f where f.user_id = $1",
-    )
+         from auth.mfa_factors f where f.user_id = $1")
     .await?;
-    let sessions = one(
-        "select coalesce(json_agg(json_build_object('id', s.id, 'aal', s.aal, 'user_agent', s.user_agent, \
+    let sessions =
+        one("select coalesce(json_agg(json_build_object('id', s.id, 'aal', s.aal, 'user_agent', s.user_agent, \
              'ip', host(s.ip), 'created_at', s.created_at, 'refreshed_at', s.refreshed_at, \
              'updated_at', s.updated_at, 'not_after', s.not_after) order by s.created_at desc), '[]') \
-         from auth.sessions s where s.user_id = $1",
-    )
-    .await?;
-    let events = one(
-        "select coalesce(json_agg(e order by e.created_at desc), '[]') from ( \
+         from auth.sessions s where s.user_id = $1")
+        .await?;
+    let events = one("select coalesce(json_agg(e order by e.created_at desc), '[]') from ( \
              select a.id, a.payload->>'action' as action, a.payload->>'actor_username' as actor, \
                  a.payload->'traits' as traits, a.ip_address as ip, a.created_at \
              from auth.audit_log_entries a where a.payload->>'actor_id' = $1::uuid::text \
-             order by a.created_at desc limit 50) e",
-    )
+             order by a.created_at desc limit 50) e")
     .await?;
     Ok(HttpResponse::Ok().json(json!({
         "user": user.to_json(),
@@ -234,7 +230,8 @@ mod tests {
             f.provider = Some("anonymous".into());
         }))
         .unwrap();
-        let wheres = built.sql.split_once("from auth.users u where ").and_then(|(_, w)| w.split(" order by ").next()).unwrap();
+        let wheres =
+            built.sql.split_once("from auth.users u where ").and_then(|(_, w)| w.split(" order by ").next()).unwrap();
         assert_eq!(
             wheres,
             "u.deleted_at is null and u.is_anonymous \
@@ -254,7 +251,9 @@ mod tests {
             f.limit = Some(10_000);
         }))
         .unwrap();
-        assert!(built.sql.contains("(coalesce(u.created_at, 'epoch'), u.id) < ($1::text::timestamptz, $2::text::uuid)"));
+        assert!(built
+            .sql
+            .contains("(coalesce(u.created_at, 'epoch'), u.id) < ($1::text::timestamptz, $2::text::uuid)"));
         assert_eq!(built.params, vec!["2026-01-02T03:04:05.123456Z".to_string(), id.to_string(), "201".to_string()]);
         assert!(matches!(list_query(&filter(|f| f.after = Some("nope".into()))), Err(StudioError::BadRequest(_))));
     }

@@ -38,7 +38,11 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::GET, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111", None),
         (Method::DELETE, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111", Some(json!({"soft": false}))),
         (Method::PUT, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/metadata", Some(json!({}))),
-        (Method::POST, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/ban", Some(json!({"duration": "1h"}))),
+        (
+            Method::POST,
+            "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/ban",
+            Some(json!({"duration": "1h"})),
+        ),
         (
             Method::POST,
             "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/send-link",

@@ -56,8 +56,9 @@ async fn the_users_list_is_searched_filtered_and_paged_by_key() {
     let mut next: Option<String> = None;
     for _ in 0..10 {
         let after = next.as_deref().map(|n| format!("&after={}", urlencode(n))).unwrap_or_default();
-        let (status, page) =
-            studio.call(&app, Method::GET, &format!("/studio/api/auth/users?limit=2&anonymous=false{after}"), None).await;
+        let (status, page) = studio
+            .call(&app, Method::GET, &format!("/studio/api/auth/users?limit=2&anonymous=false{after}"), None)
+            .await;
         assert_eq!(status, 200, "{page}");
         assert!(page["users"].as_array().unwrap().len() <= 2);
         seen.extend(emails(&page));
@@ -199,9 +200,12 @@ async fn users_are_deleted_softly_or_for_good() {
     let soft = create_user(&app, &studio, "soft@delete.test", true).await;
     let hard = create_user(&app, &studio, "hard@delete.test", true).await;
 
-    let res = studio.call(&app, Method::DELETE, &format!("/studio/api/auth/users/{soft}"), Some(json!({"soft": true}))).await;
+    let res =
+        studio.call(&app, Method::DELETE, &format!("/studio/api/auth/users/{soft}"), Some(json!({"soft": true}))).await;
     assert_eq!(res.0, 204, "{}", res.1);
-    let res = studio.call(&app, Method::DELETE, &format!("/studio/api/auth/users/{hard}"), Some(json!({"soft": false}))).await;
+    let res = studio
+        .call(&app, Method::DELETE, &format!("/studio/api/auth/users/{hard}"), Some(json!({"soft": false})))
+        .await;
     assert_eq!(res.0, 204, "{}", res.1);
 
     let row = app
@@ -232,7 +236,8 @@ async fn the_api_page_shows_public_keys_and_reveals_a_secret_only_on_an_audited_
     assert!(!text.contains(&app.secret_key) && !text.contains(&app.service_key), "no secret on the page");
 
     let url = format!("{}/studio/api/project/api/reveal", app.address);
-    let res = app.http.post(&url).header("cookie", &studio.cookie).json(&json!({"key": "secret"})).send().await.unwrap();
+    let res =
+        app.http.post(&url).header("cookie", &studio.cookie).json(&json!({"key": "secret"})).send().await.unwrap();
     assert_eq!(res.status(), 403, "not without the CSRF token");
     let (status, secret) =
         studio.call(&app, Method::POST, "/studio/api/project/api/reveal", Some(json!({"key": "secret"}))).await;
@@ -241,7 +246,9 @@ async fn the_api_page_shows_public_keys_and_reveals_a_secret_only_on_an_audited_
         studio.call(&app, Method::POST, "/studio/api/project/api/reveal", Some(json!({"key": "service_role"}))).await;
     assert_eq!(service["key"], app.service_key.as_str());
     assert_eq!(studio_actions(&app).await, ["keys.reveal", "keys.reveal"]);
-    let audit = app.admin_query_one("select string_agg(detail::text || coalesce(target, ''), ' ') from _studio.audit_log").await;
+    let audit = app
+        .admin_query_one("select string_agg(detail::text || coalesce(target, ''), ' ') from _studio.audit_log")
+        .await;
     assert!(!audit.get::<_, String>(0).contains(&app.secret_key), "the key itself is not audited");
 }
 

@@ -91,7 +91,8 @@ pub async fn create(
     };
     let new = NewAccount::checked(&state, request).await?;
     let ip = client_ip(&state, &req);
-    let user = user_admin::in_transaction(&state, async |db| user_admin::create(db, &new, service_role(&ip)).await).await?;
+    let user =
+        user_admin::in_transaction(&state, async |db| user_admin::create(db, &new, service_role(&ip)).await).await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
@@ -213,9 +214,7 @@ pub async fn generate_link(
                     (user, LinkType::EmailChange, new_email)
                 }
             }
-            other => {
-                return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}")))
-            }
+            other => return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}"))),
         };
         let link = flows::make_link(&state, db, &user, link_type, &target, &redirect, false).await?;
         Ok((user_admin::existing(db, user.id).await?, link, link_type))
