@@ -4,8 +4,7 @@
 // on each screen.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import { launchBrowser, shot, startStack } from './stack.mjs';
+import { axeClean, launchBrowser, shot, startStack } from './stack.mjs';
 
 let stack;
 let browser;
@@ -14,15 +13,7 @@ let publishable;
 
 const USER = { email: 'e2e-banned@auth.test', password: 'E2e-Passw0rd-2026' };
 
-async function axe(name) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
-    [],
-    `axe on ${name}`,
-  );
-}
+const axe = (name) => axeClean(page, name);
 
 /** Sign in as the app user through /auth/v1/token, as supabase-js would: the status and code. */
 async function appSignIn() {

@@ -4,9 +4,12 @@
 //! (`auth::user_admin`, which the `/auth/v1/admin/*` handlers call too); each action runs in one
 //! transaction with its row of `_studio.audit_log`, and GoTrue's audit entry names the operator.
 
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError};
+use deadpool_postgres::Transaction;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use uuid::Uuid;
 
 use super::audit;
 use super::auth_users::user_id;
@@ -30,23 +33,57 @@ impl From<AuthError> for StudioError {
     }
 }
 
-/// Run an auth action and its audit row in one transaction on the owner pool.
-async fn audited<T>(
-    state: &AppState,
-    op: &OperatorSession,
-    req: &HttpRequest,
-    action: &str,
-    target: &str,
-    detail: Value,
-    work: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>, Actor<'_>) -> Result<T, AuthError>,
-) -> Result<T, StudioError> {
-    let ip = req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default();
-    let mut client = state.pools.admin.get().await?;
-    let tx = client.transaction().await?;
-    let out = work(&tx, Actor { name: &op.email, ip: &ip }).await?;
-    audit::record(&tx, op, action, Some(target), detail).await?;
-    tx.commit().await?;
-    Ok(out)
+/// What every write of this screen needs: the state, the signed-in operator (left by the
+/// session middleware) and the address they write from.
+pub struct UserWrite {
+    state: web::Data<AppState>,
+    op: OperatorSession,
+    ip: String,
+}
+
+impl FromRequest for UserWrite {
+    type Error = StudioError;
+    type Future = std::future::Ready<Result<UserWrite, StudioError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let op = req.extensions().get::<OperatorSession>().cloned();
+        let ip = req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default();
+        std::future::ready(match (state, op) {
+            (Some(state), Some(op)) => Ok(UserWrite { state, op, ip }),
+            _ => Err(StudioError::Unauthenticated),
+        })
+    }
+}
+
+impl UserWrite {
+    /// Run an auth action and its audit row in one transaction on the owner pool.
+    async fn run<T>(
+        &self,
+        action: &str,
+        target: &str,
+        detail: Value,
+        work: impl AsyncFnOnce(&Transaction<'_>, Actor<'_>) -> Result<T, AuthError>,
+    ) -> Result<T, StudioError> {
+        let mut client = self.state.pools.admin.get().await?;
+        let tx = client.transaction().await?;
+        let out = work(&tx, Actor { name: &self.op.email, ip: &self.ip }).await?;
+        audit::record(&tx, &self.op, action, Some(target), detail).await?;
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// [`run`](Self::run) on the user a path names (404 for a malformed id).
+    async fn on_user<T>(
+        &self,
+        path: &str,
+        action: &str,
+        detail: Value,
+        work: impl AsyncFnOnce(&Transaction<'_>, Actor<'_>, Uuid) -> Result<T, AuthError>,
+    ) -> Result<T, StudioError> {
+        let id = user_id(path)?;
+        self.run(action, &format!("auth.users:{id}"), detail, async |db, actor| work(db, actor, id).await).await
+    }
 }
 
 fn user_answer(user: &User) -> HttpResponse {
@@ -62,25 +99,21 @@ pub struct Create {
 }
 
 /// `POST /studio/api/auth/users` `{email, password, auto_confirm}`: the new user.
-pub async fn create(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
-    body: web::Json<Create>,
-) -> Result<HttpResponse, StudioError> {
+pub async fn create(w: UserWrite, body: web::Json<Create>) -> Result<HttpResponse, StudioError> {
     let request = AccountRequest {
         email: Some(&body.email),
         password: body.password.as_deref().filter(|p| !p.is_empty()),
         email_confirm: body.auto_confirm,
         ..AccountRequest::default()
     };
-    let new = NewAccount::checked(&state.auth, request).await?;
-    let detail = json!({"email": body.email.trim().to_lowercase(), "auto_confirm": body.auto_confirm});
-    let target = format!("auth.users:{}", body.email.trim().to_lowercase());
-    let user = audited(&state, &op, &req, "auth.users.create", &target, detail, async |db, actor| {
-        user_admin::create(db, &new, actor).await
-    })
-    .await?;
+    let new = NewAccount::checked(&w.state.auth, request).await?;
+    let email = body.email.trim().to_lowercase();
+    let detail = json!({"email": email, "auto_confirm": body.auto_confirm});
+    let user = w
+        .run("auth.users.create", &format!("auth.users:{email}"), detail, async |db, actor| {
+            user_admin::create(db, &new, actor).await
+        })
+        .await?;
     Ok(HttpResponse::Created().json(json!({ "user": user.to_json() })))
 }
 
@@ -91,19 +124,15 @@ pub struct Invite {
 
 /// `POST /studio/api/auth/invite` `{email}`: the invited user (the invite mail is sent by the
 /// auth surface's mailer).
-pub async fn invite(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
-    body: web::Json<Invite>,
-) -> Result<HttpResponse, StudioError> {
+pub async fn invite(w: UserWrite, body: web::Json<Invite>) -> Result<HttpResponse, StudioError> {
     let email = checked_email(Some(&body.email))?;
-    let redirect = state.auth.redirect_target(None);
-    let target = format!("auth.users:{email}");
-    let user = audited(&state, &op, &req, "auth.users.invite", &target, json!({"email": email}), async |db, actor| {
-        user_admin::invite(&state.auth, db, &email, None, &redirect, actor).await
-    })
-    .await?;
+    let auth = &w.state.auth;
+    let redirect = auth.redirect_target(None);
+    let user = w
+        .run("auth.users.invite", &format!("auth.users:{email}"), json!({"email": email}), async |db, actor| {
+            user_admin::invite(auth, db, &email, None, &redirect, actor).await
+        })
+        .await?;
     Ok(user_answer(&user))
 }
 
@@ -121,28 +150,21 @@ pub struct SendLink {
 
 /// `POST /studio/api/auth/users/{id}/send-link` `{kind: recovery|magiclink}`: the link is mailed.
 pub async fn send_link(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
+    w: UserWrite,
     path: web::Path<String>,
     body: web::Json<SendLink>,
 ) -> Result<HttpResponse, StudioError> {
-    let id = user_id(&path)?;
     let (link, name) = match body.kind {
         LinkKind::Recovery => (MailedLink::Recovery, "recovery"),
         LinkKind::Magiclink => (MailedLink::MagicLink, "magiclink"),
     };
-    let redirect = state.auth.redirect_target(None);
-    let user = audited(
-        &state,
-        &op,
-        &req,
-        "auth.users.send_link",
-        &format!("auth.users:{id}"),
-        json!({"kind": name}),
-        async |db, actor| user_admin::send_link(&state.auth, db, id, link, &redirect, actor).await,
-    )
-    .await?;
+    let auth = &w.state.auth;
+    let redirect = auth.redirect_target(None);
+    let user = w
+        .on_user(&path, "auth.users.send_link", json!({"kind": name}), async |db, actor, id| {
+            user_admin::send_link(auth, db, id, link, &redirect, actor).await
+        })
+        .await?;
     Ok(user_answer(&user))
 }
 
@@ -154,25 +176,19 @@ pub struct Ban {
 
 /// `POST /studio/api/auth/users/{id}/ban` `{duration}`: banned until then (their sessions end), or
 /// unbanned with `none`.
-pub async fn ban(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    body: web::Json<Ban>,
-) -> Result<HttpResponse, StudioError> {
-    let id = user_id(&path)?;
+pub async fn ban(w: UserWrite, path: web::Path<String>, body: web::Json<Ban>) -> Result<HttpResponse, StudioError> {
     let until = user_admin::ban_until(body.duration.trim())?;
     let action = if until.is_some() { "auth.users.ban" } else { "auth.users.unban" };
     let detail = json!({"duration": body.duration.trim(), "until": until});
-    let user = audited(&state, &op, &req, action, &format!("auth.users:{id}"), detail, async |db, actor| {
-        user_admin::existing(db, id).await?;
-        user_admin::ban(db, id, until).await?;
-        let traits = json!({"by": "admin", "banned_until": until});
-        crate::auth::audit::log(db, Some(id), actor.name, "user_modified", traits, actor.ip).await;
-        user_admin::existing(db, id).await
-    })
-    .await?;
+    let user = w
+        .on_user(&path, action, detail, async |db, actor, id| {
+            user_admin::existing(db, id).await?;
+            user_admin::ban(db, id, until).await?;
+            let traits = json!({"by": "admin", "banned_until": until});
+            crate::auth::audit::log(db, Some(id), actor.name, "user_modified", traits, actor.ip).await;
+            user_admin::existing(db, id).await
+        })
+        .await?;
     Ok(user_answer(&user))
 }
 
@@ -185,17 +201,15 @@ pub struct Metadata {
 /// `PUT /studio/api/auth/users/{id}/metadata` `{app_metadata?, user_metadata?}`: each object
 /// given replaces the stored one.
 pub async fn metadata(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
+    w: UserWrite,
     path: web::Path<String>,
     body: web::Json<Metadata>,
 ) -> Result<HttpResponse, StudioError> {
-    let id = user_id(&path)?;
-    let detail = json!({"app_metadata": body.app_metadata, "user_metadata": body.user_metadata});
-    let user =
-        audited(&state, &op, &req, "auth.users.metadata", &format!("auth.users:{id}"), detail, async |db, actor| {
-            user_admin::replace_metadata(db, id, body.app_metadata.as_ref(), body.user_metadata.as_ref(), actor).await
+    let (app, user) = (body.app_metadata.as_ref(), body.user_metadata.as_ref());
+    let detail = json!({"app_metadata": app, "user_metadata": user});
+    let user = w
+        .on_user(&path, "auth.users.metadata", detail, async |db, actor, id| {
+            user_admin::replace_metadata(db, id, app, user, actor).await
         })
         .await?;
     Ok(user_answer(&user))
@@ -203,15 +217,9 @@ pub async fn metadata(
 
 /// `POST /studio/api/auth/users/{id}/sign-out`: every session (and refresh token) ends;
 /// `{ended}` says how many sessions there were.
-pub async fn sign_out(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, StudioError> {
-    let id = user_id(&path)?;
-    let ended =
-        audited(&state, &op, &req, "auth.users.sign_out", &format!("auth.users:{id}"), json!({}), async |db, actor| {
+pub async fn sign_out(w: UserWrite, path: web::Path<String>) -> Result<HttpResponse, StudioError> {
+    let ended = w
+        .on_user(&path, "auth.users.sign_out", json!({}), async |db, actor, id| {
             user_admin::sign_out_all(db, id, actor).await
         })
         .await?;
@@ -227,23 +235,14 @@ pub struct Delete {
 
 /// `DELETE /studio/api/auth/users/{id}` `{soft}`: 204.
 pub async fn delete(
-    state: web::Data<AppState>,
-    op: web::ReqData<OperatorSession>,
-    req: HttpRequest,
+    w: UserWrite,
     path: web::Path<String>,
     body: Option<web::Json<Delete>>,
 ) -> Result<HttpResponse, StudioError> {
-    let id = user_id(&path)?;
     let soft = body.map(|b| b.soft).unwrap_or(false);
-    audited(
-        &state,
-        &op,
-        &req,
-        "auth.users.delete",
-        &format!("auth.users:{id}"),
-        json!({"soft": soft}),
-        async |db, actor| user_admin::delete(db, id, soft, actor).await,
-    )
+    w.on_user(&path, "auth.users.delete", json!({"soft": soft}), async |db, actor, id| {
+        user_admin::delete(db, id, soft, actor).await
+    })
     .await?;
     Ok(HttpResponse::NoContent().finish())
 }
