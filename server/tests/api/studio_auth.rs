@@ -270,7 +270,7 @@ async fn cli_types(app: &TestApp, args: &[&str]) -> String {
 async fn studio_types(app: &TestApp, studio: &Studio, query: &str) -> String {
     let res = studio.req(app, Method::GET, &format!("/studio/api/types{query}")).send().await.expect("types");
     assert_eq!(res.status(), 200);
-    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert!(res.headers()["content-type"].to_str().expect("a content type").starts_with("text/plain"));
     res.text().await.expect("text")
 }
 
