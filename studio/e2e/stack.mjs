@@ -8,6 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import assert from 'node:assert/strict';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -20,6 +22,17 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+
+/** axe on the page as it is: no serious or critical violation. */
+export async function axeClean(page, name) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
+    [],
+    `axe on ${name}`,
+  );
+}
 
 export const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 

@@ -26,6 +26,7 @@ pub mod request;
 pub mod sessions;
 pub mod sms;
 pub mod tokens;
+pub mod user_admin;
 pub mod users;
 pub mod webauthn;
 

@@ -597,6 +597,18 @@ pub async fn set_email(db: &impl crate::db::cached::Db, id: Uuid, email: &str) -
     Ok(true)
 }
 
+/// Check an address as GoTrue does and return it lower-case.
+pub fn checked_email(email: Option<&str>) -> Result<String, AuthError> {
+    let email = email.map(str::trim).unwrap_or_default().to_lowercase();
+    if email.is_empty() {
+        return Err(AuthError::Validation("To signup, please provide your email".into()));
+    }
+    if !valid_email(&email) {
+        return Err(AuthError::Validation("Unable to validate email address: invalid format".into()));
+    }
+    Ok(email)
+}
+
 /// The shape check of an e-mail address GoTrue makes (the HTML specification's): the local
 /// part of letters, digits and ``.!#$%&'*+/=?^_`{|}~-``, the domain of dot-separated labels of
 /// letters, digits and inner hyphens (63 characters at most each); GoTrue refuses the rest with

@@ -9,13 +9,19 @@
 //! building every statement with identifiers quoted by `db::quote_ident` and values bound
 //! (`query`). The storage screen mounts storage's own handlers for operators (`storage`); the
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
-//! transaction (`policy_tester`). This room imports shared parts (`db`, `config`), `auth`'s
-//! password hashing, rate limits and claims, `storage`'s routes and S3 keys, and nothing of
-//! `startup` but the application state.
+//! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
+//! through the auth room's admin actions (`auth_actions`); `api_keys` shows the API's URL, keys
+//! and generated types; `backups` drives the backup room. This room imports shared parts (`db`,
+//! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
+//! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
+//! `project`, and nothing of `startup` but the application state.
 
+pub mod api_keys;
 pub mod assets;
 pub mod audit;
 pub mod backups;
+pub mod auth_actions;
+pub mod auth_users;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -73,6 +79,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/backups", web::post().to(backups::take))
                 .route("/backups/verify", web::post().to(backups::verify))
                 .route("/backups/restore", web::post().to(backups::restore))
+                // Auth → Users (auth_users reads, auth_actions writes through auth::user_admin)
+                .route("/auth/users", web::get().to(auth_users::list))
+                .route("/auth/users", web::post().to(auth_actions::create))
+                .route("/auth/invite", web::post().to(auth_actions::invite))
+                .route("/auth/users/{id}", web::get().to(auth_users::detail))
+                .route("/auth/users/{id}", web::delete().to(auth_actions::delete))
+                .route("/auth/users/{id}/metadata", web::put().to(auth_actions::metadata))
+                .route("/auth/users/{id}/ban", web::post().to(auth_actions::ban))
+                .route("/auth/users/{id}/send-link", web::post().to(auth_actions::send_link))
+                .route("/auth/users/{id}/sign-out", web::post().to(auth_actions::sign_out))
+                // API & keys (api_keys): the URL, the keys, the generated types
+                .route("/project/api", web::get().to(api_keys::settings))
+                .route("/project/api/reveal", web::post().to(api_keys::reveal))
+                .route("/types", web::get().to(api_keys::types))
                 .default_service(web::to(error::not_found)),
         ),
     );

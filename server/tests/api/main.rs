@@ -37,6 +37,7 @@ mod studio;
 mod studio_policies;
 mod studio_storage;
 mod studio_backups;
+mod studio_auth;
 mod supervise;
 mod typegen;
 mod webhooks;

@@ -55,14 +55,35 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::POST, "/studio/api/backups", Some(json!({"kind": "full"}))),
         (Method::POST, "/studio/api/backups/verify", None),
         (Method::POST, "/studio/api/backups/restore", Some(json!({"target_dir": "/tmp/x", "confirm": true}))),
+        // Auth → Users, API & keys (studio_auth.rs)
+        (Method::GET, "/studio/api/auth/users", None),
+        (Method::POST, "/studio/api/auth/users", Some(json!({"email": "x@example.com", "password": "secret123"}))),
+        (Method::POST, "/studio/api/auth/invite", Some(json!({"email": "y@example.com"}))),
+        (Method::GET, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111", None),
+        (Method::DELETE, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111", Some(json!({"soft": false}))),
+        (Method::PUT, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/metadata", Some(json!({}))),
+        (
+            Method::POST,
+            "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/ban",
+            Some(json!({"duration": "1h"})),
+        ),
+        (
+            Method::POST,
+            "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/send-link",
+            Some(json!({"kind": "recovery"})),
+        ),
+        (Method::POST, "/studio/api/auth/users/11111111-1111-4111-8111-111111111111/sign-out", None),
+        (Method::GET, "/studio/api/project/api", None),
+        (Method::POST, "/studio/api/project/api/reveal", Some(json!({"key": "secret"}))),
+        (Method::GET, "/studio/api/types", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }
 
 /// A signed-in dashboard: the cookie and CSRF token of a session.
-struct Studio {
-    cookie: String,
-    csrf: String,
+pub struct Studio {
+    pub cookie: String,
+    pub csrf: String,
 }
 
 async fn add_operator(app: &TestApp, email: &str, password: &str) {
@@ -70,7 +91,7 @@ async fn add_operator(app: &TestApp, email: &str, password: &str) {
     app.admin_sql(&format!("insert into _studio.operators (email, password_hash) values ('{email}', '{hash}')")).await;
 }
 
-async fn studio_app() -> TestApp {
+pub async fn studio_app() -> TestApp {
     let app = spawn_app().await;
     add_operator(&app, EMAIL, PASSWORD).await;
     app.admin_sql(
@@ -93,7 +114,7 @@ async fn sign_in(app: &TestApp, email: &str, password: &str) -> reqwest::Respons
         .expect("sign-in")
 }
 
-async fn signed_in(app: &TestApp) -> Studio {
+pub async fn signed_in(app: &TestApp) -> Studio {
     let res = sign_in(app, EMAIL, PASSWORD).await;
     assert_eq!(res.status(), StatusCode::OK);
     let set_cookie = res.headers().get("set-cookie").expect("a cookie").to_str().expect("text").to_string();
@@ -103,7 +124,7 @@ async fn signed_in(app: &TestApp) -> Studio {
 }
 
 impl Studio {
-    fn req(&self, app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
+    pub fn req(&self, app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
         app.http
             .request(method, format!("{}{path}", app.address))
             .header("cookie", &self.cookie)
@@ -111,7 +132,7 @@ impl Studio {
             .header("origin", &app.address)
     }
 
-    async fn call(&self, app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub async fn call(&self, app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
         let mut req = self.req(app, method, path);
         if let Some(body) = body {
             req = req.json(&body);

@@ -13,6 +13,9 @@ const StorageRoute = lazy(() => import('./routes/storage').then((m) => ({ defaul
 const S3KeysRoute = lazy(() => import('./routes/storage').then((m) => ({ default: m.S3KeysRoute })));
 const PoliciesRoute = lazy(() => import('./routes/policies').then((m) => ({ default: m.PoliciesRoute })));
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
+// Auth → Users and API & keys: loaded when opened.
+const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
+const ApiRoute = lazy(() => import('./routes/api-docs'));
 
 export const router = createBrowserRouter(
   [
@@ -43,6 +46,11 @@ export const router = createBrowserRouter(
         // Database
         { path: 'database', element: <Navigate to="/database/backups" replace /> },
         { path: 'database/backups', element: <BackupsRoute /> },
+        // Auth → Users and API & keys
+        { path: 'auth/users', element: later(<AuthUsersRoute />) },
+        { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
+        { path: 'api', element: later(<ApiRoute />) },
+        { path: 'api/tables/:table', element: later(<ApiRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

@@ -11,6 +11,9 @@ const NAV = [
   // Storage and policies screens
   { to: paths.storage(), label: 'Storage' },
   { to: paths.policies(), label: 'Policies' },
+  // Auth → Users and API & keys
+  { to: paths.authUsers, label: 'Users' },
+  { to: paths.api(), label: 'API & keys' },
   { to: paths.audit, label: 'Audit log' },
   // Database
   { to: paths.backups, label: 'Backups' },

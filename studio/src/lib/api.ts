@@ -83,3 +83,22 @@ export async function api<T>(
   }
   return schema.parse(json);
 }
+
+/** A GET whose answer is text (the generated types), with the same errors as `api`. */
+export async function apiText(path: string): Promise<string> {
+  const res = await fetch(`${API_BASE}${path}`, { headers: { accept: 'text/plain' }, credentials: 'same-origin' });
+  const text = await res.text();
+  if (!res.ok) {
+    if (res.status === 401) onUnauthenticated();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    const parsed = errorBody.safeParse(json);
+    if (parsed.success) throw new ApiError(res.status, parsed.data.error.code, parsed.data.error.message);
+    throw new ApiError(res.status, 'http', `The server answered ${res.status}`);
+  }
+  return text;
+}

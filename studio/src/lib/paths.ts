@@ -13,4 +13,8 @@ export const paths = {
     `/policies/${encodeURIComponent(schema)}${table ? `?table=${encodeURIComponent(table)}` : ''}`,
   // Database
   backups: '/database/backups',
+  // Auth → Users and API & keys
+  authUsers: '/auth/users',
+  authUser: (id: string) => `/auth/users/${encodeURIComponent(id)}`,
+  api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
 };

@@ -4,17 +4,16 @@
 
 use crate::db::cached::CachedQueries;
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::{Duration, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::signup::checked_email;
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType};
 use crate::auth::request::{client_ip, json_body, query, Admin};
-use crate::auth::users::{self, NewUser, User};
-use crate::auth::{audit, password, sessions, AuthState};
+use crate::auth::user_admin::{self, AccountRequest, Actor, NewAccount};
+use crate::auth::users::{self, checked_email, User};
+use crate::auth::{audit, AuthState};
 
 #[derive(Debug, Default, Deserialize)]
 struct UserBody {
@@ -47,51 +46,9 @@ fn user_id(path: &str) -> Result<Uuid, AuthError> {
     Uuid::parse_str(path).map_err(|_| AuthError::NotFoundUser)
 }
 
-/// A password, checked and hashed, or an imported hash.
-async fn password_hash(state: &AuthState, p: &UserBody) -> Result<Option<String>, AuthError> {
-    if let Some(hash) = p.password_hash.as_deref().filter(|h| !h.is_empty()) {
-        if !password::is_supported_hash(hash) {
-            return Err(AuthError::Validation("Invalid password hash: only bcrypt and argon2 are supported".into()));
-        }
-        return Ok(Some(hash.to_string()));
-    }
-    match p.password.as_deref() {
-        Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
-            Ok(Some(password::hash(plain.to_string()).await?))
-        }
-        None => Ok(None),
-    }
-}
-
-/// Parse a ban duration (`none`, or Go-style `1h30m`, `90s`, `24h`).
-fn ban_until(value: &str) -> Result<Option<chrono::DateTime<Utc>>, AuthError> {
-    if value == "none" {
-        return Ok(None);
-    }
-    let invalid = || AuthError::Validation("invalid format for ban duration".into());
-    let mut total = 0i64;
-    let mut number = String::new();
-    for c in value.chars() {
-        if c.is_ascii_digit() {
-            number.push(c);
-            continue;
-        }
-        let n: i64 = number.parse().map_err(|_| invalid())?;
-        number.clear();
-        let unit = match c {
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return Err(invalid()),
-        };
-        // Every step is checked: a duration past what a date can hold is refused, not a panic.
-        total = n.checked_mul(unit).and_then(|secs| total.checked_add(secs)).ok_or_else(invalid)?;
-    }
-    if !number.is_empty() || total <= 0 {
-        return Err(invalid());
-    }
-    Duration::try_seconds(total).and_then(|d| Utc::now().checked_add_signed(d)).map(Some).ok_or_else(invalid)
+/// GoTrue's audit entries of the admin API name the `service_role`.
+fn service_role(ip: &str) -> Actor<'_> {
+    Actor { name: "service_role", ip }
 }
 
 pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
@@ -122,45 +79,26 @@ pub async fn create(
     if p.email.is_none() && p.phone.is_some() {
         return Err(AuthError::Unprocessable("Phone users are not supported".into()));
     }
-    let email = checked_email(p.email.as_deref())?;
-    let hash = password_hash(&state, &p).await?;
-    let banned = match p.ban_duration.as_deref() {
-        Some(d) => ban_until(d)?,
-        None => None,
+    let request = AccountRequest {
+        email: p.email.as_deref(),
+        password: p.password.as_deref(),
+        password_hash: p.password_hash.as_deref(),
+        email_confirm: p.email_confirm.unwrap_or(false),
+        user_metadata: p.user_metadata.clone(),
+        app_metadata: p.app_metadata.clone(),
+        role: p.role.clone(),
+        ban_duration: p.ban_duration.as_deref(),
     };
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let new = NewUser {
-        email: email.clone(),
-        encrypted_password: hash,
-        user_metadata: p.user_metadata.clone().filter(Value::is_object).unwrap_or_else(|| json!({})),
-        app_metadata: p.app_metadata.clone().filter(Value::is_object).unwrap_or_else(|| json!({})),
-        confirmed: p.email_confirm.unwrap_or(false),
-        role: p.role.clone().unwrap_or_else(|| "authenticated".into()),
-        invited: false,
-    };
-    let user = users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?;
-    if banned.is_some() {
-        db.cached_execute("update auth.users set banned_until = $2 where id = $1", &[&user.id, &banned]).await?;
-    }
-    audit::log(
-        db,
-        Some(user.id),
-        "service_role",
-        "user_signedup",
-        json!({"provider": "email", "by": "admin"}),
-        &client_ip(&state, &req),
-    )
-    .await;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
-    tx.commit().await?;
+    let new = NewAccount::checked(&state, request).await?;
+    let ip = client_ip(&state, &req);
+    let user =
+        user_admin::in_transaction(&state, async |db| user_admin::create(db, &new, service_role(&ip)).await).await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
 pub async fn get(_: Admin, state: web::Data<AuthState>, path: web::Path<String>) -> Result<HttpResponse, AuthError> {
     let client = state.pool.get().await?;
-    let user = users::by_id(&client, user_id(&path)?).await?.ok_or(AuthError::NotFoundUser)?;
+    let user = user_admin::existing(&client, user_id(&path)?).await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
@@ -173,43 +111,39 @@ pub async fn update(
 ) -> Result<HttpResponse, AuthError> {
     let id = user_id(&path)?;
     let p: UserBody = json_body(&body)?;
-    let hash = password_hash(&state, &p).await?;
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
-    if let Some(email) = p.email.as_deref().filter(|e| !e.trim().is_empty()) {
-        let email = checked_email(Some(email))?;
-        if email != user.email_str() && !users::set_email(db, id, &email).await? {
-            return Err(AuthError::EmailExists);
+    let hash = user_admin::password_hash(&state, p.password.as_deref(), p.password_hash.as_deref()).await?;
+    let ip = client_ip(&state, &req);
+    let user = user_admin::in_transaction(&state, async |db| {
+        let user = user_admin::existing(db, id).await?;
+        if let Some(email) = p.email.as_deref().filter(|e| !e.trim().is_empty()) {
+            let email = checked_email(Some(email))?;
+            if email != user.email_str() && !users::set_email(db, id, &email).await? {
+                return Err(AuthError::EmailExists);
+            }
         }
-    }
-    if let Some(hash) = &hash {
-        users::set_password(db, id, hash).await?;
-    }
-    if p.email_confirm == Some(true) {
-        users::confirm_email(db, id).await?;
-    }
-    if let Some(meta) = p.user_metadata.as_ref().filter(|m| m.is_object()) {
-        users::merge_metadata(db, id, false, meta).await?;
-    }
-    if let Some(meta) = p.app_metadata.as_ref().filter(|m| m.is_object()) {
-        users::merge_metadata(db, id, true, meta).await?;
-    }
-    if let Some(role) = p.role.as_deref() {
-        db.cached_execute("update auth.users set role = $2, updated_at = now() where id = $1", &[&id, &role]).await?;
-    }
-    if let Some(duration) = p.ban_duration.as_deref() {
-        let until = ban_until(duration)?;
-        db.cached_execute("update auth.users set banned_until = $2, updated_at = now() where id = $1", &[&id, &until])
-            .await?;
-        if until.is_some() {
-            sessions::logout(db, id, None, sessions::Scope::Global).await?;
+        if let Some(hash) = &hash {
+            users::set_password(db, id, hash).await?;
         }
-    }
-    audit::log(db, Some(id), "service_role", "user_modified", json!({"by": "admin"}), &client_ip(&state, &req)).await;
-    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
-    tx.commit().await?;
+        if p.email_confirm == Some(true) {
+            users::confirm_email(db, id).await?;
+        }
+        if let Some(meta) = p.user_metadata.as_ref().filter(|m| m.is_object()) {
+            users::merge_metadata(db, id, false, meta).await?;
+        }
+        if let Some(meta) = p.app_metadata.as_ref().filter(|m| m.is_object()) {
+            users::merge_metadata(db, id, true, meta).await?;
+        }
+        if let Some(role) = p.role.as_deref() {
+            db.cached_execute("update auth.users set role = $2, updated_at = now() where id = $1", &[&id, &role])
+                .await?;
+        }
+        if let Some(duration) = p.ban_duration.as_deref() {
+            user_admin::ban(db, id, user_admin::ban_until(duration)?).await?;
+        }
+        audit::log(db, Some(id), "service_role", "user_modified", json!({"by": "admin"}), &ip).await;
+        user_admin::existing(db, id).await
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
@@ -222,33 +156,10 @@ pub async fn delete(
 ) -> Result<HttpResponse, AuthError> {
     let id = user_id(&path)?;
     let p: UserBody = json_body(&body)?;
-    let mut client = state.pool.get().await?;
+    let soft = p.should_soft_delete.unwrap_or(false);
+    let ip = client_ip(&state, &req);
     // A soft delete is three statements: all of them or none.
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let user = users::by_id(db, id).await?.ok_or(AuthError::NotFoundUser)?;
-    if p.should_soft_delete.unwrap_or(false) {
-        db.cached_execute("delete from auth.sessions where user_id = $1", &[&id]).await?;
-        db.cached_execute(
-            "update auth.users set deleted_at = now(), email = null, encrypted_password = '', \
-                 raw_app_meta_data = '{}', raw_user_meta_data = '{}', updated_at = now() where id = $1",
-            &[&id],
-        )
-        .await?;
-        db.cached_execute("delete from auth.identities where user_id = $1", &[&id]).await?;
-    } else {
-        db.cached_execute("delete from auth.users where id = $1", &[&id]).await?;
-    }
-    audit::log(
-        db,
-        Some(id),
-        "service_role",
-        "user_deleted",
-        json!({"user_email": user.email_str()}),
-        &client_ip(&state, &req),
-    )
-    .await;
-    tx.commit().await?;
+    user_admin::in_transaction(&state, async |db| user_admin::delete(db, id, soft, service_role(&ip)).await).await?;
     Ok(HttpResponse::Ok().json(json!({})))
 }
 
@@ -273,66 +184,42 @@ pub async fn generate_link(
     let email = checked_email(p.email.as_deref())?;
     let redirect =
         state.redirect_target(p.redirect_to.as_deref().or(query(&req).get("redirect_to").map(String::as_str)));
-    let data = p.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
-    let hash = match p.password.as_deref() {
-        Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
-            Some(password::hash(plain.to_string()).await?)
-        }
-        None => None,
-    };
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let existing = users::by_email(db, &email).await?;
+    let hash = user_admin::password_hash(&state, p.password.as_deref(), None).await?;
     let kind = p.kind.as_deref().unwrap_or_default();
-    let (user, link_type, target) = match kind {
-        "signup" | "invite" => {
-            let user = match existing {
-                Some(user) if user.is_confirmed() => return Err(AuthError::EmailExists),
-                Some(user) => user,
-                None => {
-                    let new = NewUser {
-                        email: email.clone(),
-                        encrypted_password: hash,
-                        user_metadata: data,
-                        app_metadata: json!({}),
-                        confirmed: false,
-                        role: "authenticated".into(),
-                        invited: kind == "invite",
-                    };
-                    users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?
+    let (user, link, link_type) = user_admin::in_transaction(&state, async |db| {
+        let (user, link_type, target) = match kind {
+            "signup" | "invite" => {
+                let user = user_admin::unconfirmed_or_new(db, &email, hash, p.data.clone(), kind == "invite").await?;
+                (user, if kind == "invite" { LinkType::Invite } else { LinkType::Signup }, email.clone())
+            }
+            "magiclink" | "recovery" => {
+                let user = users::by_email(db, &email).await?.ok_or(AuthError::NotFoundUser)?;
+                (user, if kind == "recovery" { LinkType::Recovery } else { LinkType::MagicLink }, email.clone())
+            }
+            "email_change_current" | "email_change_new" => {
+                let user = users::by_email(db, &email).await?.ok_or(AuthError::NotFoundUser)?;
+                let new_email = checked_email(p.new_email.as_deref())?;
+                if users::by_email(db, &new_email).await?.is_some() {
+                    return Err(AuthError::EmailExists);
                 }
-            };
-            (user, if kind == "invite" { LinkType::Invite } else { LinkType::Signup }, email.clone())
-        }
-        "magiclink" | "recovery" => {
-            let user = existing.ok_or(AuthError::NotFoundUser)?;
-            (user, if kind == "recovery" { LinkType::Recovery } else { LinkType::MagicLink }, email.clone())
-        }
-        "email_change_current" | "email_change_new" => {
-            let user = existing.ok_or(AuthError::NotFoundUser)?;
-            let new_email = checked_email(p.new_email.as_deref())?;
-            if users::by_email(db, &new_email).await?.is_some() {
-                return Err(AuthError::EmailExists);
+                db.cached_execute(
+                    "update auth.users set email_change = $2, email_change_confirm_status = 0 where id = $1",
+                    &[&user.id, &new_email],
+                )
+                .await?;
+                if kind == "email_change_current" {
+                    let current = user.email_str().to_string();
+                    (user, LinkType::EmailChangeCurrent, current)
+                } else {
+                    (user, LinkType::EmailChange, new_email)
+                }
             }
-            db.cached_execute(
-                "update auth.users set email_change = $2, email_change_confirm_status = 0 where id = $1",
-                &[&user.id, &new_email],
-            )
-            .await?;
-            if kind == "email_change_current" {
-                let current = user.email_str().to_string();
-                (user, LinkType::EmailChangeCurrent, current)
-            } else {
-                (user, LinkType::EmailChange, new_email)
-            }
-        }
-        other => return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}"))),
-    };
-    let link = flows::make_link(&state, db, &user, link_type, &target, &redirect, false).await?;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
-    tx.commit().await?;
+            other => return Err(AuthError::Validation(format!("Invalid email action link type requested: {other}"))),
+        };
+        let link = flows::make_link(&state, db, &user, link_type, &target, &redirect, false).await?;
+        Ok((user_admin::existing(db, user.id).await?, link, link_type))
+    })
+    .await?;
     let mut out = user.to_json();
     if let Value::Object(map) = &mut out {
         map.insert("action_link".into(), json!(link.action_link));
@@ -359,61 +246,12 @@ pub async fn invite(
     let p: InviteBody = json_body(&body)?;
     let email = checked_email(p.email.as_deref())?;
     let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    let db = &tx;
-    let user = match users::by_email(db, &email).await? {
-        Some(user) if user.is_confirmed() => return Err(AuthError::EmailExists),
-        Some(user) => user,
-        None => {
-            let new = NewUser {
-                email: email.clone(),
-                encrypted_password: None,
-                user_metadata: p.data.filter(Value::is_object).unwrap_or_else(|| json!({})),
-                app_metadata: json!({}),
-                confirmed: false,
-                role: "authenticated".into(),
-                invited: true,
-            };
-            users::insert(db, &new).await?.ok_or(AuthError::EmailExists)?
-        }
-    };
-    flows::send_link(&state, db, &user, LinkType::Invite, None, &redirect, false).await?;
-    audit::log(
-        db,
-        Some(user.id),
-        "service_role",
-        "user_invited",
-        json!({"user_email": email}),
-        &client_ip(&state, &req),
-    )
-    .await;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::NotFoundUser)?;
-    tx.commit().await?;
+    let ip = client_ip(&state, &req);
+    let user = user_admin::in_transaction(&state, async |db| {
+        user_admin::invite(&state, db, &email, p.data.clone(), &redirect, service_role(&ip)).await
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(user.to_json()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ban_durations_in_go_syntax_are_read() {
-        let until = ban_until("1h30m").unwrap().unwrap();
-        let secs = (until - Utc::now()).num_seconds();
-        assert!((5390..=5400).contains(&secs), "{secs}");
-        assert_eq!(ban_until("none").unwrap(), None);
-    }
-
-    #[test]
-    fn a_ban_duration_too_large_for_a_date_is_refused_not_a_panic() {
-        for value in ["99999999999h", "9223372036854775807s", "2562047788015216h", "99999999999h99999999999h"] {
-            assert!(matches!(ban_until(value), Err(AuthError::Validation(_))), "{value}");
-        }
-        for value in ["", "h", "1x", "1h2", "0s", "-1h"] {
-            assert!(ban_until(value).is_err(), "{value}");
-        }
-    }
 }
 
 /// A factor as the admin factors API answers it (GoTrue's `Factor` JSON).

@@ -9,12 +9,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::signup::checked_email;
 use crate::auth::error::AuthError;
 use crate::auth::flows::{self, Challenge, LinkType};
 use crate::auth::phone::{self, PhoneOtp};
 use crate::auth::request::{client_ip, json_body, query};
-use crate::auth::users::{self, NewUser};
+use crate::auth::users::{self, checked_email, NewUser};
 use crate::auth::{audit, rate_limit, sms, AuthState};
 
 #[derive(Debug, Deserialize)]

@@ -13,7 +13,7 @@ use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType};
 use crate::auth::phone::{self, PhoneOtp};
 use crate::auth::request::{client_info, client_ip, json_body, query};
-use crate::auth::users::{self, time, NewUser};
+use crate::auth::users::{self, checked_email, time, NewUser};
 use crate::auth::{audit, hooks, password, rate_limit, sessions, sms, AuthState};
 
 #[derive(Debug, Deserialize)]
@@ -24,18 +24,6 @@ struct Body {
     data: Option<Value>,
     code_challenge: Option<String>,
     code_challenge_method: Option<String>,
-}
-
-/// Check an address as GoTrue does and return it lower-case.
-pub fn checked_email(email: Option<&str>) -> Result<String, AuthError> {
-    let email = email.map(str::trim).unwrap_or_default().to_lowercase();
-    if email.is_empty() {
-        return Err(AuthError::Validation("To signup, please provide your email".into()));
-    }
-    if !users::valid_email(&email) {
-        return Err(AuthError::Validation("Unable to validate email address: invalid format".into()));
-    }
-    Ok(email)
 }
 
 pub async fn signup(
