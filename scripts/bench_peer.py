@@ -50,7 +50,7 @@ on. Not a test: numbers vary with the machine and whatever else runs on it.
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, v2_sessions_sql, v2_token, yielding
+from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, start_seeded_server, v2_sessions_sql, v2_token, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -228,27 +228,12 @@ def pb_password_hash(pb_dir):
 # --- our server --------------------------------------------------------------------------------
 
 def start_ours(data, env):
-    seeded = subprocess.run([SERVER, "seed"], env=env, cwd=ROOT, capture_output=True, text=True)
-    if seeded.returncode:
-        sys.exit(f"`server seed` failed:\n{seeded.stderr[-2000:]}")
-    log = open(os.path.join(data, "server.log"), "w")
-    proc = subprocess.Popen([SERVER], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True)
-    keys = {}
-    while "service_role key" not in keys:
-        line = proc.stdout.readline()
-        if not line:
-            sys.exit("the server did not start:\n" + open(log.name).read()[-2000:])
-        m = re.match(r"(anon key|service_role key): (\S+)", line)
-        if m:
-            keys[m.group(1)] = m.group(2)
-    for _ in range(300):
+    def ready():
         try:
-            if request("GET", OURS + "/health/ready")[0] == 200:
-                return proc, keys["anon key"], keys["service_role key"]
+            return request("GET", OURS + "/health/ready")[0] == 200
         except OSError:
-            pass
-        time.sleep(0.1)
-    sys.exit("the server never became ready:\n" + open(log.name).read()[-2000:])
+            return False
+    return start_seeded_server(SERVER, ROOT, data, env, ready)
 
 
 def psql_of(env):

@@ -20,9 +20,10 @@ sign-in rate limits off, then:
 Not a test: it prints numbers and exits non-zero only when the server does not start.
 SERVER_BIN runs another binary; the load generator shares the machine's cores.
 """
-import collections, concurrent.futures, http.client, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import collections, concurrent.futures, http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
-from benchlib import cluster_pids, field_kb
+from benchlib import cluster_pids, field_kb, start_seeded_server
+from benchlib import cpu_seconds as benchlib_cpu_seconds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -77,15 +78,7 @@ def memory(server_pid, data):
 
 
 def cpu_seconds(pids):
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError):
-            pass
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(benchlib_cpu_seconds(pids).values())
 
 
 # --- server ------------------------------------------------------------------------------------
@@ -96,25 +89,7 @@ def port_free(port):
 
 
 def start_server(data, env):
-    seeded = subprocess.run([SERVER, "seed"], env=env, cwd=ROOT, capture_output=True, text=True)
-    if seeded.returncode:
-        sys.exit(f"`server seed` failed:\n{seeded.stderr[-2000:]}")
-    log = open(os.path.join(data, "server.log"), "w")
-    proc = subprocess.Popen([SERVER], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True)
-    keys = {}
-    while "service_role key" not in keys:
-        line = proc.stdout.readline()
-        if not line:
-            sys.exit("the server did not start:\n" + open(log.name).read()[-2000:])
-        m = re.match(r"(anon key|service_role key): (\S+)", line)
-        if m:
-            keys[m.group(1)] = m.group(2)
-    threading.Thread(target=proc.stdout.read, daemon=True).start()
-    for _ in range(300):
-        if (CLIENT.call("GET", "/health/ready", {}) or (0,))[0] == 200:
-            return proc, keys["anon key"], keys["service_role key"]
-        time.sleep(0.1)
-    sys.exit("the server never became ready:\n" + open(log.name).read()[-2000:])
+    return start_seeded_server(SERVER, ROOT, data, env, lambda: (CLIENT.call("GET", "/health/ready", {}) or (0,))[0] == 200)
 
 
 def stop_server(proc, env):

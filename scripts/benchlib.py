@@ -6,6 +6,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import threading
+import time
 import uuid
 
 
@@ -161,3 +164,27 @@ def refresh_lua(path, threads):
   return wrk.format(nil, nil, nil, '{"refresh_token":"' .. tokens[idx] .. '"}')
 end
 '''
+
+
+def start_seeded_server(server, root, data, env, ready):
+    """`server seed`, then the server itself (its log in `data`/server.log): the process and its
+    anon and service_role keys once `ready()` is true (polled for up to 30 s); exits on failure."""
+    seeded = subprocess.run([server, "seed"], env=env, cwd=root, capture_output=True, text=True)
+    if seeded.returncode:
+        sys.exit(f"`server seed` failed:\n{seeded.stderr[-2000:]}")
+    log = open(os.path.join(data, "server.log"), "w")
+    proc = subprocess.Popen([server], env=env, cwd=root, stdout=subprocess.PIPE, stderr=log, text=True)
+    keys = {}
+    while "service_role key" not in keys:
+        line = proc.stdout.readline()
+        if not line:
+            sys.exit("the server did not start:\n" + open(log.name).read()[-2000:])
+        m = re.match(r"(anon key|service_role key): (\S+)", line)
+        if m:
+            keys[m.group(1)] = m.group(2)
+    threading.Thread(target=proc.stdout.read, daemon=True).start()
+    for _ in range(300):
+        if ready():
+            return proc, keys["anon key"], keys["service_role key"]
+        time.sleep(0.1)
+    sys.exit("the server never became ready:\n" + open(log.name).read()[-2000:])

@@ -49,9 +49,12 @@ impl PhoneOtp {
     }
 }
 
-/// GoTrue's refusal when phone sign-in is off.
-pub fn disabled() -> AuthError {
-    AuthError::Coded(StatusCode::UNPROCESSABLE_ENTITY, "phone_provider_disabled", "Phone signups are disabled".into())
+/// GoTrue's refusal when phone sign-in is off, in the status and words of the endpoint asking:
+/// `/signup` 400 « Phone signups are disabled », `/otp` 400 « Unsupported phone provider », the
+/// password grant 422 « Phone logins are disabled » (`/verify` is not refused: with no code sent
+/// there is nothing to verify, and GoTrue answers with the code's own error).
+pub fn disabled(status: StatusCode, message: &str) -> AuthError {
+    AuthError::Coded(status, "phone_provider_disabled", message.into())
 }
 
 fn over_limit(message: String) -> AuthError {

@@ -32,6 +32,12 @@ pub async fn hit(pool: &Pool, key: &str, limit: u64, window_secs: i64, error: Au
     Ok(())
 }
 
+/// The sign-ups and sign-ins by e-mail or phone of the client `ip` (`RATE_LIMIT_OTP` per 5 minutes,
+/// the CLI's `sign_in_sign_ups`): `/signup` and `/otp` count together, as in GoTrue.
+pub async fn sign_in_sign_up(pool: &Pool, ip: &str, limit: u64) -> Result<(), AuthError> {
+    hit(pool, &format!("otp:{ip}"), limit, IP_WINDOW_SECS, AuthError::OverRequestRateLimit).await
+}
+
 /// Events counted under `key` in the current window, without counting one more.
 pub async fn count(pool: &Pool, key: &str, window_secs: i64) -> Result<u64, AuthError> {
     let client = pool.get().await?;

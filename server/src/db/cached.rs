@@ -147,63 +147,36 @@ async fn unnamed_rows<C: Unnamed + ?Sized>(
     Ok((rows, affected))
 }
 
+/// One method of [`CachedQueries`]: without named statements `$unnamed` (an expression of
+/// `self`, `sql` and `params`), else `$named` on the statement prepared once per connection.
+macro_rules! cached {
+    ($(#[$doc:meta])* $name:ident -> $out:ty, $named:ident, |$this:ident, $sql:ident, $params:ident| $unnamed:expr) => {
+        $(#[$doc])*
+        fn $name<'a>(
+            &'a self,
+            sql: &'a str,
+            params: &'a [&'a (dyn ToSql + Sync)],
+        ) -> impl Future<Output = Result<$out, Error>> + Send + 'a {
+            async move {
+                if unnamed() {
+                    let ($this, $sql, $params) = (self, sql, params);
+                    return $unnamed;
+                }
+                let statement = self.prepare_cached(sql).await?;
+                self.$named(&statement, params).await
+            }
+        }
+    };
+}
+
 /// The cached forms of `query`, `query_one`, `query_opt` and `execute`.
 pub trait CachedQueries: GenericClient + Unnamed {
-    fn cached_query<'a>(
-        &'a self,
-        sql: &'a str,
-        params: &'a [&'a (dyn ToSql + Sync)],
-    ) -> impl Future<Output = Result<Vec<Row>, Error>> + Send + 'a {
-        async move {
-            if unnamed() {
-                return Ok(unnamed_rows(self, sql, params).await?.0);
-            }
-            let statement = self.prepare_cached(sql).await?;
-            self.query(&statement, params).await
-        }
-    }
-
-    fn cached_query_one<'a>(
-        &'a self,
-        sql: &'a str,
-        params: &'a [&'a (dyn ToSql + Sync)],
-    ) -> impl Future<Output = Result<Row, Error>> + Send + 'a {
-        async move {
-            if unnamed() {
-                return self.unnamed_one(sql, &typed(sql, params).await?).await;
-            }
-            let statement = self.prepare_cached(sql).await?;
-            self.query_one(&statement, params).await
-        }
-    }
-
-    fn cached_query_opt<'a>(
-        &'a self,
-        sql: &'a str,
-        params: &'a [&'a (dyn ToSql + Sync)],
-    ) -> impl Future<Output = Result<Option<Row>, Error>> + Send + 'a {
-        async move {
-            if unnamed() {
-                return self.unnamed_opt(sql, &typed(sql, params).await?).await;
-            }
-            let statement = self.prepare_cached(sql).await?;
-            self.query_opt(&statement, params).await
-        }
-    }
-
-    fn cached_execute<'a>(
-        &'a self,
-        sql: &'a str,
-        params: &'a [&'a (dyn ToSql + Sync)],
-    ) -> impl Future<Output = Result<u64, Error>> + Send + 'a {
-        async move {
-            if unnamed() {
-                return Ok(unnamed_rows(self, sql, params).await?.1);
-            }
-            let statement = self.prepare_cached(sql).await?;
-            self.execute(&statement, params).await
-        }
-    }
+    cached!(cached_query -> Vec<Row>, query, |db, sql, params| Ok(unnamed_rows(db, sql, params).await?.0));
+    cached!(cached_query_one -> Row, query_one, |db, sql, params| db.unnamed_one(sql, &typed(sql, params).await?).await);
+    cached!(cached_query_opt -> Option<Row>, query_opt, |db, sql, params| db
+        .unnamed_opt(sql, &typed(sql, params).await?)
+        .await);
+    cached!(cached_execute -> u64, execute, |db, sql, params| Ok(unnamed_rows(db, sql, params).await?.1));
 }
 
 impl<T: GenericClient + Unnamed + ?Sized> CachedQueries for T {}

@@ -114,6 +114,8 @@ enum Rule {
     Template,
     /// `auth.sms.test_otp.<number> = "<code>"`: one entry of `SMS_TEST_OTP`.
     TestOtp,
+    /// `auth.sms.<provider>.<field>`: applied by `sms_providers` once every key is read.
+    SmsProvider,
     /// `[auth.email.smtp]` values, applied only when the section is enabled.
     Smtp(&'static str, Conv),
     /// Read by the project itself (buckets, seeds, migrations, major version).
@@ -221,6 +223,7 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.sms.template", Rule::Env("SMS_TEMPLATE", Conv::Str)),
     ("auth.sms.max_frequency", Rule::Env("SMS_MAX_FREQUENCY", Conv::Seconds)),
     ("auth.sms.test_otp.*", Rule::TestOtp),
+    ("auth.sms.*.*", Rule::SmsProvider),
     ("auth.sms.*", Rule::NotYet),
     ("auth.sessions.*", Rule::NotYet),
     ("auth.hook.before_user_created.enabled", Rule::Env("HOOK_BEFORE_USER_CREATED_ENABLED", Conv::Bool)),
@@ -332,6 +335,7 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
         .transpose()?
         .unwrap_or(true);
     let mut test_otp = Vec::new();
+    let mut sms = Vec::new();
     for (key, value) in leaves {
         let value = substitute(&key, value, lookup, &mut out.warnings);
         let segments: Vec<&str> = key.split('.').collect();
@@ -375,6 +379,7 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
                 }
             }
             Rule::TestOtp => test_otp.push(format!("{}:{}", segments[3], convert(&key, &value, Conv::Str)?)),
+            Rule::SmsProvider => sms.push((segments[2].to_string(), segments[3].to_string(), key.clone(), value)),
             Rule::Project => project_key(&mut out, &key, &segments, &value)?,
             Rule::Skip => {}
             Rule::NotYet => out.not_applied.push(key),
@@ -383,6 +388,7 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
     if !test_otp.is_empty() {
         out.env.push(("SMS_TEST_OTP".into(), test_otp.join(",")));
     }
+    sms_providers(&mut out, sms)?;
     // The CLI's defaults where they differ from the server's own, for keys the file leaves out.
     for (name, value) in CLI_DEFAULTS {
         if !out.env.iter().any(|(n, _)| n == name) {
@@ -390,6 +396,44 @@ pub fn parse(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Proj
         }
     }
     Ok(out)
+}
+
+/// The SMS providers of `[auth.sms.<provider>]`, in the order the CLI picks the first enabled.
+const SMS_PROVIDERS: &[&str] = &["twilio", "twilio_verify", "messagebird", "textlocal", "vonage"];
+
+/// `[auth.sms.<provider>]` sections as the CLI applies them: the first enabled provider becomes
+/// `SMS_PROVIDER` with its fields as `SMS_<PROVIDER>_<FIELD>` (a disabled section's fields are not
+/// applied). A file that has provider sections, enables none and turns phone sign-up on gets
+/// phone sign-in turned off, with the CLI's own warning: GoTrue would have no way to text a code.
+/// A file without any provider section keeps this server's development inbox.
+fn sms_providers(out: &mut ProjectConfig, sms: Vec<(String, String, String, Value)>) -> Result<(), String> {
+    let mut enabled = None;
+    for name in SMS_PROVIDERS {
+        for (_, _, key, value) in sms.iter().filter(|(p, f, _, _)| p == name && f == "enabled") {
+            if value.as_bool().ok_or_else(|| wrong(key, "a boolean"))? && enabled.is_none() {
+                enabled = Some(*name);
+            }
+        }
+    }
+    for (provider, field, key, value) in &sms {
+        if !SMS_PROVIDERS.contains(&provider.as_str()) {
+            out.not_applied.push(key.clone());
+        } else if Some(provider.as_str()) == enabled && field != "enabled" {
+            let name = format!("SMS_{provider}_{field}").to_ascii_uppercase();
+            out.env.push((name, convert(key, value, Conv::Str)?));
+        }
+    }
+    match enabled {
+        Some(name) => out.env.push(("SMS_PROVIDER".into(), name.into())),
+        None if !sms.is_empty() => {
+            if let Some(phone) = out.env.iter_mut().find(|(n, v)| n == "EXTERNAL_PHONE_ENABLED" && v == "true") {
+                phone.1 = "false".into();
+                out.warnings.push("no SMS provider is enabled. Disabling phone login".into());
+            }
+        }
+        None => {}
+    }
+    Ok(())
 }
 
 /// Settings whose default in a CLI project differs from the server's: `[auth.email]
@@ -829,5 +873,35 @@ mod tests {
         assert_eq!(path, Some(project.join("./signing_keys.json").to_string_lossy().into_owned()));
         assert!(!config.not_applied.iter().any(|k| k.contains("signing_keys")));
         std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn an_enabled_sms_provider_section_becomes_the_provider_and_its_settings() {
+        let text = "[auth.sms]\nenable_signup = true\n[auth.sms.twilio]\nenabled = false\naccount_sid = \"AC0\"\n\
+                    [auth.sms.vonage]\nenabled = true\nfrom = \"Kinshasa\"\napi_key = \"k\"\napi_secret = \"env(VONAGE)\"";
+        let config = parse(text, &|name| (name == "VONAGE").then(|| "s3cret".to_string())).expect("parse");
+        assert_eq!(env_of(&config, "SMS_PROVIDER").as_deref(), Some("vonage"));
+        assert_eq!(env_of(&config, "SMS_VONAGE_FROM").as_deref(), Some("Kinshasa"));
+        assert_eq!(env_of(&config, "SMS_VONAGE_API_SECRET").as_deref(), Some("s3cret"));
+        assert_eq!(env_of(&config, "SMS_TWILIO_ACCOUNT_SID"), None);
+        assert_eq!(env_of(&config, "EXTERNAL_PHONE_ENABLED").as_deref(), Some("true"));
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn phone_sign_up_with_provider_sections_none_enabled_is_turned_off_as_the_cli_does() {
+        let text = "[auth.sms]\nenable_signup = true\n[auth.sms.twilio]\nenabled = false\nauth_token = \"x\"";
+        let config = parse(text, &no_env).expect("parse");
+        assert_eq!(env_of(&config, "EXTERNAL_PHONE_ENABLED").as_deref(), Some("false"));
+        assert_eq!(env_of(&config, "SMS_PROVIDER"), None);
+        assert_eq!(config.warnings, vec!["no SMS provider is enabled. Disabling phone login".to_string()]);
+    }
+
+    #[test]
+    fn phone_sign_up_without_any_provider_section_keeps_the_development_inbox() {
+        let config = parse("[auth.sms]\nenable_signup = true", &no_env).expect("parse");
+        assert_eq!(env_of(&config, "EXTERNAL_PHONE_ENABLED").as_deref(), Some("true"));
+        assert_eq!(env_of(&config, "SMS_PROVIDER"), None);
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     }
 }

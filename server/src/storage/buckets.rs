@@ -12,7 +12,7 @@ use super::db::{self, Ctx};
 use super::error::StorageError;
 use super::key::validate_bucket_name;
 use super::limits::parse_size;
-use super::objects::json_body;
+use super::objects::{json_body, json_text};
 use super::{backend, StorageState};
 use crate::db::context::Access;
 use deadpool_postgres::Transaction;
@@ -35,6 +35,18 @@ async fn as_caller<T>(
     let out = statements(&tx).await?;
     db::commit(tx).await?;
     Ok(out)
+}
+
+/// [`as_caller`] for writes on the bucket `id`, once it is known to exist (`NoSuchBucket` else).
+async fn writing_in<T>(
+    req: &HttpRequest,
+    state: &StorageState,
+    id: &str,
+    statements: impl AsyncFnOnce(&Transaction<'_>) -> Result<T, StorageError>,
+) -> Result<T, StorageError> {
+    let ctx = Ctx::of(req)?;
+    db::find_bucket(&state.admin, id).await?;
+    as_caller(state, &ctx, Access::ReadWrite, statements).await
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -71,7 +83,7 @@ pub async fn list(
             .map_err(|e| StorageError::from_db(&e, "list buckets"))
     })
     .await?;
-    Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
+    Ok(json_text(row.get(0)))
 }
 
 /// `GET /bucket/{id}`.
@@ -87,7 +99,7 @@ pub async fn get(
     })
     .await?
     .ok_or(StorageError::NoSuchBucket)?;
-    Ok(HttpResponse::Ok().content_type("application/json").body(row.get::<_, String>(0)))
+    Ok(json_text(row.get(0)))
 }
 
 /// The settable fields of a bucket; `None` when the key is absent, `Some(None)` for `null`.
@@ -195,9 +207,7 @@ pub async fn delete(
     id: web::Path<String>,
     state: web::Data<StorageState>,
 ) -> Result<HttpResponse, StorageError> {
-    let ctx = Ctx::of(&req)?;
-    db::find_bucket(&state.admin, &id).await?;
-    as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+    writing_in(&req, &state, &id, async |tx| {
         let deleted = tx
             .cached_query_opt("delete from storage.buckets where id = $1 returning id", &[&id.as_str()])
             .await
@@ -217,9 +227,7 @@ pub async fn empty(
     id: web::Path<String>,
     state: web::Data<StorageState>,
 ) -> Result<HttpResponse, StorageError> {
-    let ctx = Ctx::of(&req)?;
-    db::find_bucket(&state.admin, &id).await?;
-    let rows = as_caller(&state, &ctx, Access::ReadWrite, async |tx| {
+    let rows = writing_in(&req, &state, &id, async |tx| {
         tx.cached_query("delete from storage.objects where bucket_id = $1 returning version", &[&id.as_str()])
             .await
             .map_err(|e| StorageError::from_db(&e, "empty bucket"))

@@ -27,7 +27,7 @@ pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, StorageError> {
     serde_json::from_slice(body).map_err(|e| StorageError::InvalidRequest(format!("Invalid body: {e}")))
 }
 
-fn json_text(text: String) -> HttpResponse {
+pub(super) fn json_text(text: String) -> HttpResponse {
     HttpResponse::Ok().content_type("application/json").body(text)
 }
 

@@ -25,6 +25,21 @@ pub struct UrlClaims {
     pub transformations: Option<String>,
 }
 
+impl UrlClaims {
+    /// Claims for `url` issued now, valid `expires_in` seconds, nothing more.
+    fn now(url: &str, expires_in: i64) -> UrlClaims {
+        let iat = chrono::Utc::now().timestamp();
+        UrlClaims {
+            url: url.to_string(),
+            iat,
+            exp: iat.saturating_add(expires_in),
+            owner: None,
+            upsert: None,
+            transformations: None,
+        }
+    }
+}
+
 /// Sign claims for `url` valid `expires_in` seconds.
 pub fn sign(
     secret: &SecretString,
@@ -33,16 +48,7 @@ pub fn sign(
     owner: Option<String>,
     upsert: Option<bool>,
 ) -> Result<String, StorageError> {
-    let iat = chrono::Utc::now().timestamp();
-    let claims = UrlClaims {
-        url: url.to_string(),
-        iat,
-        exp: iat.saturating_add(expires_in),
-        owner,
-        upsert,
-        transformations: None,
-    };
-    encode_claims(secret, &claims)
+    encode_claims(secret, &UrlClaims { owner, upsert, ..UrlClaims::now(url, expires_in) })
 }
 
 /// Sign a render URL for `url` with its image `transformations`.
@@ -52,16 +58,7 @@ pub fn sign_render(
     expires_in: i64,
     transformations: String,
 ) -> Result<String, StorageError> {
-    let iat = chrono::Utc::now().timestamp();
-    let claims = UrlClaims {
-        url: url.to_string(),
-        iat,
-        exp: iat.saturating_add(expires_in),
-        owner: None,
-        upsert: None,
-        transformations: Some(transformations),
-    };
-    encode_claims(secret, &claims)
+    encode_claims(secret, &UrlClaims { transformations: Some(transformations), ..UrlClaims::now(url, expires_in) })
 }
 
 fn encode_claims(secret: &SecretString, claims: &UrlClaims) -> Result<String, StorageError> {

@@ -150,8 +150,7 @@ async fn the_user_access_token_passes_the_rest_gate_and_logins_are_audited() {
         .expect("rest");
 
     assert_eq!(rest.status(), StatusCode::OK);
-    let (client, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let client = crate::helpers::connect(&app.db_url).await;
     let row = client
         .query_one("select count(*) from auth.audit_log_entries where payload->>'action' = 'login'", &[])
         .await
@@ -334,9 +333,7 @@ pub(crate) fn ran_between(
 async fn a_refresh_a_user_look_up_and_a_sign_in_after_the_hash_are_one_statement_each() {
     let app = spawn_app().await;
     let session = confirmed(&app, "rtt@example.test", "secret-1").await;
-    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    let db = crate::helpers::connect_with_statements(&app.db_url).await;
 
     // A refresh: one statement, rate limit, rotation and audit row included.
     let before = statements_run(&db).await;
@@ -519,43 +516,21 @@ async fn switched_off_features_answer_with_gotrue_s_own_errors_not_a_bare_404() 
             .bearer_auth(&app.service_key)
             .json(&json!({}))
     };
+    use reqwest::Method as M;
+    let (disabled, unsupported) = ("feature_disabled", "Unsupported provider: provider is not enabled");
     let cases = [
-        (reqwest::Method::POST, "/sso", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
-        (reqwest::Method::GET, "/sso/saml/metadata", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
-        (reqwest::Method::GET, "/admin/sso/providers", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
-        (reqwest::Method::GET, "/admin/oauth/clients", 404, "feature_disabled", "OAuth server is disabled"),
-        (reqwest::Method::POST, "/passkeys/authentication/options", 404, "passkey_disabled", "Passkeys are disabled"),
-        (
-            reqwest::Method::GET,
-            "/user/identities/authorize",
-            404,
-            "manual_linking_disabled",
-            "Manual linking is disabled",
-        ),
-        (
-            reqwest::Method::GET,
-            "/authorize?provider=google",
-            400,
-            "validation_failed",
-            "Unsupported provider: provider is not enabled",
-        ),
-        (reqwest::Method::POST, "/token?grant_type=web3", 422, "web3_provider_disabled", "Web3 provider is disabled"),
-        (
-            reqwest::Method::GET,
-            "/.well-known/oauth-authorization-server",
-            404,
-            "feature_disabled",
-            "OAuth server is disabled",
-        ),
-        (reqwest::Method::GET, "/user/oauth/grants", 404, "feature_disabled", "OAuth server is disabled"),
-        (
-            reqwest::Method::GET,
-            "/admin/custom-providers",
-            404,
-            "feature_disabled",
-            "Custom OAuth providers are disabled",
-        ),
-        (reqwest::Method::GET, "/scim/v2/Users", 404, "feature_disabled", "SCIM server is disabled"),
+        (M::POST, "/sso", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (M::GET, "/sso/saml/metadata", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (M::GET, "/admin/sso/providers", 404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+        (M::GET, "/admin/oauth/clients", 404, disabled, "OAuth server is disabled"),
+        (M::POST, "/passkeys/authentication/options", 404, "passkey_disabled", "Passkeys are disabled"),
+        (M::GET, "/user/identities/authorize", 404, "manual_linking_disabled", "Manual linking is disabled"),
+        (M::GET, "/authorize?provider=google", 400, "validation_failed", unsupported),
+        (M::POST, "/token?grant_type=web3", 422, "web3_provider_disabled", "Web3 provider is disabled"),
+        (M::GET, "/.well-known/oauth-authorization-server", 404, disabled, "OAuth server is disabled"),
+        (M::GET, "/user/oauth/grants", 404, disabled, "OAuth server is disabled"),
+        (M::GET, "/admin/custom-providers", 404, disabled, "Custom OAuth providers are disabled"),
+        (M::GET, "/scim/v2/Users", 404, disabled, "SCIM server is disabled"),
     ];
     for (method, path, status, code, message) in cases {
         let res = call(method, path).send().await.expect("request");
@@ -757,8 +732,7 @@ pub(crate) async fn refresh_with(app: &TestApp, token: &Value) -> (StatusCode, V
 #[tokio::test]
 async fn algorithm_2_sessions_sign_a_counter_and_write_no_token_rows() {
     let (app, session) = v2_app(10).await;
-    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let db = crate::helpers::connect(&app.db_url).await;
     let first = session["refresh_token"].as_str().expect("refresh token").to_string();
     let parsed = server::auth::refresh_token::parse(&first).expect("an algorithm-2 token");
     assert_eq!(parsed.counter, 0);
@@ -858,8 +832,7 @@ async fn a_counter_ahead_of_the_session_was_not_issued_by_this_server() {
     use server::auth::refresh_token::{encode, parse, stored_key};
     let (app, session) = v2_app(10).await;
     let parsed = parse(session["refresh_token"].as_str().expect("token")).expect("parse");
-    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let db = crate::helpers::connect(&app.db_url).await;
     let key: String = db
         .query_one("select refresh_token_hmac_key from auth.sessions where id = $1", &[&parsed.session_id])
         .await
@@ -893,9 +866,7 @@ async fn algorithm_2_refresh_is_one_statement_and_algorithm_1_tokens_still_refre
     let (status, fresh) =
         v2.auth_post("/token?grant_type=password", json!({"email": "both@example.test", "password": "secret-1"})).await;
     assert_eq!(status, StatusCode::OK, "{fresh}");
-    let (db, conn) = tokio_postgres::connect(&db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    let db = crate::helpers::connect_with_statements(&db_url).await;
     let before = statements_run(&db).await;
     let (status, next) = refresh_with(&v2, &fresh["refresh_token"]).await;
     assert_eq!(status, StatusCode::OK, "{next}");
@@ -933,8 +904,7 @@ async fn a_rate_limited_refresh_rotates_nothing_under_either_algorithm() {
 
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "algorithm {algorithm}: {limited}");
         assert_eq!(limited["code"], "over_request_rate_limit");
-        let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-        tokio::spawn(conn);
+        let db = crate::helpers::connect(&app.db_url).await;
         let row = db
             .query_one(
                 "select (select count(*) from auth.audit_log_entries where payload->>'action' = 'token_refreshed'), \
@@ -957,8 +927,7 @@ async fn a_rate_limited_refresh_rotates_nothing_under_either_algorithm() {
 async fn a_banned_users_current_refresh_token_is_refused_under_either_algorithm() {
     for algorithm in [1, 2] {
         let (app, session) = session_of(algorithm, "banned-later@example.test", |_| {}).await;
-        let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-        tokio::spawn(conn);
+        let db = crate::helpers::connect(&app.db_url).await;
         db.execute("update auth.users set banned_until = now() + interval '1 hour'", &[]).await.expect("ban");
 
         let (status, body) = refresh_with(&app, &session["refresh_token"]).await;

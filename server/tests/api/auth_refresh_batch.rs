@@ -14,17 +14,9 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::auth::{ran_between, refresh_with, session_of, statements_run};
-use crate::helpers::{every_connection, TestApp};
+use crate::helpers::{connect_with_statements, every_connection, TestApp};
 
 const GRANTS: usize = 12;
-
-/// A connection of the test's own, with `pg_stat_statements` there to count the statements run.
-async fn connect(app: &TestApp) -> tokio_postgres::Client {
-    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
-    db
-}
 
 /// `count` more sessions of the signed-in user of `session`, each with its first refresh token,
 /// made in SQL: rows of `auth.refresh_tokens` (algorithm 1) or a key and counter 0 (algorithm 2).
@@ -121,7 +113,7 @@ fn lock_of(algorithm: u8) -> &'static str {
 async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_alone() {
     for algorithm in [1u8, 2] {
         let (app, session) = session_of(algorithm, "together@example.test", |_| {}).await;
-        let mut db = connect(&app).await;
+        let mut db = connect_with_statements(&app.db_url).await;
         let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
 
         let (answers, ran) = together(&app, &mut db, lock_of(algorithm), &tokens, async {}).await;
@@ -176,7 +168,7 @@ async fn a_batch_counts_the_rate_limit_of_each_grant_in_turn() {
             c.auth.rate_limit_token_refresh = LIMIT as u64;
         })
         .await;
-        let mut db = connect(&app).await;
+        let mut db = connect_with_statements(&app.db_url).await;
         let tokens = more_sessions(&db, &session, algorithm, 2 * LIMIT).await;
         // The sign-in counted a hit under the same key: start the window afresh.
         db.execute("delete from auth.rate_limits", &[]).await.expect("reset");
@@ -240,7 +232,7 @@ async fn the_batch_statement_is_planned_once_per_connection_not_on_every_call() 
 async fn a_batch_that_fails_as_a_whole_grants_each_refresh_alone() {
     for algorithm in [1u8, 2] {
         let (app, session) = session_of(algorithm, "alone@example.test", |_| {}).await;
-        let mut db = connect(&app).await;
+        let mut db = connect_with_statements(&app.db_url).await;
         let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
         // A statement that writes more than one audit row fails: every batch of several grants
         // does, a grant alone does not.
@@ -273,7 +265,7 @@ async fn a_batch_that_fails_as_a_whole_grants_each_refresh_alone() {
 #[tokio::test]
 async fn a_token_with_a_nul_byte_is_refused_and_spoils_no_batch() {
     let (app, session) = session_of(1, "nul@example.test", |_| {}).await;
-    let mut db = connect(&app).await;
+    let mut db = connect_with_statements(&app.db_url).await;
     let (status, body) = refresh_with(&app, &json!("abc\u{0}def")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(body["code"], "validation_failed", "{body}");

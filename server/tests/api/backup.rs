@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+
+use crate::helpers::{connect, free_port, moto_server, KillOnDrop};
 
 /// A data directory (and a repository folder beside it) removed, with its clusters, when dropped.
 pub(crate) struct Site {
@@ -80,12 +82,6 @@ pub(crate) fn stop_postmaster(pgdata: &Path) {
         // SAFETY: stops the postmaster of this test's own cluster.
         unsafe { libc::kill(pid, libc::SIGQUIT) };
     }
-}
-
-pub(crate) async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.expect("connect");
-    tokio::spawn(connection);
-    client
 }
 
 /// The superuser's URL over the cluster's socket under `data_dir`.
@@ -630,10 +626,6 @@ fn free_port() -> u16 {
 #[tokio::test]
 #[ignore = "slow (2-4 minutes: moto answers one request at a time); needs moto (make setup-python) and socat"]
 async fn a_repository_on_s3_takes_restores_and_verifies_a_backup() {
-    let moto = std::env::var("MOTO_SERVER").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../supabase-compat-tests/.venv/bin/moto_server").to_string()
-    });
-    assert!(Path::new(&moto).exists(), "no moto_server at {moto}: run `make setup-python` or set MOTO_SERVER");
     let site = Site::new("s3");
     let root = site.data.parent().unwrap().to_path_buf();
     let (cert, key) = (root.join("cert.pem"), root.join("key.pem"));
@@ -647,15 +639,8 @@ async fn a_repository_on_s3_takes_restores_and_verifies_a_backup() {
         .expect("openssl");
     assert!(made.status.success());
     let (plain, tls) = (free_port(), free_port());
-    let _moto = Child(
-        std::process::Command::new(&moto)
-            .args(["-H", "127.0.0.1", "-p", &plain.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("moto_server"),
-    );
-    let _socat = Child(
+    let _moto = moto_server(plain);
+    let _socat = KillOnDrop(
         std::process::Command::new("socat")
             .arg(format!("openssl-listen:{tls},cert={},key={},verify=0,fork,reuseaddr", cert.display(), key.display()))
             .arg(format!("tcp:127.0.0.1:{plain}"))

@@ -38,8 +38,7 @@ async fn migrations_apply_twice_without_error() {
 /// Empty databases (not cloned from the migrated template) in the test cluster.
 async fn empty_databases(count: usize) -> Vec<String> {
     let admin = &crate::helpers::cluster().admin_url;
-    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let client = crate::helpers::connect(admin).await;
     let mut urls = Vec::new();
     for _ in 0..count {
         let name = format!("empty_{}", &server::keys::random_secret()[..16]);
@@ -274,8 +273,7 @@ async fn health_and_readiness_say_503_when_the_request_pool_is_exhausted() {
     let app = spawn_app_with(|c| c.db_shared_connections = 0).await;
     app.ddl("create function public.wait_for_test() returns void language sql as 'select pg_advisory_xact_lock(4242)'")
         .await;
-    let (holder, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let holder = crate::helpers::connect(&app.db_url).await;
     holder.execute("select pg_advisory_lock(4242)", &[]).await.expect("take the lock");
     let waiting: Vec<_> = (0..4)
         .map(|_| {
@@ -322,8 +320,7 @@ async fn health_and_readiness_say_503_when_the_request_pool_is_exhausted() {
 async fn cut_database(app: &TestApp) -> (tokio_postgres::Client, String) {
     let db = app.db_url.rsplit("dbname=").next().expect("db name").to_string();
     let cluster = crate::helpers::cluster();
-    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let client = crate::helpers::connect(&cluster.admin_url).await;
     client.batch_execute(&format!("alter database {db} allow_connections false")).await.expect("cut database");
     // A terminated backend exits on its own time: until none is left.
     loop {

@@ -400,8 +400,7 @@ async fn metrics_count_invocations_by_function_and_status_cold_starts_and_worker
 #[tokio::test]
 async fn the_api_roles_cannot_read_the_deployed_code_the_sealed_secrets_or_the_logs() {
     let app = serve("", &[], |_| {}).await;
-    let (client, connection) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(connection);
+    let client = crate::helpers::connect(&app.db_url).await;
     for role in ["anon", "authenticated", "authenticator"] {
         for table in ["functions", "files", "secrets", "logs"] {
             let sql = format!("begin; set local role {role}; select * from edge_functions.{table};");

@@ -25,6 +25,63 @@ pub fn with_param(url: &str, key: &str, value: &str) -> String {
     format!("{url}{sep}{key}={value}")
 }
 
+/// A connection of the test's own to `url` (its connection task spawned).
+pub async fn connect(url: &str) -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(conn);
+    client
+}
+
+/// [`connect`] with `pg_stat_statements` there, to count the statements the server runs.
+pub async fn connect_with_statements(url: &str) -> tokio_postgres::Client {
+    let db = connect(url).await;
+    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    db
+}
+
+/// Poll `check` every 100 ms for at most 15 s: its first answer, or `None`.
+pub async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> Option<T> {
+    for _ in 0..150 {
+        if let Some(found) = check().await {
+            return Some(found);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    None
+}
+
+/// A port nobody listens on now, for a process the test starts.
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// A child process killed (by its id) and reaped when dropped.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// moto's S3 server (`MOTO_SERVER`, else the one of the virtual environment `make setup-python`
+/// builds) on 127.0.0.1:`port`, plain HTTP, stopped when dropped.
+pub fn moto_server(port: u16) -> KillOnDrop {
+    let bin = std::env::var("MOTO_SERVER").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../supabase-compat-tests/.venv/bin/moto_server").to_string()
+    });
+    assert!(std::path::Path::new(&bin).exists(), "no moto_server at {bin}: run `make setup-python` or set MOTO_SERVER");
+    let child = std::process::Command::new(bin)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start moto_server");
+    KillOnDrop(child)
+}
+
 /// Directory of the test cluster.
 pub fn test_data_dir() -> std::path::PathBuf {
     std::env::var_os("TEST_DATA_DIR")
@@ -46,9 +103,7 @@ pub fn cluster() -> &'static TestCluster {
             let template = format!("tpl_{}", &random_secret()[..12]);
             let rt = tokio::runtime::Runtime::new().expect("runtime");
             rt.block_on(async {
-                let (client, conn) =
-                    tokio_postgres::connect(&admin_url, tokio_postgres::NoTls).await.expect("connect test cluster");
-                tokio::spawn(conn);
+                let client = connect(&admin_url).await;
                 client.batch_execute(&format!("create database {template}")).await.expect("create template");
                 let url = SecretString::from(with_param(&admin_url, "dbname", &template));
                 let mut config = base_config();
@@ -105,8 +160,7 @@ pub struct TestApp {
 pub async fn fresh_database() -> String {
     let cluster = cluster();
     let name = format!("test_{}", &random_secret()[..16]);
-    let (client, conn) = tokio_postgres::connect(&cluster.admin_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let client = connect(&cluster.admin_url).await;
     for attempt in 0.. {
         match client.batch_execute(&format!("create database {name} template {}", cluster.template)).await {
             Ok(()) => break,
@@ -159,15 +213,13 @@ pub async fn spawn_app_on(db_url: String, customize: impl FnOnce(&mut Config)) -
 impl TestApp {
     /// Run SQL as the database owner (arrange steps).
     pub async fn admin_sql(&self, sql: &str) {
-        let (client, conn) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.expect("connect");
-        tokio::spawn(conn);
+        let client = connect(&self.db_url).await;
         client.batch_execute(sql).await.expect("admin sql");
     }
 
     /// One row of `sql` run as the database owner (assert steps).
     pub async fn admin_query_one(&self, sql: &str) -> tokio_postgres::Row {
-        let (client, conn) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.expect("connect");
-        tokio::spawn(conn);
+        let client = connect(&self.db_url).await;
         client.query_one(sql, &[]).await.expect("admin query")
     }
 

@@ -89,13 +89,8 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    for _ in 0..150 {
-        if done().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("never happened: {what}");
+    let happened = crate::helpers::eventually(async || done().await.then_some(())).await;
+    assert!(happened.is_some(), "never happened: {what}");
 }
 
 #[tokio::test]

@@ -135,6 +135,25 @@ async fn app_for(provider: &Provider) -> TestApp {
     .await
 }
 
+/// A server with the OpenID Connect side of `name` (`gitlab`, `azure` or `apple`) pointed at the
+/// stand-in provider.
+async fn app_with_oidc(provider: &Provider, name: &'static str) -> TestApp {
+    let issuer = provider.issuer.clone();
+    spawn_app_with(move |c| {
+        let a = &mut c.auth;
+        let (enabled, client_id, secret, url) = match name {
+            "gitlab" => (&mut a.gitlab_enabled, &mut a.gitlab_client_id, &mut a.gitlab_secret, &mut a.gitlab_url),
+            "azure" => (&mut a.azure_enabled, &mut a.azure_client_id, &mut a.azure_secret, &mut a.azure_url),
+            _ => (&mut a.apple_enabled, &mut a.apple_client_id, &mut a.apple_secret, &mut a.apple_url),
+        };
+        *enabled = true;
+        *client_id = vec!["site-client".into()];
+        *secret = Some(secrecy::SecretString::from("kc-secret"));
+        *url = issuer;
+    })
+    .await
+}
+
 #[tokio::test]
 async fn an_id_token_of_an_enabled_provider_signs_in_and_finds_the_same_user_again() {
     let provider = provider().await;
@@ -523,14 +542,7 @@ async fn garbage_at_the_oauth_endpoints_gets_gotrue_errors_never_a_500() {
 #[tokio::test]
 async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
     let provider = provider().await;
-    let issuer = provider.issuer.clone();
-    let app = spawn_app_with(move |c| {
-        c.auth.gitlab_enabled = true;
-        c.auth.gitlab_client_id = vec!["site-client".into()];
-        c.auth.gitlab_secret = Some(secrecy::SecretString::from("kc-secret"));
-        c.auth.gitlab_url = issuer;
-    })
-    .await;
+    let app = app_with_oidc(&provider, "gitlab").await;
     let (_, fragment) = sign_in_by_redirect(&app, "gitlab").await;
     let user = app.auth_user(&fragment["access_token"]).await;
     assert_eq!(user["app_metadata"]["provider"], "gitlab");
@@ -546,14 +558,7 @@ async fn sign_in_with_gitlab_goes_through_its_openid_connect_side() {
 #[tokio::test]
 async fn azure_signs_in_by_redirect_and_by_id_token() {
     let provider = provider().await;
-    let issuer = provider.issuer.clone();
-    let app = spawn_app_with(move |c| {
-        c.auth.azure_enabled = true;
-        c.auth.azure_client_id = vec!["site-client".into()];
-        c.auth.azure_secret = Some(secrecy::SecretString::from("kc-secret"));
-        c.auth.azure_url = issuer;
-    })
-    .await;
+    let app = app_with_oidc(&provider, "azure").await;
     let (at_azure, fragment) = sign_in_by_redirect(&app, "azure").await;
     assert!(at_azure.starts_with(&format!("{}/auth?", provider.issuer)), "{at_azure}");
     let user = app.auth_user(&fragment["access_token"]).await;
@@ -570,14 +575,7 @@ async fn azure_signs_in_by_redirect_and_by_id_token() {
 #[tokio::test]
 async fn sign_in_with_apple_asks_for_name_and_email_and_takes_the_form_post_answer() {
     let provider = provider().await;
-    let issuer = provider.issuer.clone();
-    let app = spawn_app_with(move |c| {
-        c.auth.apple_enabled = true;
-        c.auth.apple_client_id = vec!["site-client".into()];
-        c.auth.apple_secret = Some(secrecy::SecretString::from("kc-secret"));
-        c.auth.apple_url = issuer;
-    })
-    .await;
+    let app = app_with_oidc(&provider, "apple").await;
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
     let at_apple = location_of(&http, &format!("{}/auth/v1/authorize?provider=apple", app.address)).await;
     let url = url::Url::parse(&at_apple).expect("url");

@@ -8,7 +8,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app_with, TestApp};
+use crate::helpers::{eventually, spawn_app_with, TestApp};
 use crate::smtp_sink::SmtpSink;
 
 const VEHICLE: &str = "11111111-0000-4000-8000-00000000000a";
@@ -19,17 +19,6 @@ async fn with_vehicle(app: &TestApp) {
          values ('{VEHICLE}', 'Toyota Hilux', 'Toyota', 'Hilux', 2022, 'utility', 80)"
     ))
     .await;
-}
-
-/// Poll `check` every 100 ms for at most 15 s.
-async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> Option<T> {
-    for _ in 0..150 {
-        if let Some(found) = check().await {
-            return Some(found);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    None
 }
 
 #[tokio::test]

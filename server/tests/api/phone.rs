@@ -128,18 +128,75 @@ async fn a_phone_change_is_applied_once_the_new_number_s_code_is_verified() {
 #[tokio::test]
 async fn phone_sign_in_is_refused_with_gotrue_s_error_when_off() {
     let app = spawn_app_with(|_| {}).await;
-    for (path, body) in [
-        ("/signup", json!({"phone": ANNE, "password": "secret-1"})),
-        ("/otp", json!({"phone": ANNE})),
-        ("/verify", json!({"type": "sms", "phone": ANNE, "token": "123456"})),
+    for (path, body, status, message) in [
+        ("/signup", json!({"phone": ANNE, "password": "secret-1"}), 400, "Phone signups are disabled"),
+        ("/otp", json!({"phone": ANNE}), 400, "Unsupported phone provider"),
+        (
+            "/token?grant_type=password",
+            json!({"phone": ANNE, "password": "secret-1"}),
+            422,
+            "Phone logins are disabled",
+        ),
     ] {
-        let (status, body) = app.auth_post(path, body).await;
+        let (got, body) = app.auth_post(path, body).await;
         assert_eq!(
-            (status, body["code"].as_str()),
-            (StatusCode::UNPROCESSABLE_ENTITY, Some("phone_provider_disabled")),
-            "{path}"
+            (got.as_u16(), body["code"].as_str(), body["message"].as_str()),
+            (status, Some("phone_provider_disabled"), Some(message)),
+            "{path}: {body}"
         );
     }
+    // As in GoTrue, /verify is not refused: with no code ever sent, the code is what is wrong.
+    let (status, body) = app.auth_post("/verify", json!({"type": "sms", "phone": ANNE, "token": "123456"})).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("otp_expired")), "{body}");
+}
+
+#[tokio::test]
+async fn a_project_whose_sms_providers_are_all_disabled_refuses_phone_sign_in_as_the_cli_does() {
+    // Arrange: auth-js's own test project shape: phone sign-up on, Twilio named but disabled.
+    let project = std::env::temp_dir().join(format!("sms-project-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        project.join("config.toml"),
+        "[auth.sms]\nenable_signup = true\n[auth.sms.test_otp]\n\"1234567890\" = \"123456\"\n\
+         [auth.sms.twilio]\nenabled = false\naccount_sid = \"\"\n",
+    )
+    .expect("config");
+    let db_url = crate::helpers::fresh_database().await;
+    let data_dir = project.join("data");
+    let (project_dir, data_dir) = (project.to_string_lossy().to_string(), data_dir.to_string_lossy().to_string());
+    let secret = server::keys::random_secret();
+    let (_child, url, anon) = crate::helpers::spawn_binary(&[
+        ("DATABASE_URL", &db_url),
+        ("JWT_SECRET", &secret),
+        ("DATA_DIR", &data_dir),
+        ("SUPABASE_PROJECT_DIR", &project_dir),
+    ])
+    .await;
+
+    // Act: signInWithOtp({phone}) for a number that is not a test number.
+    let res = reqwest::Client::new()
+        .post(format!("{url}/auth/v1/otp"))
+        .header("apikey", &anon)
+        .json(&json!({"phone": "+15555550123"}))
+        .send()
+        .await
+        .expect("request");
+
+    // Assert: GoTrue's refusal (the CLI turned phone sign-in off), not a code in the inbox.
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error_code"], "phone_provider_disabled", "{body}");
+    let settings: Value = reqwest::Client::new()
+        .get(format!("{url}/auth/v1/settings"))
+        .header("apikey", &anon)
+        .send()
+        .await
+        .expect("settings")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(settings["external"]["phone"], false);
+    std::fs::remove_dir_all(&project).ok();
 }
 
 /// What the stand-in for Twilio received: the path, the Authorization header and the form.

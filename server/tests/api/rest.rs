@@ -1135,9 +1135,7 @@ async fn an_ambiguous_embedding_lists_its_relationships_in_the_order_they_were_m
 #[tokio::test]
 async fn a_request_adds_no_statistics_entry_of_its_own_while_its_statement_is_counted() {
     let app = notes_app().await;
-    let (db, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    db.batch_execute("create extension if not exists pg_stat_statements").await.expect("pg_stat_statements");
+    let db = crate::helpers::connect_with_statements(&app.db_url).await;
     for token in [app.user_token(ALICE), app.user_token(BOB)] {
         for _ in 0..3 {
             let res = app.rest_req(Method::GET, "/notes?select=body&id=eq.1", Some(&token)).send().await.unwrap();

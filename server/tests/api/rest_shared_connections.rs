@@ -88,8 +88,7 @@ async fn a_quick_request_is_not_queued_behind_a_slow_one_on_a_shared_connection(
     let pid = shared_backend(&app).await;
     // The slow call waits for a lock this test holds, so it runs until the test lets it go (as
     // `service_role`, which has no statement timeout).
-    let (holder, conn) = tokio_postgres::connect(&app.db_url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let holder = crate::helpers::connect(&app.db_url).await;
     holder.execute("select pg_advisory_lock(4343)", &[]).await.expect("take the lock");
     let slow = tokio::spawn(app.rest_req(Method::POST, "/rpc/slow", Some(&app.service_key)).json(&json!({})).send());
     // The call runs on the shared connection (it was idle, so it is the one offered).

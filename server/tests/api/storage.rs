@@ -48,6 +48,13 @@ async fn upload(
         .expect("upload")
 }
 
+/// `DELETE /object/{bucket}` with `{prefixes}` and the service key: the rows removed.
+async fn remove(app: &TestApp, bucket: &str, prefixes: Value) -> Vec<Value> {
+    let res = service(app, Method::DELETE, &format!("/object/{bucket}")).json(&json!({"prefixes": prefixes}));
+    let removed: Value = res.send().await.expect("remove").json().await.expect("json");
+    removed.as_array().expect("an array of rows").clone()
+}
+
 #[tokio::test]
 async fn buckets_can_be_created_read_updated_and_deleted_with_the_service_key() {
     let app = spawn_app().await;
@@ -383,15 +390,7 @@ async fn list_shows_folders_then_move_copy_and_remove_change_it() {
     assert_eq!(res.json::<Value>().await.unwrap()["Key"], "l/copy.txt");
     assert_eq!(service(&app, Method::GET, "/object/l/copy.txt").send().await.unwrap().text().await.unwrap(), "x");
 
-    let removed: Value = service(&app, Method::DELETE, "/object/l")
-        .json(&json!({"prefixes": ["copy.txt", "dir/a.txt", "nope"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(removed.as_array().unwrap().len(), 2);
+    assert_eq!(remove(&app, "l", json!(["copy.txt", "dir/a.txt", "nope"])).await.len(), 2);
     let res = service(&app, Method::DELETE, "/bucket/l").send().await.unwrap();
     assert_eq!(res.json::<Value>().await.unwrap()["statusCode"], "409");
     assert_eq!(service(&app, Method::POST, "/bucket/l/empty").send().await.unwrap().status(), StatusCode::OK);
@@ -470,32 +469,15 @@ async fn a_duplicate_refused_after_its_bytes_are_stored_deletes_them_and_keeps_t
     assert_eq!(walk(&dir).len(), 5);
 }
 
-/// moto's S3 server, started from the virtual environment `make setup` builds
-/// (`supabase-compat-tests/.venv`), on a free port; stopped when dropped.
+/// moto's S3 server on a free port; stopped when dropped.
 struct Moto {
-    child: std::process::Child,
+    _child: crate::helpers::KillOnDrop,
     endpoint: String,
 }
 
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn moto() -> Moto {
-    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../supabase-compat-tests/.venv/bin/moto_server");
-    assert!(bin.exists(), "no moto_server at {}: run `make setup`", bin.display());
-    let port =
-        std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
-    let child = std::process::Command::new(bin)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start moto_server");
-    let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
+    let port = crate::helpers::free_port();
+    let moto = Moto { _child: crate::helpers::moto_server(port), endpoint: format!("http://127.0.0.1:{port}") };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while reqwest::get(format!("{}/", moto.endpoint)).await.is_err() {
         assert!(std::time::Instant::now() < deadline, "moto_server did not start");
@@ -592,15 +574,7 @@ async fn the_s3_backend_streams_copies_resumes_renders_and_deletes() {
     let thumb = image::load_from_memory(&res.bytes().await.unwrap()).unwrap();
     assert_eq!((thumb.width(), thumb.height()), (60, 40));
 
-    let removed: Value = service(&app, Method::DELETE, "/object/s3")
-        .json(&json!({"prefixes": ["big.bin", "copy.bin", "reprise.bin", "photo.png"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(removed.as_array().unwrap().len(), 4);
+    assert_eq!(remove(&app, "s3", json!(["big.bin", "copy.bin", "reprise.bin", "photo.png"])).await.len(), 4);
     let listing =
         reqwest::Client::new().get(format!("{endpoint}/{s3_bucket}")).send().await.unwrap().text().await.unwrap();
     assert!(!listing.contains("<Key>objects/") && !listing.contains("<Key>tus/"), "no bytes left in S3: {listing}");

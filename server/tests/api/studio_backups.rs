@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::backup::{connect, socket_url, stop_postmaster, Site};
+use crate::backup::{socket_url, stop_postmaster, Site};
+use crate::helpers::connect;
 use crate::helpers::{json_of, spawn_app};
 
 const EMAIL: &str = "backups@studio.test";

@@ -14,12 +14,10 @@ fn fixtures() -> std::path::PathBuf {
 async fn database_with(sql: &str) -> String {
     let admin = &cluster().admin_url;
     let name = format!("typegen_{}", &random_secret()[..12].to_lowercase());
-    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
+    let client = crate::helpers::connect(admin).await;
     client.batch_execute(&format!("create database {name} template template0")).await.expect("create database");
     let url = with_param(admin, "dbname", &name);
-    let (db, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connect the new database");
-    tokio::spawn(conn);
+    let db = crate::helpers::connect(&url).await;
     db.batch_execute(sql).await.expect("apply the fixture");
     url
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app_with, TestApp};
+use crate::helpers::{connect, spawn_app_with, TestApp};
 
 /// What the receiver saw, by the `record.id` (or `old_record.id`) of each payload.
 #[derive(Default)]
@@ -81,12 +81,6 @@ async fn quick_outbox(customize: impl FnOnce(&mut server::config::Config)) -> Te
         customize(c);
     })
     .await
-}
-
-async fn connect(url: &str) -> tokio_postgres::Client {
-    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    client
 }
 
 /// A table with a Supabase webhook on insert, update and delete, as a migration written for

@@ -34,7 +34,7 @@ pub async fn manual_linking() -> Result<HttpResponse, AuthError> {
 }
 
 /// Providers GoTrue knows by name (`/authorize?provider=`, the `id_token` grant).
-const PROVIDERS: &[&str] = &[
+pub(super) const PROVIDERS: &[&str] = &[
     "apple",
     "azure",
     "bitbucket",

@@ -38,22 +38,27 @@ struct Prepared {
     body: Body,
 }
 
+/// Whether `signInWithOtp` may create the user it did not find: not with `create_user: false`
+/// (`otp_disabled`), nor with sign-ups off.
+fn may_sign_up(state: &AuthState, p: &Prepared) -> Result<(), AuthError> {
+    if !p.body.create_user.unwrap_or(true) {
+        return Err(AuthError::OtpSignupDisabled);
+    }
+    if state.config.disable_signup {
+        return Err(AuthError::SignupDisabled);
+    }
+    Ok(())
+}
+
 async fn prepare(state: &AuthState, req: &HttpRequest, body: &[u8]) -> Result<Prepared, AuthError> {
     let ip = client_ip(state, req);
-    rate_limit::hit(
-        &state.pool,
-        &format!("otp:{ip}"),
-        state.config.rate_limit_otp,
-        rate_limit::IP_WINDOW_SECS,
-        AuthError::OverRequestRateLimit,
-    )
-    .await?;
+    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config.rate_limit_otp).await?;
     let body: Body = json_body(body)?;
     let by_phone = body.email.as_deref().is_none_or(|e| e.trim().is_empty())
         && body.phone.as_deref().is_some_and(|p| !p.trim().is_empty());
     let (email, phone) = if by_phone {
         if !state.config.phone_enabled {
-            return Err(phone::disabled());
+            return Err(phone::disabled(actix_web::http::StatusCode::BAD_REQUEST, "Unsupported phone provider"));
         }
         (String::new(), Some(sms::normalize_phone(body.phone.as_deref().unwrap_or_default())?))
     } else {
@@ -167,12 +172,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
         let user = match users::by_phone(db, number).await? {
             Some(user) => user,
             None => {
-                if !p.body.create_user.unwrap_or(true) {
-                    return Err(AuthError::OtpSignupDisabled);
-                }
-                if state.config.disable_signup {
-                    return Err(AuthError::SignupDisabled);
-                }
+                may_sign_up(&state, &p)?;
                 let data = p.body.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
                 let user =
                     users::insert_phone(db, number, "", &data, false).await?.ok_or(AuthError::UserAlreadyExists)?;
@@ -188,12 +188,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
     let user = match users::by_email(db, &p.email).await? {
         Some(user) => user,
         None => {
-            if !p.body.create_user.unwrap_or(true) {
-                return Err(AuthError::OtpSignupDisabled);
-            }
-            if state.config.disable_signup {
-                return Err(AuthError::SignupDisabled);
-            }
+            may_sign_up(&state, &p)?;
             let new = NewUser {
                 email: p.email.clone(),
                 encrypted_password: None,

@@ -9,36 +9,13 @@ use crate::auth::error::AuthError;
 use crate::auth::AuthState;
 
 pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
-    let providers = [
-        "anonymous_users",
-        "apple",
-        "azure",
-        "bitbucket",
-        "discord",
-        "facebook",
-        "figma",
-        "fly",
-        "github",
-        "gitlab",
-        "google",
-        "keycloak",
-        "kakao",
-        "linkedin",
-        "linkedin_oidc",
-        "notion",
-        "spotify",
-        "slack",
-        "slack_oidc",
-        "workos",
-        "twitch",
-        "twitter",
-        "zoom",
-        "phone",
-        "saml",
-    ];
+    // GoTrue's `external` keys: the providers it knows by name (but `x`, which its settings do
+    // not list) and these.
+    let providers =
+        super::disabled::PROVIDERS.iter().filter(|p| **p != "x").chain(&["anonymous_users", "phone", "saml"]);
     let mut external = serde_json::Map::new();
     for p in providers {
-        external.insert(p.into(), json!(false));
+        external.insert((*p).into(), json!(false));
     }
     external.insert("email".into(), json!(true));
     external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));

@@ -35,14 +35,7 @@ pub async fn signup(
         return Err(AuthError::SignupDisabled);
     }
     let ip = client_ip(&state, &req);
-    rate_limit::hit(
-        &state.pool,
-        &format!("otp:{ip}"),
-        state.config.rate_limit_otp,
-        rate_limit::IP_WINDOW_SECS,
-        AuthError::OverRequestRateLimit,
-    )
-    .await?;
+    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config.rate_limit_otp).await?;
     let p: Body = json_body(&body)?;
     let blank = |v: &Option<String>| v.as_deref().is_none_or(str::is_empty);
     if blank(&p.email) && blank(&p.phone) && blank(&p.password) {
@@ -119,7 +112,7 @@ pub async fn signup(
 /// once with `SMS_AUTOCONFIRM`, which answers a session).
 async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> Result<HttpResponse, AuthError> {
     if !state.config.phone_enabled {
-        return Err(phone::disabled());
+        return Err(phone::disabled(actix_web::http::StatusCode::BAD_REQUEST, "Phone signups are disabled"));
     }
     let number = sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
     let plain = p.password.unwrap_or_default();

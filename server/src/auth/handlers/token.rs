@@ -94,7 +94,10 @@ async fn phone_password_grant(
     ip: &str,
 ) -> Result<HttpResponse, AuthError> {
     if !state.config.phone_enabled {
-        return Err(AuthError::Validation("Phone logins are disabled".into()));
+        return Err(crate::auth::phone::disabled(
+            actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+            "Phone logins are disabled",
+        ));
     }
     let number = crate::auth::sms::normalize_phone(phone)?;
     let client = state.pool.get().await?;

@@ -40,7 +40,12 @@ pub async fn update(
     let p: Body = json_body(&body)?;
     let ip = client_ip(&state, &req);
     let new_phone = match p.phone.as_deref().filter(|ph| !ph.trim().is_empty()) {
-        Some(_) if !state.config.phone_enabled => return Err(crate::auth::phone::disabled()),
+        Some(_) if !state.config.phone_enabled => {
+            return Err(crate::auth::phone::disabled(
+                actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+                "Phone signups are disabled",
+            ))
+        }
         Some(ph) => Some(crate::auth::sms::normalize_phone(ph)?),
         None => None,
     };

@@ -12,7 +12,7 @@ use crate::auth::error::AuthError;
 use crate::auth::flows::{self, LinkType, Verified, SINGLE_CONFIRMATION};
 use crate::auth::phone::PhoneOtp;
 use crate::auth::request::{client_info, client_ip, json_body, query};
-use crate::auth::{audit, rate_limit, sessions, tokens, users, AuthState};
+use crate::auth::{audit, rate_limit, sessions, tokens, AuthState};
 
 #[derive(Debug, Deserialize)]
 struct Body {
@@ -65,19 +65,8 @@ pub async fn post(state: web::Data<AuthState>, req: HttpRequest, body: web::Byte
             return Ok(HttpResponse::Ok().json(json!({ "msg": SINGLE_CONFIRMATION, "code": 200 })));
         }
     };
-    let issued = sessions::create(&state, db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
-    users::touch_sign_in(db, user.id).await?;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
-    let session = sessions::response(&state, db, &user, &issued).await?;
-    audit::log(
-        db,
-        Some(user.id),
-        user.email_str(),
-        "login",
-        json!({"provider": "email", "type": link_type.name()}),
-        &ip,
-    )
-    .await;
+    let traits = json!({"provider": "email", "type": link_type.name()});
+    let session = sessions::sign_in(&state, db, user, link_type.amr(), &client_info(&state, &req), &ip, traits).await?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }
@@ -90,9 +79,6 @@ async fn phone_verify(
     p: Body,
     ip: &str,
 ) -> Result<HttpResponse, AuthError> {
-    if !state.config.phone_enabled {
-        return Err(crate::auth::phone::disabled());
-    }
     let number = crate::auth::sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
     let code = p
         .token
@@ -102,12 +88,9 @@ async fn phone_verify(
     let tx = client.transaction().await?;
     let db = &tx;
     let user = crate::auth::phone::verify(state, db, otp, &number, &code).await?;
-    let issued = sessions::create(state, db, user.id, "otp", &client_info(state, req)).await?;
-    users::touch_sign_in(db, user.id).await?;
-    let user = users::by_id(db, user.id).await?.ok_or(AuthError::OtpExpired)?;
-    let session = sessions::response(state, db, &user, &issued).await?;
     let kind = if otp == PhoneOtp::Sms { "sms" } else { "phone_change" };
-    audit::log(db, Some(user.id), "", "login", json!({"provider": "phone", "type": kind}), ip).await;
+    let traits = json!({"provider": "phone", "type": kind});
+    let session = sessions::sign_in(state, db, user, "otp", &client_info(state, req), ip, traits).await?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(session))
 }
@@ -153,18 +136,9 @@ pub async fn get(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpRe
                 return Ok(format!("{redirect}{sep}code={code}"));
             }
         }
-        let issued = sessions::create(&state, db, user.id, link_type.amr(), &client_info(&state, &req)).await?;
-        users::touch_sign_in(db, user.id).await?;
-        let session = sessions::response(&state, db, &user, &issued).await?;
-        audit::log(
-            db,
-            Some(user.id),
-            user.email_str(),
-            "login",
-            json!({"provider": "email", "type": link_type.name()}),
-            &ip,
-        )
-        .await;
+        let traits = json!({"provider": "email", "type": link_type.name()});
+        let session =
+            sessions::sign_in(&state, db, user, link_type.amr(), &client_info(&state, &req), &ip, traits).await?;
         tx.commit().await?;
         Ok(sessions::redirect_with_session(&redirect, &session, &[("type", link_type.name())]))
     }

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { useCompany } from '@/lib/site-settings';
-import { CompanyAddress, CompanyEmail, CompanyPhone, CompanyWhatsapp } from '@/components/ui/contact';
+import { CompanyAddress, CompanyEmail, CompanyPhone, CompanyWhatsapp, ContactList } from '@/components/ui/contact';
 import { Mail, MapPin, MessageCircle, Phone, Clock } from 'lucide-react';
 import { paths } from '@/config/paths';
 import { site } from '@/config/site';
@@ -18,28 +18,18 @@ export function Footer() {
         </div>
         <div>
           <h2 className="font-semibold text-white">Contact</h2>
-          <ul className="mt-3 space-y-2 text-sm">
-            <li className="flex gap-2">
-              <MapPin className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <CompanyAddress />
-            </li>
-            <li className="flex gap-2">
-              <Phone className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <CompanyPhone className="hover:text-white" />
-            </li>
-            <li className="flex gap-2">
-              <MessageCircle className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <CompanyWhatsapp className="hover:text-white" />
-            </li>
-            <li className="flex gap-2">
-              <Mail className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <CompanyEmail className="hover:text-white" />
-            </li>
-            <li className="flex gap-2">
-              <Clock className="mt-0.5 h-4 w-4 shrink-0" aria-hidden="true" />
-              <span>{site.hours}</span>
-            </li>
-          </ul>
+          <ContactList
+            className="mt-3 space-y-2 text-sm"
+            itemClassName="flex gap-2"
+            iconClassName="mt-0.5 h-4 w-4 shrink-0"
+            lines={[
+              [MapPin, <CompanyAddress />],
+              [Phone, <CompanyPhone className="hover:text-white" />],
+              [MessageCircle, <CompanyWhatsapp className="hover:text-white" />],
+              [Mail, <CompanyEmail className="hover:text-white" />],
+              [Clock, <span>{site.hours}</span>],
+            ]}
+          />
         </div>
         <div>
           <h2 className="font-semibold text-white">Services</h2>

@@ -9,7 +9,41 @@ import { buttonClass } from '@/components/ui/button';
 import { useSignOut } from '@/features/auth/api/auth';
 import { cn } from '@/lib/cn';
 import { cartLabel, usePendingCount } from '@/features/profile/api/bookings';
-import { navLinks, navMenus, type NavMenu } from './nav-items';
+import { navLinks, navMenus, type NavLinkItem, type NavMenu } from './nav-items';
+
+type ButtonVariant = NonNullable<Parameters<typeof buttonClass>[0]>;
+
+/** A visitor's Connexion, S'inscrire and Réserver, in the button styles of the bar they stand in. */
+function GuestLinks({ login, register }: { login: ButtonVariant; register: ButtonVariant }) {
+  return (
+    <>
+      <Link to={paths.login} className={buttonClass(login)}>
+        Connexion
+      </Link>
+      <Link to={paths.register} className={buttonClass(register)}>
+        S'inscrire
+      </Link>
+      <Link to={paths.booking} className={buttonClass('accent')}>
+        Réserver
+      </Link>
+    </>
+  );
+}
+
+/** A list of the mobile menu: one full-width link per entry. */
+function MobileLinks({ links, className }: { links: NavLinkItem[]; className?: string }) {
+  return (
+    <ul className={className}>
+      {links.map((l) => (
+        <li key={l.label}>
+          <Link to={l.to} className="block rounded-md px-2 py-2 text-slate-900 hover:bg-blue-50">
+            {l.label}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 function useCloseOnOutside(open: boolean, close: () => void) {
   const ref = useRef<HTMLDivElement>(null);
@@ -183,17 +217,7 @@ export function Navbar() {
               <AccountMenu onSignOut={handleSignOut} />
             </>
           ) : (
-            <>
-              <Link to={paths.login} className={buttonClass('ghost')}>
-                Connexion
-              </Link>
-              <Link to={paths.register} className={buttonClass('outline')}>
-                S'inscrire
-              </Link>
-              <Link to={paths.booking} className={buttonClass('accent')}>
-                Réserver
-              </Link>
-            </>
+            <GuestLinks login="ghost" register="outline" />
           )}
         </div>
         <button
@@ -212,26 +236,10 @@ export function Navbar() {
           {navMenus.map((m) => (
             <div key={m.label} className="border-b border-slate-100 py-3">
               <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{m.label}</p>
-              <ul>
-                {m.items.map((i) => (
-                  <li key={i.label}>
-                    <Link to={i.to} className="block rounded-md px-2 py-2 text-slate-900 hover:bg-blue-50">
-                      {i.label}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
+              <MobileLinks links={m.items} />
             </div>
           ))}
-          <ul className="border-b border-slate-100 py-3">
-            {navLinks.map((l) => (
-              <li key={l.to}>
-                <Link to={l.to} className="block rounded-md px-2 py-2 text-slate-900 hover:bg-blue-50">
-                  {l.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <MobileLinks links={navLinks} className="border-b border-slate-100 py-3" />
           <div className="flex flex-col gap-2 pt-4">
             {user ? (
               <>
@@ -249,17 +257,7 @@ export function Navbar() {
                 </button>
               </>
             ) : (
-              <>
-                <Link to={paths.login} className={buttonClass('outline')}>
-                  Connexion
-                </Link>
-                <Link to={paths.register} className={buttonClass('secondary')}>
-                  S'inscrire
-                </Link>
-                <Link to={paths.booking} className={buttonClass('accent')}>
-                  Réserver
-                </Link>
-              </>
+              <GuestLinks login="outline" register="secondary" />
             )}
           </div>
         </div>

@@ -1,6 +1,6 @@
 import { Clock, Mail, MapPin, Phone, Navigation } from 'lucide-react';
 import { useCompany } from '@/lib/site-settings';
-import { CompanyAddress, CompanyEmail, CompanyPhone } from '@/components/ui/contact';
+import { CompanyAddress, CompanyEmail, CompanyPhone, ContactList } from '@/components/ui/contact';
 import { PageHero, Section, usePageTitle } from '@/components/ui/page';
 import { directionsUrl, site } from '@/config/site';
 import { ContactForm } from '@/features/contact/components/contact-form';
@@ -14,24 +14,17 @@ export default function ContactPage() {
       <Section>
         <div className="grid gap-8 lg:grid-cols-5">
           <div className="space-y-4 lg:col-span-2">
-            <ul className="space-y-4 rounded-2xl bg-white p-6 shadow-sm">
-              <li className="flex gap-3">
-                <Phone className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <CompanyPhone className="hover:underline" />
-              </li>
-              <li className="flex gap-3">
-                <Mail className="h-5 w-5 text-amber-500" aria-hidden="true" />
-                <CompanyEmail className="hover:underline" />
-              </li>
-              <li className="flex gap-3">
-                <MapPin className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
-                <CompanyAddress />
-              </li>
-              <li className="flex gap-3">
-                <Clock className="h-5 w-5 shrink-0 text-amber-500" aria-hidden="true" />
-                <span>{site.hours}<br />{site.sundayClosed}</span>
-              </li>
-            </ul>
+            <ContactList
+              className="space-y-4 rounded-2xl bg-white p-6 shadow-sm"
+              itemClassName="flex gap-3"
+              iconClassName="h-5 w-5 shrink-0 text-amber-500"
+              lines={[
+                [Phone, <CompanyPhone className="hover:underline" />],
+                [Mail, <CompanyEmail className="hover:underline" />],
+                [MapPin, <CompanyAddress />],
+                [Clock, <span>{site.hours}<br />{site.sundayClosed}</span>],
+              ]}
+            />
             <div className="rounded-2xl border border-dashed border-slate-300 bg-white p-6" role="region" aria-label="Plan d'accès">
               <p className="font-semibold text-blue-950">Plan d'accès</p>
               <p className="mt-2 text-sm text-slate-700">

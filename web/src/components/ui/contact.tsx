@@ -4,6 +4,7 @@
  * the settings arrive the value keeps its place but stays hidden, so no built-in number shows.
  */
 import type { ReactNode } from 'react';
+import type { LucideIcon } from 'lucide-react';
 import { cn } from '@/lib/cn';
 import { useCompany, whatsappUrl } from '@/lib/site-settings';
 
@@ -43,5 +44,22 @@ export function CompanyWhatsapp({ className, children = 'WhatsApp' }: { classNam
     <a href={whatsappUrl(company.phone)} className={className} target="_blank" rel="noreferrer" data-testid="whatsapp">
       {children}
     </a>
+  );
+}
+
+/** One line of contact details: an icon (hidden from screen readers) then its content. */
+export type ContactLine = [LucideIcon, ReactNode];
+
+/** Contact lines as a list, each an icon beside its content, styled by where the list stands. */
+export function ContactList({ lines, className, itemClassName, iconClassName }: { lines: ContactLine[]; className: string; itemClassName: string; iconClassName: string }) {
+  return (
+    <ul className={className}>
+      {lines.map(([Icon, content], i) => (
+        <li key={i} className={itemClassName}>
+          <Icon className={iconClassName} aria-hidden="true" />
+          {content}
+        </li>
+      ))}
+    </ul>
   );
 }
