@@ -603,21 +603,6 @@ async fn with_database_url_every_command_refuses_clearly_and_writes_nothing() {
     assert!(!site.data.exists(), "nothing was written under DATA_DIR");
 }
 
-/// A child process killed (by its id) when dropped.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
-}
-
 /// The repository on the S3 test service: moto (plain HTTP) behind socat's TLS, since pgBackRest
 /// speaks only HTTPS to S3 and moto's own TLS ends its connections without `close_notify`,
 /// which pgBackRest 2.45 refuses ("unexpected eof while reading"). moto answers each request in
