@@ -19,9 +19,9 @@
 pub mod api_keys;
 pub mod assets;
 pub mod audit;
-pub mod backups;
 pub mod auth_actions;
 pub mod auth_users;
+pub mod backups;
 pub mod catalog;
 pub mod cli;
 pub mod config;
