@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
-import { AxeBuilder } from '@axe-core/playwright';
-import { DEMO, launchBrowser, startStack } from './stack.mjs';
+import { DEMO, axeClean, launchBrowser, startStack } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -54,15 +53,7 @@ let page;
 let files;
 let other;
 
-async function axe(name) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
-    [],
-    `axe on ${name}`,
-  );
-}
+const axe = (name) => axeClean(page, name);
 
 /** SQL as the owner through the dashboard's own API (the page's cookie, the session's CSRF token). */
 async function sql(text) {

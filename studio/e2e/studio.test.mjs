@@ -3,13 +3,12 @@
 // rows; axe on each screen.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DEMO, launchBrowser, shot, startStack } from './stack.mjs';
+import { DEMO, axeClean, launchBrowser, shot, startStack } from './stack.mjs';
 
 const run = promisify(execFile);
 
@@ -17,15 +16,7 @@ let stack;
 let browser;
 let page;
 
-async function axe(name) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
-    [],
-    `axe on ${name}`,
-  );
-}
+const axe = (name) => axeClean(page, name);
 
 before(async () => {
   stack = await startStack();

@@ -144,6 +144,19 @@ async fn objects(client: &Client, storage: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// Creates the private bucket `docs` the uploads go to.
+async fn docs_bucket(http: &reqwest::Client, url: &str, key: &str) {
+    let res = http
+        .post(format!("{url}/storage/v1/bucket"))
+        .header("apikey", key)
+        .bearer_auth(key)
+        .json(&serde_json::json!({"name": "docs", "public": false}))
+        .send()
+        .await
+        .expect("bucket");
+    assert_eq!(res.status().as_u16(), 200, "{}", res.text().await.unwrap_or_default());
+}
+
 async fn upload(http: &reqwest::Client, url: &str, key: &str, name: &str, body: &'static str) {
     let res = http
         .post(format!("{url}/storage/v1/object/docs/{name}"))
@@ -195,15 +208,7 @@ async fn a_restore_to_a_time_gives_the_rows_and_files_of_that_time_and_the_dropp
     )
     .await
     .expect("workload");
-    let res = http
-        .post(format!("{url}/storage/v1/bucket"))
-        .header("apikey", &key)
-        .bearer_auth(&key)
-        .json(&serde_json::json!({"name": "docs", "public": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status().as_u16(), 200);
+    docs_bucket(&http, &url, &key).await;
     upload(&http, &url, &key, "a.txt", "alpha, first version").await;
     upload(&http, &url, &key, "b.txt", "beta").await;
     // The files are copied every second (BACKUP_FILES_INTERVAL_SECONDS); T comes after that.
@@ -497,15 +502,7 @@ async fn stored_files_and_secrets_are_sealed_in_the_repository_and_restore_only_
     }
     let key = service_key(&site.ok(&["keys"], &[pass]).await);
     let http = reqwest::Client::new();
-    let res = http
-        .post(format!("{url}/storage/v1/bucket"))
-        .header("apikey", &key)
-        .bearer_auth(&key)
-        .json(&serde_json::json!({"name": "docs", "public": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status().as_u16(), 200);
+    docs_bucket(&http, &url, &key).await;
     upload(&http, &url, &key, "plain.txt", "words nobody may read in the repository").await;
     site.ok(&["backup", "now"], &[pass]).await;
 

@@ -226,17 +226,7 @@ async fn a_bad_signature_issuer_audience_or_nonce_is_refused() {
 async fn a_verified_address_links_the_identity_to_the_account_that_has_it() {
     let provider = provider().await;
     let app = app_for(&provider).await;
-    let signup: Value = app
-        .http
-        .post(format!("{}/auth/v1/signup", app.address))
-        .header("apikey", &app.anon_key)
-        .json(&json!({"email": "kabila@example.test", "password": "secret-1"}))
-        .send()
-        .await
-        .expect("signup")
-        .json()
-        .await
-        .expect("json");
+    let signup = signed_up(&app, "kabila@example.test").await;
     let id = signup["user"]["id"].clone();
     let token = provider.id_token(json!({"sub": "kc-3", "email": "kabila@example.test", "email_verified": true}));
     let (status, session) = grant(&app, json!({"provider": "keycloak", "id_token": token})).await;
@@ -342,6 +332,26 @@ fn fragment_of(location: &str) -> std::collections::HashMap<String, String> {
     url::form_urlencoded::parse(location.split_once('#').expect("fragment").1.as_bytes()).into_owned().collect()
 }
 
+/// A new user signed up with `email` by password: the answer (user and session).
+async fn signed_up(app: &TestApp, email: &str) -> Value {
+    let (status, body) = app.auth_post("/signup", json!({"email": email, "password": "secret-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+/// Starts linking a Keycloak identity to the user of `token`: the answer with the provider's URL.
+async fn link_start(app: &TestApp, token: &str) -> Value {
+    app.http
+        .get(format!("{}/auth/v1/user/identities/authorize?provider=keycloak&skip_http_redirect=true", app.address))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("link")
+        .json()
+        .await
+        .expect("json")
+}
+
 fn urlencoding(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
@@ -351,28 +361,9 @@ async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_
     let provider = provider().await;
     let app = app_for(&provider).await;
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    let signup: Value = app
-        .http
-        .post(format!("{}/auth/v1/signup", app.address))
-        .header("apikey", &app.anon_key)
-        .json(&json!({"email": "lukaku@example.test", "password": "secret-1"}))
-        .send()
-        .await
-        .expect("signup")
-        .json()
-        .await
-        .expect("json");
+    let signup = signed_up(&app, "lukaku@example.test").await;
     let token = signup["access_token"].as_str().expect("token").to_string();
-    let link: Value = app
-        .http
-        .get(format!("{}/auth/v1/user/identities/authorize?provider=keycloak&skip_http_redirect=true", app.address))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("link")
-        .json()
-        .await
-        .expect("json");
+    let link = link_start(&app, &token).await;
     let at_provider = link["url"].as_str().expect("a url").to_string();
     let callback = location_of(&http, &at_provider).await;
     let back = location_of(&http, &callback).await;
@@ -384,27 +375,8 @@ async fn a_signed_in_user_links_an_identity_through_the_provider_and_unlinks_it_
     assert_eq!(keycloak["id"], "kc-mwamba");
 
     // The same provider account cannot be linked to a second user.
-    let other: Value = app
-        .http
-        .post(format!("{}/auth/v1/signup", app.address))
-        .header("apikey", &app.anon_key)
-        .json(&json!({"email": "other@example.test", "password": "secret-1"}))
-        .send()
-        .await
-        .expect("signup")
-        .json()
-        .await
-        .expect("json");
-    let other_link: Value = app
-        .http
-        .get(format!("{}/auth/v1/user/identities/authorize?provider=keycloak&skip_http_redirect=true", app.address))
-        .bearer_auth(other["access_token"].as_str().expect("token"))
-        .send()
-        .await
-        .expect("link")
-        .json()
-        .await
-        .expect("json");
+    let other = signed_up(&app, "other@example.test").await;
+    let other_link = link_start(&app, other["access_token"].as_str().expect("token")).await;
     let callback = location_of(&http, other_link["url"].as_str().expect("url")).await;
     let refused = location_of(&http, &callback).await;
     assert!(refused.contains("error_code=identity_already_exists"), "{refused}");

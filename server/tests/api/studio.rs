@@ -86,7 +86,8 @@ pub struct Studio {
     pub csrf: String,
 }
 
-async fn add_operator(app: &TestApp, email: &str, password: &str) {
+/// Adds an operator who may sign in to the dashboard with `email` and `password`.
+pub async fn add_operator(app: &TestApp, email: &str, password: &str) {
     let hash = server::auth::password::hash_blocking(password).expect("hash");
     app.admin_sql(&format!("insert into _studio.operators (email, password_hash) values ('{email}', '{hash}')")).await;
 }
@@ -105,39 +106,65 @@ pub async fn studio_app() -> TestApp {
     app
 }
 
-async fn sign_in(app: &TestApp, email: &str, password: &str) -> reqwest::Response {
-    app.http
-        .post(format!("{}/studio/api/signin", app.address))
+/// Posts a sign-in to the dashboard of the server at `url`.
+pub async fn sign_in_at(http: &reqwest::Client, url: &str, email: &str, password: &str) -> reqwest::Response {
+    http.post(format!("{url}/studio/api/signin"))
         .json(&json!({"email": email, "password": password}))
         .send()
         .await
         .expect("sign-in")
 }
 
+async fn sign_in(app: &TestApp, email: &str, password: &str) -> reqwest::Response {
+    sign_in_at(&app.http, &app.address, email, password).await
+}
+
 pub async fn signed_in(app: &TestApp) -> Studio {
-    let res = sign_in(app, EMAIL, PASSWORD).await;
-    assert_eq!(res.status(), StatusCode::OK);
-    let set_cookie = res.headers().get("set-cookie").expect("a cookie").to_str().expect("text").to_string();
-    let cookie = set_cookie.split(';').next().expect("a name and value").to_string();
-    let body: Value = res.json().await.expect("json");
-    Studio { cookie, csrf: body["csrf_token"].as_str().expect("a csrf token").to_string() }
+    Studio::sign_in(&app.http, &app.address, EMAIL, PASSWORD).await
 }
 
 impl Studio {
-    pub fn req(&self, app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
-        app.http
-            .request(method, format!("{}{path}", app.address))
-            .header("cookie", &self.cookie)
-            .header("x-csrf-token", &self.csrf)
-            .header("origin", &app.address)
+    /// Signs in to the dashboard of the server at `url` (which must accept) and keeps the
+    /// session's cookie and CSRF token.
+    pub async fn sign_in(http: &reqwest::Client, url: &str, email: &str, password: &str) -> Studio {
+        let res = sign_in_at(http, url, email, password).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let set_cookie = res.headers().get("set-cookie").expect("a cookie").to_str().expect("text").to_string();
+        let cookie = set_cookie.split(';').next().expect("a name and value").to_string();
+        let body: Value = res.json().await.expect("json");
+        Studio { cookie, csrf: body["csrf_token"].as_str().expect("a csrf token").to_string() }
     }
 
-    pub async fn call(&self, app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = self.req(app, method, path);
+    /// A request to `path` of the server at `url` with this session's cookie, CSRF token and origin.
+    pub fn request(&self, http: &reqwest::Client, url: &str, method: Method, path: &str) -> reqwest::RequestBuilder {
+        http.request(method, format!("{url}{path}"))
+            .header("cookie", &self.cookie)
+            .header("x-csrf-token", &self.csrf)
+            .header("origin", url)
+    }
+
+    /// Sends `body` (if any) to `path` of the server at `url`; the status and the JSON answer.
+    pub async fn call_at(
+        &self,
+        http: &reqwest::Client,
+        url: &str,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = self.request(http, url, method, path);
         if let Some(body) = body {
             req = req.json(&body);
         }
         json_of(req.send().await.expect("studio request")).await
+    }
+
+    pub fn req(&self, app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.request(&app.http, &app.address, method, path)
+    }
+
+    pub async fn call(&self, app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.call_at(&app.http, &app.address, method, path, body).await
     }
 }
 

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use crate::backup::{socket_url, stop_postmaster, Site};
 use crate::helpers::connect;
-use crate::helpers::{json_of, spawn_app};
+use crate::helpers::spawn_app;
+use crate::studio::Studio;
 
 const EMAIL: &str = "backups@studio.test";
 const PASSWORD: &str = "correct horse battery";
@@ -19,39 +20,18 @@ const PASSWORD: &str = "correct horse battery";
 struct Operator {
     http: reqwest::Client,
     url: String,
-    cookie: String,
-    csrf: String,
+    studio: Studio,
 }
 
 impl Operator {
     async fn sign_in(url: &str) -> Operator {
         let http = reqwest::Client::new();
-        let res = http
-            .post(format!("{url}/studio/api/signin"))
-            .header("origin", url)
-            .json(&json!({"email": EMAIL, "password": PASSWORD}))
-            .send()
-            .await
-            .expect("sign-in");
-        assert_eq!(res.status().as_u16(), 200);
-        let set_cookie = res.headers()["set-cookie"].to_str().expect("a cookie in text");
-        let cookie = set_cookie.split(';').next().expect("a name and value").to_string();
-        let body: Value = res.json().await.expect("json");
-        let csrf = body["csrf_token"].as_str().expect("a csrf token").to_string();
-        Operator { http, url: url.to_string(), cookie, csrf }
+        let studio = Studio::sign_in(&http, url, EMAIL, PASSWORD).await;
+        Operator { http, url: url.to_string(), studio }
     }
 
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = self
-            .http
-            .request(method, format!("{}/studio/api{path}", self.url))
-            .header("cookie", &self.cookie)
-            .header("x-csrf-token", &self.csrf)
-            .header("origin", &self.url);
-        if let Some(body) = body {
-            req = req.json(&body);
-        }
-        json_of(req.send().await.expect("studio request")).await
+        self.studio.call_at(&self.http, &self.url, method, &format!("/studio/api{path}"), body).await
     }
 }
 

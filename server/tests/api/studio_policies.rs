@@ -8,7 +8,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::TestApp;
-use crate::studio_storage::{studio_app, Studio};
+use crate::studio::Studio;
+use crate::studio_storage::studio_app;
 
 async fn orders_app() -> (TestApp, Studio, String, String) {
     let (app, studio) = studio_app().await;

@@ -5,56 +5,21 @@
 //! endpoint, move, copy, a signed URL fetched without any key, delete; S3 keys created (secret
 //! once), listed, revoked; each write audited.
 
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{json_of, spawn_app, TestApp};
+use crate::studio::{add_operator, Studio};
 
 const EMAIL: &str = "storage-ops@studio.test";
 const PASSWORD: &str = "correct horse battery";
 
-/// A signed-in dashboard: the cookie and CSRF token of a session.
-pub struct Studio {
-    cookie: String,
-    csrf: String,
-}
-
 /// A server with one operator, signed in.
 pub async fn studio_app() -> (TestApp, Studio) {
     let app = spawn_app().await;
-    let hash = server::auth::password::hash_blocking(PASSWORD).expect("hash");
-    app.admin_sql(&format!("insert into _studio.operators (email, password_hash) values ('{EMAIL}', '{hash}')")).await;
-    let res = app
-        .http
-        .post(format!("{}/studio/api/signin", app.address))
-        .json(&json!({"email": EMAIL, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign-in");
-    assert_eq!(res.status(), StatusCode::OK);
-    let set_cookie = res.headers().get("set-cookie").expect("a cookie").to_str().expect("text").to_string();
-    let cookie = set_cookie.split(';').next().expect("a name and value").to_string();
-    let body: Value = res.json().await.expect("json");
-    let studio = Studio { cookie, csrf: body["csrf_token"].as_str().expect("a csrf token").to_string() };
+    add_operator(&app, EMAIL, PASSWORD).await;
+    let studio = Studio::sign_in(&app.http, &app.address, EMAIL, PASSWORD).await;
     (app, studio)
-}
-
-impl Studio {
-    pub fn req(&self, app: &TestApp, method: Method, path: &str) -> reqwest::RequestBuilder {
-        app.http
-            .request(method, format!("{}{path}", app.address))
-            .header("cookie", &self.cookie)
-            .header("x-csrf-token", &self.csrf)
-            .header("origin", &app.address)
-    }
-
-    pub async fn call(&self, app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = self.req(app, method, path);
-        if let Some(body) = body {
-            req = req.json(&body);
-        }
-        json_of(req.send().await.expect("studio request")).await
-    }
 }
 
 async fn audited(app: &TestApp, action: &str) -> i64 {
@@ -194,24 +159,13 @@ async fn objects_are_browsed_previewed_moved_copied_signed_and_deleted() {
     let small = image::load_from_memory(&bytes).expect("an image");
     assert_eq!(small.width(), 2);
 
-    let (status, out) = studio
-        .call(
-            &app,
-            Method::POST,
-            "/studio/api/storage/object/copy",
-            Some(json!({"bucketId": "docs", "sourceKey": "photos/red.png", "destinationKey": "copy.png"})),
-        )
-        .await;
-    assert_eq!(status, 200, "{out}");
-    let (status, out) = studio
-        .call(
-            &app,
-            Method::POST,
-            "/studio/api/storage/object/move",
-            Some(json!({"bucketId": "docs", "sourceKey": "copy.png", "destinationKey": "moved/red.png"})),
-        )
-        .await;
-    assert_eq!(status, 200, "{out}");
+    // copied, then the copy moved
+    for (action, from, to) in [("copy", "photos/red.png", "copy.png"), ("move", "copy.png", "moved/red.png")] {
+        let body = json!({"bucketId": "docs", "sourceKey": from, "destinationKey": to});
+        let (status, out) =
+            studio.call(&app, Method::POST, &format!("/studio/api/storage/object/{action}"), Some(body)).await;
+        assert_eq!(status, 200, "{action}: {out}");
+    }
 
     // a signed URL with a chosen lifetime opens the object without any key or cookie
     let (status, signed) = studio

@@ -2,8 +2,9 @@
 //! `Link`, create, read, update, delete), `/admin/generate_link` and `/invite`. Any other role
 //! gets 403 `not_admin`. Admin-created users may carry a bcrypt or argon2 `password_hash`.
 
-use crate::db::cached::CachedQueries;
-use actix_web::{web, HttpRequest, HttpResponse};
+use std::collections::HashMap;
+
+use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -14,6 +15,7 @@ use crate::auth::request::{client_ip, json_body, query, Admin};
 use crate::auth::user_admin::{self, AccountRequest, Actor, NewAccount};
 use crate::auth::users::{self, checked_email, User};
 use crate::auth::{audit, AuthState};
+use crate::db::cached::CachedQueries;
 
 #[derive(Debug, Default, Deserialize)]
 struct UserBody {
@@ -42,8 +44,42 @@ fn pagination(raw: Option<&String>) -> Result<Option<i64>, AuthError> {
     }
 }
 
+/// A listing's `page` and `per_page` (1 and 50 when absent or zero; at most 1000 a page).
+fn page_and_size(q: &HashMap<String, String>) -> Result<(i64, i64), AuthError> {
+    let page = pagination(q.get("page"))?.filter(|p| *p > 0).unwrap_or(1);
+    let per_page = pagination(q.get("per_page"))?.filter(|p| *p > 0).unwrap_or(50).min(1000);
+    Ok((page, per_page))
+}
+
+/// An answer with one page of `total` entries as GoTrue pages it: `X-Total-Count`, and `Link`s
+/// to the next page (if any) and the last one of `path`.
+fn paged(path: &str, page: i64, per_page: i64, total: i64) -> HttpResponseBuilder {
+    let last = ((total + per_page - 1) / per_page).max(1);
+    let mut links = Vec::new();
+    if page < last {
+        links.push(format!("<{path}?page={}&per_page={per_page}>; rel=\"next\"", page + 1));
+    }
+    links.push(format!("<{path}?page={last}&per_page={per_page}>; rel=\"last\""));
+    let mut res = HttpResponse::Ok();
+    res.insert_header(("X-Total-Count", total.to_string())).insert_header(("Link", links.join(", ")));
+    res
+}
+
 fn user_id(path: &str) -> Result<Uuid, AuthError> {
     Uuid::parse_str(path).map_err(|_| AuthError::NotFoundUser)
+}
+
+/// What `PUT` and `DELETE /admin/users/{id}` start from: the id (`user_not_found` when it is no
+/// UUID), the JSON body and the caller's IP.
+fn user_call(
+    state: &AuthState,
+    req: &HttpRequest,
+    path: &str,
+    body: &[u8],
+) -> Result<(Uuid, UserBody, String), AuthError> {
+    let id = user_id(path)?;
+    let p: UserBody = json_body(body)?;
+    Ok((id, p, client_ip(state, req)))
 }
 
 /// GoTrue's audit entries of the admin API name the `service_role`.
@@ -52,20 +88,10 @@ fn service_role(ip: &str) -> Actor<'_> {
 }
 
 pub async fn list(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
-    let q = query(&req);
-    let page = pagination(q.get("page"))?.filter(|p| *p > 0).unwrap_or(1);
-    let per_page = pagination(q.get("per_page"))?.filter(|p| *p > 0).unwrap_or(50).min(1000);
+    let (page, per_page) = page_and_size(&query(&req))?;
     let client = state.pool.get().await?;
     let (list, total) = users::page(&client, page, per_page).await?;
-    let last = ((total + per_page - 1) / per_page).max(1);
-    let mut links = Vec::new();
-    if page < last {
-        links.push(format!("</admin/users?page={}&per_page={per_page}>; rel=\"next\"", page + 1));
-    }
-    links.push(format!("</admin/users?page={last}&per_page={per_page}>; rel=\"last\""));
-    Ok(HttpResponse::Ok()
-        .insert_header(("X-Total-Count", total.to_string()))
-        .insert_header(("Link", links.join(", ")))
+    Ok(paged("/admin/users", page, per_page, total)
         .json(json!({ "users": list.iter().map(User::to_json).collect::<Vec<_>>(), "aud": "authenticated" })))
 }
 
@@ -109,10 +135,8 @@ pub async fn update(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    let id = user_id(&path)?;
-    let p: UserBody = json_body(&body)?;
+    let (id, p, ip) = user_call(&state, &req, &path, &body)?;
     let hash = user_admin::password_hash(&state, p.password.as_deref(), p.password_hash.as_deref()).await?;
-    let ip = client_ip(&state, &req);
     let user = user_admin::in_transaction(&state, async |db| {
         let user = user_admin::existing(db, id).await?;
         if let Some(email) = p.email.as_deref().filter(|e| !e.trim().is_empty()) {
@@ -154,10 +178,8 @@ pub async fn delete(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    let id = user_id(&path)?;
-    let p: UserBody = json_body(&body)?;
+    let (id, p, ip) = user_call(&state, &req, &path, &body)?;
     let soft = p.should_soft_delete.unwrap_or(false);
-    let ip = client_ip(&state, &req);
     // A soft delete is three statements: all of them or none.
     user_admin::in_transaction(&state, async |db| user_admin::delete(db, id, soft, service_role(&ip)).await).await?;
     Ok(HttpResponse::Ok().json(json!({})))
@@ -344,8 +366,7 @@ pub async fn update_factor(
 /// (`X-Total-Count`, `Link`); `query` keeps entries whose actor, action or type contains it.
 pub async fn audit(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
     let q = query(&req);
-    let page = pagination(q.get("page"))?.filter(|p| *p > 0).unwrap_or(1);
-    let per_page = pagination(q.get("per_page"))?.filter(|p| *p > 0).unwrap_or(50).min(1000);
+    let (page, per_page) = page_and_size(&q)?;
     let needle = q.get("query").map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty());
     let client = state.pool.get().await?;
     let filter = "($1::text is null or lower(coalesce(payload->>'actor_username', '') || ' ' || \
@@ -365,14 +386,5 @@ pub async fn audit(_: Admin, state: web::Data<AuthState>, req: HttpRequest) -> R
         .await?
         .get(0);
     let entries: Vec<Value> = rows.iter().map(|r| r.get(0)).collect();
-    let last = ((total + per_page - 1) / per_page).max(1);
-    let mut links = Vec::new();
-    if page < last {
-        links.push(format!("</admin/audit?page={}&per_page={per_page}>; rel=\"next\"", page + 1));
-    }
-    links.push(format!("</admin/audit?page={last}&per_page={per_page}>; rel=\"last\""));
-    Ok(HttpResponse::Ok()
-        .insert_header(("X-Total-Count", total.to_string()))
-        .insert_header(("Link", links.join(", ")))
-        .json(entries))
+    Ok(paged("/admin/audit", page, per_page, total).json(entries))
 }

@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { usePolicies, usePolicySchemas, type Policy, type PolicyDraft, type PolicyTable, type PolicyWrite } from '../api/policies';
 import { PolicyFormView } from './policy-form';
 import { PolicyTester } from './policy-tester';
 import { SqlReview } from './sql-review';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { Input, Select } from '@/components/ui/field';
-import { Empty, ErrorNote, Loading } from '@/components/ui/states';
+import { SchemaTableNav } from '@/components/ui/schema-table-nav';
+import { Empty } from '@/components/ui/states';
 import { paths } from '@/lib/paths';
 
 /** A schema's tables with their RLS switch and policies, the forms that write them, and the tester. */
@@ -15,11 +15,9 @@ export function PoliciesScreen({ schema, table }: { schema: string; table?: stri
   const tables = usePolicies(schema);
   const schemas = usePolicySchemas();
   const navigate = useNavigate();
-  const [search, setSearch] = useState('');
   const [write, setWrite] = useState<PolicyWrite | null>(null);
   const [editing, setEditing] = useState<null | { policy?: Policy }>(null);
   const current = tables.data?.find((t) => t.name === table);
-  const shown = (tables.data ?? []).filter((t) => t.name.toLowerCase().includes(search.toLowerCase()));
 
   const review = (draft: PolicyDraft, replaces?: string) => {
     setEditing(null);
@@ -29,38 +27,25 @@ export function PoliciesScreen({ schema, table }: { schema: string; table?: stri
   return (
     <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[15rem_1fr] md:grid-rows-1">
       <nav aria-label="Tables with policies" className="flex max-h-48 flex-col gap-2 border-r border-slate-200 bg-white p-2 md:max-h-none">
-        <label className="sr-only" htmlFor="policy-schema">
-          Schema
-        </label>
-        <Select id="policy-schema" value={schema} onChange={(e) => navigate(paths.policies(e.target.value))}>
-          {(schemas.data ?? [schema]).map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </Select>
-        <label className="sr-only" htmlFor="policy-table-search">
-          Search tables
-        </label>
-        <Input id="policy-table-search" type="search" placeholder={`Search ${schema} tables`} value={search} onChange={(e) => setSearch(e.target.value)} />
-        {tables.isPending && <Loading />}
-        {tables.error && <ErrorNote error={tables.error} />}
-        <ul className="min-h-0 flex-1 overflow-auto">
-          {shown.map((t) => (
-            <li key={t.name}>
-              <Link
-                to={paths.policies(schema, t.name)}
-                aria-current={t.name === table ? 'page' : undefined}
-                className={`flex items-baseline justify-between gap-2 rounded px-2 py-1 text-sm ${t.name === table ? 'bg-emerald-100 font-medium text-emerald-900' : 'text-slate-800 hover:bg-slate-100'}`}
-              >
-                <span className="truncate">{t.name}</span>
-                <span className={`shrink-0 text-xs ${t.rls ? 'text-emerald-800' : 'text-amber-800'}`}>
-                  {t.rls ? `${t.policies.length} polic${t.policies.length === 1 ? 'y' : 'ies'}` : 'RLS off'}
-                </span>
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <SchemaTableNav
+          ids={{ schema: 'policy-schema', search: 'policy-table-search' }}
+          schema={schema}
+          schemas={schemas.data}
+          onSchema={(s) => navigate(paths.policies(s))}
+          searchPlaceholder={`Search ${schema} tables`}
+          tables={tables}
+          current={table}
+          to={(name) => paths.policies(schema, name)}
+        >
+          {(t) => (
+            <>
+              <span className="truncate">{t.name}</span>
+              <span className={`shrink-0 text-xs ${t.rls ? 'text-emerald-800' : 'text-amber-800'}`}>
+                {t.rls ? `${t.policies.length} polic${t.policies.length === 1 ? 'y' : 'ies'}` : 'RLS off'}
+              </span>
+            </>
+          )}
+        </SchemaTableNav>
       </nav>
       <div className="flex min-h-0 flex-col overflow-auto">
         {!current ? (
