@@ -2,7 +2,9 @@
 //! migrated template, talking to the real server over HTTP.
 
 mod auth;
+mod auth_hooks;
 mod auth_refresh_batch;
+mod auth_settings;
 mod backup;
 mod foundation;
 mod functions;
@@ -34,9 +36,9 @@ mod site;
 mod smtp_sink;
 mod storage;
 mod studio;
+mod studio_backups;
 mod studio_policies;
 mod studio_storage;
-mod studio_backups;
 mod supervise;
 mod typegen;
 mod webhooks;

@@ -57,7 +57,7 @@ async fn password_hash(state: &AuthState, p: &UserBody) -> Result<Option<String>
     }
     match p.password.as_deref() {
         Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
+            state.check_password(plain)?;
             Ok(Some(password::hash(plain.to_string()).await?))
         }
         None => Ok(None),
@@ -276,7 +276,7 @@ pub async fn generate_link(
     let data = p.data.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
     let hash = match p.password.as_deref() {
         Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
+            state.check_password(plain)?;
             Some(password::hash(plain.to_string()).await?)
         }
         None => None,

@@ -65,6 +65,7 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
         }
         return Err(AuthError::Validation("missing email or phone".into()));
     }
+    state.require_email_provider(422, "Email logins are disabled")?;
     let client = state.pool.get().await?;
     let user = users::by_email(&client, &email).await?;
     let hash = user.as_ref().and_then(|u| u.encrypted_password.clone());
