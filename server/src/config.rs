@@ -514,6 +514,21 @@ pub struct AuthConfig {
     #[arg(long = "hook-custom-access-token-secrets", env = "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", hide_env_values = true, value_parser = secret)]
     pub hook_custom_access_token_secrets: Option<SecretString>,
 
+    /// Run the password-verification-attempt hook (`HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI`) at
+    /// every password sign-in of a user who has a password.
+    #[arg(long = "hook-password-verification-attempt-enabled", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_password_verification_attempt_enabled: bool,
+
+    /// The password-verification-attempt hook: `pg-functions://<database>/<schema>/<function>`
+    /// or an `http(s)://` endpoint.
+    #[arg(long = "hook-password-verification-attempt-uri", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI")]
+    pub hook_password_verification_attempt_uri: Option<String>,
+
+    /// Standard-webhooks secrets of the password-verification-attempt hook, `v1,whsec_<base64>`,
+    /// `|`-separated.
+    #[arg(long = "hook-password-verification-attempt-secrets", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", hide_env_values = true, value_parser = secret)]
+    pub hook_password_verification_attempt_secrets: Option<SecretString>,
+
     /// Seconds an e-mailed link or code stays valid.
     #[arg(long = "mailer-otp-exp", env = "MAILER_OTP_EXP", default_value_t = 86_400)]
     pub mailer_otp_exp: u64,

@@ -66,6 +66,8 @@ pub struct AuthState {
     pub hook_before_user_created: Option<String>,
     /// The custom-access-token hook, when it is on.
     pub hook_custom_access_token: Option<hooks::Target>,
+    /// The password-verification-attempt hook, when it is on.
+    pub hook_password_verification_attempt: Option<hooks::Target>,
     /// The client of HTTP hooks.
     pub hook_http: reqwest::Client,
     /// `PASSWORD_REQUIRED_CHARACTERS`, decoded.
@@ -104,18 +106,18 @@ impl AuthState {
                     return Err("HOOK_BEFORE_USER_CREATED_ENABLED needs HOOK_BEFORE_USER_CREATED_URI".into())
                 }
             };
-        let hook_custom_access_token =
-            match (&config.hook_custom_access_token_enabled, &config.hook_custom_access_token_uri) {
-                (false, _) => None,
-                (true, Some(uri)) => Some(hooks::Target::parse(
-                    "HOOK_CUSTOM_ACCESS_TOKEN",
-                    uri,
-                    config.hook_custom_access_token_secrets.as_ref().map(|s| s.expose_secret()),
-                )?),
-                (true, None) => {
-                    return Err("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED needs HOOK_CUSTOM_ACCESS_TOKEN_URI".into())
-                }
-            };
+        let hook_custom_access_token = hooks::Target::configured(
+            "HOOK_CUSTOM_ACCESS_TOKEN",
+            config.hook_custom_access_token_enabled,
+            config.hook_custom_access_token_uri.as_deref(),
+            config.hook_custom_access_token_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
+        let hook_password_verification_attempt = hooks::Target::configured(
+            "HOOK_PASSWORD_VERIFICATION_ATTEMPT",
+            config.hook_password_verification_attempt_enabled,
+            config.hook_password_verification_attempt_uri.as_deref(),
+            config.hook_password_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
         let password_required = password::required_character_sets(&config.password_required_characters);
         if mailer.uses_inbox() {
             tracing::warn!(
@@ -147,6 +149,7 @@ impl AuthState {
             webauthn,
             hook_before_user_created,
             hook_custom_access_token,
+            hook_password_verification_attempt,
             hook_http: reqwest::Client::new(),
             password_required,
         })

@@ -230,6 +230,15 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.hook.custom_access_token.enabled", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED", Conv::Bool)),
     ("auth.hook.custom_access_token.uri", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_URI", Conv::Str)),
     ("auth.hook.custom_access_token.secrets", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", Conv::Str)),
+    (
+        "auth.hook.password_verification_attempt.enabled",
+        Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED", Conv::Bool),
+    ),
+    ("auth.hook.password_verification_attempt.uri", Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI", Conv::Str)),
+    (
+        "auth.hook.password_verification_attempt.secrets",
+        Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", Conv::Str),
+    ),
     ("auth.hook.*", Rule::NotYet),
     ("auth.mfa.phone.enroll_enabled", Rule::Env("MFA_PHONE_ENROLL_ENABLED", Conv::Bool)),
     ("auth.mfa.phone.verify_enabled", Rule::Env("MFA_PHONE_VERIFY_ENABLED", Conv::Bool)),
@@ -747,6 +756,9 @@ mod tests {
             [auth.mfa.totp]
             enroll_enabled = false
             verify_enabled = false
+            [auth.hook.password_verification_attempt]
+            enabled = true
+            uri = "pg-functions://postgres/public/attempts"
             [auth.hook.custom_access_token]
             enabled = true
             uri = "pg-functions://postgres/public/claims"
@@ -770,6 +782,11 @@ mod tests {
             Some("pg-functions://postgres/public/claims")
         );
         assert_eq!(env_of(&config, "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS").as_deref(), Some("v1,whsec_YWJj"));
+        assert_eq!(env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED").as_deref(), Some("true"));
+        assert_eq!(
+            env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI").as_deref(),
+            Some("pg-functions://postgres/public/attempts")
+        );
         assert!(config.not_applied.is_empty(), "{:?}", config.not_applied);
         let letters = parse("[auth]\npassword_requirements = \"letters_digits\"", &no_env).unwrap();
         assert_eq!(

@@ -1,7 +1,8 @@
 //! The custom-access-token hook (`[auth.hook.custom_access_token]`) against the real server:
 //! a Postgres function that adds a claim a row-level-security policy then reads through
 //! `/rest/v1`, GoTrue's input, a refusal, an answer missing a required claim, and the same hook
-//! as a signed HTTP endpoint (a standard webhook).
+//! as a signed HTTP endpoint (a standard webhook); and the password-verification-attempt hook
+//! locking a user out.
 
 use std::sync::{Arc, Mutex};
 
@@ -177,4 +178,52 @@ async fn an_unreachable_http_hook_fails_the_token_with_gotrues_error() {
         (StatusCode::UNPROCESSABLE_ENTITY, &json!("hook_timeout_after_retry")),
         "{body}"
     );
+}
+
+#[tokio::test]
+async fn a_password_verification_attempt_hook_locks_out_a_user_after_failed_attempts() {
+    let app = spawn_app_with(|c| {
+        c.auth.mailer_autoconfirm = true;
+        c.auth.hook_password_verification_attempt_enabled = true;
+        c.auth.hook_password_verification_attempt_uri =
+            Some("pg-functions://postgres/public/password_attempt_hook".into());
+    })
+    .await;
+    app.admin_sql(
+        "create table public.failed_attempts (user_id uuid);
+         create function public.password_attempt_hook(event jsonb) returns jsonb language plpgsql as $$
+         begin
+           if not (event ->> 'valid')::boolean then
+             insert into public.failed_attempts values ((event ->> 'user_id')::uuid);
+           end if;
+           if (select count(*) from public.failed_attempts where user_id = (event ->> 'user_id')::uuid) >= 2 then
+             return jsonb_build_object('decision', 'reject', 'message', 'Too many attempts', 'should_logout_user', true);
+           end if;
+           return jsonb_build_object('decision', 'continue');
+         end $$;",
+    )
+    .await;
+    let (status, session) = sign_up_and_in(&app, "locked@example.test").await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let wrong = json!({"email": "locked@example.test", "password": "wrong-one"});
+    let (status, body) = app.auth_post("/token?grant_type=password", wrong.clone()).await;
+    assert_eq!(
+        (status, &body["code"], &body["message"]),
+        (StatusCode::BAD_REQUEST, &json!("invalid_credentials"), &json!("Invalid login credentials"))
+    );
+    let (status, body) = app.auth_post("/token?grant_type=password", wrong).await;
+    assert_eq!(
+        (status, &body["code"], &body["message"]),
+        (StatusCode::BAD_REQUEST, &json!("invalid_credentials"), &json!("Too many attempts"))
+    );
+
+    let right = json!({"email": "locked@example.test", "password": "secret-1"});
+    let (status, body) = app.auth_post("/token?grant_type=password", right).await;
+    assert_eq!(
+        (status, &body["message"]),
+        (StatusCode::BAD_REQUEST, &json!("Too many attempts")),
+        "the right password is refused too"
+    );
+    let row = app.admin_query_one("select count(*) from auth.sessions s join auth.users u on u.id = s.user_id where u.email = 'locked@example.test'").await;
+    assert_eq!(row.get::<_, i64>(0), 0, "the user was logged out everywhere");
 }

@@ -6,10 +6,12 @@
 
 mod before_user_created;
 mod custom_access_token;
+mod password_verification_attempt;
 mod webhook;
 
 pub use before_user_created::before_user_created;
 pub use custom_access_token::custom_access_token;
+pub use password_verification_attempt::password_verification_attempt;
 
 use actix_web::http::StatusCode;
 use serde_json::Value;
@@ -28,6 +30,20 @@ pub enum Target {
 }
 
 impl Target {
+    /// The hook of `<name>_ENABLED`, `_URI`, `_SECRETS`, when it is on.
+    pub fn configured(
+        name: &str,
+        enabled: bool,
+        uri: Option<&str>,
+        secrets: Option<&str>,
+    ) -> Result<Option<Target>, String> {
+        match (enabled, uri) {
+            (false, _) => Ok(None),
+            (true, Some(uri)) => Target::parse(name, uri, secrets).map(Some),
+            (true, None) => Err(format!("{name}_ENABLED needs {name}_URI")),
+        }
+    }
+
     /// The hook a `*_URI` and `*_SECRETS` pair names; `name` (`HOOK_CUSTOM_ACCESS_TOKEN`) words
     /// the errors.
     pub fn parse(name: &str, uri: &str, secrets: Option<&str>) -> Result<Target, String> {
