@@ -529,6 +529,21 @@ pub struct AuthConfig {
     #[arg(long = "hook-password-verification-attempt-secrets", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", hide_env_values = true, value_parser = secret)]
     pub hook_password_verification_attempt_secrets: Option<SecretString>,
 
+    /// Run the MFA-verification-attempt hook (`HOOK_MFA_VERIFICATION_ATTEMPT_URI`) at every
+    /// TOTP or phone factor verification.
+    #[arg(long = "hook-mfa-verification-attempt-enabled", env = "HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_mfa_verification_attempt_enabled: bool,
+
+    /// The MFA-verification-attempt hook: `pg-functions://<database>/<schema>/<function>` or an
+    /// `http(s)://` endpoint.
+    #[arg(long = "hook-mfa-verification-attempt-uri", env = "HOOK_MFA_VERIFICATION_ATTEMPT_URI")]
+    pub hook_mfa_verification_attempt_uri: Option<String>,
+
+    /// Standard-webhooks secrets of the MFA-verification-attempt hook, `v1,whsec_<base64>`,
+    /// `|`-separated.
+    #[arg(long = "hook-mfa-verification-attempt-secrets", env = "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", hide_env_values = true, value_parser = secret)]
+    pub hook_mfa_verification_attempt_secrets: Option<SecretString>,
+
     /// Seconds an e-mailed link or code stays valid.
     #[arg(long = "mailer-otp-exp", env = "MAILER_OTP_EXP", default_value_t = 86_400)]
     pub mailer_otp_exp: u64,

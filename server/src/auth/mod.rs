@@ -68,6 +68,8 @@ pub struct AuthState {
     pub hook_custom_access_token: Option<hooks::Target>,
     /// The password-verification-attempt hook, when it is on.
     pub hook_password_verification_attempt: Option<hooks::Target>,
+    /// The MFA-verification-attempt hook, when it is on.
+    pub hook_mfa_verification_attempt: Option<hooks::Target>,
     /// The client of HTTP hooks.
     pub hook_http: reqwest::Client,
     /// `PASSWORD_REQUIRED_CHARACTERS`, decoded.
@@ -118,6 +120,12 @@ impl AuthState {
             config.hook_password_verification_attempt_uri.as_deref(),
             config.hook_password_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
         )?;
+        let hook_mfa_verification_attempt = hooks::Target::configured(
+            "HOOK_MFA_VERIFICATION_ATTEMPT",
+            config.hook_mfa_verification_attempt_enabled,
+            config.hook_mfa_verification_attempt_uri.as_deref(),
+            config.hook_mfa_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
         let password_required = password::required_character_sets(&config.password_required_characters);
         if mailer.uses_inbox() {
             tracing::warn!(
@@ -150,6 +158,7 @@ impl AuthState {
             hook_before_user_created,
             hook_custom_access_token,
             hook_password_verification_attempt,
+            hook_mfa_verification_attempt,
             hook_http: reqwest::Client::new(),
             password_required,
         })

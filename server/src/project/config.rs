@@ -239,6 +239,9 @@ const RULES: &[(&str, Rule)] = &[
         "auth.hook.password_verification_attempt.secrets",
         Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", Conv::Str),
     ),
+    ("auth.hook.mfa_verification_attempt.enabled", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED", Conv::Bool)),
+    ("auth.hook.mfa_verification_attempt.uri", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_URI", Conv::Str)),
+    ("auth.hook.mfa_verification_attempt.secrets", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", Conv::Str)),
     ("auth.hook.*", Rule::NotYet),
     ("auth.mfa.phone.enroll_enabled", Rule::Env("MFA_PHONE_ENROLL_ENABLED", Conv::Bool)),
     ("auth.mfa.phone.verify_enabled", Rule::Env("MFA_PHONE_VERIFY_ENABLED", Conv::Bool)),
@@ -756,6 +759,10 @@ mod tests {
             [auth.mfa.totp]
             enroll_enabled = false
             verify_enabled = false
+            [auth.hook.mfa_verification_attempt]
+            enabled = true
+            uri = "https://hooks.example/mfa"
+            secrets = "v1,whsec_ZGVm"
             [auth.hook.password_verification_attempt]
             enabled = true
             uri = "pg-functions://postgres/public/attempts"
@@ -783,6 +790,8 @@ mod tests {
         );
         assert_eq!(env_of(&config, "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS").as_deref(), Some("v1,whsec_YWJj"));
         assert_eq!(env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED").as_deref(), Some("true"));
+        assert_eq!(env_of(&config, "HOOK_MFA_VERIFICATION_ATTEMPT_URI").as_deref(), Some("https://hooks.example/mfa"));
+        assert_eq!(env_of(&config, "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS").as_deref(), Some("v1,whsec_ZGVm"));
         assert_eq!(
             env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI").as_deref(),
             Some("pg-functions://postgres/public/attempts")

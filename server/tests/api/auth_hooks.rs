@@ -1,8 +1,8 @@
 //! The custom-access-token hook (`[auth.hook.custom_access_token]`) against the real server:
 //! a Postgres function that adds a claim a row-level-security policy then reads through
 //! `/rest/v1`, GoTrue's input, a refusal, an answer missing a required claim, and the same hook
-//! as a signed HTTP endpoint (a standard webhook); and the password-verification-attempt hook
-//! locking a user out.
+//! as a signed HTTP endpoint (a standard webhook); and the password- and MFA-verification-attempt
+//! hooks locking a user out.
 
 use std::sync::{Arc, Mutex};
 
@@ -225,5 +225,59 @@ async fn a_password_verification_attempt_hook_locks_out_a_user_after_failed_atte
         "the right password is refused too"
     );
     let row = app.admin_query_one("select count(*) from auth.sessions s join auth.users u on u.id = s.user_id where u.email = 'locked@example.test'").await;
+    assert_eq!(row.get::<_, i64>(0), 0, "the user was logged out everywhere");
+}
+
+#[tokio::test]
+async fn an_mfa_verification_attempt_hook_rejecting_a_wrong_code_logs_the_user_out() {
+    let app = spawn_app_with(|c| {
+        c.auth.mailer_autoconfirm = true;
+        c.auth.hook_mfa_verification_attempt_enabled = true;
+        c.auth.hook_mfa_verification_attempt_uri = Some("pg-functions://postgres/public/mfa_attempt_hook".into());
+    })
+    .await;
+    app.admin_sql(
+        "create table public.mfa_inputs (event jsonb);
+         create function public.mfa_attempt_hook(event jsonb) returns jsonb language plpgsql as $$
+         begin
+           insert into public.mfa_inputs values (event);
+           if not (event ->> 'valid')::boolean then
+             return jsonb_build_object('decision', 'reject', 'message', 'No more guesses');
+           end if;
+           return jsonb_build_object('decision', 'continue');
+         end $$;",
+    )
+    .await;
+    let (status, session) = sign_up_and_in(&app, "mfa-hook@example.test").await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let token = session["access_token"].as_str().expect("token");
+    let (status, factor) = app.auth_post_as(token, "/factors", json!({"factor_type": "totp"})).await;
+    assert_eq!(status, StatusCode::OK, "{factor}");
+    let id = factor["id"].as_str().expect("id");
+    let (status, challenge) = app.auth_post_as(token, format!("/factors/{id}/challenge"), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{challenge}");
+    let (status, body) = app
+        .auth_post_as(
+            token,
+            format!("/factors/{id}/verify"),
+            json!({"challenge_id": challenge["id"], "code": "000000"}),
+        )
+        .await;
+    assert_eq!(
+        (status, &body["code"], &body["message"]),
+        (StatusCode::FORBIDDEN, &json!("mfa_verification_rejected"), &json!("No more guesses")),
+        "{body}"
+    );
+    let row = app.admin_query_one("select event from public.mfa_inputs limit 1").await;
+    let event: Value = row.get(0);
+    assert_eq!(
+        (&event["factor_id"], &event["factor_type"], &event["valid"]),
+        (&json!(id), &json!("totp"), &json!(false))
+    );
+    let row = app
+        .admin_query_one(
+            "select count(*) from auth.sessions s join auth.users u on u.id = s.user_id where u.email = 'mfa-hook@example.test'",
+        )
+        .await;
     assert_eq!(row.get::<_, i64>(0), 0, "the user was logged out everywhere");
 }

@@ -500,6 +500,9 @@ pub async fn verify(
         }
         _ => mfa::verify(&factor.secret, code, Utc::now().timestamp()),
     };
+    if factor.kind != "webauthn" {
+        crate::auth::hooks::mfa_verification_attempt(&state, authed.user.id, id, &factor.kind, matches, &ip).await?;
+    }
     if !matches {
         if factor.kind == "phone" {
             crate::auth::phone::count_wrong_code(&state, &failed_factor_key(id)).await?;

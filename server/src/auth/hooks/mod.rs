@@ -6,11 +6,13 @@
 
 mod before_user_created;
 mod custom_access_token;
+mod mfa_verification_attempt;
 mod password_verification_attempt;
 mod webhook;
 
 pub use before_user_created::before_user_created;
 pub use custom_access_token::custom_access_token;
+pub use mfa_verification_attempt::mfa_verification_attempt;
 pub use password_verification_attempt::password_verification_attempt;
 
 use actix_web::http::StatusCode;

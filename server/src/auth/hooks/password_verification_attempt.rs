@@ -36,7 +36,7 @@ pub async fn password_verification_attempt(
         "user_id": user_id,
         "valid": valid,
     });
-    let Some(rejection) = rejection(super::call(state, target, &input).await?)? else {
+    let Some(rejection) = rejection(super::call(state, target, &input).await?, DEFAULT_MESSAGE)? else {
         return Ok(());
     };
     if rejection.1 {
@@ -45,8 +45,9 @@ pub async fn password_verification_attempt(
     Err(AuthError::Coded(StatusCode::BAD_REQUEST, "invalid_credentials", rejection.0))
 }
 
-/// The message and the logout wish of a `reject` decision; `None` to go on.
-fn rejection(answer: Option<Value>) -> Result<Option<(String, bool)>, AuthError> {
+/// The message (`default` when it has none) and the logout wish of a `reject` decision; `None`
+/// to go on.
+pub(super) fn rejection(answer: Option<Value>, default: &str) -> Result<Option<(String, bool)>, AuthError> {
     let answer = match answer {
         None => return Ok(None),
         Some(Value::Object(answer)) => answer,
@@ -61,7 +62,7 @@ fn rejection(answer: Option<Value>) -> Result<Option<(String, bool)>, AuthError>
     if answer.get("decision").and_then(Value::as_str) != Some("reject") {
         return Ok(None);
     }
-    let message = answer.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(DEFAULT_MESSAGE);
+    let message = answer.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()).unwrap_or(default);
     let logout = answer.get("should_logout_user").and_then(Value::as_bool).unwrap_or(false);
     Ok(Some((message.to_string(), logout)))
 }
@@ -72,13 +73,20 @@ mod tests {
 
     #[test]
     fn only_a_reject_decision_refuses_with_its_message_or_gotrues() {
-        assert_eq!(rejection(None).unwrap(), None);
-        assert_eq!(rejection(Some(json!({"decision": "continue"}))).unwrap(), None);
+        assert_eq!(rejection(None, DEFAULT_MESSAGE).unwrap(), None);
+        assert_eq!(rejection(Some(json!({"decision": "continue"})), DEFAULT_MESSAGE).unwrap(), None);
         assert_eq!(
-            rejection(Some(json!({"decision": "reject", "message": "Locked", "should_logout_user": true}))).unwrap(),
+            rejection(
+                Some(json!({"decision": "reject", "message": "Locked", "should_logout_user": true})),
+                DEFAULT_MESSAGE
+            )
+            .unwrap(),
             Some(("Locked".into(), true))
         );
-        assert_eq!(rejection(Some(json!({"decision": "reject"}))).unwrap(), Some((DEFAULT_MESSAGE.into(), false)));
-        assert!(rejection(Some(json!([1]))).is_err());
+        assert_eq!(
+            rejection(Some(json!({"decision": "reject"})), DEFAULT_MESSAGE).unwrap(),
+            Some((DEFAULT_MESSAGE.into(), false))
+        );
+        assert!(rejection(Some(json!([1])), DEFAULT_MESSAGE).is_err());
     }
 }
