@@ -475,6 +475,75 @@ pub struct AuthConfig {
     #[arg(long = "password-min-length", env = "PASSWORD_MIN_LENGTH", default_value_t = 6)]
     pub password_min_length: usize,
 
+    /// Character sets a password must each draw from, `:`-separated (`\:` for a colon), as
+    /// GoTrue's `PASSWORD_REQUIRED_CHARACTERS` (`abcdefghijklmnopqrstuvwxyz:0123456789`).
+    #[arg(long = "password-required-characters", env = "PASSWORD_REQUIRED_CHARACTERS", default_value = "")]
+    pub password_required_characters: String,
+
+    /// E-mail sign-up and sign-in (password, magic link, OTP, recovery); off, they are refused.
+    #[arg(long = "external-email-enabled", env = "EXTERNAL_EMAIL_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub external_email_enabled: bool,
+
+    /// Digits of e-mailed one-time codes, 6 to 10 (another value is taken as 6, as GoTrue does).
+    #[arg(long = "mailer-otp-length", env = "MAILER_OTP_LENGTH", default_value_t = 6)]
+    pub mailer_otp_length: usize,
+
+    /// Factors (verified or not) one user may have at once.
+    #[arg(long = "mfa-max-enrolled-factors", env = "MFA_MAX_ENROLLED_FACTORS", default_value_t = 10)]
+    pub mfa_max_enrolled_factors: i64,
+
+    /// Let users enrol a TOTP app as a second factor.
+    #[arg(long = "mfa-totp-enroll-enabled", env = "MFA_TOTP_ENROLL_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub mfa_totp_enroll_enabled: bool,
+
+    /// Let TOTP factors be challenged and verified.
+    #[arg(long = "mfa-totp-verify-enabled", env = "MFA_TOTP_VERIFY_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub mfa_totp_verify_enabled: bool,
+
+    /// Run the custom-access-token hook (`HOOK_CUSTOM_ACCESS_TOKEN_URI`) at every token issued.
+    #[arg(long = "hook-custom-access-token-enabled", env = "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_custom_access_token_enabled: bool,
+
+    /// The custom-access-token hook: `pg-functions://<database>/<schema>/<function>` or an
+    /// `http(s)://` endpoint.
+    #[arg(long = "hook-custom-access-token-uri", env = "HOOK_CUSTOM_ACCESS_TOKEN_URI")]
+    pub hook_custom_access_token_uri: Option<String>,
+
+    /// Standard-webhooks secrets signing HTTP hook requests, `v1,whsec_<base64>`, `|`-separated
+    /// (the first signs).
+    #[arg(long = "hook-custom-access-token-secrets", env = "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", hide_env_values = true, value_parser = secret)]
+    pub hook_custom_access_token_secrets: Option<SecretString>,
+
+    /// Run the password-verification-attempt hook (`HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI`) at
+    /// every password sign-in of a user who has a password.
+    #[arg(long = "hook-password-verification-attempt-enabled", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_password_verification_attempt_enabled: bool,
+
+    /// The password-verification-attempt hook: `pg-functions://<database>/<schema>/<function>`
+    /// or an `http(s)://` endpoint.
+    #[arg(long = "hook-password-verification-attempt-uri", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI")]
+    pub hook_password_verification_attempt_uri: Option<String>,
+
+    /// Standard-webhooks secrets of the password-verification-attempt hook, `v1,whsec_<base64>`,
+    /// `|`-separated.
+    #[arg(long = "hook-password-verification-attempt-secrets", env = "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", hide_env_values = true, value_parser = secret)]
+    pub hook_password_verification_attempt_secrets: Option<SecretString>,
+
+    /// Run the MFA-verification-attempt hook (`HOOK_MFA_VERIFICATION_ATTEMPT_URI`) at every
+    /// TOTP or phone factor verification.
+    #[arg(long = "hook-mfa-verification-attempt-enabled", env = "HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub hook_mfa_verification_attempt_enabled: bool,
+
+    /// The MFA-verification-attempt hook: `pg-functions://<database>/<schema>/<function>` or an
+    /// `http(s)://` endpoint.
+    #[arg(long = "hook-mfa-verification-attempt-uri", env = "HOOK_MFA_VERIFICATION_ATTEMPT_URI")]
+    pub hook_mfa_verification_attempt_uri: Option<String>,
+
+    /// Standard-webhooks secrets of the MFA-verification-attempt hook, `v1,whsec_<base64>`,
+    /// `|`-separated.
+    #[arg(long = "hook-mfa-verification-attempt-secrets", env = "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", hide_env_values = true, value_parser = secret)]
+    pub hook_mfa_verification_attempt_secrets: Option<SecretString>,
+
     /// Seconds an e-mailed link or code stays valid.
     #[arg(long = "mailer-otp-exp", env = "MAILER_OTP_EXP", default_value_t = 86_400)]
     pub mailer_otp_exp: u64,

@@ -118,7 +118,7 @@ pub async fn make_link(
     redirect_to: &str,
     pkce: bool,
 ) -> Result<Link, AuthError> {
-    let otp = tokens::otp();
+    let otp = tokens::otp(state.mailer_otp_length());
     let hashed_token = tokens::token_hash(&target.to_lowercase(), &otp);
     one_time::set_token(db, user.id, link_type.column(), &hashed_token, &target.to_lowercase()).await?;
     let token = if pkce { format!("pkce_{hashed_token}") } else { hashed_token.clone() };

@@ -41,6 +41,7 @@ use crate::config::AuthConfig;
 use crate::jwt::JwtVerifier;
 use crate::keys::Keys;
 use crate::signing_keys::SigningKeys;
+use error::AuthError;
 use mail::Mailer;
 
 /// Shared state of the auth surface.
@@ -64,6 +65,16 @@ pub struct AuthState {
     pub webauthn: webauthn::WebAuthn,
     /// The before-user-created hook's function, quoted, when the hook is on.
     pub hook_before_user_created: Option<String>,
+    /// The custom-access-token hook, when it is on.
+    pub hook_custom_access_token: Option<hooks::Target>,
+    /// The password-verification-attempt hook, when it is on.
+    pub hook_password_verification_attempt: Option<hooks::Target>,
+    /// The MFA-verification-attempt hook, when it is on.
+    pub hook_mfa_verification_attempt: Option<hooks::Target>,
+    /// The client of HTTP hooks.
+    pub hook_http: reqwest::Client,
+    /// `PASSWORD_REQUIRED_CHARACTERS`, decoded.
+    pub password_required: Vec<String>,
     /// Refresh grants queued to be granted together.
     pub refresh_batch: Arc<refresh_batch::RefreshBatch>,
 }
@@ -98,6 +109,25 @@ impl AuthState {
                     return Err("HOOK_BEFORE_USER_CREATED_ENABLED needs HOOK_BEFORE_USER_CREATED_URI".into())
                 }
             };
+        let hook_custom_access_token = hooks::Target::configured(
+            "HOOK_CUSTOM_ACCESS_TOKEN",
+            config.hook_custom_access_token_enabled,
+            config.hook_custom_access_token_uri.as_deref(),
+            config.hook_custom_access_token_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
+        let hook_password_verification_attempt = hooks::Target::configured(
+            "HOOK_PASSWORD_VERIFICATION_ATTEMPT",
+            config.hook_password_verification_attempt_enabled,
+            config.hook_password_verification_attempt_uri.as_deref(),
+            config.hook_password_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
+        let hook_mfa_verification_attempt = hooks::Target::configured(
+            "HOOK_MFA_VERIFICATION_ATTEMPT",
+            config.hook_mfa_verification_attempt_enabled,
+            config.hook_mfa_verification_attempt_uri.as_deref(),
+            config.hook_mfa_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
+        )?;
+        let password_required = password::required_character_sets(&config.password_required_characters);
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -127,7 +157,36 @@ impl AuthState {
             oidc,
             webauthn,
             hook_before_user_created,
+            hook_custom_access_token,
+            hook_password_verification_attempt,
+            hook_mfa_verification_attempt,
+            hook_http: reqwest::Client::new(),
+            password_required,
         })
+    }
+
+    /// Refuse a password too short or missing a required character class (GoTrue's
+    /// `weak_password`).
+    pub fn check_password(&self, plain: &str) -> Result<(), AuthError> {
+        password::check_strength(plain, self.config.password_min_length, &self.password_required)
+    }
+
+    /// Refuse an e-mail sign-up or sign-in when `EXTERNAL_EMAIL_ENABLED` is off, with GoTrue's
+    /// `email_provider_disabled` (its status and wording differ from endpoint to endpoint).
+    pub fn require_email_provider(&self, status: u16, message: &str) -> Result<(), AuthError> {
+        if self.config.external_email_enabled {
+            return Ok(());
+        }
+        let status = actix_web::http::StatusCode::from_u16(status).unwrap_or(actix_web::http::StatusCode::BAD_REQUEST);
+        Err(AuthError::Coded(status, "email_provider_disabled", message.to_string()))
+    }
+
+    /// Digits of e-mailed one-time codes: `MAILER_OTP_LENGTH` when it is 6 to 10, else 6 (as GoTrue).
+    pub fn mailer_otp_length(&self) -> usize {
+        match self.config.mailer_otp_length {
+            n @ 6..=10 => n,
+            _ => 6,
+        }
     }
 
     /// `redirect_to` when it is allowed (it starts with SITE_URL or matches URI_ALLOW_LIST),

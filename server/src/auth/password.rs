@@ -83,15 +83,37 @@ pub async fn verify(password: String, hash: Option<String>) -> bool {
     outcome.unwrap_or(false)
 }
 
-/// Refuse passwords shorter than `min_length` characters, as GoTrue words it.
-pub fn check_strength(password: &str, min_length: usize) -> Result<(), AuthError> {
-    if password.chars().count() < min_length {
-        return Err(AuthError::WeakPassword {
-            message: format!("Password should be at least {min_length} characters."),
-            reasons: vec!["length".into()],
-        });
+/// The character sets of GoTrue's `PASSWORD_REQUIRED_CHARACTERS`: `:`-separated, a `\\:` is a
+/// colon inside a set, empty sets are dropped (GoTrue's `PasswordRequiredCharacters.Decode`).
+pub fn required_character_sets(value: &str) -> Vec<String> {
+    let mut parts: Vec<String> = value.split(':').map(str::to_string).collect();
+    for i in 0..parts.len().saturating_sub(1) {
+        if let Some(stripped) = parts[i].strip_suffix('\\') {
+            let joined = format!("{stripped}:{}", parts[i + 1]);
+            parts[i] = joined;
+            parts[i + 1] = String::new();
+        }
     }
-    Ok(())
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// Refuse a password shorter than `min_length` characters or missing a character of one of
+/// `required` sets, as GoTrue words it (every reason in `reasons`, the messages joined).
+pub fn check_strength(password: &str, min_length: usize, required: &[String]) -> Result<(), AuthError> {
+    let mut messages = Vec::new();
+    let mut reasons = Vec::new();
+    if password.chars().count() < min_length {
+        messages.push(format!("Password should be at least {min_length} characters."));
+        reasons.push("length".to_string());
+    }
+    if required.iter().any(|set| !password.chars().any(|c| set.contains(c))) {
+        messages.push(format!("Password should contain at least one character of each: {}.", required.join(", ")));
+        reasons.push("characters".to_string());
+    }
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    Err(AuthError::WeakPassword { message: messages.join(" "), reasons })
 }
 
 #[cfg(test)]
@@ -127,11 +149,44 @@ mod tests {
 
     #[test]
     fn short_passwords_are_weak_with_the_length_reason() {
-        assert!(check_strength("123456", 6).is_ok());
-        match check_strength("12345", 6) {
+        assert!(check_strength("123456", 6, &[]).is_ok());
+        match check_strength("12345", 6, &[]) {
             Err(AuthError::WeakPassword { message, reasons }) => {
                 assert_eq!(message, "Password should be at least 6 characters.");
                 assert_eq!(reasons, vec!["length"]);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn required_character_sets_split_on_unescaped_colons_as_gotrue() {
+        for (value, sets) in [
+            ("a:b:c", vec!["a", "b", "c"]),
+            ("a\\:b:c", vec!["a:b", "c"]),
+            ("a:b\\:c", vec!["a", "b:c"]),
+            ("\\:a:b:c", vec![":a", "b", "c"]),
+            ("a:b:c\\:", vec!["a", "b", "c:"]),
+            ("::\\::", vec![":"]),
+            ("", vec![]),
+            (" ", vec![" "]),
+        ] {
+            assert_eq!(required_character_sets(value), sets, "{value}");
+        }
+    }
+
+    #[test]
+    fn a_password_missing_a_required_set_is_weak_with_the_characters_reason() {
+        let sets = required_character_sets("abcdefghijklmnopqrstuvwxyz:0123456789");
+        assert!(check_strength("horse9", 6, &sets).is_ok());
+        match check_strength("horse", 6, &sets) {
+            Err(AuthError::WeakPassword { message, reasons }) => {
+                assert_eq!(
+                    message,
+                    "Password should be at least 6 characters. Password should contain at least one character of \
+                     each: abcdefghijklmnopqrstuvwxyz, 0123456789."
+                );
+                assert_eq!(reasons, vec!["length", "characters"]);
             }
             other => panic!("unexpected {other:?}"),
         }

@@ -168,7 +168,7 @@ async fn grant(
         )
         .await?;
     }
-    response_with(state, &user, &issued, row.get(0), amr_of(row.get(1)), oauth)
+    response_with(state, &user, &issued, row.get(0), amr_of(row.get(1)), oauth, method).await
 }
 
 /// The `Session` object: access token, refresh token, expiry and user.
@@ -179,7 +179,10 @@ pub async fn response(
     issued: &Issued,
 ) -> Result<Value, AuthError> {
     let row = db.cached_query_one("select o_aal, o_amr from auth.session_aal_amr($1)", &[&issued.session_id]).await?;
-    response_with(state, user, issued, row.get(0), amr_of(row.get(1)), None)
+    let amr = amr_of(row.get(1));
+    // The session's latest method (`auth.session_aal_amr` orders them newest first).
+    let method = amr.first().map(|a| a.method.clone()).unwrap_or_else(|| "password".into());
+    response_with(state, user, issued, row.get(0), amr, None, &method).await
 }
 
 /// The methods of `auth.session_aal_amr`'s JSON.
@@ -187,21 +190,29 @@ fn amr_of(json: Value) -> Vec<Amr> {
     serde_json::from_value(json).unwrap_or_default()
 }
 
-/// The `Session` object for a session whose AAL and methods are known.
-fn response_with(
+/// The `Session` object for a session whose AAL and methods are known; `method` is how this
+/// token was earned (`password`, `otp`, `token_refresh`…), for the custom-access-token hook.
+async fn response_with(
     state: &AuthState,
     user: &User,
     issued: &Issued,
     aal: String,
     amr: Vec<Amr>,
     oauth: Option<&OAuthGrant>,
+    method: &str,
 ) -> Result<Value, AuthError> {
     let now = Utc::now().timestamp();
     let exp = now + state.config.jwt_exp as i64;
     let mut claims = user.access_claims(&state.issuer, now, exp, aal, amr, issued.session_id.to_string());
     claims.client_id = oauth.map(|o| o.client_id.to_string());
     claims.scope = oauth.map(|o| o.scope.clone());
-    let access_token = state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?;
+    let access_token = if state.hook_custom_access_token.is_some() {
+        let claims = serde_json::to_value(&claims).map_err(AuthError::internal)?;
+        let claims = super::hooks::custom_access_token(state, user.id, claims, method).await?;
+        state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?
+    } else {
+        state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?
+    };
     Ok(json!({
         "access_token": access_token,
         "token_type": "bearer",
@@ -370,7 +381,16 @@ async fn refresh_as(
             let refresh_token = sign_stored(parsed.session_id, counter, current.get("key"))?;
             let user = User::from_row(&current);
             let issued = Issued { session_id: parsed.session_id, refresh_token };
-            return response_with(state, &user, &issued, current.get("aal"), amr_of(current.get("amr")), oauth);
+            return response_with(
+                state,
+                &user,
+                &issued,
+                current.get("aal"),
+                amr_of(current.get("amr")),
+                oauth,
+                "token_refresh",
+            )
+            .await;
         }
         // Not the current token, or not granted for another reason: the function decides, the
         // hit already counted.
@@ -397,7 +417,7 @@ async fn refresh_as(
         let refresh_token = sign_stored(parsed.session_id, row.get(1), row.get(2))?;
         let user = User::from_row(&row);
         let issued = Issued { session_id: parsed.session_id, refresh_token };
-        return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth);
+        return response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth, "token_refresh").await;
     }
     let grant = Grant::V1 { token: token.to_string(), new_token: v1_token(oauth.is_some()) };
     // Counted already when the batch answered; counted by the function when it did not.
@@ -409,7 +429,16 @@ async fn refresh_as(
             if let Some(session_id) = row.get::<_, Option<Uuid>>("session") {
                 let user = User::from_row(&row);
                 let issued = Issued { session_id, refresh_token: row.get("token") };
-                return response_with(state, &user, &issued, row.get("aal"), amr_of(row.get("amr")), oauth);
+                return response_with(
+                    state,
+                    &user,
+                    &issued,
+                    row.get("aal"),
+                    amr_of(row.get("amr")),
+                    oauth,
+                    "token_refresh",
+                )
+                .await;
             }
             0
         }
@@ -425,7 +454,7 @@ async fn refresh_as(
     check_outcome(row.get(0))?;
     let user = User::from_row(&row);
     let issued = Issued { session_id: row.get(1), refresh_token: row.get(2) };
-    response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth)
+    response_with(state, &user, &issued, row.get(3), amr_of(row.get(4)), oauth, "token_refresh").await
 }
 
 /// The algorithm-2 token for `counter` of `session_id`, signed with the session's stored key.

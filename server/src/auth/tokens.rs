@@ -50,11 +50,11 @@ pub fn random_token(len: usize) -> String {
     rand::thread_rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect()
 }
 
-/// A six-digit one-time code.
-pub fn otp() -> String {
+/// A one-time code of `len` digits.
+pub fn otp(len: usize) -> String {
     let digits = Uniform::from(0..10u8);
     let mut rng = rand::thread_rng();
-    (0..6).map(|_| char::from(b'0' + digits.sample(&mut rng))).collect()
+    (0..len).map(|_| char::from(b'0' + digits.sample(&mut rng))).collect()
 }
 
 /// GoTrue's token hash: hex of sha224 over the address followed by the code.
@@ -143,9 +143,10 @@ mod tests {
     }
 
     #[test]
-    fn otps_are_six_digits_and_tokens_alphanumeric() {
-        let code = otp();
+    fn otps_have_the_asked_digits_and_tokens_are_alphanumeric() {
+        let code = otp(6);
         assert_eq!(code.len(), 6);
+        assert_eq!(otp(10).len(), 10);
         assert!(code.chars().all(|c| c.is_ascii_digit()));
         assert!(random_token(32).chars().all(|c| c.is_ascii_alphanumeric()));
     }

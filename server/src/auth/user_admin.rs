@@ -87,7 +87,7 @@ pub async fn password_hash(
     }
     match plain {
         Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
+            state.check_password(plain)?;
             Ok(Some(password::hash(plain.to_string()).await?))
         }
         None => Ok(None),

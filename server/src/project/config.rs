@@ -99,6 +99,8 @@ enum Conv {
     Size,
     /// `"1s"`, `"5m"`, `"1h30m"`: seconds.
     Seconds,
+    /// `password_requirements` (`""`, `"letters_digits"`, …): GoTrue's `:`-separated character sets.
+    PasswordRequirements,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -183,7 +185,7 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.enable_manual_linking", Rule::Env("SECURITY_MANUAL_LINKING_ENABLED", Conv::Bool)),
     ("auth.minimum_password_length", Rule::Env("PASSWORD_MIN_LENGTH", Conv::Int)),
     ("auth.enable_refresh_token_rotation", Rule::NotYet),
-    ("auth.password_requirements", Rule::NotYet),
+    ("auth.password_requirements", Rule::Env("PASSWORD_REQUIRED_CHARACTERS", Conv::PasswordRequirements)),
     ("auth.signing_keys_path", Rule::Env(SIGNING_KEYS, Conv::Str)),
     ("auth.jwt_secret", Rule::Env("JWT_SECRET", Conv::Str)),
     ("auth.passkey.enabled", Rule::Env("PASSKEY_ENABLED", Conv::Bool)),
@@ -201,13 +203,13 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.rate_limit.sign_in_sign_ups", Rule::Env("RATE_LIMIT_OTP", Conv::Int)),
     ("auth.rate_limit.*", Rule::NotYet),
     ("auth.captcha.*", Rule::NotYet),
-    ("auth.email.enable_signup", Rule::NotYet),
+    ("auth.email.enable_signup", Rule::Env("EXTERNAL_EMAIL_ENABLED", Conv::Bool)),
     ("auth.email.double_confirm_changes", Rule::Env("MAILER_SECURE_EMAIL_CHANGE_ENABLED", Conv::Bool)),
     ("auth.email.enable_confirmations", Rule::Env("MAILER_AUTOCONFIRM", Conv::NotBool)),
     ("auth.email.secure_password_change", Rule::Env("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", Conv::Bool)),
     ("auth.email.max_frequency", Rule::Env("SMTP_MAX_FREQUENCY", Conv::Seconds)),
     ("auth.email.otp_expiry", Rule::Env("MAILER_OTP_EXP", Conv::Int)),
-    ("auth.email.otp_length", Rule::NotYet),
+    ("auth.email.otp_length", Rule::Env("MAILER_OTP_LENGTH", Conv::Int)),
     ("auth.email.smtp.enabled", Rule::Project),
     ("auth.email.smtp.host", Rule::Smtp("SMTP_HOST", Conv::Str)),
     ("auth.email.smtp.port", Rule::Smtp("SMTP_PORT", Conv::Int)),
@@ -228,11 +230,29 @@ const RULES: &[(&str, Rule)] = &[
     ("auth.sessions.*", Rule::NotYet),
     ("auth.hook.before_user_created.enabled", Rule::Env("HOOK_BEFORE_USER_CREATED_ENABLED", Conv::Bool)),
     ("auth.hook.before_user_created.uri", Rule::Env("HOOK_BEFORE_USER_CREATED_URI", Conv::Str)),
+    ("auth.hook.custom_access_token.enabled", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED", Conv::Bool)),
+    ("auth.hook.custom_access_token.uri", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_URI", Conv::Str)),
+    ("auth.hook.custom_access_token.secrets", Rule::Env("HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", Conv::Str)),
+    (
+        "auth.hook.password_verification_attempt.enabled",
+        Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED", Conv::Bool),
+    ),
+    ("auth.hook.password_verification_attempt.uri", Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI", Conv::Str)),
+    (
+        "auth.hook.password_verification_attempt.secrets",
+        Rule::Env("HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", Conv::Str),
+    ),
+    ("auth.hook.mfa_verification_attempt.enabled", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED", Conv::Bool)),
+    ("auth.hook.mfa_verification_attempt.uri", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_URI", Conv::Str)),
+    ("auth.hook.mfa_verification_attempt.secrets", Rule::Env("HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", Conv::Str)),
     ("auth.hook.*", Rule::NotYet),
     ("auth.mfa.phone.enroll_enabled", Rule::Env("MFA_PHONE_ENROLL_ENABLED", Conv::Bool)),
     ("auth.mfa.phone.verify_enabled", Rule::Env("MFA_PHONE_VERIFY_ENABLED", Conv::Bool)),
     ("auth.mfa.web_authn.enroll_enabled", Rule::Env("MFA_WEB_AUTHN_ENROLL_ENABLED", Conv::Bool)),
     ("auth.mfa.web_authn.verify_enabled", Rule::Env("MFA_WEB_AUTHN_VERIFY_ENABLED", Conv::Bool)),
+    ("auth.mfa.max_enrolled_factors", Rule::Env("MFA_MAX_ENROLLED_FACTORS", Conv::Int)),
+    ("auth.mfa.totp.enroll_enabled", Rule::Env("MFA_TOTP_ENROLL_ENABLED", Conv::Bool)),
+    ("auth.mfa.totp.verify_enabled", Rule::Env("MFA_TOTP_VERIFY_ENABLED", Conv::Bool)),
     ("auth.mfa.*", Rule::NotYet),
     ("auth.external.*.enabled", Rule::External(Conv::Bool)),
     ("auth.external.*.client_id", Rule::External(Conv::Str)),
@@ -557,6 +577,13 @@ fn strings(key: &str, value: &Value) -> Result<Vec<String>, String> {
         .ok_or_else(|| wrong(key, "an array of strings"))
 }
 
+const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const DIGITS: &str = "0123456789";
+/// The symbols of `lower_upper_letters_digits_symbols`, as the CLI sends them to GoTrue (the
+/// colon escaped, so it stays in this set).
+const SYMBOLS: &str = "!@#$%^&*()_+-=[]{};'\\\\:\"|<>?,./`~";
+
 fn convert(key: &str, value: &Value, conv: Conv) -> Result<String, String> {
     Ok(match conv {
         Conv::Str => value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string(),
@@ -572,6 +599,16 @@ fn convert(key: &str, value: &Value, conv: Conv) -> Result<String, String> {
             }
             _ => return Err(wrong(key, "a duration such as \"60s\" or \"5m\"")),
         },
+        Conv::PasswordRequirements => {
+            let wanted = "one of \"\", \"letters_digits\", \"lower_upper_letters_digits\", \"lower_upper_letters_digits_symbols\"";
+            match value.as_str().ok_or_else(|| wrong(key, wanted))? {
+                "" => String::new(),
+                "letters_digits" => format!("{LOWER}{UPPER}:{DIGITS}"),
+                "lower_upper_letters_digits" => format!("{LOWER}:{UPPER}:{DIGITS}"),
+                "lower_upper_letters_digits_symbols" => format!("{LOWER}:{UPPER}:{DIGITS}:{SYMBOLS}"),
+                _ => return Err(wrong(key, wanted)),
+            }
+        }
     })
 }
 
@@ -751,6 +788,66 @@ mod tests {
         assert_eq!(env_of(&config, "OAUTH_SERVER_AUTHORIZATION_PATH").as_deref(), Some("/oauth/consent"));
         assert_eq!(env_of(&config, "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION").as_deref(), Some("true"));
         assert!(config.not_applied.is_empty(), "{:?}", config.not_applied);
+    }
+
+    #[test]
+    fn password_email_mfa_and_access_token_hook_keys_become_gotrues_settings() {
+        let text = r#"
+            [auth]
+            password_requirements = "lower_upper_letters_digits_symbols"
+            [auth.email]
+            enable_signup = false
+            otp_length = 8
+            [auth.mfa]
+            max_enrolled_factors = 3
+            [auth.mfa.totp]
+            enroll_enabled = false
+            verify_enabled = false
+            [auth.hook.mfa_verification_attempt]
+            enabled = true
+            uri = "https://hooks.example/mfa"
+            secrets = "v1,whsec_ZGVm"
+            [auth.hook.password_verification_attempt]
+            enabled = true
+            uri = "pg-functions://postgres/public/attempts"
+            [auth.hook.custom_access_token]
+            enabled = true
+            uri = "pg-functions://postgres/public/claims"
+            secrets = "env(HOOK_SECRET)"
+        "#;
+        let config = parse(text, &|n: &str| (n == "HOOK_SECRET").then(|| "v1,whsec_YWJj".into())).unwrap();
+        assert_eq!(
+            env_of(&config, "PASSWORD_REQUIRED_CHARACTERS").as_deref(),
+            Some(
+                "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789:!@#$%^&*()_+-=[]{};'\\\\:\"|<>?,./`~"
+            )
+        );
+        assert_eq!(env_of(&config, "EXTERNAL_EMAIL_ENABLED").as_deref(), Some("false"));
+        assert_eq!(env_of(&config, "MAILER_OTP_LENGTH").as_deref(), Some("8"));
+        assert_eq!(env_of(&config, "MFA_MAX_ENROLLED_FACTORS").as_deref(), Some("3"));
+        assert_eq!(env_of(&config, "MFA_TOTP_ENROLL_ENABLED").as_deref(), Some("false"));
+        assert_eq!(env_of(&config, "MFA_TOTP_VERIFY_ENABLED").as_deref(), Some("false"));
+        assert_eq!(env_of(&config, "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED").as_deref(), Some("true"));
+        assert_eq!(
+            env_of(&config, "HOOK_CUSTOM_ACCESS_TOKEN_URI").as_deref(),
+            Some("pg-functions://postgres/public/claims")
+        );
+        assert_eq!(env_of(&config, "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS").as_deref(), Some("v1,whsec_YWJj"));
+        assert_eq!(env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED").as_deref(), Some("true"));
+        assert_eq!(env_of(&config, "HOOK_MFA_VERIFICATION_ATTEMPT_URI").as_deref(), Some("https://hooks.example/mfa"));
+        assert_eq!(env_of(&config, "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS").as_deref(), Some("v1,whsec_ZGVm"));
+        assert_eq!(
+            env_of(&config, "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI").as_deref(),
+            Some("pg-functions://postgres/public/attempts")
+        );
+        assert!(config.not_applied.is_empty(), "{:?}", config.not_applied);
+        let letters = parse("[auth]\npassword_requirements = \"letters_digits\"", &no_env).unwrap();
+        assert_eq!(
+            env_of(&letters, "PASSWORD_REQUIRED_CHARACTERS").as_deref(),
+            Some("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789")
+        );
+        let err = parse("[auth]\npassword_requirements = \"strong\"", &no_env).unwrap_err();
+        assert!(err.contains("auth.password_requirements must be one of"), "{err}");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! migrated template, talking to the real server over HTTP.
 
 mod auth;
+mod auth_hooks;
 mod auth_refresh_batch;
+mod auth_settings;
 mod backup;
 mod foundation;
 mod functions;

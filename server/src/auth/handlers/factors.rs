@@ -1,7 +1,9 @@
 //! MFA with TOTP or a phone: `POST /factors` (enrol), `POST /factors/{id}/challenge` (a phone
 //! factor gets its code by SMS), `POST /factors/{id}/verify` (the session becomes `aal2` and new
 //! tokens are issued) and `DELETE /factors/{id}` (a verified factor needs an `aal2` session to be
-//! removed). Phone factors follow `MFA_PHONE_ENROLL_ENABLED` / `MFA_PHONE_VERIFY_ENABLED`,
+//! removed). A user has at most `MFA_MAX_ENROLLED_FACTORS` factors. TOTP factors follow
+//! `MFA_TOTP_ENROLL_ENABLED` / `MFA_TOTP_VERIFY_ENABLED` (both on by default), phone factors
+//! `MFA_PHONE_ENROLL_ENABLED` / `MFA_PHONE_VERIFY_ENABLED`,
 //! WebAuthn factors `MFA_WEB_AUTHN_ENROLL_ENABLED` / `MFA_WEB_AUTHN_VERIFY_ENABLED`: the first
 //! challenge of a WebAuthn factor is a registration ceremony (`webauthn.type = 'create'`), the
 //! later ones assertions (`'request'`) signed by the key registered then.
@@ -90,6 +92,14 @@ fn phone_disabled(what: &str, code: &'static str) -> AuthError {
     )
 }
 
+fn totp_disabled(what: &str, code: &'static str) -> AuthError {
+    AuthError::Coded(
+        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+        code,
+        format!("MFA {what} is disabled for TOTP"),
+    )
+}
+
 fn webauthn_disabled(what: &str, code: &'static str) -> AuthError {
     AuthError::Coded(
         actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
@@ -139,6 +149,24 @@ async fn new_factor(
         NewFactor::Phone(phone) => ("phone", Some(phone), None),
         NewFactor::Totp(secret) => ("totp", None, Some(secret)),
     };
+    // GoTrue first drops the user's unverified factors older than its factor expiry (300 s),
+    // then counts what is left against `MFA_MAX_ENROLLED_FACTORS`.
+    let count: i64 = db
+        .cached_query_one(
+            "with expired as (delete from auth.mfa_factors where user_id = $1 and status = 'unverified' \
+               and created_at < now() - interval '300 seconds' returning id) \
+             select count(*) from auth.mfa_factors where user_id = $1 and id not in (select id from expired)",
+            &[&authed.user.id],
+        )
+        .await?
+        .get(0);
+    if count >= state.config.mfa_max_enrolled_factors {
+        return Err(AuthError::Coded(
+            actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_enrolled_mfa_factors",
+            "Maximum number of verified factors reached, unenroll to continue".into(),
+        ));
+    }
     let id = Uuid::new_v4();
     db.cached_execute(
         "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, phone, \
@@ -299,6 +327,9 @@ pub async fn enroll(
     match p.factor_type.as_deref() {
         Some("phone") => return enroll_phone(&state, &req, p).await,
         Some("webauthn") => return enroll_webauthn(&state, &req, p).await,
+        Some("totp") if !state.config.mfa_totp_enroll_enabled => {
+            return Err(totp_disabled("enroll", "mfa_totp_enroll_not_enabled"))
+        }
         Some("totp") => {}
         _ => return Err(AuthError::Validation("factor_type needs to be totp, phone, or webauthn".into())),
     }
@@ -329,6 +360,9 @@ pub async fn challenge(
     let authed = require_permanent_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let factor = own_factor(&client, &authed, id).await?;
+    if factor.kind == "totp" && !state.config.mfa_totp_verify_enabled {
+        return Err(totp_disabled("verification", "mfa_totp_verify_not_enabled"));
+    }
     let challenge_id = Uuid::new_v4();
     let ip = client_info(&state, &req).ip.unwrap_or_else(|| "0.0.0.0".into());
     let code = if factor.kind == "phone" {
@@ -352,7 +386,7 @@ pub async fn challenge(
         crate::auth::phone::limit_texts(&state, &factor.phone).await?;
         // A new code gets its own count of wrong guesses.
         rate_limit::clear(&state.pool, &failed_factor_key(id)).await?;
-        Some(state.sms.test_code(&factor.phone).map(str::to_string).unwrap_or_else(tokens::otp))
+        Some(state.sms.test_code(&factor.phone).map(str::to_string).unwrap_or_else(|| tokens::otp(6)))
     } else {
         None
     };
@@ -418,6 +452,9 @@ pub async fn verify(
     if factor.kind == "webauthn" && !state.config.mfa_webauthn_verify_enabled {
         return Err(webauthn_disabled("verification", "mfa_webauthn_verify_not_enabled"));
     }
+    if factor.kind == "totp" && !state.config.mfa_totp_verify_enabled {
+        return Err(totp_disabled("verification", "mfa_totp_verify_not_enabled"));
+    }
     let ip = client_ip(&state, &req);
     let tx = client.transaction().await?;
     let db = &tx;
@@ -463,6 +500,9 @@ pub async fn verify(
         }
         _ => mfa::verify(&factor.secret, code, Utc::now().timestamp()),
     };
+    if factor.kind != "webauthn" {
+        crate::auth::hooks::mfa_verification_attempt(&state, authed.user.id, id, &factor.kind, matches, &ip).await?;
+    }
     if !matches {
         if factor.kind == "phone" {
             crate::auth::phone::count_wrong_code(&state, &failed_factor_key(id)).await?;

@@ -78,6 +78,7 @@ pub async fn recover(
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
+    state.require_email_provider(400, "Email logins are disabled")?;
     let p = prepare(&state, &req, &body).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
@@ -124,6 +125,7 @@ pub async fn resend(
         tx.commit().await?;
         return Ok(ok());
     }
+    state.require_email_provider(400, "Email logins are disabled")?;
     match kind {
         "signup" => {
             let Some(user) = users::by_email(db, &p.email).await? else { return Ok(ok()) };
@@ -185,6 +187,7 @@ pub async fn otp(state: web::Data<AuthState>, req: HttpRequest, body: web::Bytes
         tx.commit().await?;
         return Ok(HttpResponse::Ok().json(json!({ "message_id": null })));
     }
+    state.require_email_provider(422, "Email logins are disabled")?;
     let user = match users::by_email(db, &p.email).await? {
         Some(user) => user,
         None => {

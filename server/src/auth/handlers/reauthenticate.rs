@@ -1,4 +1,4 @@
-//! `GET /reauthenticate` (`auth.reauthenticate()`): a six-digit nonce mailed to the signed-in
+//! `GET /reauthenticate` (`auth.reauthenticate()`): a nonce (`MAILER_OTP_LENGTH` digits) mailed to the signed-in
 //! user's address (texted when it has only a number), which `PUT /user` asks for with a new
 //! password when `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` is on and the session is
 //! older than 24 hours, as GoTrue does.
@@ -37,8 +37,8 @@ pub async fn reauthenticate(state: web::Data<AuthState>, req: HttpRequest) -> Re
         }
     }
     let code = match user.email_str() {
-        "" => state.sms.test_code(&target).map(str::to_string).unwrap_or_else(tokens::otp),
-        _ => tokens::otp(),
+        "" => state.sms.test_code(&target).map(str::to_string).unwrap_or_else(|| tokens::otp(6)),
+        _ => tokens::otp(state.mailer_otp_length()),
     };
     one_time::set_token(&client, user.id, TokenColumn::Reauthentication, &tokens::token_hash(&target, &code), &target)
         .await?;

@@ -17,7 +17,7 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     for p in providers {
         external.insert((*p).into(), json!(false));
     }
-    external.insert("email".into(), json!(true));
+    external.insert("email".into(), json!(state.config.external_email_enabled));
     external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
     external.insert("phone".into(), json!(state.config.phone_enabled));
     for provider in ["google", "apple", "azure", "keycloak", "github", "gitlab", "discord", "facebook"] {

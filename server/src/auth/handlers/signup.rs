@@ -44,12 +44,13 @@ pub async fn signup(
     if p.email.as_deref().unwrap_or_default().is_empty() && p.phone.as_deref().is_some_and(|ph| !ph.is_empty()) {
         return phone_signup(&state, &req, p, &ip).await;
     }
+    state.require_email_provider(400, "Email signups are disabled")?;
     let email = checked_email(p.email.as_deref())?;
     let plain = p.password.unwrap_or_default();
     if plain.is_empty() {
         return Err(AuthError::Unprocessable("Signup requires a valid password".into()));
     }
-    password::check_strength(&plain, state.config.password_min_length)?;
+    state.check_password(&plain)?;
     let challenge = flows::challenge(p.code_challenge.as_deref(), p.code_challenge_method.as_deref())?;
     let redirect = state.redirect_target(query(&req).get("redirect_to").map(String::as_str));
     let data = match p.data {
@@ -119,7 +120,7 @@ async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -
     if plain.is_empty() {
         return Err(AuthError::Unprocessable("Signup requires a valid password".into()));
     }
-    password::check_strength(&plain, state.config.password_min_length)?;
+    state.check_password(&plain)?;
     let data = match p.data {
         Some(Value::Object(map)) => Value::Object(map),
         _ => json!({}),

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::auth::error::AuthError;
 use crate::auth::request::{client_info, client_ip, json_body, query};
-use crate::auth::{audit, flows, password, rate_limit, sessions, users, AuthState};
+use crate::auth::{audit, flows, hooks, password, rate_limit, sessions, users, AuthState};
 
 #[derive(Debug, Default, Deserialize)]
 struct Body {
@@ -65,10 +65,15 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
         }
         return Err(AuthError::Validation("missing email or phone".into()));
     }
+    state.require_email_provider(422, "Email logins are disabled")?;
     let client = state.pool.get().await?;
     let user = users::by_email(&client, &email).await?;
     let hash = user.as_ref().and_then(|u| u.encrypted_password.clone());
+    let has_password = hash.as_deref().is_some_and(|h| !h.is_empty());
     let matches = password::verify(plain, hash).await;
+    if let Some(u) = user.as_ref().filter(|u| has_password && !u.is_banned()) {
+        hooks::password_verification_attempt(state, u.id, matches, ip).await?;
+    }
     let Some(user) = user.filter(|_| matches) else {
         audit::log(&client, None, &email, "login_failed", json!({"provider": "email"}), ip).await;
         return Err(AuthError::InvalidCredentials);
@@ -103,7 +108,11 @@ async fn phone_password_grant(
     let client = state.pool.get().await?;
     let user = users::by_phone(&client, &number).await?;
     let hash = user.as_ref().and_then(|u| u.encrypted_password.clone()).filter(|h| !h.is_empty());
+    let has_password = hash.is_some();
     let matches = password::verify(plain, hash).await;
+    if let Some(u) = user.as_ref().filter(|u| has_password && !u.is_banned()) {
+        hooks::password_verification_attempt(state, u.id, matches, ip).await?;
+    }
     let Some(user) = user.filter(|_| matches) else {
         audit::log(&client, None, "", "login_failed", json!({"provider": "phone"}), ip).await;
         return Err(AuthError::InvalidCredentials);

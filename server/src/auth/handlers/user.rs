@@ -51,7 +51,7 @@ pub async fn update(
     };
     let new_hash = match p.password.as_deref() {
         Some(plain) => {
-            password::check_strength(plain, state.config.password_min_length)?;
+            state.check_password(plain)?;
             Some(plain.to_string())
         }
         None => None,

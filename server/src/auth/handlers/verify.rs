@@ -1,5 +1,5 @@
 //! `/verify`: checking mailed tokens. `POST` (supabase-js `verifyOtp`) takes `token_hash` +
-//! `type`, or the six-digit `token` + `email`, and answers with a session. `GET` is the link in
+//! `type`, or the e-mailed `token` (`MAILER_OTP_LENGTH` digits) + `email`, and answers with a session. `GET` is the link in
 //! the mail: it answers 303 to `redirect_to` (when allowed, else SITE_URL) with the session in
 //! the URL fragment, `?code=` for a PKCE flow, or `#error=access_denied&error_code=otp_expired...`.
 

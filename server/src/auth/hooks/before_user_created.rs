@@ -1,5 +1,4 @@
-//! Auth hooks run as Postgres functions, as GoTrue's `pg-functions://` hooks: here the
-//! before-user-created hook (`HOOK_BEFORE_USER_CREATED_ENABLED`, `HOOK_BEFORE_USER_CREATED_URI`),
+//! The before-user-created hook (`HOOK_BEFORE_USER_CREATED_ENABLED`, `HOOK_BEFORE_USER_CREATED_URI`),
 //! which may refuse a sign-up by any method (e-mail, phone, OTP, OAuth, anonymous). The admin
 //! API does not run it, as in GoTrue.
 //!
@@ -11,24 +10,9 @@
 
 use serde_json::{json, Value};
 
-use super::error::AuthError;
-use super::users::User;
-use super::AuthState;
-
-/// The function a `pg-functions://<database>/<schema>/<function>` URI names, quoted for SQL.
-pub fn function_of_uri(uri: &str) -> Result<String, String> {
-    let rest = uri
-        .strip_prefix("pg-functions://")
-        .ok_or_else(|| format!("{uri}: only pg-functions:// hooks are supported"))?;
-    let parts: Vec<&str> = rest.split('/').collect();
-    let valid = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    match parts.as_slice() {
-        [_, schema, function] if valid(schema) && valid(function) => {
-            Ok(format!("{}.{}", crate::db::quote_ident(schema), crate::db::quote_ident(function)))
-        }
-        _ => Err(format!("{uri}: expected pg-functions://<database>/<schema>/<function>")),
-    }
-}
+use crate::auth::error::AuthError;
+use crate::auth::users::User;
+use crate::auth::AuthState;
 
 /// Run the before-user-created hook, when on, for `user` just written; an error refuses it.
 pub async fn before_user_created(
@@ -81,16 +65,6 @@ fn refusal(answer: Option<&Value>) -> Option<AuthError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_uri_names_a_schema_qualified_function() {
-        assert_eq!(function_of_uri("pg-functions://postgres/public/hook").unwrap(), "\"public\".\"hook\"");
-        for bad in
-            ["https://x/y", "pg-functions://postgres/hook", "pg-functions://postgres/a;b/c", "pg-functions://p/s/f/g"]
-        {
-            assert!(function_of_uri(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn an_answer_without_an_error_lets_the_sign_up_go_on() {
