@@ -11,6 +11,11 @@
  * version of a function gets a new process; the old one finishes its requests, then ends. A
  * process idle for `idleMs` ends.
  *
+ * One spare process is kept started ahead of need (after a cold request's answer, once taken):
+ * the default heap limit, the reads every function may be given, no worker. The next cold
+ * function of the default memory limit takes it, and its worker gets that function's narrowed
+ * `deno.permissions` (`host.ts`), when that is as narrow as its own process would be (`spareFits`).
+ *
  * The server decides which function, version and limits; the process's router (`router.ts`)
  * runs the requests. Protocol: docs/functions.md.
  */
@@ -296,7 +301,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const entrypoint = ended.spawn?.entrypoint;
     if (entrypoint !== undefined && processes.get(entrypoint) === ended) processes.delete(entrypoint);
   };
-  /** Start a spare process when there is none (once the supervisor starts, and each time one is taken). */
+  /**
+   * Start a spare process when there is none: after a cold request has its answer's head (the
+   * first one, which starts the supervisor itself, and each one that took the spare), so that the
+   * spare's start never competes with a function's boot.
+   */
   function refill(): void {
     if (options.spare === false || stopped || spare) return;
     spare = new FunctionProcess(null, options, onEnd);
@@ -309,7 +318,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   function processFor(
     req: Request,
     entrypoint: string,
-  ): { process: FunctionProcess; cold: boolean; fromSpare: boolean } {
+  ): { process: FunctionProcess; cold: boolean } {
     const version = req.headers.get(HEADER.version) ?? "";
     let process = processes.get(entrypoint);
     if (process && (process.spawn?.version !== version || process.exited)) {
@@ -317,7 +326,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       process.retire();
       process = undefined;
     }
-    if (process) return { process, cold: false, fromSpare: false };
+    if (process) return { process, cold: false };
     const read = req.headers.get(HEADER.read);
     const deny = req.headers.get(HEADER.deny);
     const spawn: Spawn = {
@@ -337,11 +346,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       spare = null;
       taken.assign(spawn);
       processes.set(entrypoint, taken);
-      return { process: taken, cold: true, fromSpare: true };
+      return { process: taken, cold: true };
     }
     const created = new FunctionProcess(spawn, options, onEnd);
     processes.set(entrypoint, created);
-    return { process: created, cold: true, fromSpare: false };
+    return { process: created, cold: true };
   }
 
   /** Why a request to `process` failed: the limit that killed it, else the worker failure. */
@@ -368,7 +377,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         return failure("bad_request", 400, `${header} must be a JSON array of paths without commas`);
       }
     }
-    const { process, cold, fromSpare } = processFor(req, entrypoint);
+    const { process, cold } = processFor(req, entrypoint);
     let port: number;
     try {
       port = await process.port;
@@ -396,11 +405,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
     } catch (err) {
       process.end(flight);
-      if (fromSpare) refill();
+      if (cold) refill();
       return why(process, err);
     }
-    // The next spare starts once this cold request has its answer, not while it boots.
-    if (fromSpare) refill();
+    if (cold) refill();
     const answer = new Headers(response.headers);
     answer.delete(HEADER.cold);
     if (cold) answer.set(HEADER.cold, "1");
@@ -444,7 +452,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     return idle.length;
   }
 
-  refill();
   return Object.assign(handle, {
     sweep,
     pid: (entrypoint: string) => processes.get(entrypoint)?.pid,

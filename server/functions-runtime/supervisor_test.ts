@@ -209,6 +209,9 @@ test("a folder under /tmp named in the deny list is refused although /tmp may be
 });
 
 test("a function served by the spare process reads its own folder and /tmp, not another function's nor a denied folder", async () => {
+  // A cold request's answer starts the spare (none is started with the supervisor).
+  const first = await fn("spare-first", `Deno.serve(() => new Response("first"));`);
+  assertEquals(await (await call(first, "/spare-first")).text(), "first");
   const spare = await supervisor.sparePid();
   assertEquals(typeof spare, "number", "a spare process is waiting");
   await Deno.mkdir(`${dir}/data`, { recursive: true });
