@@ -302,9 +302,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (entrypoint !== undefined && processes.get(entrypoint) === ended) processes.delete(entrypoint);
   };
   /**
-   * Start a spare process when there is none: after a cold request has its answer's head (the
-   * first one, which starts the supervisor itself, and each one that took the spare), so that the
-   * spare's start never competes with a function's boot.
+   * Start a spare process when there is none: after a cold request's answer (the first one, which
+   * starts the supervisor itself, and each one that took the spare), so that the spare's start
+   * never competes with a function's boot or its first answer.
    */
   function refill(): void {
     if (options.spare === false || stopped || spare) return;
@@ -408,18 +408,23 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       if (cold) refill();
       return why(process, err);
     }
-    if (cold) refill();
+    // A cold request's answer delivered (or streaming for half a second): the next spare starts.
+    const spareTimer = cold ? setTimeout(refill, 500) : undefined;
+    const over = () => {
+      process.end(flight);
+      if (cold) (clearTimeout(spareTimer), refill());
+    };
     const answer = new Headers(response.headers);
     answer.delete(HEADER.cold);
     if (cold) answer.set(HEADER.cold, "1");
     if (!response.body) {
-      process.end(flight);
+      over();
       return new Response(null, { status: response.status, headers: answer });
     }
     const reader = response.body.getReader();
     let done = false;
     const finish = () => {
-      if (!done) (done = true, process.end(flight));
+      if (!done) (done = true, over());
     };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
