@@ -1,33 +1,71 @@
 /**
  * The main script of one function's own Deno process, started by the supervisor
- * (`supervisor.ts`) with that function's permissions and heap limit: it reads its options (one
- * JSON line on standard input), boots the function's worker, then serves the function's router
- * on a loopback port, printed as `{"listening": port}` once the worker is ready (or failed to
- * boot: the first request then gets the boot failure).
+ * (`supervisor.ts`): it reads its options (one JSON line on standard input), boots the function's
+ * worker, then serves the function's router on a loopback port, printed as `{"listening": port}`
+ * once the worker is ready (or failed to boot: the first request then gets the boot failure).
+ *
+ * A spare process (started ahead of need, before any function is known: options without
+ * `preload`) prints its port at once, then waits for a second line, its `Assignment`: the
+ * function it serves from then on, whose worker gets that function's narrowed read permissions
+ * (`deno.permissions`) instead of the process's wider ones. Requests wait for the assignment.
  *
  * It decides nothing: the router (`router.ts`) runs the requests and watches this process's CPU
  * time and memory; the supervisor starts and ends the process.
  * It ends when its standard input closes (the supervisor is gone).
  */
 
-import { createRouter, firstLine, type RouterOptions } from "./router.ts";
+import { createRouter, firstLine, nextLine, type Router, type RouterOptions } from "./router.ts";
 
 /** What the supervisor writes on standard input. */
 export interface HostOptions extends RouterOptions {
-  /** The function booted before the port is printed. */
-  preload: { entrypoint: string; version: string; name?: string };
+  /** The function booted before the port is printed; absent for a spare process. */
+  preload?: { entrypoint: string; version: string; name?: string };
 }
 
-if (import.meta.main) {
-  const { line, rest } = await firstLine(Deno.stdin.readable);
-  const options: HostOptions = JSON.parse(line);
-  const router = createRouter(options);
-  await router.preload(options.preload.entrypoint, options.preload.version, options.preload.name);
+/** The second line a spare process reads: the function it serves, its read permissions and secrets. */
+export interface Assignment {
+  entrypoint: string;
+  version: string;
+  name?: string;
+  /** The folders its worker may read (with /tmp). */
+  readPaths: string[];
+  secrets: Record<string, string>;
+}
+
+function listen(handler: (req: Request) => Promise<Response>): void {
   Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     onListen: ({ port }) => console.log(JSON.stringify({ listening: port })),
-  }, router);
+  }, handler);
+}
+
+if (import.meta.main) {
+  const first = await firstLine(Deno.stdin.readable);
+  let { rest } = first;
+  const options: HostOptions = JSON.parse(first.line);
+  if (options.preload) {
+    const router = createRouter(options);
+    await router.preload(options.preload.entrypoint, options.preload.version, options.preload.name);
+    listen(router);
+  } else {
+    let assigned!: (router: Router) => void;
+    const ready = new Promise<Router>((resolve) => (assigned = resolve));
+    listen(async (req) => (await ready)(req));
+    const next = await nextLine(rest, first.buffered);
+    rest = next.rest;
+    if (next.line) {
+      const assignment: Assignment = JSON.parse(next.line);
+      const router = createRouter({
+        ...options,
+        readPaths: assignment.readPaths,
+        secrets: assignment.secrets,
+        inheritPermissions: false,
+      });
+      router.preload(assignment.entrypoint, assignment.version, assignment.name);
+      assigned(router);
+    }
+  }
   while (!(await rest.read()).done) { /* nothing else is sent */ }
   Deno.exit(0);
 }

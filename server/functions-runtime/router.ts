@@ -419,18 +419,25 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
   return new Response(body, { status: head.status, headers: head.headers });
 }
 
-/** The first line of standard input (the options), and the reader of the rest. */
-export async function firstLine(
+/** The first line of standard input (the options), the reader of the rest and what it already read of it. */
+export function firstLine(
   input: ReadableStream<Uint8Array>,
-): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array> }> {
-  const reader = input.getReader();
+): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array>; buffered: string }> {
+  return nextLine(input.getReader(), "");
+}
+
+/** The next line from `reader`, after the text already read (`buffered`); what follows it is buffered again. */
+export async function nextLine(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  buffered: string,
+): Promise<{ line: string; rest: ReadableStreamDefaultReader<Uint8Array>; buffered: string }> {
   const decoder = new TextDecoder();
-  let text = "";
+  let text = buffered;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { line: text, rest: reader };
-    text += decoder.decode(value, { stream: true });
     const end = text.indexOf("\n");
-    if (end >= 0) return { line: text.slice(0, end), rest: reader };
+    if (end >= 0) return { line: text.slice(0, end), rest: reader, buffered: text.slice(end + 1) };
+    const { done, value } = await reader.read();
+    if (done) return { line: text, rest: reader, buffered: "" };
+    text += decoder.decode(value, { stream: true });
   }
 }

@@ -11,12 +11,17 @@
  * version of a function gets a new process; the old one finishes its requests, then ends. A
  * process idle for `idleMs` ends.
  *
+ * One spare process is kept started ahead of need (after a cold request's answer, once taken):
+ * the default heap limit, the reads every function may be given, no worker. The next cold
+ * function of the default memory limit takes it, and its worker gets that function's narrowed
+ * `deno.permissions` (`host.ts`), when that is as narrow as its own process would be (`spareFits`).
+ *
  * The server decides which function, version and limits; the process's router (`router.ts`)
  * runs the requests. Protocol: docs/functions.md.
  */
 
 import { failure, firstLine, HEADER, type LimitKind, type RouterOptions } from "./router.ts";
-import type { HostOptions } from "./host.ts";
+import type { Assignment, HostOptions } from "./host.ts";
 
 /** What the server writes on the supervisor's standard input, as one JSON line. */
 export interface SupervisorOptions extends RouterOptions {
@@ -24,12 +29,19 @@ export interface SupervisorOptions extends RouterOptions {
   denoBin?: string;
   /** A function's memory limit in MiB when a request names none. */
   memoryMb?: number;
+  /**
+   * Keep one spare process started ahead of need for functions of the default memory limit
+   * (default: true).
+   */
+  spare?: boolean;
 }
 
 export type Supervisor = ((req: Request) => Promise<Response>) & {
   sweep(now?: number): number;
   /** The pid of a function's process (tests). */
   pid(entrypoint: string): number | undefined;
+  /** The pid of the spare process, once it listens (tests). */
+  sparePid(): Promise<number | undefined>;
   stop(): void;
 };
 
@@ -50,8 +62,13 @@ interface Spawn {
   secrets: Record<string, string>;
 }
 
-/** A function's process: started once, reused until it ends, a limit kills it or a version replaces it. */
+/**
+ * A function's process: started once, reused until it ends, a limit kills it or a version replaces
+ * it. A spare one (`spawn` null) is started with the permissions every function has and the
+ * default heap limit, then `assign`ed to a function.
+ */
 class FunctionProcess {
+  spawn: Spawn | null;
   readonly port: Promise<number>;
   readonly secret = crypto.randomUUID();
   readonly flights = new Set<Flight>();
@@ -64,20 +81,25 @@ class FunctionProcess {
   #retired = false;
   #exited = false;
 
-  constructor(readonly spawn: Spawn, private options: SupervisorOptions, onEnd: () => void) {
+  constructor(spawn: Spawn | null, private options: SupervisorOptions, onEnd: (process: FunctionProcess) => void) {
+    this.spawn = spawn;
+    // A spare may read what every function's worker may be given: the folders of functions, /tmp.
+    const memoryMb = spawn?.memoryMb ?? defaultMemoryMb(options);
+    const readPaths = spawn?.readPaths ?? options.readPaths;
+    const denyPaths = spawn?.denyPaths ?? [];
     const args = [
       "run",
       "--no-config",
       "--no-prompt",
       "--unstable-worker-options",
-      `--v8-flags=--max-old-space-size=${spawn.memoryMb}`,
+      `--v8-flags=--max-old-space-size=${memoryMb}`,
       "--allow-net",
       "--allow-env",
       "--allow-sys",
       "--allow-import",
-      `--allow-read=${[...spawn.readPaths, "/tmp", WORKER].join(",")}`,
+      `--allow-read=${[...readPaths, "/tmp", WORKER].join(",")}`,
       "--allow-write=/tmp",
-      ...(spawn.denyPaths.length > 0 ? [`--deny-read=${spawn.denyPaths.join(",")}`] : []),
+      ...(denyPaths.length > 0 ? [`--deny-read=${denyPaths.join(",")}`] : []),
       HOST,
     ];
     this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
@@ -88,14 +110,15 @@ class FunctionProcess {
     }).spawn();
     const hostOptions: HostOptions = {
       secret: this.secret,
-      readPaths: spawn.readPaths,
+      readPaths,
       idleMs: 0,
       inheritPermissions: true,
-      memoryMb: spawn.memoryMb,
-      secrets: spawn.secrets,
-      preload: { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name },
+      memoryMb,
+      secrets: spawn?.secrets ?? {},
+      preload: spawn ? { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name } : undefined,
     };
     const stdin = this.#child.stdin.getWriter();
+    this.#stdin = stdin;
     // Held open for the process's life: its end tells the process the supervisor is gone.
     stdin.write(new TextEncoder().encode(JSON.stringify(hostOptions) + "\n")).catch(() => {});
     this.port = this.#readPort();
@@ -105,14 +128,30 @@ class FunctionProcess {
       stdin.close().catch(() => {});
       // V8 at its heap limit: "Fatal JavaScript out of memory", then an abort (SIGTRAP).
       if (!this.#killedFor && this.#outOfMemory) this.#killedFor = "memory";
-      const label = spawn.name ?? spawn.entrypoint;
+      const label = this.spawn ? this.spawn.name ?? this.spawn.entrypoint : "spare";
       if (this.#killedFor) console.error(`function ${label}: stopped at its ${this.#killedFor} limit`);
       else if (!status.success && !this.#retired) {
         console.error(`function ${label}: its process ended (${status.code})`);
       }
-      onEnd();
+      onEnd(this);
       return this.#killedFor;
     });
+  }
+
+  #stdin: WritableStreamDefaultWriter<Uint8Array>;
+
+  /** A spare process serves `spawn` from now on, its worker narrowed to `spawn`'s read paths. */
+  assign(spawn: Spawn): void {
+    this.spawn = spawn;
+    this.lastUsed = Date.now();
+    const assignment: Assignment = {
+      entrypoint: spawn.entrypoint,
+      version: spawn.version,
+      name: spawn.name,
+      readPaths: spawn.readPaths,
+      secrets: spawn.secrets,
+    };
+    this.#stdin.write(new TextEncoder().encode(JSON.stringify(assignment) + "\n")).catch(() => {});
   }
 
   get pid(): number {
@@ -224,6 +263,28 @@ function lineSplitter(): TransformStream<string, string> {
   });
 }
 
+function defaultMemoryMb(options: SupervisorOptions): number {
+  return options.memoryMb || 256;
+}
+
+/** Whether `path` is `folder` or lies in it. */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
+/**
+ * Whether a spare process (reading `roots` and /tmp, denying nothing) can serve a function with
+ * exactly the reads its own process would get: its worker is given `read` and /tmp (each within
+ * what the spare may read), and no denied folder may lie in those or hold one of them, since a
+ * worker's permissions cannot deny more than its process's (Deno refuses a worker asking for /tmp
+ * from a process that denies a folder in it).
+ */
+export function spareFits(roots: string[], read: string[], deny: string[]): boolean {
+  const granted = [...read, "/tmp"];
+  return read.every((p) => [...roots, "/tmp"].some((root) => within(p, root))) &&
+    deny.every((d) => !granted.some((g) => within(d, g) || within(g, d)));
+}
+
 const LIMIT_MESSAGE: Record<LimitKind, string> = {
   memory: "the function's memory limit was reached",
   cpu: "the function's CPU time limit was reached",
@@ -233,13 +294,34 @@ const LIMIT_MESSAGE: Record<LimitKind, string> = {
 /** The supervisor's request handler. */
 export function createSupervisor(options: SupervisorOptions): Supervisor {
   const processes = new Map<string, FunctionProcess>();
+  let spare: FunctionProcess | null = null;
+  let stopped = false;
+  const onEnd = (ended: FunctionProcess) => {
+    if (spare === ended) spare = null;
+    const entrypoint = ended.spawn?.entrypoint;
+    if (entrypoint !== undefined && processes.get(entrypoint) === ended) processes.delete(entrypoint);
+  };
+  /**
+   * Start a spare process when there is none: after a cold request's answer (the first one, which
+   * starts the supervisor itself, and each one that took the spare), so that the spare's start
+   * never competes with a function's boot or its first answer.
+   */
+  function refill(): void {
+    if (options.spare === false || stopped || spare) return;
+    spare = new FunctionProcess(null, options, onEnd);
+    // A spare that cannot start is left ended: the next cold request starts its own process.
+    spare.port.catch(() => {});
+  }
   /** The secrets the server last sent (`PUT /_internal/secrets`), given to processes as they start. */
   let secrets: Record<string, string> = options.secrets ?? {};
 
-  function processFor(req: Request, entrypoint: string): { process: FunctionProcess; cold: boolean } {
+  function processFor(
+    req: Request,
+    entrypoint: string,
+  ): { process: FunctionProcess; cold: boolean } {
     const version = req.headers.get(HEADER.version) ?? "";
     let process = processes.get(entrypoint);
-    if (process && (process.spawn.version !== version || process.exited)) {
+    if (process && (process.spawn?.version !== version || process.exited)) {
       processes.delete(entrypoint);
       process.retire();
       process = undefined;
@@ -247,21 +329,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (process) return { process, cold: false };
     const read = req.headers.get(HEADER.read);
     const deny = req.headers.get(HEADER.deny);
-    const created: FunctionProcess = new FunctionProcess(
-      {
-        entrypoint,
-        version,
-        name: req.headers.get(HEADER.name) ?? undefined,
-        memoryMb: Number(req.headers.get(HEADER.memory)) || options.memoryMb || 256,
-        readPaths: read ? JSON.parse(read) : options.readPaths,
-        denyPaths: deny ? JSON.parse(deny) : [],
-        secrets,
-      },
-      options,
-      () => {
-        if (processes.get(entrypoint) === created) processes.delete(entrypoint);
-      },
-    );
+    const spawn: Spawn = {
+      entrypoint,
+      version,
+      name: req.headers.get(HEADER.name) ?? undefined,
+      memoryMb: Number(req.headers.get(HEADER.memory)) || defaultMemoryMb(options),
+      readPaths: read ? JSON.parse(read) : options.readPaths,
+      denyPaths: deny ? JSON.parse(deny) : [],
+      secrets,
+    };
+    const taken = spare;
+    if (
+      taken && !taken.exited && spawn.memoryMb === defaultMemoryMb(options) &&
+      spareFits(options.readPaths, spawn.readPaths, spawn.denyPaths)
+    ) {
+      spare = null;
+      taken.assign(spawn);
+      processes.set(entrypoint, taken);
+      return { process: taken, cold: true };
+    }
+    const created = new FunctionProcess(spawn, options, onEnd);
     processes.set(entrypoint, created);
     return { process: created, cold: true };
   }
@@ -318,19 +405,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
     } catch (err) {
       process.end(flight);
+      if (cold) refill();
       return why(process, err);
     }
+    // A cold request's answer delivered (or streaming for half a second): the next spare starts.
+    const spareTimer = cold ? setTimeout(refill, 500) : undefined;
+    const over = () => {
+      process.end(flight);
+      if (cold) (clearTimeout(spareTimer), refill());
+    };
     const answer = new Headers(response.headers);
     answer.delete(HEADER.cold);
     if (cold) answer.set(HEADER.cold, "1");
     if (!response.body) {
-      process.end(flight);
+      over();
       return new Response(null, { status: response.status, headers: answer });
     }
     const reader = response.body.getReader();
     let done = false;
     const finish = () => {
-      if (!done) (done = true, process.end(flight));
+      if (!done) (done = true, over());
     };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -366,7 +460,16 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   return Object.assign(handle, {
     sweep,
     pid: (entrypoint: string) => processes.get(entrypoint)?.pid,
+    sparePid: async () => {
+      const current = spare;
+      if (!current) return undefined;
+      await current.port.catch(() => {});
+      return current.exited ? undefined : current.pid;
+    },
     stop: () => {
+      stopped = true;
+      spare?.stop();
+      spare = null;
       for (const process of processes.values()) process.stop();
       processes.clear();
     },

@@ -208,6 +208,82 @@ test("a folder under /tmp named in the deny list is refused although /tmp may be
   assertEquals(answer, { guarded: "NotCapable", tmp: "ok" });
 });
 
+test("a function served by the spare process reads its own folder and /tmp, not another function's nor a denied folder", async () => {
+  // A cold request's answer starts the spare (none is started with the supervisor).
+  const first = await fn("spare-first", `Deno.serve(() => new Response("first"));`);
+  assertEquals(await (await call(first, "/spare-first")).text(), "first");
+  const spare = await supervisor.sparePid();
+  assertEquals(typeof spare, "number", "a spare process is waiting");
+  await Deno.mkdir(`${dir}/data`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/data/secret.txt`, "secret");
+  const reader = await fn(
+    "spare-reader",
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       await Deno.writeTextFile("/tmp/functions-supervisor-spare-test.txt", "x");
+       return Response.json({
+         own: await tryIt(() => Deno.readTextFile(new URL(import.meta.url).pathname)),
+         tmp: await tryIt(() => Deno.readTextFile("/tmp/functions-supervisor-spare-test.txt")),
+         other: await tryIt(() => Deno.readTextFile(${JSON.stringify(`${dir}/echo/index.ts`)})),
+         data: await tryIt(() => Deno.readTextFile(${JSON.stringify(`${dir}/data/secret.txt`)})),
+         outside: await tryIt(() => Deno.readTextFile("/etc/hostname")),
+         run: await tryIt(() => new Deno.Command("true").output()),
+       });
+     });`,
+  );
+  const response = await call(reader, "/spare-reader", { read: [`${dir}/spare-reader`], deny: [`${dir}/data`] });
+  assertEquals(response.headers.get(HEADER.cold), "1");
+  assertEquals(supervisor.pid(reader), spare, "served by the former spare");
+  assertEquals(await response.json(), {
+    own: "ok",
+    tmp: "ok",
+    other: "NotCapable",
+    data: "NotCapable",
+    outside: "NotCapable",
+    run: "NotCapable",
+  });
+  const next = await supervisor.sparePid();
+  assertEquals(typeof next === "number" && next !== spare, true, "a new spare started once the first was taken");
+});
+
+test("a function served by the spare process is stopped at the memory and CPU limits while another answers", async () => {
+  const heavy = await fn(
+    "spare-heavy",
+    `Deno.serve((req) => {
+       const query = new URL(req.url).searchParams;
+       if (query.has("spin")) while (true) { /* endless */ }
+       if (query.has("small")) return new Response("fine");
+       const kept = [];
+       for (let i = 0; i < 1_000_000; i++) kept.push(new Array(128).fill(String(i) + "x".repeat(64)));
+       return new Response(String(kept.length));
+     });`,
+  );
+  const read = [`${dir}/spare-heavy`];
+  let spare = await supervisor.sparePid();
+  assertEquals(await (await call(heavy, "/spare-heavy?small", { read })).text(), "fine");
+  assertEquals(supervisor.pid(heavy), spare, "served by the former spare");
+  const allocating = await call(heavy, "/spare-heavy", { read, cpuMs: 120_000 });
+  assertEquals([allocating.status, allocating.headers.get(HEADER.limit)], [546, "memory"]);
+  await allocating.body?.cancel();
+  spare = await supervisor.sparePid();
+  const spinning = call(heavy, "/spare-heavy?spin", { read, cpuMs: 500, version: "2" });
+  const during = await call(echo, "/echo");
+  assertEquals(during.status, 200, "another function during");
+  await during.body?.cancel();
+  const stopped = await spinning;
+  assertEquals([stopped.status, stopped.headers.get(HEADER.limit)], [546, "cpu"]);
+  await stopped.body?.cancel();
+  assertEquals(supervisor.pid(heavy), spare, "the spinning version was served by the next spare");
+});
+
+test("a function with a memory limit of its own starts its own process and leaves the spare waiting", async () => {
+  const own = await fn("own-limit", `Deno.serve(() => new Response("own"));`);
+  const spare = await supervisor.sparePid();
+  assertEquals(await (await call(own, "/own-limit", { memoryMb: 128 })).text(), "own");
+  assertEquals(supervisor.pid(own) !== spare, true, "not the spare");
+  assertEquals(await supervisor.sparePid(), spare, "the spare still waits");
+});
+
 test("a 50 MB upload reaches the function as a stream it counts", async () => {
   const counter = await fn(
     "counter",

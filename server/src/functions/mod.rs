@@ -123,6 +123,7 @@ impl FunctionsState {
         let deployed_dir = start.data_dir.join("functions-deployed");
         let _ = std::fs::create_dir_all(&deployed_dir);
         let deployed_dir = std::fs::canonicalize(&deployed_dir).unwrap_or(deployed_dir);
+        let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
         let launch = runtime::Launch {
             deno_bin: start.config.deno_bin.clone(),
             functions_dir: dir.clone().unwrap_or_else(|| deployed_dir.clone()),
@@ -133,12 +134,13 @@ impl FunctionsState {
             },
             worker_idle: std::time::Duration::from_secs(start.config.worker_idle_secs),
             extra_read: if dir.is_some() { vec![deployed_dir.clone()] } else { Vec::new() },
+            memory_limit_mb: start.config.memory_limit_mb,
+            spare: guarded.none_within(std::path::Path::new("/tmp")),
             logs: match &start.database {
                 Some((pool, _)) => logs::LogSink::to_database(pool.clone()),
                 None => logs::LogSink::log_only(),
             },
         };
-        let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
         let catalog = start
             .database
             .as_ref()

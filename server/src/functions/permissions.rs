@@ -35,6 +35,14 @@ impl Guarded {
         Guarded { folders }
     }
 
+    /// Whether no guarded folder lies in `folder`. A spare process (docs/functions.md) denies no
+    /// folder, so it can serve a function only when the folders it must not read lie outside
+    /// `/tmp`, which every function's worker may read.
+    pub fn none_within(&self, folder: &Path) -> bool {
+        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        self.folders.iter().all(|guarded| !guarded.starts_with(&folder))
+    }
+
     /// The entries of the guarded folders that a function allowed to read `read` must not read:
     /// every entry that holds none of `read`, but the shared code and what the runtime needs.
     pub fn denied(&self, read: &[PathBuf]) -> Vec<PathBuf> {
@@ -60,6 +68,15 @@ impl Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guarded_folders_are_seen_within_the_folder_that_holds_them_only() {
+        let guarded = Guarded { folders: vec![PathBuf::from("/srv/project"), PathBuf::from("/var/lib/server")] };
+        assert!(guarded.none_within(Path::new("/nonexistent-tmp")));
+        assert!(!guarded.none_within(Path::new("/srv")));
+        assert!(!guarded.none_within(Path::new("/var/lib/server")));
+        assert!(guarded.none_within(Path::new("/var/lib/server-other")));
+    }
 
     #[test]
     fn a_function_is_denied_the_other_functions_and_the_data_folder_but_not_its_own_or_the_shared_code() {

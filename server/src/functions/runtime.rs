@@ -72,6 +72,12 @@ pub struct Launch {
     pub worker_idle: Duration,
     /// Other folders functions may read (the deployed versions).
     pub extra_read: Vec<PathBuf>,
+    /// The memory limit of a function that names none, in MiB: the heap limit of the spare
+    /// process started ahead of need for such functions.
+    pub memory_limit_mb: u64,
+    /// Keep a spare process started ahead of need (false when the folders functions must not
+    /// read lie under `/tmp`, where a spare could not keep them out: `Guarded::none_within`).
+    pub spare: bool,
     /// Takes the functions' log lines from the child's output.
     pub logs: super::logs::LogSink,
 }
@@ -209,6 +215,8 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
             .collect::<Vec<_>>(),
         "idleMs": u64::try_from(launch.worker_idle.as_millis()).unwrap_or(u64::MAX),
         "denoBin": deno.to_string_lossy(),
+        "memoryMb": launch.memory_limit_mb,
+        "spare": launch.spare,
     });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
     tokio::spawn(forward_lines(BufReader::new(stderr), "stderr"));

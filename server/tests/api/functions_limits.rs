@@ -186,6 +186,75 @@ Deno.serve(async () => Response.json({{
     );
 }
 
+#[tokio::test]
+async fn with_its_folders_outside_tmp_a_function_served_by_the_spare_process_reads_only_its_own_and_stops_at_its_memory_limit(
+) {
+    // Arrange: the project and the data folder outside /tmp, as on a server: the runtime keeps a
+    // spare process there, which the first function called takes.
+    let root =
+        std::path::Path::new("/var/tmp").join(format!("functions-spare-{}", &server::keys::random_secret()[..12]));
+    let (project, data_dir) = (root.join("project"), root.join("data"));
+    std::fs::create_dir_all(&data_dir).expect("data folder");
+    std::fs::write(data_dir.join("private.txt"), "the server's").expect("write");
+    let snoop = format!(
+        r#"
+const tryIt = async (f) => {{ try {{ await f(); return "ok"; }} catch (e) {{ return e.name; }} }};
+const here = new URL(".", import.meta.url).pathname;
+Deno.serve(async () => Response.json({{
+  own: await tryIt(() => Deno.readTextFile(here + "index.ts")),
+  shared: await tryIt(() => Deno.readTextFile(here + "../_shared/cors.ts")),
+  other: await tryIt(() => Deno.readTextFile(here + "../echo/index.ts")),
+  secrets: await tryIt(() => Deno.readTextFile(here + "../.env")),
+  data: await tryIt(() => Deno.readTextFile({data:?})),
+  tmp: await tryIt(async () => {{ await Deno.writeTextFile("/tmp/functions-spare-test.txt", "x"); await Deno.readTextFile("/tmp/functions-spare-test.txt"); }}),
+  run: await tryIt(() => new Deno.Command("/bin/true").output()),
+}}));
+"#,
+        data = data_dir.join("private.txt").to_string_lossy()
+    );
+    for (path, text) in [
+        ("config.toml", "[db.migrations]\nenabled = false\n[db.seed]\nenabled = false\n"),
+        ("functions/snoop/index.ts", snoop.as_str()),
+        ("functions/echo/index.ts", ECHO),
+        ("functions/hog/index.ts", HOG),
+        ("functions/_shared/cors.ts", "export const cors = {};"),
+        ("functions/.env", "STRIPE_KEY=sk_test_1\n"),
+    ] {
+        let path = project.join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("create the folder");
+        std::fs::write(path, text).expect("write the file");
+    }
+    let (dir, data) = (project.clone(), data_dir.clone());
+    let app = crate::helpers::spawn_app_with(move |c| {
+        c.project = Some(dir);
+        c.data_dir = data;
+        c.functions.deno_bin = crate::functions::deno();
+        c.functions.memory_limit_mb = 64;
+    })
+    .await;
+
+    // Act
+    let answer: Value = app.function(Method::GET, "snoop").send().await.expect("request").json().await.expect("json");
+    let fine = app.function(Method::GET, "hog?small").send().await.expect("request");
+    let (fine_status, fine_text) = (fine.status(), fine.text().await.expect("text"));
+    let allocating = app.function(Method::GET, "hog").send().await.expect("request");
+    let echo = app.function(Method::GET, "echo").send().await.expect("request");
+
+    // Assert
+    assert_eq!(
+        answer,
+        serde_json::json!({
+            "own": "ok", "shared": "ok", "other": "NotCapable", "secrets": "NotCapable",
+            "data": "NotCapable", "tmp": "ok", "run": "NotCapable",
+        })
+    );
+    assert_eq!((fine_status, fine_text.as_str()), (StatusCode::OK, "fine"));
+    assert_eq!(status_and_code(allocating).await, (546, "WORKER_LIMIT".into()));
+    assert!(echo.status().is_success(), "another function answers after: {}", echo.status());
+    drop(app);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// Counts the bytes and chunks of its request's body as they come.
 const COUNTER: &str = r#"
 Deno.serve(async (req) => {
