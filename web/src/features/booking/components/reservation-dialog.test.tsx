@@ -213,10 +213,11 @@ describe('ReservationDialog', () => {
 
   it('moves the focus to each new step’s heading', async () => {
     setup();
+    // The focus moves in an effect after the step's render: wait for it (it never moves by itself).
     await fillPersonal();
-    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 3 }));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 3 })));
     await fillBooking();
-    expect(document.activeElement?.textContent).toBe('Étape 3 sur 4 : Paiement');
+    await waitFor(() => expect(document.activeElement?.textContent).toBe('Étape 3 sur 4 : Paiement'));
   });
 
   it('checks mobile money once its fields are left: an operator and a valid phone', async () => {
