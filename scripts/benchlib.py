@@ -166,6 +166,42 @@ end
 '''
 
 
+def chain_lua(path, threads, conns, pattern, header=None):
+    """wrk Lua: refreshes in chains of rotations. The first `conns` lines of `path` are the chains'
+    first tokens, shared out among the `threads` threads; each request presents a token the
+    previous answer returned (read from the body with the Lua `pattern`), in the JSON body as
+    `refresh_token`, or in the header `header` when given. Each connection has one request in
+    flight, so a thread's queue holds a token for each of its connections; an answer without a
+    token ends that chain (its next request carries an invalid token and counts as non-2xx)."""
+    if header:
+        send = ("local headers = {}; for k, v in pairs(wrk.headers) do headers[k] = v end; "
+                f"headers['{header}'] = token; return wrk.format(nil, nil, headers, '{{}}')")
+    else:
+        send = "return wrk.format(nil, nil, nil, '{\"refresh_token\":\"' .. token .. '\"}')"
+    return ('''wrk.method = "POST"
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("tid", counter) end
+function init(args)
+  queue = {}
+  local n = 0
+  for line in io.lines("PATH") do
+    n = n + 1
+    if n > CONNS then break end
+    if n % THREADS == (tid or 1) - 1 then queue[#queue + 1] = line end
+  end
+end
+function request()
+  local token = table.remove(queue, 1) or "chain-broken"
+  SEND
+end
+function response(status, headers, body)
+  local token = string.match(body, 'PATTERN')
+  if token then queue[#queue + 1] = token end
+end
+'''.replace("PATH", path).replace("CONNS", str(conns)).replace("THREADS", str(threads))
+            .replace("SEND", send).replace("PATTERN", pattern))
+
+
 def start_seeded_server(server, root, data, env, ready):
     """`server seed`, then the server itself (its log in `data`/server.log): the process and its
     anon and service_role keys once `ready()` is true (polled for up to 30 s); exits on failure."""
