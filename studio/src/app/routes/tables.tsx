@@ -1,7 +1,11 @@
+import { lazy, Suspense } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { TableList } from '@/features/tables/components/table-list';
 import { RowsView } from '@/features/tables/components/rows-view';
-import { CreateTable } from '@/features/tables/components/create-table';
+import { Loading } from '@/components/ui/states';
+
+// The new-table form: a chunk of its own, loaded when opened.
+const CreateTable = lazy(() => import('@/features/tables/components/create-table').then((m) => ({ default: m.CreateTable })));
 
 export function TablesRoute() {
   const { schema = 'public', table } = useParams();
@@ -13,7 +17,9 @@ export function TablesRoute() {
         <TableList schema={schema} current={table} />
       </div>
       {creating ? (
-        <CreateTable key={schema} schema={schema} />
+        <Suspense fallback={<Loading />}>
+          <CreateTable key={schema} schema={schema} />
+        </Suspense>
       ) : table ? (
         <RowsView key={`${schema}.${table}`} schema={schema} table={table} />
       ) : (

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { useRelation, useRowWrites, useRows, type Column, type Row, type RowQuery, type Sort } from '../api/tables';
 import { keyOf } from '../lib/cell-value';
@@ -7,9 +7,7 @@ import { CellEditor } from './cell-editor';
 import { DdlReview } from './ddl-review';
 import { FilterBar } from './filter-bar';
 import { FkPicker } from './fk-picker';
-import { ImportCsv } from './import-csv';
 import { InsertRowForm } from './insert-row-dialog';
-import { StructureView } from './structure-view';
 import { TableSwitches } from './table-switches';
 import { Button } from '@/components/ui/button';
 import { DataGrid } from '@/components/ui/data-grid';
@@ -19,6 +17,10 @@ import { cellText, formatCount, formatMs } from '@/lib/format';
 import { ApiError } from '@/lib/api';
 
 type Editing = { row: Row; column: Column };
+
+// The structure tab and the CSV import are chunks of their own, loaded when opened.
+const StructureView = lazy(() => import('./structure-view').then((m) => ({ default: m.StructureView })));
+const ImportCsv = lazy(() => import('./import-csv').then((m) => ({ default: m.ImportCsv })));
 
 function nextSort(sort: Sort[], column: string): Sort[] {
   const current = sort.find((s) => s.column === column);
@@ -205,7 +207,9 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
       )}
       {tab === 'structure' && isTable ? (
         <div role="tabpanel" id="table-panel-structure" aria-labelledby="table-tab-structure" className="flex min-h-0 flex-1 flex-col">
-          <StructureView relation={rel} />
+          <Suspense fallback={<Loading />}>
+            <StructureView relation={rel} />
+          </Suspense>
         </div>
       ) : (
         <div className="flex min-h-0 flex-1 flex-col" {...(isTable ? { role: 'tabpanel', id: 'table-panel-data', 'aria-labelledby': 'table-tab-data' } : {})}>
@@ -231,7 +235,11 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
       )}
       <DdlReview ddl={switchDdl} onClose={() => setSwitchDdl(null)} />
       <Dialog open={importing} title={`Import a CSV into ${table}`} onClose={() => setImporting(false)}>
-        {importing && <ImportCsv relation={rel} onCancel={() => setImporting(false)} onDone={(n) => (setImporting(false), setImported(n))} />}
+        {importing && (
+          <Suspense fallback={<Loading />}>
+            <ImportCsv relation={rel} onCancel={() => setImporting(false)} onDone={(n) => (setImporting(false), setImported(n))} />
+          </Suspense>
+        )}
       </Dialog>
       <Dialog open={!!editing} title={editing ? `Edit ${editing.column.name}` : ''} onClose={() => (setEditing(null), writes.update.reset())}>
         {editing && fks.has(editing.column.name) ? (
