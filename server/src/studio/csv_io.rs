@@ -194,7 +194,7 @@ pub async fn import(
         .map(|(i, fields)| row_object(&rel, &body.columns, fields, i + 1))
         .collect::<Result<Vec<_>, _>>()?;
     query::insert_many(&rel, &body.columns, String::new())?; // columns checked before the transaction
-    let tx = client.transaction().await?;
+    let mut tx = client.transaction().await?;
     for (b, batch) in objects.chunks(BATCH).enumerate() {
         let built = query::insert_many(&rel, &body.columns, Value::Array(batch.to_vec()).to_string())?;
         let sp = tx.savepoint(format!("batch_{b}")).await?;
