@@ -126,13 +126,14 @@ pub struct ImportBody {
 
 /// A row as the JSON object `json_populate_recordset` reads: text for every column but json
 /// and jsonb, whose text must itself be JSON. `n` is the row's number (from 1) for errors.
-pub fn row_object(rel: &Relation, columns: &[String], fields: &[Option<String>], n: usize) -> Result<Value, StudioError> {
+pub fn row_object(
+    rel: &Relation,
+    columns: &[String],
+    fields: &[Option<String>],
+    n: usize,
+) -> Result<Value, StudioError> {
     if fields.len() != columns.len() {
-        return Err(StudioError::BadRequest(format!(
-            "Row {n}: {} fields for {} columns",
-            fields.len(),
-            columns.len()
-        )));
+        return Err(StudioError::BadRequest(format!("Row {n}: {} fields for {} columns", fields.len(), columns.len())));
     }
     let mut object = Map::new();
     for (name, field) in columns.iter().zip(fields) {
@@ -222,7 +223,10 @@ mod tests {
     #[test]
     fn fields_are_quoted_only_when_needed_and_null_is_empty() {
         let mut out = String::new();
-        push_record(&mut out, [Some("plain"), None, Some(""), Some("a,b"), Some("say \"hi\""), Some("two\nlines"), Some(" pad")]);
+        push_record(
+            &mut out,
+            [Some("plain"), None, Some(""), Some("a,b"), Some("say \"hi\""), Some("two\nlines"), Some(" pad")],
+        );
         assert_eq!(out, "plain,,\"\",\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" pad\"\r\n");
     }
 }

@@ -96,9 +96,7 @@ pub async fn run(
     let sql = built.statements.join(";\n") + ";";
     let mut client = state.pools.admin.get().await?;
     check_target(&client, &body.ddl).await?;
-    let answer = |applied: bool| {
-        json!({ "sql": sql, "statements": built.statements, "expressions": built.expressions, "applied": applied })
-    };
+    let answer = |applied: bool| json!({ "sql": sql, "statements": built.statements, "expressions": built.expressions, "applied": applied });
     if body.dry_run {
         return Ok(HttpResponse::Ok().json(answer(false)));
     }

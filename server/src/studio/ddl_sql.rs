@@ -393,7 +393,9 @@ pub fn type_sql(type_name: &str) -> Result<String, DdlError> {
         }
         let parts: Vec<&str> = base.split('.').collect();
         let simple = |p: &&str| {
-            !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') && !p.starts_with(|c: char| c.is_ascii_digit())
+            !p.is_empty()
+                && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !p.starts_with(|c: char| c.is_ascii_digit())
         };
         if parts.len() > 2 || !parts.iter().all(simple) {
             return Err(bad());
@@ -496,8 +498,7 @@ pub fn build(ddl: &Ddl) -> Result<Statements, DdlError> {
             }
             let keys: Vec<String> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.clone()).collect();
             let inline = keys.len() == 1;
-            let mut lines =
-                columns.iter().map(|c| column_sql(c, inline, &mut seen)).collect::<Result<Vec<_>, _>>()?;
+            let mut lines = columns.iter().map(|c| column_sql(c, inline, &mut seen)).collect::<Result<Vec<_>, _>>()?;
             if keys.len() > 1 {
                 lines.push(format!("primary key ({})", ident_list(&keys, "the key")?));
             }
@@ -527,7 +528,9 @@ pub fn build(ddl: &Ddl) -> Result<Statements, DdlError> {
             }
             match (default, drop_default) {
                 (Some(_), true) => return Err(DdlError::Invalid("set a default or drop it, not both".into())),
-                (Some(d), false) => out.push(format!("{head} alter column {col} set default {}", default_sql(d, &mut seen)?)),
+                (Some(d), false) => {
+                    out.push(format!("{head} alter column {col} set default {}", default_sql(d, &mut seen)?))
+                }
                 (None, true) => out.push(format!("{head} alter column {col} drop default")),
                 (None, false) => {}
             }

@@ -45,7 +45,8 @@ async fn a_table_is_shown_as_sql_then_created_with_rls_on_and_audited() {
     let (status, out) = ddl(&studio, &app, cars()).await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["applied"], true);
-    let rls: bool = app.admin_query_one("select relrowsecurity from pg_class where oid = 'public.cars'::regclass").await.get(0);
+    let rls: bool =
+        app.admin_query_one("select relrowsecurity from pg_class where oid = 'public.cars'::regclass").await.get(0);
     assert!(rls, "row-level security is on by default");
     assert_eq!(count(&app, "select count(*) from _studio.audit_log where action = 'ddl.create_table'").await, 1);
 
@@ -91,7 +92,8 @@ async fn columns_constraints_indexes_and_foreign_keys_are_changed_and_listed() {
     assert!(s["constraints"].as_array().unwrap().iter().any(|c| c["name"] == "distance_positive"));
     assert!(s["indexes"].as_array().unwrap().iter().any(|i| i["name"] == "trips_car" && i["method"] == "btree"));
     let (_, rel) = studio.call(&app, Method::GET, "/studio/api/tables/public/trips", None).await;
-    let distance = rel["columns"].as_array().unwrap().iter().find(|c| c["name"] == "distance").cloned().unwrap_or_default();
+    let distance =
+        rel["columns"].as_array().unwrap().iter().find(|c| c["name"] == "distance").cloned().unwrap_or_default();
     assert_eq!(distance["type_name"], "bigint");
     assert_eq!(distance["nullable"], false);
 
@@ -107,7 +109,8 @@ async fn columns_constraints_indexes_and_foreign_keys_are_changed_and_listed() {
     assert_eq!(count(&app, "select count(*) from pg_class where relname = 'trips'").await, 0);
     assert_eq!(count(&app, "select count(*) from _studio.audit_log where action like 'ddl.%'").await, 11);
     let (status, _) =
-        ddl(&studio, &app, json!({"op": "drop_table", "schema": "_studio", "table": "audit_log", "dry_run": true})).await;
+        ddl(&studio, &app, json!({"op": "drop_table", "schema": "_studio", "table": "audit_log", "dry_run": true}))
+            .await;
     assert_eq!(status, 400, "the dashboard's own schema is not a target");
 }
 
@@ -115,7 +118,8 @@ async fn columns_constraints_indexes_and_foreign_keys_are_changed_and_listed() {
 async fn the_realtime_and_rls_switches_are_flipped_and_audited() {
     let (app, studio) = studio_app().await;
     assert_eq!(ddl(&studio, &app, cars()).await.0, 200);
-    let published = "select count(*) from pg_publication_tables where pubname = 'supabase_realtime' and tablename = 'cars'";
+    let published =
+        "select count(*) from pg_publication_tables where pubname = 'supabase_realtime' and tablename = 'cars'";
     let on = json!({"op": "set_realtime", "schema": "public", "table": "cars", "enabled": true});
     assert_eq!(ddl(&studio, &app, on).await.0, 200);
     assert_eq!(count(&app, published).await, 1);
@@ -128,7 +132,10 @@ async fn the_realtime_and_rls_switches_are_flipped_and_audited() {
     assert_eq!(ddl(&studio, &app, rls_off).await.0, 200);
     let (_, s) = studio.call(&app, Method::GET, "/studio/api/tables/public/cars/structure", None).await;
     assert_eq!(s["rls"], false);
-    assert_eq!(count(&app, "select count(*) from _studio.audit_log where action in ('ddl.set_realtime', 'ddl.set_rls')").await, 3);
+    assert_eq!(
+        count(&app, "select count(*) from _studio.audit_log where action in ('ddl.set_realtime', 'ddl.set_rls')").await,
+        3
+    );
 }
 
 #[tokio::test]
@@ -139,7 +146,10 @@ async fn a_csv_is_imported_in_one_transaction_and_a_bad_row_is_named() {
     let bad = json!({"columns": ["model", "price"], "rows": [["Tesla", "10"], ["Kia", "cheap"], ["Fiat", "3"]]});
     let (status, out) = studio.call(&app, Method::POST, path, Some(bad)).await;
     assert_eq!(status, 400, "{out}");
-    assert!(out["error"]["message"].as_str().unwrap_or("").starts_with("Row 2: invalid input syntax for type numeric"), "{out}");
+    assert!(
+        out["error"]["message"].as_str().unwrap_or("").starts_with("Row 2: invalid input syntax for type numeric"),
+        "{out}"
+    );
     assert_eq!(count(&app, "select count(*) from public.cars").await, 0, "nothing kept");
 
     let bad_json = json!({"columns": ["model", "specs"], "rows": [["Tesla", "{oops"]]});
@@ -181,7 +191,12 @@ async fn the_export_streams_every_row_of_the_filtered_sorted_view() {
     let text = all.text().await.expect("csv");
     assert!(text.contains("\r\n1501,\"\",,,"), "an empty string is \"\" and NULL is empty");
     let (status, _) = studio
-        .call(&app, Method::GET, "/studio/api/tables/public/cars/export?q=%7B%22sort%22%3A%5B%7B%22column%22%3A%22nope%22%7D%5D%7D", None)
+        .call(
+            &app,
+            Method::GET,
+            "/studio/api/tables/public/cars/export?q=%7B%22sort%22%3A%5B%7B%22column%22%3A%22nope%22%7D%5D%7D",
+            None,
+        )
         .await;
     assert_eq!(status, 400, "an unknown column is refused before the answer starts");
 }
@@ -213,7 +228,8 @@ async fn the_foreign_key_picker_searches_the_referenced_table_a_page_at_a_time()
     assert_eq!(found["next"], Value::Null);
     let (_, none) = studio.call(&app, Method::GET, &format!("{base}&q=%25"), None).await;
     assert_eq!(none["rows"].as_array().map(Vec::len), Some(0), "a % is searched for, not a wildcard");
-    let (status, _) = studio.call(&app, Method::GET, "/studio/api/tables/public/trips/references?column=id", None).await;
+    let (status, _) =
+        studio.call(&app, Method::GET, "/studio/api/tables/public/trips/references?column=id", None).await;
     assert_eq!(status, 404);
 }
 

@@ -59,7 +59,8 @@ fn a_table_refuses_no_columns_duplicates_and_bad_types() {
         json!({"op": "create_table", "schema": "s", "table": "t", "columns": [{"name": "a", "type": "int); drop table x; --"}]}),
     );
     assert!(matches!(build(&injected), Err(DdlError::BadType(_))));
-    let unnamed = ddl(json!({"op": "create_table", "schema": "s", "table": " ", "columns": [{"name": "a", "type": "int"}]}));
+    let unnamed =
+        ddl(json!({"op": "create_table", "schema": "s", "table": " ", "columns": [{"name": "a", "type": "int"}]}));
     assert_eq!(build(&unnamed), Err(DdlError::Missing("the table name")));
 }
 
@@ -84,8 +85,10 @@ fn a_column_is_added_with_a_foreign_key() {
     }));
     assert_eq!(
         out,
-        vec!["alter table \"public\".\"bookings\" add column \"vehicle_id\" uuid not null \
-              references \"public\".\"vehicles\" (\"id\") on delete cascade"]
+        vec![
+            "alter table \"public\".\"bookings\" add column \"vehicle_id\" uuid not null \
+              references \"public\".\"vehicles\" (\"id\") on delete cascade"
+        ]
     );
 }
 
@@ -104,7 +107,9 @@ fn a_column_is_altered_in_order_rename_last() {
             "alter table \"s\".\"t\" rename column \"c\" to \"d\"",
         ]
     );
-    let drop = sql(json!({"op": "alter_column", "schema": "s", "table": "t", "column": "c", "drop_default": true, "not_null": false}));
+    let drop = sql(
+        json!({"op": "alter_column", "schema": "s", "table": "t", "column": "c", "drop_default": true, "not_null": false}),
+    );
     assert_eq!(
         drop,
         vec![
@@ -118,7 +123,9 @@ fn a_column_is_altered_in_order_rename_last() {
 
 #[test]
 fn a_value_with_a_backslash_is_an_escaped_literal() {
-    let out = sql(json!({"op": "alter_column", "schema": "s", "table": "t", "column": "c", "default": {"kind": "value", "value": "a\\b'"}}));
+    let out = sql(
+        json!({"op": "alter_column", "schema": "s", "table": "t", "column": "c", "default": {"kind": "value", "value": "a\\b'"}}),
+    );
     assert_eq!(out, vec!["alter table \"s\".\"t\" alter column \"c\" set default E'a\\\\b'''"]);
 }
 
@@ -128,10 +135,12 @@ fn constraints_are_added_and_dropped() {
         sql(json!({"op": "add_unique", "schema": "s", "table": "t", "columns": ["a", "b"], "name": "t_ab"})),
         vec!["alter table \"s\".\"t\" add constraint \"t_ab\" unique (\"a\", \"b\")"]
     );
-    let check = build(&ddl(json!({"op": "add_check", "schema": "s", "table": "t", "expression": " price >= 0 "}))).unwrap();
+    let check =
+        build(&ddl(json!({"op": "add_check", "schema": "s", "table": "t", "expression": " price >= 0 "}))).unwrap();
     assert_eq!(check.statements, vec!["alter table \"s\".\"t\" add check (price >= 0)"]);
     assert_eq!(check.expressions, vec!["price >= 0"]);
-    let smuggled = ddl(json!({"op": "add_check", "schema": "s", "table": "t", "expression": "true); drop table x; --"}));
+    let smuggled =
+        ddl(json!({"op": "add_check", "schema": "s", "table": "t", "expression": "true); drop table x; --"}));
     assert_eq!(build(&smuggled), Err(DdlError::Semicolon));
     assert_eq!(
         sql(json!({"op": "add_foreign_key", "schema": "s", "table": "t", "columns": ["o"],
@@ -147,14 +156,18 @@ fn constraints_are_added_and_dropped() {
 #[test]
 fn indexes_are_created_with_their_method_and_dropped() {
     assert_eq!(
-        sql(json!({"op": "create_index", "schema": "s", "table": "t", "columns": ["a"], "unique": true, "name": "t_a"})),
+        sql(
+            json!({"op": "create_index", "schema": "s", "table": "t", "columns": ["a"], "unique": true, "name": "t_a"})
+        ),
         vec!["create unique index \"t_a\" on \"s\".\"t\" using btree (\"a\")"]
     );
     assert_eq!(
         sql(json!({"op": "create_index", "schema": "s", "table": "t", "columns": ["doc"], "method": "gin"})),
         vec!["create index on \"s\".\"t\" using gin (\"doc\")"]
     );
-    let unique_gin = ddl(json!({"op": "create_index", "schema": "s", "table": "t", "columns": ["a"], "unique": true, "method": "gin"}));
+    let unique_gin = ddl(
+        json!({"op": "create_index", "schema": "s", "table": "t", "columns": ["a"], "unique": true, "method": "gin"}),
+    );
     assert!(build(&unique_gin).is_err());
     assert_eq!(
         sql(json!({"op": "drop_index", "schema": "s", "table": "t", "name": "t_a"})),
@@ -177,5 +190,8 @@ fn tables_and_columns_are_dropped_and_switches_flipped() {
         sql(json!({"op": "set_realtime", "schema": "s", "table": "t", "enabled": true})),
         vec!["alter publication \"supabase_realtime\" add table \"s\".\"t\""]
     );
-    assert_eq!(ddl(json!({"op": "set_realtime", "schema": "s", "table": "t", "enabled": false})).action(), "ddl.set_realtime");
+    assert_eq!(
+        ddl(json!({"op": "set_realtime", "schema": "s", "table": "t", "enabled": false})).action(),
+        "ddl.set_realtime"
+    );
 }

@@ -187,7 +187,9 @@ fn limits_are_clamped() {
 
 #[test]
 fn the_export_has_every_row_of_the_view_as_text_with_values_bound() {
-    let s = spec(json!({"filters": [{"column": "name", "op": "ilike", "value": "%a%"}], "sort": [{"column": "created_at", "desc": true}], "limit": 5}));
+    let s = spec(
+        json!({"filters": [{"column": "name", "op": "ilike", "value": "%a%"}], "sort": [{"column": "created_at", "desc": true}], "limit": 5}),
+    );
     let built = export(&rel(), &s).unwrap();
     assert_eq!(
         built.sql,
