@@ -456,13 +456,14 @@ fn column_sql(c: &ColumnDef, inline_key: bool, seen: &mut Vec<String>) -> Result
     if let Some(d) = &c.default {
         sql.push_str(&format!(" default {}", default_sql(d, seen)?));
     }
-    if !c.nullable && !(inline_key && c.primary_key) {
+    let key = inline_key && c.primary_key;
+    if !c.nullable && !key {
         sql.push_str(" not null");
     }
-    if inline_key && c.primary_key {
+    if key {
         sql.push_str(" primary key");
     }
-    if c.unique && !(inline_key && c.primary_key) {
+    if c.unique && !key {
         sql.push_str(" unique");
     }
     if let Some(r) = &c.references {
