@@ -7,7 +7,9 @@
 //! key or app user's token opens it: only the session cookie does, with its CSRF token on writes.
 //! The data screens run SQL as the database owner on the admin pool (`rows`, `sql_editor`),
 //! building every statement with identifiers quoted by `db::quote_ident` and values bound
-//! (`query`). The storage screen mounts storage's own handlers for operators (`storage`); the
+//! (`query`); the table editor's structure forms build their DDL in `ddl_sql` and run it in
+//! `ddl`, CSV goes in and out through `csv_io`, and `fk_picker` searches a referenced table.
+//! The storage screen mounts storage's own handlers for operators (`storage`); the
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
 //! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
 //! through the auth room's admin actions (`auth_actions`); `api_keys` shows the API's URL, keys
@@ -25,7 +27,11 @@ pub mod backups;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod csv_io;
+pub mod ddl;
+pub mod ddl_sql;
 pub mod error;
+pub mod fk_picker;
 pub mod history;
 pub mod operators;
 pub mod policies;
@@ -60,6 +66,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/tables/{schema}/{table}/rows", web::post().to(rows::insert))
                 .route("/tables/{schema}/{table}/rows", web::patch().to(rows::update))
                 .route("/tables/{schema}/{table}/rows", web::delete().to(rows::delete))
+                // Table editor › structure (ddl, ddl_sql), CSV (csv_io), foreign-key picker (fk_picker)
+                .route("/tables/{schema}/{table}/structure", web::get().to(ddl::structure))
+                .route("/tables/{schema}/{table}/export", web::get().to(csv_io::export))
+                .route("/tables/{schema}/{table}/import", web::post().to(csv_io::import))
+                .route("/tables/{schema}/{table}/references", web::get().to(fk_picker::pick))
+                .route("/ddl", web::post().to(ddl::run))
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
                 .route("/users", web::get().to(users::search))

@@ -200,12 +200,10 @@ pub fn paging(rel: &Relation, sort: &[Sort]) -> Paging {
     Paging::Keyset { keys, desc }
 }
 
-/// One page of rows, each as `row_to_json` text, one more than the limit (to tell whether a
-/// next page exists).
-pub fn select(rel: &Relation, spec: &Select) -> Result<(Built, Paging), BuildError> {
-    let mut built = Built { sql: String::new(), params: Vec::new() };
+/// The `where` conditions of `filters`, their values bound in `built`.
+fn conditions(rel: &Relation, filters: &[Filter], built: &mut Built) -> Result<Vec<String>, BuildError> {
     let mut conditions = Vec::new();
-    for f in &spec.filters {
+    for f in filters {
         rel.column(&f.column)?;
         let col = format!("t.{}", quote_ident(&f.column));
         let cond = match f.op {
@@ -222,7 +220,7 @@ pub fn select(rel: &Relation, spec: &Select) -> Result<(Built, Paging), BuildErr
             op => {
                 let mut object = Map::new();
                 object.insert(f.column.clone(), f.value.clone());
-                let record = rel.record(&mut built, &object);
+                let record = rel.record(built, &object);
                 let symbol = match op {
                     Op::Eq => "=",
                     Op::Neq => "<>",
@@ -236,6 +234,14 @@ pub fn select(rel: &Relation, spec: &Select) -> Result<(Built, Paging), BuildErr
         };
         conditions.push(cond);
     }
+    Ok(conditions)
+}
+
+/// One page of rows, each as `row_to_json` text, one more than the limit (to tell whether a
+/// next page exists).
+pub fn select(rel: &Relation, spec: &Select) -> Result<(Built, Paging), BuildError> {
+    let mut built = Built { sql: String::new(), params: Vec::new() };
+    let mut conditions = conditions(rel, &spec.filters, &mut built)?;
     for s in &spec.sort {
         rel.column(&s.column)?;
     }
@@ -277,6 +283,35 @@ pub fn select(rel: &Relation, spec: &Select) -> Result<(Built, Paging), BuildErr
     Ok((built, paging))
 }
 
+/// Every row of the filtered, sorted view (no page), each as an array of its columns' text
+/// (`col::text`, Postgres's own output of the type, as `copy ... csv` writes it): the CSV export.
+pub fn export(rel: &Relation, spec: &Select) -> Result<Built, BuildError> {
+    let mut built = Built { sql: String::new(), params: Vec::new() };
+    let conditions = conditions(rel, &spec.filters, &mut built)?;
+    let mut order = Vec::new();
+    for s in &spec.sort {
+        rel.column(&s.column)?;
+        order.push(format!("t.{}{}", quote_ident(&s.column), if s.desc { " desc" } else { "" }));
+    }
+    for k in &rel.primary_key {
+        if !spec.sort.iter().any(|s| &s.column == k) {
+            order.push(format!("t.{}", quote_ident(k)));
+        }
+    }
+    let cols: Vec<String> = rel.columns.iter().map(|c| format!("t.{}::text", quote_ident(&c.name))).collect();
+    let mut sql = format!("select array[{}]::text[] from {} t", cols.join(", "), rel.qualified());
+    if !conditions.is_empty() {
+        sql.push_str(" where ");
+        sql.push_str(&conditions.join(" and "));
+    }
+    if !order.is_empty() {
+        sql.push_str(" order by ");
+        sql.push_str(&order.join(", "));
+    }
+    built.sql = sql;
+    Ok(built)
+}
+
 fn writable<'a>(rel: &Relation, values: &'a Map<String, Value>) -> Result<Vec<&'a String>, BuildError> {
     let mut names = Vec::new();
     for name in values.keys() {
@@ -304,6 +339,31 @@ pub fn insert(rel: &Relation, values: &Map<String, Value>) -> Result<Built, Buil
         rel.qualified(),
         cols.join(", "),
         picked.join(", ")
+    );
+    Ok(built)
+}
+
+/// Insert the rows of `rows` (a JSON array of objects keyed by `columns`), converted to the
+/// columns' types by `json_populate_recordset`: the CSV import, one bound value per batch.
+pub fn insert_many(rel: &Relation, columns: &[String], rows: String) -> Result<Built, BuildError> {
+    if columns.is_empty() {
+        return Err(BuildError::Invalid("no column to import".into()));
+    }
+    for name in columns {
+        if rel.column(name)?.read_only {
+            return Err(BuildError::ReadOnly(name.clone()));
+        }
+    }
+    let mut built = Built { sql: String::new(), params: Vec::new() };
+    let param = built.bind(rows);
+    let cols: Vec<String> = columns.iter().map(|n| quote_ident(n)).collect();
+    let picked: Vec<String> = cols.iter().map(|c| format!("r.{c}")).collect();
+    built.sql = format!(
+        "insert into {} ({}) select {} from json_populate_recordset(null::{}, {param}::json) r",
+        rel.qualified(),
+        cols.join(", "),
+        picked.join(", "),
+        rel.qualified()
     );
     Ok(built)
 }

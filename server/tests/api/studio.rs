@@ -28,6 +28,12 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
             Some(json!({"key": {"id": 1}, "values": {"body": "x"}})),
         ),
         (Method::DELETE, "/studio/api/tables/public/notes/rows", Some(json!({"keys": [{"id": 1}]}))),
+        // Table editor › structure, CSV and the foreign-key picker (studio_ddl.rs)
+        (Method::GET, "/studio/api/tables/public/notes/structure", None),
+        (Method::GET, "/studio/api/tables/public/notes/export", None),
+        (Method::POST, "/studio/api/tables/public/notes/import", Some(json!({"columns": ["id"], "rows": [["9"]]}))),
+        (Method::GET, "/studio/api/tables/public/notes/references?column=id", None),
+        (Method::POST, "/studio/api/ddl", Some(json!({"op": "drop_table", "schema": "public", "table": "notes"}))),
         (Method::POST, "/studio/api/sql", Some(json!({"sql": "delete from public.notes"}))),
         (Method::GET, "/studio/api/sql/history", None),
         (Method::GET, "/studio/api/users?q=a", None),

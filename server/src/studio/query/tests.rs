@@ -184,3 +184,32 @@ fn limits_are_clamped() {
     let (built, _) = select(&rel(), &spec(json!({"limit": -5}))).unwrap();
     assert_eq!(built.params, vec!["2"]);
 }
+
+#[test]
+fn the_export_has_every_row_of_the_view_as_text_with_values_bound() {
+    let s = spec(
+        json!({"filters": [{"column": "name", "op": "ilike", "value": "%a%"}], "sort": [{"column": "created_at", "desc": true}], "limit": 5}),
+    );
+    let built = export(&rel(), &s).unwrap();
+    assert_eq!(
+        built.sql,
+        "select array[t.\"id\"::text, t.\"name\"::text, t.\"created_at\"::text, t.\"total\"::text]::text[] \
+         from \"public\".\"odd\"\"name\" t where t.\"name\"::text ilike $1::text order by t.\"created_at\" desc, t.\"id\""
+    );
+    assert_eq!(built.params, vec!["%a%"]);
+    let unknown = spec(json!({"sort": [{"column": "nope"}]}));
+    assert_eq!(export(&rel(), &unknown), Err(BuildError::UnknownColumn("nope".into())));
+}
+
+#[test]
+fn an_import_inserts_a_batch_from_one_bound_json_array() {
+    let built = insert_many(&rel(), &["id".into(), "name".into()], "[{\"id\":\"1\"}]".into()).unwrap();
+    assert_eq!(
+        built.sql,
+        "insert into \"public\".\"odd\"\"name\" (\"id\", \"name\") select r.\"id\", r.\"name\" \
+         from json_populate_recordset(null::\"public\".\"odd\"\"name\", $1::text::json) r"
+    );
+    assert_eq!(built.params, vec!["[{\"id\":\"1\"}]"]);
+    assert_eq!(insert_many(&rel(), &["total".into()], "[]".into()), Err(BuildError::ReadOnly("total".into())));
+    assert_eq!(insert_many(&rel(), &["x".into()], "[]".into()), Err(BuildError::UnknownColumn("x".into())));
+}

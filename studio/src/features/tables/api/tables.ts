@@ -64,8 +64,8 @@ export function useTables(schema: string) {
   });
 }
 
-export function useRelation(schema: string, table: string) {
-  return useQuery({ queryKey: tableKeys.relation(schema, table), queryFn: () => api(path(schema, table), relationSchema) });
+export function useRelation(schema: string, table: string, enabled = true) {
+  return useQuery({ queryKey: tableKeys.relation(schema, table), queryFn: () => api(path(schema, table), relationSchema), enabled });
 }
 
 export function fetchRows(schema: string, table: string, query: RowQuery, cursor: z.infer<typeof cursorSchema>, signal?: AbortSignal) {

@@ -1,10 +1,14 @@
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { useRelation, useRowWrites, useRows, type Column, type Row, type RowQuery, type Sort } from '../api/tables';
 import { keyOf } from '../lib/cell-value';
+import { exportUrl, foreignKeys, useStructure, type Ddl } from '../api/structure';
 import { CellEditor } from './cell-editor';
+import { DdlReview } from './ddl-review';
 import { FilterBar } from './filter-bar';
+import { FkPicker } from './fk-picker';
 import { InsertRowForm } from './insert-row-dialog';
+import { TableSwitches } from './table-switches';
 import { Button } from '@/components/ui/button';
 import { DataGrid } from '@/components/ui/data-grid';
 import { Dialog } from '@/components/ui/dialog';
@@ -14,6 +18,10 @@ import { ApiError } from '@/lib/api';
 
 type Editing = { row: Row; column: Column };
 
+// The structure tab and the CSV import are chunks of their own, loaded when opened.
+const StructureView = lazy(() => import('./structure-view').then((m) => ({ default: m.StructureView })));
+const ImportCsv = lazy(() => import('./import-csv').then((m) => ({ default: m.ImportCsv })));
+
 function nextSort(sort: Sort[], column: string): Sort[] {
   const current = sort.find((s) => s.column === column);
   if (!current) return [{ column, desc: false }];
@@ -21,9 +29,20 @@ function nextSort(sort: Sort[], column: string): Sort[] {
   return [];
 }
 
-/** One table's rows: filters, sort, pages as the grid scrolls, edit a cell, insert and delete rows. */
+/**
+ * One table: its rows (filters, sort, pages as the grid scrolls, edit a cell — a foreign key
+ * through a picker over the referenced table —, insert and delete rows, CSV export of the view
+ * and import) or its structure; the row-level security and realtime switches in the header.
+ */
 export function RowsView({ schema, table }: { schema: string; table: string }) {
   const relation = useRelation(schema, table);
+  const isTable = relation.data?.kind === 'r' || relation.data?.kind === 'p';
+  const structure = useStructure(schema, table, isTable);
+  const fks = useMemo(() => foreignKeys(structure.data), [structure.data]);
+  const [tab, setTab] = useState<'data' | 'structure'>('data');
+  const [switchDdl, setSwitchDdl] = useState<Ddl | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [imported, setImported] = useState<number | null>(null);
   const [query, setQuery] = useState<RowQuery>({ filters: [], sort: [] });
   const rows = useRows(schema, table, query);
   const writes = useRowWrites(schema, table);
@@ -146,8 +165,54 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
         <Button variant="ghost" onClick={() => void rows.refetch()}>
           Refresh
         </Button>
+        <a
+          href={exportUrl(schema, table, query)}
+          download={`${table}.csv`}
+          className="inline-flex h-8 items-center rounded-md px-3 text-sm font-medium text-slate-700 hover:bg-slate-200 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600"
+          title="Every row of the current filters and sort, as CSV"
+        >
+          Export CSV
+        </a>
+        {isTable && (
+          <Button variant="ghost" onClick={() => (setImported(null), setImporting(true))}>
+            Import CSV
+          </Button>
+        )}
         {!editable && <span className="text-xs text-slate-600">{pk.length === 0 ? 'Read-only: no primary key' : 'Read-only view'}</span>}
+        {imported !== null && (
+          <span role="status" className="text-xs text-emerald-800">
+            {formatCount(imported)} rows imported
+          </span>
+        )}
+        <span className="flex-1" />
+        {isTable && structure.data && <TableSwitches schema={schema} table={table} structure={structure.data} onChange={setSwitchDdl} />}
       </header>
+      {isTable && (
+        <div role="tablist" aria-label="Table view" className="flex gap-1 border-b border-slate-200 bg-white px-3">
+          {(['data', 'structure'] as const).map((t) => (
+            <button
+              key={t}
+              type="button"
+              role="tab"
+              id={`table-tab-${t}`}
+              aria-selected={tab === t}
+              aria-controls={tab === t ? `table-panel-${t}` : undefined}
+              onClick={() => setTab(t)}
+              className={`-mb-px border-b-2 px-3 py-1.5 text-sm ${tab === t ? 'border-emerald-700 font-medium text-emerald-900' : 'border-transparent text-slate-700 hover:text-slate-900'}`}
+            >
+              {t === 'data' ? 'Data' : 'Structure'}
+            </button>
+          ))}
+        </div>
+      )}
+      {tab === 'structure' && isTable ? (
+        <div role="tabpanel" id="table-panel-structure" aria-labelledby="table-tab-structure" className="flex min-h-0 flex-1 flex-col">
+          <Suspense fallback={<Loading />}>
+            <StructureView relation={rel} />
+          </Suspense>
+        </div>
+      ) : (
+        <div className="flex min-h-0 flex-1 flex-col" {...(isTable ? { role: 'tabpanel', id: 'table-panel-data', 'aria-labelledby': 'table-tab-data' } : {})}>
       <div className="border-b border-slate-200 bg-slate-50 px-3 py-2">
         <FilterBar columns={rel.columns} filters={query.filters} onChange={(filters) => setQuery((q) => ({ ...q, filters }))} />
       </div>
@@ -166,8 +231,30 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
           </Button>
         )}
       </footer>
+        </div>
+      )}
+      <DdlReview ddl={switchDdl} onClose={() => setSwitchDdl(null)} />
+      <Dialog open={importing} title={`Import a CSV into ${table}`} onClose={() => setImporting(false)}>
+        {importing && (
+          <Suspense fallback={<Loading />}>
+            <ImportCsv relation={rel} onCancel={() => setImporting(false)} onDone={(n) => (setImporting(false), setImported(n))} />
+          </Suspense>
+        )}
+      </Dialog>
       <Dialog open={!!editing} title={editing ? `Edit ${editing.column.name}` : ''} onClose={() => (setEditing(null), writes.update.reset())}>
-        {editing && (
+        {editing && fks.has(editing.column.name) ? (
+          <FkPicker
+            schema={schema}
+            table={table}
+            column={editing.column.name}
+            value={editing.row[editing.column.name]}
+            nullable={editing.column.nullable}
+            busy={writes.update.isPending}
+            error={writes.update.error instanceof ApiError ? writes.update.error.message : writes.update.error ? 'The change was not saved.' : null}
+            onPick={saveEdit}
+            onCancel={() => (setEditing(null), writes.update.reset())}
+          />
+        ) : editing && (
           <CellEditor
             key={`${keyText(editing.row)}-${editing.column.name}`}
             column={editing.column}

@@ -1,4 +1,4 @@
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useSchemas, useTables } from '../api/tables';
 import { SchemaTableNav } from '@/components/ui/schema-table-nav';
 import { paths } from '@/lib/paths';
@@ -13,6 +13,12 @@ export function TableList({ schema, current }: { schema: string; current?: strin
   const tables = useTables(schema);
   return (
     <nav aria-label="Tables" className="flex h-full flex-col gap-2 border-r border-slate-200 bg-white p-2">
+      <Link
+        to={`${paths.tables(schema)}?new`}
+        className="inline-flex h-8 items-center justify-center rounded-md bg-emerald-700 px-3 text-sm font-medium text-white hover:bg-emerald-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600"
+      >
+        New table
+      </Link>
       <SchemaTableNav
         ids={{ schema: 'schema-picker', search: 'table-search' }}
         schema={schema}

@@ -1,0 +1,108 @@
+import { useState } from 'react';
+import type { Relation } from '../api/tables';
+import { useImportRows } from '../api/structure';
+import { autoMapping, firstTypeError, mappedRows, parseCsv, type CsvField } from '../lib/csv';
+import { Button } from '@/components/ui/button';
+import { Select } from '@/components/ui/field';
+import { ErrorNote } from '@/components/ui/states';
+
+const PREVIEW = 5;
+
+/**
+ * Import a CSV file into a table: its header mapped to the table's columns (by name first),
+ * the first rows shown, numbers, uuids and JSON checked here, then every row inserted in one
+ * transaction on the server; a refused row is named by its number (after the header).
+ */
+export function ImportCsv({ relation, onDone, onCancel }: { relation: Relation; onDone: (inserted: number) => void; onCancel: () => void }) {
+  const writable = relation.columns.filter((c) => !c.read_only);
+  const [file, setFile] = useState<{ name: string; header: string[]; rows: CsvField[][] } | null>(null);
+  const [mapping, setMapping] = useState<string[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const importRows = useImportRows(relation.schema, relation.name);
+  const read = async (f: File | undefined) => {
+    setProblem(null);
+    importRows.reset();
+    if (!f) return setFile(null);
+    const parsed = parseCsv(await f.text());
+    if (!parsed.ok) return (setFile(null), setProblem(parsed.error));
+    setFile({ name: f.name, header: parsed.header, rows: parsed.rows });
+    setMapping(autoMapping(parsed.header, writable.map((c) => c.name)));
+  };
+  const mapped = file ? mappedRows(mapping, file.rows) : null;
+  const submit = () => {
+    if (!file || !mapped) return;
+    if (!mapped.ok) return setProblem(mapped.error);
+    if (mapped.rows.length === 0) return setProblem('The file has no rows');
+    const typeError = firstTypeError(relation.columns, mapped.columns, mapped.rows);
+    if (typeError) return setProblem(typeError);
+    setProblem(null);
+    importRows.mutate({ columns: mapped.columns, rows: mapped.rows }, { onSuccess: (r) => onDone(r.inserted) });
+  };
+  return (
+    <div className="flex flex-col gap-3 text-sm">
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700">
+        CSV file (a header line, comma-separated, UTF-8; an empty field is NULL, "" the empty string)
+        <input type="file" accept=".csv,text/csv" className="text-sm" onChange={(e) => void read(e.target.files?.[0])} />
+      </label>
+      {file && (
+        <>
+          <p className="text-xs text-slate-700">
+            {file.name}: {file.rows.length} row{file.rows.length === 1 ? '' : 's'}. Map each CSV column to a column of {relation.name}.
+          </p>
+          <div className="overflow-x-auto rounded-md border border-slate-200">
+            <table className="border-separate border-spacing-0 text-[13px]" aria-label="Preview of the first rows">
+              <thead className="bg-slate-100">
+                <tr>
+                  {file.header.map((h, i) => (
+                    <th key={i} scope="col" className="border-b border-slate-300 px-2 py-1 text-left align-top font-semibold">
+                      <span className="block font-mono">{h || `column ${i + 1}`}</span>
+                      <Select
+                        aria-label={`Table column for ${h || `CSV column ${i + 1}`}`}
+                        className="mt-1 w-36 font-normal"
+                        value={mapping[i] ?? ''}
+                        onChange={(e) => setMapping((m) => m.map((x, j) => (j === i ? e.target.value : x)))}
+                      >
+                        <option value="">Skip</option>
+                        {writable.map((c) => (
+                          <option key={c.name} value={c.name}>
+                            {c.name} ({c.type_name})
+                          </option>
+                        ))}
+                      </Select>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {file.rows.slice(0, PREVIEW).map((r, ri) => (
+                  <tr key={ri}>
+                    {r.map((v, i) => (
+                      <td key={i} className={`max-w-48 truncate border-b border-slate-200 px-2 py-1 font-mono ${v === null ? 'text-slate-500 italic' : ''} ${mapping[i] ? '' : 'text-slate-400'}`}>
+                        {v ?? 'NULL'}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {file.rows.length > PREVIEW && <p className="text-xs text-slate-600">and {file.rows.length - PREVIEW} more.</p>}
+        </>
+      )}
+      {problem && (
+        <p role="alert" className="text-xs text-red-700">
+          {problem}
+        </p>
+      )}
+      {importRows.error && <ErrorNote error={importRows.error} />}
+      <div className="flex justify-end gap-2">
+        <Button variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button variant="primary" disabled={!file || importRows.isPending} onClick={submit}>
+          {importRows.isPending ? 'Importing…' : `Import ${file ? file.rows.length : ''} rows`}
+        </Button>
+      </div>
+    </div>
+  );
+}
