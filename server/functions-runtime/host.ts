@@ -56,6 +56,12 @@ if (import.meta.main) {
     rest = next.rest;
     if (next.line) {
       const assignment: Assignment = JSON.parse(next.line);
+      // Relative paths (a function's static files) start from the function's folder.
+      try {
+        Deno.chdir(decodeURIComponent(new URL(".", assignment.entrypoint).pathname));
+      } catch (err) {
+        console.error(`function ${assignment.name ?? assignment.entrypoint}: cannot enter its folder: ${err}`);
+      }
       const router = createRouter({
         ...options,
         readPaths: assignment.readPaths,

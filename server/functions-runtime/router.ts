@@ -68,6 +68,8 @@ export const HEADER = {
   read: "x-functions-read",
   /** Folders inside those it may read that the function may not read, as a JSON array (the supervisor's). */
   deny: "x-functions-deny",
+  /** The function's import map or deno.json, as a JSON array of zero or one path (the supervisor's). */
+  importMap: "x-functions-import-map",
   /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
   cpuUsed: "x-functions-cpu-used-ms",
 } as const;

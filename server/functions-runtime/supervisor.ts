@@ -22,6 +22,7 @@
 
 import { failure, firstLine, HEADER, type LimitKind, type RouterOptions } from "./router.ts";
 import type { Assignment, HostOptions } from "./host.ts";
+import { DENY_NET } from "./net_guard.ts";
 
 /** What the server writes on the supervisor's standard input, as one JSON line. */
 export interface SupervisorOptions extends RouterOptions {
@@ -48,6 +49,8 @@ export type Supervisor = ((req: Request) => Promise<Response>) & {
 const HOST = new URL("./host.ts", import.meta.url).pathname;
 /** The worker's bootstrap, which the process must read to start its worker (public code, no secret). */
 const WORKER = new URL("./worker.ts", import.meta.url).pathname;
+/** What the worker's bootstrap imports (public code too). */
+const WORKER_IMPORTS = [new URL("./net_guard.ts", import.meta.url).pathname];
 /** One request in flight on a process. */
 type Flight = Record<never, never>;
 
@@ -59,7 +62,27 @@ interface Spawn {
   readPaths: string[];
   /** Folders it may not read although they lie in one it may (`--deny-read`, which wins). */
   denyPaths: string[];
+  /** Its import map, or the `deno.json` / `deno.jsonc` holding it (`--import-map` / `--config`). */
+  importMap?: string;
   secrets: Record<string, string>;
+}
+
+/** The process's working folder: the folder of the function's entry file (as edge-runtime's). */
+export function folderOf(entrypoint: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(".", entrypoint).pathname);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How Deno is told about a function's import map: a Deno configuration file, or an import map. */
+export function importMapFlags(importMap: string | undefined): string[] {
+  if (!importMap) return ["--no-config"];
+  const file = importMap.slice(importMap.lastIndexOf("/") + 1);
+  // `--no-lock`: the function's folder is its author's; no lock file is written into it.
+  if (file === "deno.json" || file === "deno.jsonc") return [`--config=${importMap}`, "--no-lock"];
+  return ["--no-config", `--import-map=${importMap}`];
 }
 
 /**
@@ -89,21 +112,25 @@ class FunctionProcess {
     const denyPaths = spawn?.denyPaths ?? [];
     const args = [
       "run",
-      "--no-config",
+      ...importMapFlags(spawn?.importMap),
       "--no-prompt",
       "--unstable-worker-options",
       `--v8-flags=--max-old-space-size=${memoryMb}`,
       "--allow-net",
+      // Ports 25 and 587 refused on every IPv4 address, as Supabase does (`net_guard.ts`).
+      `--deny-net=${DENY_NET}`,
       "--allow-env",
       "--allow-sys",
       "--allow-import",
-      `--allow-read=${[...readPaths, "/tmp", WORKER].join(",")}`,
+      `--allow-read=${[...readPaths, "/tmp", WORKER, ...WORKER_IMPORTS].join(",")}`,
       "--allow-write=/tmp",
       ...(denyPaths.length > 0 ? [`--deny-read=${denyPaths.join(",")}`] : []),
       HOST,
     ];
     this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
       args,
+      // A function reads its static files by paths relative to its folder (`./my-book.pdf`).
+      cwd: spawn ? folderOf(spawn.entrypoint) : undefined,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -329,6 +356,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (process) return { process, cold: false };
     const read = req.headers.get(HEADER.read);
     const deny = req.headers.get(HEADER.deny);
+    const importMap = req.headers.get(HEADER.importMap);
     const spawn: Spawn = {
       entrypoint,
       version,
@@ -336,11 +364,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       memoryMb: Number(req.headers.get(HEADER.memory)) || defaultMemoryMb(options),
       readPaths: read ? JSON.parse(read) : options.readPaths,
       denyPaths: deny ? JSON.parse(deny) : [],
+      importMap: importMap ? JSON.parse(importMap)[0] : undefined,
       secrets,
     };
     const taken = spare;
     if (
-      taken && !taken.exited && spawn.memoryMb === defaultMemoryMb(options) &&
+      // The spare runs without an import map: a function with one starts its own process.
+      taken && !taken.exited && spawn.memoryMb === defaultMemoryMb(options) && !spawn.importMap &&
       spareFits(options.readPaths, spawn.readPaths, spawn.denyPaths)
     ) {
       spare = null;
@@ -372,19 +402,21 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     }
     const entrypoint = req.headers.get(HEADER.entrypoint);
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);
-    for (const header of [HEADER.read, HEADER.deny]) {
+    for (const header of [HEADER.read, HEADER.deny, HEADER.importMap]) {
       if (!pathList(req.headers.get(header))) {
         return failure("bad_request", 400, `${header} must be a JSON array of paths without commas`);
       }
     }
     const { process, cold } = processFor(req, entrypoint);
+    // Counted from now: a newer version arriving while this one starts retires it only after.
+    const flight = process.begin();
     let port: number;
     try {
       port = await process.port;
     } catch (err) {
+      process.end(flight);
       return failure("boot", 503, String(err instanceof Error ? err.message : err));
     }
-    const flight = process.begin();
     const headers = new Headers(req.headers);
     headers.set(HEADER.secret, process.secret);
     // What fetch would add on its own is marked, so the function sees the caller's headers only.

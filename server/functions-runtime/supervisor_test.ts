@@ -347,3 +347,121 @@ test("a function that fails to load is a boot failure", async () => {
   assertEquals([response.status, response.headers.get(HEADER.error)], [503, "boot"]);
   assertEquals((await response.text()).includes("cannot start"), true);
 });
+
+/** A function trying every way out to port 25, 587 and `?port=` (an open one), and saying how each went. */
+const MAILER = `import net from "node:net";
+  const how = async (attempt) => {
+    try {
+      const value = await attempt();
+      if (value instanceof Response) await value.body?.cancel();
+      else value?.close?.();
+      return "connected";
+    } catch (err) {
+      return err?.name === "NotCapable" || err?.message?.includes("are blocked") ? "refused: " + err.message : "other: " + err;
+    }
+  };
+  const nodeConnect = (port, host) => new Promise((resolve, reject) => {
+    const socket = net.connect(port, host);
+    socket.on("connect", () => resolve({ close: () => socket.destroy() }));
+    socket.on("error", reject);
+  });
+  const socket = (url) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.onopen = () => resolve(ws);
+    ws.onerror = () => reject(new Error("websocket failed"));
+  });
+  Deno.serve(async (req) => {
+    const open = Number(new URL(req.url).searchParams.get("port"));
+    return Response.json({
+      connect25: await how(() => Deno.connect({ hostname: "127.0.0.1", port: 25 })),
+      connect587v6: await how(() => Deno.connect({ hostname: "::1", port: 587 })),
+      tls587: await how(() => Deno.connectTls({ hostname: "localhost", port: 587 })),
+      fetch25: await how(() => fetch("http://localhost:25/")),
+      websocket587: await how(() => socket("ws://127.0.0.1:587/")),
+      node25: await how(() => nodeConnect(25, "127.0.0.1")),
+      node587: await how(() => nodeConnect(587, "localhost")),
+      connectOpen: await how(() => Deno.connect({ hostname: "127.0.0.1", port: open })),
+      fetchOpen: await how(() => fetch("http://127.0.0.1:" + open + "/")),
+      nodeOpen: await how(() => nodeConnect(open, "127.0.0.1")),
+    });
+  });`;
+
+/** Every attempt to 25 and 587 refused with the error saying why; the open port reached every way. */
+async function assertSmtpPortsRefused(response: Response): Promise<void> {
+  assertEquals(response.status, 200);
+  const how: Record<string, string> = await response.json();
+  for (const [attempt, outcome] of Object.entries(how)) {
+    if (attempt.endsWith("Open")) assertEquals(outcome, "connected", attempt);
+    else assertEquals(outcome.startsWith("refused: "), true, `${attempt}: ${outcome}`);
+  }
+  // Deno.connect to an IPv6 address is refused by the bootstrap, with the reason.
+  assertEquals(how.connect587v6.includes("port 587 are not allowed"), true, how.connect587v6);
+}
+
+test("a function's connections to ports 25 and 587 are refused every way, other ports are reached", async () => {
+  const listener = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => new Response("open"));
+  try {
+    const mailer = await fn("mailer", MAILER);
+    await assertSmtpPortsRefused(await call(mailer, `/mailer?port=${listener.addr.port}`, { cpuMs: 30_000 }));
+    // The same through the spare process, whose worker's permissions are narrowed at assignment.
+    const spare = await supervisor.sparePid();
+    assertEquals(typeof spare, "number", "a spare process is waiting");
+    const other = await fn("mailer-spare", MAILER);
+    const read = [`${dir}/mailer-spare`];
+    const response = await call(other, `/mailer-spare?port=${listener.addr.port}`, { read, cpuMs: 30_000 });
+    assertEquals(supervisor.pid(other), spare, "served by the former spare");
+    await assertSmtpPortsRefused(response);
+  } finally {
+    await listener.shutdown();
+  }
+});
+
+test("a function's deno.json or import map maps its imports, and it reads files relative to its folder", async () => {
+  await Deno.mkdir(`${dir}/lib`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/lib/greeting.ts`, `export const greeting = "mapped";`);
+  const source = `import { greeting } from "greet/greeting.ts";
+    Deno.serve(async () => new Response(greeting + ":" + (await Deno.readTextFile("./page.html")).trim()));`;
+  const configured = await fn("configured", source);
+  await Deno.writeTextFile(
+    `${dir}/configured/deno.jsonc`,
+    `// comments are allowed\n{ "imports": { "greet/": "../lib/" } }`,
+  );
+  await Deno.writeTextFile(`${dir}/configured/page.html`, "<p>configured</p>");
+  const mapped = await fn("mapped", source);
+  await Deno.writeTextFile(`${dir}/mapped/import_map.json`, `{ "imports": { "greet/": "../lib/" } }`);
+  await Deno.writeTextFile(`${dir}/mapped/page.html`, "<p>mapped</p>");
+  const read = (name: string) => [`${dir}/${name}`, `${dir}/lib`];
+
+  const withConfig = await call(configured, "/configured", {
+    read: read("configured"),
+    headers: { [HEADER.importMap]: JSON.stringify([`${dir}/configured/deno.jsonc`]) },
+  });
+  const withMap = await call(mapped, "/mapped", {
+    read: read("mapped"),
+    headers: { [HEADER.importMap]: JSON.stringify([`${dir}/mapped/import_map.json`]) },
+  });
+  const without = await call(mapped, "/mapped", { read: read("mapped"), version: "no-map" });
+
+  assertEquals([withConfig.status, await withConfig.text()], [200, "mapped:<p>configured</p>"]);
+  assertEquals([withMap.status, await withMap.text()], [200, "mapped:<p>mapped</p>"]);
+  assertEquals(without.status, 503, "without its import map, the bare import does not resolve");
+  assertEquals((await without.text()).includes("greet/greeting.ts"), true);
+  assertEquals(
+    (await call(configured, "/configured", { headers: { [HEADER.importMap]: "[1]" } })).status,
+    400,
+    "an import map header that is not a list of paths",
+  );
+});
+
+test("a function served by the spare process reads files relative to its own folder", async () => {
+  const spare = await supervisor.sparePid();
+  assertEquals(typeof spare, "number", "a spare process is waiting");
+  const reader = await fn(
+    "spare-relative",
+    `Deno.serve(async () => new Response(await Deno.readTextFile("./note.txt")));`,
+  );
+  await Deno.writeTextFile(`${dir}/spare-relative/note.txt`, "beside the function");
+  const response = await call(reader, "/spare-relative", { read: [`${dir}/spare-relative`] });
+  assertEquals(supervisor.pid(reader), spare, "served by the former spare");
+  assertEquals([response.status, await response.text()], [200, "beside the function"]);
+});

@@ -8,6 +8,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FromWorker, ToWorker } from "./messages.ts";
+import { guardPorts } from "./net_guard.ts";
 
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
 
@@ -117,6 +118,8 @@ function overlayEnv(secrets: Record<string, string>): void {
 }
 
 function install(): void {
+  // Supabase refuses outbound connections to the SMTP ports 25 and 587 (`net_guard.ts`).
+  guardPorts();
   (Deno as unknown as { serve: unknown }).serve = (...args: unknown[]) => {
     handler = handlerOf(args);
     return fakeServer();

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClient, FunctionsHttpError } from '@supabase/supabase-js';
+import { createClient, FunctionsFetchError, FunctionsHttpError, FunctionsRelayError } from '@supabase/supabase-js';
 import { startServer } from '../lib/server.mjs';
 import { signJwt } from '../lib/jwt.mjs';
 
@@ -38,6 +38,18 @@ Deno.serve(async (req) => {
 });`,
   refuses: `Deno.serve(() => Response.json({ reason: 'no such booking' }, { status: 400 }));`,
   text: `Deno.serve(() => new Response('plain words', { headers: { 'content-type': 'text/plain' } }));`,
+  // functions-js's own suite's mirror, shortened: how the request arrived.
+  mirror: `
+Deno.serve(async (req) => {
+  const type = req.headers.get('content-type') ?? '';
+  const body = type.startsWith('multipart/form-data')
+    ? [...(await req.formData()).entries()].map(([k, v]) => [k, String(v)])
+    : await req.text();
+  const url = new URL(req.url);
+  return Response.json({ method: req.method, path: url.pathname, search: url.search, type, body,
+    region: req.headers.get('x-region') });
+});`,
+  slow: `Deno.serve(async () => { await new Promise((r) => setTimeout(r, 3000)); return new Response('slow'); });`,
 };
 
 let server;
@@ -98,5 +110,54 @@ test("a browser's preflight for functions.invoke's headers is allowed", async ()
   });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('access-control-allow-origin'), '*');
+  await response.arrayBuffer();
+});
+
+// What functions-js's own live suite (packages/core/functions-js, run against this server) taught.
+
+test('a refused token is a FunctionsRelayError, not the function\'s FunctionsHttpError', async () => {
+  const forged = signJwt({ role: 'anon', exp: Math.floor(Date.now() / 1000) + 3600 }, 'another-secret-another-secret-another-secret');
+  const { data, error } = await createClient(server.url, forged, opts).functions.invoke('hello', { body: { name: 'x' } });
+  assert.equal(data, null);
+  assert.ok(error instanceof FunctionsRelayError, String(error));
+  assert.equal(error.context.status, 401);
+});
+
+test('form data, a Blob and an ArrayBuffer reach the function as sent, with the region', async () => {
+  const supabase = createClient(server.url, server.anonKey, opts);
+  const form = new FormData();
+  form.append('one', '1');
+  form.append('two', 'deux');
+  const sent = await supabase.functions.invoke('mirror', { body: form, region: 'eu-west-3' });
+  assert.equal(sent.error, null);
+  assert.deepEqual(sent.data.body, [['one', '1'], ['two', 'deux']]);
+  assert.equal(sent.data.region, 'eu-west-3');
+  assert.equal(sent.data.search, '?forceFunctionRegion=eu-west-3');
+  const blob = await supabase.functions.invoke('mirror', { body: new Blob(['blob words'], { type: 'text/plain' }) });
+  assert.deepEqual([blob.data.body, blob.data.type], ['blob words', 'text/plain']);
+  const buffer = await supabase.functions.invoke('mirror', { body: new TextEncoder().encode('buffer words').buffer });
+  assert.deepEqual([buffer.data.body, buffer.data.type], ['buffer words', 'application/octet-stream']);
+});
+
+test('an invoke past its timeout is a FunctionsFetchError, one within it gets the answer', async () => {
+  const supabase = createClient(server.url, server.anonKey, opts);
+  const cut = await supabase.functions.invoke('slow', { timeout: 500 });
+  assert.ok(cut.error instanceof FunctionsFetchError, String(cut.error));
+  const waited = await supabase.functions.invoke('slow', { timeout: 10000 });
+  assert.equal(waited.error, null);
+  assert.equal(waited.data, 'slow');
+});
+
+test('a preflight naming a header no list knows (supabase-js v2.93.0) is allowed', async () => {
+  const response = await fetch(`${server.url}/functions/v1/hello`, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'https://example.com',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'authorization, x-supabase-new-feature',
+    },
+  });
+  assert.ok(response.status === 200 || response.status === 204, String(response.status));
+  assert.match(response.headers.get('access-control-allow-headers') ?? '', /x-supabase-new-feature/i);
   await response.arrayBuffer();
 });

@@ -100,6 +100,13 @@ impl Catalog {
                 memory_limit_mb: None,
                 cpu_time_limit_ms: None,
                 read: vec![folder.clone()],
+                // The deploy's import map (or deno.json), when it is one of the version's files.
+                import_map: deployed
+                    .import_map_path
+                    .as_deref()
+                    .and_then(store::relative_path)
+                    .map(|path| folder.join(path))
+                    .filter(|path| path.is_file()),
                 version: format!("deployed-{}", &deployed.sha256[..16.min(deployed.sha256.len())]),
             };
             functions.insert(deployed.slug, function);

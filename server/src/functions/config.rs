@@ -14,6 +14,11 @@ pub struct FunctionsConfig {
     #[arg(long = "functions-dir", env = "FUNCTIONS_DIR")]
     pub dir: Option<PathBuf>,
 
+    /// An import map (or `deno.json`) for every function, over `config.toml`'s `import_map` and
+    /// the functions' own `deno.json` (as `supabase functions serve --import-map`).
+    #[arg(long = "functions-import-map", env = "FUNCTIONS_IMPORT_MAP")]
+    pub import_map: Option<PathBuf>,
+
     /// The Deno executable (`make setup` installs the pinned one under `server/functions-runtime`).
     #[arg(long = "functions-deno-bin", env = "FUNCTIONS_DENO_BIN", default_value = "deno")]
     pub deno_bin: PathBuf,

@@ -42,9 +42,27 @@ pub fn parse_dotenv(text: &str) -> (Vec<(String, String)>, Vec<String>) {
     (vars, warnings)
 }
 
-/// The variables of the functions: the platform's, then the file's (reserved names skipped).
-pub fn function_env(functions_dir: &Path, platform: Vec<(String, SecretString)>) -> Vec<(String, SecretString)> {
+/// The variables of the functions: the platform's, then `config.toml`'s `[edge_runtime.secrets]`,
+/// then the functions folder's `.env` (a later one wins, as the CLI merges them; reserved names
+/// skipped).
+pub fn function_env(
+    functions_dir: Option<&Path>,
+    platform: Vec<(String, SecretString)>,
+    config_secrets: &[(String, String)],
+) -> Vec<(String, SecretString)> {
     let mut env = platform;
+    for (name, value) in config_secrets {
+        if name.starts_with("SUPABASE_") {
+            tracing::warn!(
+                name,
+                "functions: [edge_runtime.secrets]: names starting with SUPABASE_ are reserved; skipped"
+            );
+        } else {
+            env.retain(|(known, _)| known != name);
+            env.push((name.clone(), SecretString::from(value.clone())));
+        }
+    }
+    let Some(functions_dir) = functions_dir else { return env };
     let path = functions_dir.join(".env");
     let Ok(text) = std::fs::read_to_string(&path) else { return env };
     let (vars, warnings) = parse_dotenv(&text);
@@ -55,6 +73,7 @@ pub fn function_env(functions_dir: &Path, platform: Vec<(String, SecretString)>)
         if name.starts_with("SUPABASE_") {
             tracing::warn!(file = %path.display(), name, "functions: names starting with SUPABASE_ are reserved; skipped");
         } else {
+            env.retain(|(known, _)| *known != name);
             env.push((name, SecretString::from(value)));
         }
     }
@@ -77,18 +96,19 @@ mod tests {
     }
 
     #[test]
-    fn reserved_names_in_the_file_are_skipped() {
+    fn reserved_names_are_skipped_and_the_file_wins_over_the_config_secrets() {
         use secrecy::ExposeSecret;
         let dir = std::env::temp_dir().join(format!("functions-env-{}", crate::keys::random_secret()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(".env"), "SUPABASE_URL=http://evil\nSTRIPE_KEY=sk_test\n").unwrap();
-        let env =
-            function_env(&dir, vec![("SUPABASE_URL".into(), SecretString::from("http://127.0.0.1:1".to_string()))]);
+        let config = [("STRIPE_KEY", "from-config"), ("API_KEY", "a"), ("SUPABASE_ANON_KEY", "no")]
+            .map(|(n, v)| (n.to_string(), v.to_string()));
+        let platform = vec![("SUPABASE_URL".into(), SecretString::from("http://127.0.0.1:1".to_string()))];
+        let env = function_env(Some(&dir), platform, &config);
         let pairs: Vec<(String, String)> =
             env.iter().map(|(n, v)| (n.clone(), v.expose_secret().to_string())).collect();
-        assert_eq!(
-            pairs,
-            vec![("SUPABASE_URL".into(), "http://127.0.0.1:1".into()), ("STRIPE_KEY".into(), "sk_test".into())]
-        );
+        let expected = [("SUPABASE_URL", "http://127.0.0.1:1"), ("API_KEY", "a"), ("STRIPE_KEY", "sk_test")];
+        assert_eq!(pairs, expected.map(|(n, v)| (n.to_string(), v.to_string())).to_vec());
+        assert_eq!(function_env(None, Vec::new(), &config).len(), 2, "without a folder: the config's secrets");
     }
 }

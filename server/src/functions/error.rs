@@ -4,11 +4,17 @@
 //! `WORKER_LIMIT` 546), and 504 when it sends nothing for the request idle timeout (Supabase
 //! documents the status; the `{code, message}` body is ours). A function's own answers, errors included, pass through untouched.
 //!
+//! The JWT refusals also carry `x-relay-error: true`, which functions-js reads as a
+//! `FunctionsRelayError` (as Supabase's relay answers).
+//!
 //! Causes (the runtime's message, a function's stack) are logged where they happen, never sent.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
+
+/// The header of an answer refused before the function (functions-js's `FunctionsRelayError`).
+pub const RELAY_ERROR: &str = "x-relay-error";
 
 /// Why a function was not run, or did not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,6 +73,12 @@ impl ResponseError for FunctionsError {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
+        if matches!(self, FunctionsError::MissingAuthorization | FunctionsError::NotBearer | FunctionsError::InvalidJwt)
+        {
+            // Refused in front of the function, as Supabase's relay refuses: functions-js turns
+            // this into a `FunctionsRelayError` instead of the function's own `FunctionsHttpError`.
+            response.insert_header((RELAY_ERROR, "true"));
+        }
         match self {
             FunctionsError::NotFound => response.content_type("text/plain").body(self.to_string()),
             // The CLI's runtime prints the thrown `Error`, so its message starts with `Error: `.
@@ -114,6 +126,12 @@ mod tests {
             wire(FunctionsError::InvalidJwt),
             (401, "application/json".into(), r#"{"msg":"Invalid JWT"}"#.into())
         );
+        for refused in [FunctionsError::MissingAuthorization, FunctionsError::NotBearer, FunctionsError::InvalidJwt] {
+            let response = refused.error_response();
+            assert_eq!(response.headers().get(RELAY_ERROR).and_then(|v| v.to_str().ok()), Some("true"));
+        }
+        let failed = FunctionsError::Boot.error_response();
+        assert!(failed.headers().get(RELAY_ERROR).is_none(), "only refusals in front of the function");
     }
 
     #[test]

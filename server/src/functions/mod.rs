@@ -58,6 +58,10 @@ pub struct FunctionsState {
     pub guarded: permissions::Guarded,
     /// The router port and secrets version last sent to the router (`proxy::push_secrets`).
     pub(crate) secrets_sent: Mutex<Option<(u16, String)>>,
+    /// `config.toml`'s `[edge_runtime]`: functions served at all, and the request policy.
+    pub edge_runtime: crate::project::config::EdgeRuntimeSettings,
+    /// Counts requests under the `oneshot` policy, each its own version (a fresh worker).
+    pub(crate) oneshots: std::sync::atomic::AtomicU64,
 }
 
 impl FunctionsState {
@@ -78,6 +82,9 @@ impl FunctionsState {
     /// `idle` when there are functions but none has been called yet (Deno not started); `None`
     /// when there are none (no folder, nothing deployed).
     pub fn health_word(&self) -> Option<&'static str> {
+        if !self.edge_runtime.enabled {
+            return None;
+        }
         let Some(runtime) = self.runtime() else {
             let deployed = self.catalog.as_ref().is_some_and(|c| !c.is_empty());
             return (self.registry.dir.is_some() || deployed).then_some("idle");
@@ -119,7 +126,11 @@ impl FunctionsState {
             .or_else(|| project_dir.as_ref().map(|p| p.join("functions")))
             .filter(|dir| dir.is_dir())
             .and_then(|dir| std::fs::canonicalize(dir).ok());
-        let settings = start.project.map(|p| p.config.functions).unwrap_or_default();
+        let (settings, edge_runtime) =
+            start.project.map(|p| (p.config.functions, p.config.edge_runtime)).unwrap_or_default();
+        if !edge_runtime.enabled {
+            tracing::info!("functions: [edge_runtime] enabled = false in config.toml: no function is served");
+        }
         let deployed_dir = start.data_dir.join("functions-deployed");
         let _ = std::fs::create_dir_all(&deployed_dir);
         let deployed_dir = std::fs::canonicalize(&deployed_dir).unwrap_or(deployed_dir);
@@ -128,10 +139,7 @@ impl FunctionsState {
             deno_bin: start.config.deno_bin.clone(),
             functions_dir: dir.clone().unwrap_or_else(|| deployed_dir.clone()),
             work_dir: start.data_dir.join("functions-runtime"),
-            env: match &dir {
-                Some(dir) => env::function_env(dir, start.platform_env),
-                None => start.platform_env,
-            },
+            env: env::function_env(dir.as_deref(), start.platform_env, &edge_runtime.secrets),
             worker_idle: std::time::Duration::from_secs(start.config.worker_idle_secs),
             extra_read: if dir.is_some() { vec![deployed_dir.clone()] } else { Vec::new() },
             memory_limit_mb: start.config.memory_limit_mb,
@@ -147,7 +155,7 @@ impl FunctionsState {
             .map(|_| Arc::new(catalog::Catalog::new(deployed_dir, seal::Sealer::new(&start.jwt_secret))));
         let state = Arc::new(FunctionsState {
             guarded,
-            registry: Registry { dir: dir.clone(), project_dir, settings },
+            registry: Registry { dir: dir.clone(), project_dir, settings, import_map: start.config.import_map.clone() },
             runtime: OnceLock::new(),
             launch,
             catalog: catalog.clone(),
@@ -156,6 +164,8 @@ impl FunctionsState {
             config: start.config,
             http: reqwest::Client::new(),
             secrets_sent: Mutex::new(None),
+            edge_runtime,
+            oneshots: std::sync::atomic::AtomicU64::new(0),
             access_token: manage::access_token(&start.jwt_secret),
         });
         if let Some(dir) = &dir {
@@ -166,7 +176,7 @@ impl FunctionsState {
             let weak = Arc::downgrade(&state);
             catalog::spawn_listener(catalog.clone(), pool, url, move || {
                 if let Some(state) = weak.upgrade() {
-                    if !catalog.is_empty() {
+                    if !catalog.is_empty() && state.edge_runtime.enabled {
                         state.ensure_runtime();
                     }
                 }

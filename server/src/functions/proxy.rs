@@ -32,6 +32,7 @@ const MEMORY_HEADER: &str = "x-functions-memory-mb";
 const CPU_HEADER: &str = "x-functions-cpu-ms";
 const READ_HEADER: &str = "x-functions-read";
 const DENY_HEADER: &str = "x-functions-deny";
+const IMPORT_MAP_HEADER: &str = "x-functions-import-map";
 const CPU_USED_HEADER: &str = "x-functions-cpu-used-ms";
 /// How long a request waits for a router that is restarting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
@@ -117,13 +118,14 @@ async fn forward(
         .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
         .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
         .header(IDLE_HEADER, idle.as_millis().to_string())
-        .header(VERSION_HEADER, format!("{}-{secrets_version}", function.version))
+        .header(VERSION_HEADER, format!("{}-{secrets_version}{}", function.version, oneshot(state)))
         .header(NAME_HEADER, &function.name)
         .header(REQUEST_ID_HEADER, request_id)
         .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
         .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string())
         .header(READ_HEADER, read_paths(&function.read))
-        .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)));
+        .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)))
+        .header(IMPORT_MAP_HEADER, read_paths(function.import_map.as_slice()));
     let traceparent = crate::telemetry::current_traceparent();
     for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
         if traceparent.is_some() && matches!(header.as_str(), "traceparent" | "tracestate") {
@@ -191,6 +193,18 @@ async fn forward(
     })))
 }
 
+/// Under `[edge_runtime] policy = "oneshot"`, a version suffix of the request's own: the router
+/// starts a fresh worker for it and retires the one before once its requests are answered.
+fn oneshot(state: &FunctionsState) -> String {
+    use crate::project::config::RequestPolicy;
+    match state.edge_runtime.policy {
+        RequestPolicy::PerWorker => String::new(),
+        RequestPolicy::Oneshot => {
+            format!("-once{}", state.oneshots.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+        }
+    }
+}
+
 /// The request's `Content-Length`, if it sent one that reads as a number.
 fn content_length(req: &HttpRequest) -> Option<usize> {
     req.headers().get("content-length")?.to_str().ok()?.trim().parse().ok()
@@ -240,6 +254,9 @@ impl FunctionsState {
     /// The function `name`: deployed (the database's), else the project folder's. Its request
     /// idle timeout is `config.toml`'s for that name either way.
     pub fn find(&self, name: &str) -> Option<super::registry::Function> {
+        if !self.edge_runtime.enabled {
+            return None;
+        }
         let deployed = self.catalog.as_ref().and_then(|c| c.find(name)).map(|mut function| {
             if let Some(settings) = self.registry.settings.get(name) {
                 function.request_idle_secs = settings.request_idle_timeout_secs;

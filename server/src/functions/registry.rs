@@ -3,10 +3,14 @@
 //! for a JWT unless it says `verify_jwt = false`. Folders starting with `_` or `.` are shared
 //! code (`_shared/`), never functions.
 //!
+//! Its import map is found as the Supabase CLI finds it (`[functions.<name>] import_map`, else
+//! the function's `deno.json`, `deno.jsonc` or `import_map.json`, else `functions/import_map.json`),
+//! and its `static_files` globs are matched to the files it may read besides its folder.
+//!
 //! Looked up on each request, so a function added while the server runs is found, and one
-//! edited gets a new `version` (its files' sizes and modification times, with `_shared/`'s),
-//! which makes the router boot a new worker for it. It reads the file system only and never
-//! runs code.
+//! edited gets a new `version` (its files' sizes and modification times, with `_shared/`'s, its
+//! import map's and its static files'), which makes the router boot a new worker for it. It reads
+//! the file system only and never runs code.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,8 +29,11 @@ pub struct Function {
     /// memory_limit_mb`, `cpu_time_limit_ms`), if set.
     pub memory_limit_mb: Option<u64>,
     pub cpu_time_limit_ms: Option<u64>,
-    /// The folders it may read (besides /tmp): its own, and the shared code beside it.
+    /// The folders it may read (besides /tmp): its own, and the shared code beside it, and the
+    /// files its `static_files` globs match.
     pub read: Vec<PathBuf>,
+    /// Its import map or Deno configuration file (`deno.json`, `deno.jsonc`, an import map).
+    pub import_map: Option<PathBuf>,
     /// Changes when a file of the function (or of `_shared/`) changes.
     pub version: String,
 }
@@ -42,6 +49,8 @@ pub struct Registry {
     /// The project folder, which `entrypoint` settings are relative to.
     pub project_dir: Option<PathBuf>,
     pub settings: HashMap<String, FunctionSettings>,
+    /// `FUNCTIONS_IMPORT_MAP`: the import map of every function, over the others.
+    pub import_map: Option<PathBuf>,
 }
 
 /// Whether `name` can be a function's name (letters, digits, `-` and `_`, not starting with `_`).
@@ -69,8 +78,17 @@ impl Registry {
         }?;
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
         let folder = entrypoint.parent().unwrap_or(dir);
-        let version = version(&[folder, &dir.join("_shared")]);
-        let read = vec![folder.to_path_buf(), dir.join("_shared")];
+        let import_map = self.import_map(name, &settings, folder);
+        let static_files = self.static_files(name, &settings);
+        let shared = dir.join("_shared");
+        let mut watched: Vec<&Path> = vec![folder, &shared];
+        watched.extend(import_map.iter().map(PathBuf::as_path));
+        watched.extend(static_files.iter().map(PathBuf::as_path));
+        let version = version(&watched);
+        let mut read = vec![folder.to_path_buf(), shared.clone()];
+        read.extend(
+            static_files.iter().filter(|file| !file.starts_with(folder) && !file.starts_with(&shared)).cloned(),
+        );
         Some(Function {
             name: name.to_string(),
             entrypoint,
@@ -79,20 +97,76 @@ impl Registry {
             memory_limit_mb: settings.memory_limit_mb,
             cpu_time_limit_ms: settings.cpu_time_limit_ms,
             read,
+            import_map,
             version,
         })
     }
+
+    /// The import map of a function, as `supabase functions serve` picks it: `FUNCTIONS_IMPORT_MAP`
+    /// (its `--import-map`), else `import_map` of
+    /// `config.toml` (relative to the project folder), else `deno.json`, `deno.jsonc` or
+    /// `import_map.json` in the function's folder (`functions/<name>/`, else its entry file's
+    /// folder), else `functions/import_map.json`.
+    fn import_map(&self, name: &str, settings: &FunctionSettings, entry_folder: &Path) -> Option<PathBuf> {
+        let dir = self.dir.as_deref()?;
+        if let Some(every) = &self.import_map {
+            return std::fs::canonicalize(every).ok();
+        }
+        let found = match (&settings.import_map, &self.project_dir) {
+            (Some(path), Some(project)) => Some(project.join(path)).filter(|p| p.is_file()),
+            _ => [dir.join(name), entry_folder.to_path_buf()]
+                .iter()
+                .flat_map(|folder| IMPORT_MAP_FILES.iter().map(move |file| folder.join(file)))
+                .chain(std::iter::once(dir.join("import_map.json")))
+                .find(|path| path.is_file()),
+        };
+        found.and_then(|path| std::fs::canonicalize(path).ok())
+    }
+
+    /// The files a function's `static_files` globs match (relative to the project folder, as the
+    /// CLI reads them), canonical, sorted, at most `STATIC_FILES`.
+    fn static_files(&self, name: &str, settings: &FunctionSettings) -> Vec<PathBuf> {
+        let Some(project) = &self.project_dir else { return Vec::new() };
+        let mut files = Vec::new();
+        for pattern in &settings.static_files {
+            let full = project.join(pattern);
+            let Ok(paths) = glob::glob(&full.to_string_lossy()) else {
+                tracing::warn!(function = name, pattern, "functions: static_files: not a glob pattern");
+                continue;
+            };
+            files.extend(paths.flatten().filter(|p| p.is_file()).filter_map(|p| std::fs::canonicalize(p).ok()));
+        }
+        files.sort();
+        files.dedup();
+        files.truncate(STATIC_FILES);
+        files
+    }
 }
+
+/// A function's own import map or Deno configuration, in the order the CLI looks for them.
+const IMPORT_MAP_FILES: &[&str] = &["deno.json", "deno.jsonc", "import_map.json"];
+/// Static files a function may be given at most (each is a path in its read permission).
+const STATIC_FILES: usize = 500;
 
 /// Files looked at for a version, at most (a folder holding more is not a function's code).
 const VERSION_FILES: usize = 2000;
 
-/// A digest of the sizes and modification times of the files under `folders` (hidden folders and
-/// `node_modules` left out).
-fn version(folders: &[&Path]) -> String {
+/// A digest of the sizes and modification times of `paths` and of the files under those that are
+/// folders (hidden folders and `node_modules` left out).
+fn version(paths: &[&Path]) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    let mut pending: Vec<PathBuf> = folders.iter().map(|f| f.to_path_buf()).collect();
+    let mut pending = Vec::new();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => {
+                path.hash(&mut hasher);
+                meta.len().hash(&mut hasher);
+                meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).hash(&mut hasher);
+            }
+            _ => pending.push(path.to_path_buf()),
+        }
+    }
     let mut seen = 0;
     while let Some(folder) = pending.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else { continue };
@@ -152,7 +226,7 @@ mod tests {
             "moved".to_string(),
             FunctionSettings { verify_jwt: false, entrypoint: Some("elsewhere/main.ts".into()), ..Default::default() },
         );
-        Registry { dir: Some(dir.join("functions")), project_dir: Some(dir.to_path_buf()), settings }
+        Registry { dir: Some(dir.join("functions")), project_dir: Some(dir.to_path_buf()), settings, import_map: None }
     }
 
     #[test]
@@ -190,6 +264,57 @@ mod tests {
         assert_ne!(edited, first);
         std::fs::write(dir.join("functions/_shared/cors.ts"), "export const cors = {};").unwrap();
         assert_ne!(version(), edited);
+    }
+
+    #[test]
+    fn the_import_map_is_the_setting_s_else_the_function_s_deno_json_else_the_folder_s() {
+        let dir = folder();
+        for (path, text) in [
+            ("functions/hello/deno.json", "{}"),
+            ("functions/hello/import_map.json", "{}"),
+            ("functions/import_map.json", "{}"),
+            ("maps/custom.json", "{}"),
+        ] {
+            std::fs::create_dir_all(dir.join(path).parent().unwrap_or(&dir)).unwrap_or_default();
+            std::fs::write(dir.join(path), text).unwrap_or_default();
+        }
+        let mut registry = registry(&dir);
+        if let Some(moved) = registry.settings.get_mut("moved") {
+            moved.import_map = Some("maps/custom.json".into());
+        }
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        let map_of = |registry: &Registry, name: &str| {
+            let map = registry.find(name).and_then(|f| f.import_map).unwrap_or_default();
+            map.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or(map)
+        };
+        assert_eq!(map_of(&registry, "hello"), PathBuf::from("functions/hello/deno.json"));
+        assert_eq!(map_of(&registry, "js-only"), PathBuf::from("functions/import_map.json"), "the folder's");
+        assert_eq!(map_of(&registry, "moved"), PathBuf::from("maps/custom.json"), "the setting's");
+        registry.import_map = Some(dir.join("maps/custom.json"));
+        assert_eq!(map_of(&registry, "hello"), PathBuf::from("maps/custom.json"), "FUNCTIONS_IMPORT_MAP's");
+    }
+
+    #[test]
+    fn static_files_globs_are_files_the_function_may_read_and_editing_one_changes_its_version() {
+        let dir = folder();
+        for path in ["templates/a.html", "templates/b.html", "templates/c.txt", "functions/hello/page.html"] {
+            std::fs::create_dir_all(dir.join(path).parent().unwrap_or(&dir)).unwrap_or_default();
+            std::fs::write(dir.join(path), "x").unwrap_or_default();
+        }
+        let mut registry = registry(&dir);
+        let globs = vec!["./templates/*.html".into(), "functions/hello/*.html".into(), "nothing/*".into()];
+        registry.settings.insert("hello".into(), FunctionSettings { static_files: globs, ..Default::default() });
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+
+        let found = registry.find("hello").expect("found");
+
+        let read: Vec<_> = found.read.iter().map(|p| p.strip_prefix(&dir).unwrap_or(p).to_path_buf()).collect();
+        let expected: Vec<PathBuf> = ["functions/hello", "functions/_shared", "templates/a.html", "templates/b.html"]
+            .map(PathBuf::from)
+            .to_vec();
+        assert_eq!(read, expected, "the function's own files are in its folder already");
+        std::fs::write(dir.join("templates/a.html"), "edited").unwrap_or_default();
+        assert_ne!(registry.find("hello").map(|f| f.version), Some(found.version));
     }
 
     #[test]

@@ -28,6 +28,7 @@ const SCRIPTS: &[(&str, &str)] = &[
     ("router.ts", include_str!("../../functions-runtime/router.ts")),
     ("worker.ts", include_str!("../../functions-runtime/worker.ts")),
     ("messages.ts", include_str!("../../functions-runtime/messages.ts")),
+    ("net_guard.ts", include_str!("../../functions-runtime/net_guard.ts")),
 ];
 /// The server's variables the child inherits: Deno's certificate settings, so that a machine
 /// whose registries are reached through its own certificate authority (in the system store, or a

@@ -31,6 +31,8 @@ pub struct ProjectConfig {
     pub seed_paths: Vec<String>,
     /// `[functions.<name>]`: whether each function is served, checked for a JWT, and its entry.
     pub functions: std::collections::HashMap<String, FunctionSettings>,
+    /// `[edge_runtime]`: whether functions are served at all, the request policy, secrets.
+    pub edge_runtime: EdgeRuntimeSettings,
     /// Keys the CLI knows that this server does not apply yet.
     pub not_applied: Vec<String>,
     /// Keys the CLI does not know, and `env(NAME)` references to unset variables.
@@ -57,6 +59,13 @@ pub struct FunctionSettings {
     pub verify_jwt: bool,
     /// The entry file, relative to the project folder (default `functions/<name>/index.ts`).
     pub entrypoint: Option<String>,
+    /// `import_map`: the function's import map or `deno.json`, relative to the project folder
+    /// (default: the function's own `deno.json`, `deno.jsonc` or `import_map.json`, else
+    /// `functions/import_map.json`).
+    pub import_map: Option<String>,
+    /// `static_files`: glob patterns, relative to the project folder, of files the function
+    /// reads (`Deno.readFile`), besides its own folder.
+    pub static_files: Vec<String>,
     /// `request_idle_timeout_secs`, a key of this server (not the CLI's): the request idle timeout
     /// of this function, over `FUNCTIONS_REQUEST_IDLE_SECS`.
     pub request_idle_timeout_secs: Option<u64>,
@@ -77,12 +86,41 @@ impl Default for FunctionSettings {
             enabled: true,
             verify_jwt: true,
             entrypoint: None,
+            import_map: None,
+            static_files: Vec::new(),
             request_idle_timeout_secs: None,
             memory_limit_mb: None,
             cpu_time_limit_ms: None,
             schedule: None,
         }
     }
+}
+
+/// `[edge_runtime]` of `config.toml` (`inspector_port` means nothing here: no inspector is
+/// opened; `deno_version` is checked, functions run on the pinned Deno 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeRuntimeSettings {
+    /// `enabled` (default true): false serves no function (every one is not found).
+    pub enabled: bool,
+    /// `policy`: `per_worker` (default) or `oneshot`.
+    pub policy: RequestPolicy,
+    /// `[edge_runtime.secrets]`: variables every function gets (`functions/.env` wins over them).
+    pub secrets: Vec<(String, String)>,
+}
+
+impl Default for EdgeRuntimeSettings {
+    fn default() -> Self {
+        EdgeRuntimeSettings { enabled: true, policy: RequestPolicy::PerWorker, secrets: Vec::new() }
+    }
+}
+
+/// `[edge_runtime] policy`: how long a function's worker serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestPolicy {
+    /// One worker serves a function's requests until it is idle, replaced or stopped (default).
+    PerWorker,
+    /// Each request gets a fresh worker, which ends with it.
+    Oneshot,
 }
 
 /// How a value becomes a setting.
@@ -156,10 +194,17 @@ const RULES: &[(&str, Rule)] = &[
     ("analytics.*", Rule::Skip),
     ("experimental.*", Rule::Skip),
     ("remotes.*", Rule::NotYet),
+    ("edge_runtime.enabled", Rule::Project),
+    ("edge_runtime.policy", Rule::Project),
+    ("edge_runtime.deno_version", Rule::Project),
+    ("edge_runtime.secrets.*", Rule::Project),
+    ("edge_runtime.inspector_port", Rule::Skip),
     ("edge_runtime.*", Rule::NotYet),
     ("functions.*.enabled", Rule::Project),
     ("functions.*.verify_jwt", Rule::Project),
     ("functions.*.entrypoint", Rule::Project),
+    ("functions.*.import_map", Rule::Project),
+    ("functions.*.static_files", Rule::Project),
     ("functions.*.request_idle_timeout_secs", Rule::Project),
     ("functions.*.memory_limit_mb", Rule::Project),
     ("functions.*.cpu_time_limit_ms", Rule::Project),
@@ -468,6 +513,25 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
         "db.seed.enabled" => out.seed_enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
         "db.seed.sql_paths" => out.seed_paths = strings(key, value)?,
         "auth.email.smtp.enabled" => {}
+        "edge_runtime.enabled" => out.edge_runtime.enabled = value.as_bool().ok_or_else(|| wrong(key, "a boolean"))?,
+        "edge_runtime.policy" => {
+            out.edge_runtime.policy = match value.as_str() {
+                Some("per_worker") => RequestPolicy::PerWorker,
+                Some("oneshot") => RequestPolicy::Oneshot,
+                _ => return Err(wrong(key, "\"per_worker\" or \"oneshot\"")),
+            }
+        }
+        "edge_runtime.deno_version" => match value.as_integer() {
+            Some(2) => {}
+            Some(1) => out.warnings.push(
+                "edge_runtime.deno_version = 1: functions run on Deno 2 here (the pinned one), as with deno_version = 2".into(),
+            ),
+            _ => return Err(wrong(key, "1 or 2")),
+        },
+        _ if segments[0] == "edge_runtime" => {
+            let secret = value.as_str().ok_or_else(|| wrong(key, "a string"))?;
+            out.edge_runtime.secrets.push((segments[2].to_string(), secret.to_string()));
+        }
         _ if segments[0] == "functions" => {
             let function = out.functions.entry(segments[1].to_string()).or_default();
             match segments[2] {
@@ -490,6 +554,8 @@ fn project_key(out: &mut ProjectConfig, key: &str, segments: &[&str], value: &Va
                     let cron = value.as_str().map(str::trim).filter(|c| !c.is_empty());
                     function.schedule = Some(cron.ok_or_else(|| wrong(key, "a cron expression"))?.to_string());
                 }
+                "import_map" => function.import_map = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string()),
+                "static_files" => function.static_files = strings(key, value)?,
                 _ => function.entrypoint = Some(value.as_str().ok_or_else(|| wrong(key, "a string"))?.to_string()),
             }
         }
@@ -887,16 +953,48 @@ mod tests {
     }
 
     #[test]
+    fn the_edge_runtime_section_turns_functions_off_picks_the_policy_and_gives_secrets() {
+        let text = "[edge_runtime]\nenabled = false\npolicy = \"oneshot\"\ninspector_port = 8083\ndeno_version = 2\n[edge_runtime.secrets]\nAPI_KEY = \"env(MY_KEY)\"";
+        let config = parse(text, &|n: &str| (n == "MY_KEY").then(|| "k-1".to_string())).unwrap();
+        let expected = EdgeRuntimeSettings {
+            enabled: false,
+            policy: RequestPolicy::Oneshot,
+            secrets: vec![("API_KEY".into(), "k-1".into())],
+        };
+        assert_eq!(config.edge_runtime, expected);
+        assert!(config.not_applied.is_empty() && config.warnings.is_empty(), "{config:?}");
+        assert_eq!(parse("", &no_env).unwrap().edge_runtime, EdgeRuntimeSettings::default());
+        assert_eq!(
+            parse("[edge_runtime]\npolicy = \"per_request\"", &no_env).unwrap_err(),
+            "edge_runtime.policy must be \"per_worker\" or \"oneshot\""
+        );
+        assert_eq!(
+            parse("[edge_runtime]\ndeno_version = 3", &no_env).unwrap_err(),
+            "edge_runtime.deno_version must be 1 or 2"
+        );
+        assert_eq!(parse("[edge_runtime]\ndeno_version = 1", &no_env).unwrap().warnings.len(), 1);
+    }
+
+    #[test]
     fn functions_sections_say_which_are_served_checked_and_where_their_entry_is() {
-        let text = "[functions.hook]\nverify_jwt = false\n[functions.old]\nenabled = false\n[functions.moved]\nentrypoint = \"./elsewhere/main.ts\"\nimport_map = \"./map.json\"";
+        let text = "[functions.hook]\nverify_jwt = false\n[functions.old]\nenabled = false\n[functions.moved]\nentrypoint = \"./elsewhere/main.ts\"\nimport_map = \"./map.json\"\nstatic_files = [\"./functions/moved/*.html\"]";
         let config = parse(text, &no_env).unwrap();
         let hook = FunctionSettings { verify_jwt: false, ..Default::default() };
         let old = FunctionSettings { enabled: false, ..Default::default() };
-        let moved = FunctionSettings { entrypoint: Some("./elsewhere/main.ts".into()), ..Default::default() };
+        let moved = FunctionSettings {
+            entrypoint: Some("./elsewhere/main.ts".into()),
+            import_map: Some("./map.json".into()),
+            static_files: vec!["./functions/moved/*.html".into()],
+            ..Default::default()
+        };
         assert_eq!(config.functions.get("hook"), Some(&hook));
         assert_eq!(config.functions.get("old"), Some(&old));
         assert_eq!(config.functions.get("moved"), Some(&moved));
-        assert_eq!(config.not_applied, vec!["functions.moved.import_map"]);
+        assert!(config.not_applied.is_empty(), "{:?}", config.not_applied);
+        assert_eq!(
+            parse("[functions.f]\nstatic_files = \"*.html\"", &no_env).unwrap_err(),
+            "functions.f.static_files must be an array of strings"
+        );
         let tick = parse("[functions.tick]\nschedule = \"*/5 * * * *\"", &no_env).unwrap();
         assert_eq!(tick.functions.get("tick").and_then(|f| f.schedule.as_deref()), Some("*/5 * * * *"));
         assert_eq!(

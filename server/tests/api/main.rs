@@ -10,6 +10,7 @@ mod foundation;
 mod functions;
 mod functions_deploy;
 mod functions_limits;
+mod functions_settings;
 mod fuzz;
 mod helpers;
 mod http_large_bodies;
