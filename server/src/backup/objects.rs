@@ -50,7 +50,8 @@ pub async fn record(store: Arc<dyn ObjectStore>, entries: Vec<Entry>) -> (Vec<En
         match meta {
             Some(meta) => recorded.push(Entry {
                 size: meta.size,
-                stored: meta.size,
+                // The bytes stay in the bucket: none in the backup repository.
+                stored: 0,
                 s3_version: meta.version,
                 etag: meta.e_tag,
                 ..entry

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
+use object_store::ObjectStore as _;
 use tokio_postgres::Client;
 
 use crate::helpers::{connect, free_port, moto_server, KillOnDrop};
@@ -515,7 +516,7 @@ async fn stored_files_and_secrets_are_sealed_in_the_repository_and_restore_only_
         .and_then(|o| o.iter().find(|o| o["name"] == "plain.txt"))
         .unwrap_or_else(|| panic!("plain.txt in the manifest: {last}"))
         .clone();
-    let copy = site.repo.join("files").join(object_key(object["key"].as_str().unwrap()));
+    let copy = site.repo.join("files").join(object_key(object["key"].as_str().unwrap()).as_ref());
     assert_eq!(object["size"], 39, "the size in clear: {object}");
     assert_eq!(object["stored"], std::fs::metadata(&copy).unwrap().len(), "the sealed copy's size: {object}");
     let manifest_len = std::fs::metadata(site.repo.join(format!("files/manifests/{label}.json"))).unwrap().len();
@@ -692,11 +693,9 @@ async fn a_repository_on_s3_takes_restores_and_verifies_a_backup_with_its_row_co
     let backed_up = t0.elapsed().as_secs_f64();
 
     // The counts are in the bucket, sealed; `backup info` reads them back.
-    let manifest = reqwest::get(format!("http://127.0.0.1:{}/backups/repo/files/manifests/{label}.json", s3.plain))
-        .await
-        .unwrap();
-    assert_eq!(manifest.status().as_u16(), 200, "the manifest is in the bucket");
-    let sealed = manifest.bytes().await.unwrap();
+    let bucket = moto_bucket(s3.plain, "backups");
+    let manifest = object_store::path::Path::from(format!("repo/files/manifests/{label}.json"));
+    let sealed = bucket.get(&manifest).await.expect("the manifest is in the bucket").bytes().await.unwrap();
     assert!(sealed.starts_with(b"SBRSENC1") && !text(&sealed).contains("s3_rows"), "the manifest is sealed");
     let info: serde_json::Value = serde_json::from_str(&site.ok(&["backup", "info"], &env).await).unwrap();
     let counts = &info[0]["backup"][0]["manifest"]["counts"];
@@ -779,9 +778,10 @@ async fn on_the_s3_storage_backend_a_backup_records_object_versions_and_a_restor
         .unwrap();
     assert_eq!(res.status().as_u16(), 200);
     upload(&http, &url, &key, "b.txt", "beta, later").await;
+    let bucket = moto_bucket(s3.plain, "store");
     for object in objects {
-        let gone = http.head(format!("{moto}/store/{}", object_key(object["key"].as_str().unwrap()))).send().await;
-        assert_eq!(gone.unwrap().status().as_u16(), 404, "the backup's key is gone from the bucket");
+        let gone = bucket.head(&object_key(object["key"].as_str().unwrap())).await;
+        assert!(matches!(gone, Err(object_store::Error::NotFound { .. })), "the backup's key is gone: {gone:?}");
     }
 
     // Restore to the backup: the rows name the old keys, brought back from their versions.
@@ -800,8 +800,8 @@ async fn on_the_s3_storage_backend_a_backup_records_object_versions_and_a_restor
     let mut bodies = Vec::new();
     for row in rows {
         let (name, version): (String, String) = (row.get(0), row.get(1));
-        let body = http.get(format!("{moto}/store/{}", object_key(&version))).send().await.unwrap();
-        bodies.push((name, body.text().await.unwrap()));
+        let body = bucket.get(&object_key(&version)).await.expect("the key is back").bytes().await.unwrap();
+        bodies.push((name, text(&body)));
     }
     assert_eq!(
         bodies,
@@ -811,6 +811,19 @@ async fn on_the_s3_storage_backend_a_backup_records_object_versions_and_a_restor
     let _ = child.kill().await;
 }
 
-fn object_key(version: &str) -> String {
-    server::storage::backend::key_of(version).to_string()
+fn object_key(version: &str) -> object_store::path::Path {
+    server::storage::backend::key_of(version)
+}
+
+/// A client of moto's bucket `bucket` (moto refuses unsigned requests to its objects).
+fn moto_bucket(port: u16, bucket: &str) -> impl object_store::ObjectStore {
+    object_store::aws::AmazonS3Builder::new()
+        .with_endpoint(format!("http://127.0.0.1:{port}"))
+        .with_allow_http(true)
+        .with_bucket_name(bucket)
+        .with_region("us-east-1")
+        .with_access_key_id("test")
+        .with_secret_access_key("test")
+        .build()
+        .expect("an S3 client")
 }
