@@ -126,10 +126,7 @@ pub async fn rows(client: &tokio_postgres::Client) -> Result<Vec<Entry>, BackupE
         )
         .await
         .map_err(|e| BackupError::Database(format!("cannot list storage.objects: {e}")))?;
-    Ok(rows
-        .iter()
-        .map(|r| Entry::named(r.get(0), r.get(1), r.get(2)))
-        .collect())
+    Ok(rows.iter().map(|r| Entry::named(r.get(0), r.get(1), r.get(2))).collect())
 }
 
 impl FileStore {

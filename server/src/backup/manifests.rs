@@ -73,8 +73,7 @@ impl S3Manifests {
             .with_client_options(ClientOptions::new().with_allow_invalid_certificates(!s3.verify_tls));
         if let Some(endpoint) = s3.endpoint {
             // pgBackRest speaks only HTTPS: an endpoint without a scheme is an HTTPS one.
-            let endpoint =
-                if endpoint.contains("://") { endpoint.to_string() } else { format!("https://{endpoint}") };
+            let endpoint = if endpoint.contains("://") { endpoint.to_string() } else { format!("https://{endpoint}") };
             builder = builder.with_allow_http(endpoint.starts_with("http://")).with_endpoint(endpoint);
         }
         if let Some(key) = s3.key {
@@ -86,12 +85,7 @@ impl S3Manifests {
         let store = builder
             .build()
             .map_err(|e| BackupError::Refused(format!("the S3 repository's manifests cannot be reached: {e}")))?;
-        Ok(S3Manifests {
-            store: Arc::new(store),
-            prefix: prefix(s3.path),
-            pass,
-            cipher: Arc::new(OnceCell::new()),
-        })
+        Ok(S3Manifests { store: Arc::new(store), prefix: prefix(s3.path), pass, cipher: Arc::new(OnceCell::new()) })
     }
 
     fn path(&self, rest: &str) -> Path {

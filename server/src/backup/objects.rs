@@ -77,7 +77,11 @@ pub fn recorded_versions<'a>(manifests: impl IntoIterator<Item = &'a [Entry]>) -
 
 /// For each of `entries` (the restored rows): present in the bucket (`kept`), brought back from
 /// the version `recorded` names (`copied`), or `missing`.
-pub async fn bring_back(store: Arc<dyn ObjectStore>, entries: Vec<Entry>, recorded: &HashMap<String, String>) -> Report {
+pub async fn bring_back(
+    store: Arc<dyn ObjectStore>,
+    entries: Vec<Entry>,
+    recorded: &HashMap<String, String>,
+) -> Report {
     let outcomes: Vec<(String, Result<Option<u64>, String>)> = stream::iter(entries)
         .map(move |entry| {
             let store = store.clone();
@@ -150,7 +154,8 @@ async fn restore_one(
         return Err("the key is gone and no bucket version was recorded (is bucket versioning on?)".into());
     };
     let options = GetOptions { version: Some(id), ..GetOptions::default() };
-    let bytes = store.get_opts(&key, options).await.map_err(|e| e.to_string())?.bytes().await.map_err(|e| e.to_string())?;
+    let bytes =
+        store.get_opts(&key, options).await.map_err(|e| e.to_string())?.bytes().await.map_err(|e| e.to_string())?;
     let len = bytes.len() as u64;
     store.put(&key, PutPayload::from(bytes)).await.map_err(|e| e.to_string())?;
     Ok(Some(len))

@@ -709,7 +709,8 @@ async fn a_repository_on_s3_takes_restores_and_verifies_a_backup_with_its_row_co
 
     let target = root.join("restored");
     site.extra.push(target.clone());
-    let restored = site.ok(&["restore", "--to-backup", &label, "--target-dir", &target.display().to_string()], &env).await;
+    let restored =
+        site.ok(&["restore", "--to-backup", &label, "--target-dir", &target.display().to_string()], &env).await;
     let url = restored.lines().find_map(|l| l.strip_prefix("PostgreSQL runs on the restored folder: ")).expect("url");
     let restored_db = connect(url).await;
     let rows: i64 = restored_db.query_one("select count(*) from s3_rows", &[]).await.unwrap().get(0);
