@@ -241,8 +241,9 @@ lint:
 bench-functions: build bench-tools server/functions-runtime/node_modules/.package-lock.json
 	python3 scripts/bench_functions.py
 
-## bench-backup: pgBackRest full and incremental backup time and size beside pg_basebackup and tar, restore time and
-## WAL replay rate (BENCH_BACKUP_MB, 1024 by default; BENCH_BACKUP_OBJECTS stored files, 10,000) (not a test).
+## bench-backup: pgBackRest full and incremental backup time and size beside pg_basebackup and tar, restore time,
+## point-in-time replay rate and /rest/v1 writes with archiving on beside off (BENCH_BACKUP_MB, 1024 by default;
+## BENCH_BACKUP_OBJECTS stored files, 10,000; the other knobs in scripts/bench_backup.py) (not a test).
 .PHONY: bench-backup
 bench-backup: build
 	python3 scripts/bench_backup.py

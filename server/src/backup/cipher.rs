@@ -164,6 +164,58 @@ impl Cipher {
     }
 }
 
+/// The length in clear of a file `seal` wrote as `sealed` bytes (the header, then each chunk
+/// with its tag); `None` for a length no sealed file has.
+pub fn plain_len(sealed: u64) -> Option<u64> {
+    let body = sealed.checked_sub((MAGIC.len() + PREFIX) as u64)?;
+    let chunks = body.div_ceil((CHUNK + TAG) as u64).max(1);
+    body.checked_sub(chunks * TAG as u64)
+}
+
+/// The length `seal` makes of `plain` bytes in clear.
+pub fn sealed_len(plain: u64) -> u64 {
+    let chunks = plain.div_ceil(CHUNK as u64).max(1);
+    (MAGIC.len() + PREFIX) as u64 + plain + chunks * TAG as u64
+}
+
+/// The key of a repository whose key file is `existing` (if it has one) for the passphrase
+/// `pass`, and the key file to write when the passphrase is new. Without a passphrase, a
+/// repository that has a key file is refused: its files cannot be read, and new ones must not
+/// go in clear.
+pub fn key_for(
+    existing: Option<KeyFile>,
+    pass: Option<&SecretString>,
+) -> Result<(Option<Cipher>, Option<KeyFile>), CipherError> {
+    match (existing, pass) {
+        (Some(file), Some(pass)) => Ok((Some(Cipher::open_key_file(pass, &file)?), None)),
+        (Some(_), None) => Err(CipherError::NoKey),
+        (None, Some(pass)) => {
+            let (cipher, file) = Cipher::create(pass);
+            Ok((Some(cipher), Some(file)))
+        }
+        (None, None) => Ok((None, None)),
+    }
+}
+
+/// `text` sealed for `place` with `cipher`, or as it is without one.
+pub fn seal_bytes(cipher: Option<&Cipher>, place: &str, text: Vec<u8>) -> Result<Vec<u8>, CipherError> {
+    let Some(cipher) = cipher else { return Ok(text) };
+    let mut sealed = Vec::with_capacity(sealed_len(text.len() as u64) as usize);
+    cipher.seal(place, &mut &text[..], &mut sealed)?;
+    Ok(sealed)
+}
+
+/// What `seal_bytes` wrote, in clear: opened with `cipher` when sealed, as it is when not.
+pub fn open_bytes(cipher: Option<&Cipher>, place: &str, bytes: &[u8]) -> Result<Vec<u8>, CipherError> {
+    if !bytes.starts_with(MAGIC) {
+        return Ok(bytes.to_vec());
+    }
+    let cipher = cipher.ok_or(CipherError::NoKey)?;
+    let mut plain = Vec::with_capacity(bytes.len());
+    cipher.open(place, &mut &bytes[..], &mut plain)?;
+    Ok(plain)
+}
+
 /// Whether the file at `path` is sealed (starts with `MAGIC`).
 pub fn is_sealed(path: &Path) -> std::io::Result<bool> {
     let mut file = std::fs::File::open(path)?;
@@ -232,6 +284,17 @@ mod tests {
                 assert!(!sealed.windows(16).any(|w| w == &plain[..16]), "no plaintext shows");
             }
         }
+    }
+
+    #[test]
+    fn the_length_in_clear_follows_from_the_sealed_length() {
+        let (cipher, _) = Cipher::create(&pass("horse"));
+        for len in [0, 1, 15, 16, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 7] {
+            let sealed = round_trip(&cipher, &vec![1u8; len]).len() as u64;
+            assert_eq!(sealed, sealed_len(len as u64), "sealed length of {len}");
+            assert_eq!(plain_len(sealed), Some(len as u64), "plain length of {len}");
+        }
+        assert_eq!(plain_len(3), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use tokio_postgres::NoTls;
 use crate::config::{BackupAction, Config};
 use crate::db::embedded::EmbeddedPostgres;
 
+use super::manifests::Stored;
 use super::{archive, blocking, restore, schedule, verify, BackupError, Backups};
 
 /// The data directory's cluster (archiving as configured) and its backups.
@@ -59,16 +60,24 @@ pub async fn backup(config: &Config, action: BackupAction) -> Result<(), Box<dyn
             let pgbackrest = backups.pgbackrest.clone();
             let info = blocking(move || pgbackrest.info()).await?;
             println!(
-                "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}",
-                "label", "type", "stopped (UTC)", "database", "stored", "added"
+                "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}{:>12}",
+                "label", "type", "stopped (UTC)", "database", "stored", "added", "files"
             );
             for b in &info.backup {
                 let stopped = chrono::DateTime::from_timestamp(b.timestamp.stop, 0)
                     .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
                     .unwrap_or_default();
+                let files = match backups.manifests.read(&b.label).await {
+                    Ok(Some(stored)) => manifest::stored_bytes(&stored).to_string(),
+                    Ok(None) => "-".into(),
+                    Err(err) => {
+                        eprintln!("backup {}: {err}", b.label);
+                        "?".into()
+                    }
+                };
                 println!(
-                    "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}",
-                    b.label, b.kind, stopped, b.info.size, b.info.repository.size, b.info.repository.delta
+                    "{:<26}{:<6}{:<22}{:>12}{:>12}{:>12}{:>12}",
+                    b.label, b.kind, stopped, b.info.size, b.info.repository.size, b.info.repository.delta, files
                 );
             }
             if info.backup.is_empty() {
@@ -78,7 +87,16 @@ pub async fn backup(config: &Config, action: BackupAction) -> Result<(), Box<dyn
         BackupAction::Info => {
             let pgbackrest = backups.pgbackrest.clone();
             let json = blocking(move || pgbackrest.run("info", &["--output=json".into()])).await?;
-            let value: serde_json::Value = serde_json::from_str(&json)?;
+            let mut value: serde_json::Value = serde_json::from_str(&json)?;
+            // Each backup gets what its manifest says (counts, objects, their sealed sizes).
+            if let Some(list) = value.get_mut(0).and_then(|s| s.get_mut("backup")).and_then(|b| b.as_array_mut()) {
+                for b in list {
+                    let Some(label) = b.get("label").and_then(|l| l.as_str()).map(str::to_string) else { continue };
+                    if let Some(stored) = backups.manifests.read(&label).await? {
+                        b["manifest"] = manifest::summary(&stored);
+                    }
+                }
+            }
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
         BackupAction::Verify => {
@@ -126,9 +144,10 @@ pub async fn restore(
     println!("restored into {} in {:.1} s", outcome.data_dir.display(), outcome.elapsed.as_secs_f64());
     if let Some(files) = &outcome.files {
         println!(
-            "stored files: {} restored ({} bytes), {} missing, {} corrupt",
+            "stored files: {} restored ({} bytes), {} already present, {} missing, {} corrupt",
             files.copied,
             files.bytes_copied,
+            files.kept,
             files.missing.len(),
             files.corrupt.len()
         );
@@ -151,4 +170,37 @@ pub async fn restore(
         _ => println!("start the server: it serves the restored data"),
     }
     Ok(())
+}
+
+/// What `backup list` and `backup info` say of a backup's manifest.
+mod manifest {
+    use super::Stored;
+
+    /// Bytes the backup's files take in the repository: its objects' copies (sealed with a
+    /// passphrase) and the manifest itself.
+    pub fn stored_bytes(stored: &Stored) -> u64 {
+        stored.bytes + stored.manifest.objects.iter().map(|o| o.stored).sum::<u64>()
+    }
+
+    /// The `manifest` object `backup info` adds to each backup.
+    pub fn summary(stored: &Stored) -> serde_json::Value {
+        let m = &stored.manifest;
+        let objects: Vec<serde_json::Value> = m
+            .objects
+            .iter()
+            .map(|o| {
+                serde_json::json!({
+                    "bucket": o.bucket, "name": o.name, "key": o.version, "size": o.size,
+                    "stored": o.stored, "s3_version": o.s3_version, "etag": o.etag,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "taken_at": m.taken_at,
+            "bytes": stored.bytes,
+            "files_bytes": stored_bytes(stored),
+            "counts": m.counts.as_ref().map(|c| serde_json::json!({"point": c.point, "tables": c.tables})),
+            "objects": objects,
+        })
+    }
 }

@@ -31,10 +31,28 @@ pub struct Entry {
     pub bucket: String,
     pub name: String,
     pub version: String,
+    /// The object's bytes (in clear).
     #[serde(default)]
     pub size: u64,
+    /// The bytes its copy takes in the repository: the sealed size with a passphrase (header and
+    /// a tag per chunk more than `size`), `size` without.
+    #[serde(default)]
+    pub stored: u64,
     #[serde(default)]
     pub sha256: String,
+    /// With the S3 backend: the bucket's version id of the object's key at backup time (bucket
+    /// versioning on), and its ETag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+}
+
+impl Entry {
+    /// An object the database names, nothing known yet of its bytes.
+    pub fn named(bucket: String, name: String, version: String) -> Entry {
+        Entry { bucket, name, version, size: 0, stored: 0, sha256: String::new(), s3_version: None, etag: None }
+    }
 }
 
 /// The objects of one copy.
@@ -70,7 +88,10 @@ pub struct Pruned {
 pub struct Report {
     /// Objects copied (new ones).
     pub copied: usize,
+    /// Bytes of the copied objects, in clear.
     pub bytes_copied: u64,
+    /// Bytes the new copies take in the repository (sealed, with a passphrase).
+    pub bytes_stored: u64,
     /// Objects already there (copy) or present and intact (check, restore).
     pub kept: usize,
     /// Objects named by the database whose bytes are not in the source.
@@ -105,10 +126,7 @@ pub async fn rows(client: &tokio_postgres::Client) -> Result<Vec<Entry>, BackupE
         )
         .await
         .map_err(|e| BackupError::Database(format!("cannot list storage.objects: {e}")))?;
-    Ok(rows
-        .iter()
-        .map(|r| Entry { bucket: r.get(0), name: r.get(1), version: r.get(2), size: 0, sha256: String::new() })
-        .collect())
+    Ok(rows.iter().map(|r| Entry::named(r.get(0), r.get(1), r.get(2))).collect())
 }
 
 impl FileStore {
@@ -130,17 +148,11 @@ impl FileStore {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => return Err(BackupError::Io { path: key_path, source }),
         };
-        let cipher = match (existing, pass) {
-            (Some(file), Some(pass)) => Some(Cipher::open_key_file(pass, &file)?),
-            (Some(_), None) => return Err(CipherError::NoKey.into()),
-            (None, Some(pass)) => {
-                let (cipher, file) = Cipher::create(pass);
-                let text = serde_json::to_vec_pretty(&file).map_err(|e| BackupError::Refused(e.to_string()))?;
-                write_atomic(&key_path, &text)?;
-                Some(cipher)
-            }
-            (None, None) => None,
-        };
+        let (cipher, new_file) = cipher::key_for(existing, pass)?;
+        if let Some(file) = new_file {
+            let text = serde_json::to_vec_pretty(&file).map_err(|e| BackupError::Refused(e.to_string()))?;
+            write_atomic(&key_path, &text)?;
+        }
         Ok(FileStore { root, cipher: cipher.map(Arc::new) })
     }
 
@@ -178,19 +190,25 @@ impl FileStore {
             let Some(key) = safe(&entry.version) else { continue };
             let dest = self.object(key);
             let sum_path = checksum_path(&dest);
-            let (size, sha256) = match (fs::metadata(&dest), fs::read_to_string(&sum_path)) {
+            let (size, stored, sha256) = match (fs::metadata(&dest), fs::read_to_string(&sum_path)) {
                 (Ok(meta), Ok(sum)) => {
                     report.kept += 1;
-                    (meta.len(), sum.trim().to_string())
+                    let stored = meta.len();
+                    // A sealed copy's size in clear follows from its length (`cipher::plain_len`).
+                    let sealed = cipher::is_sealed(&dest).unwrap_or(false);
+                    let size = if sealed { cipher::plain_len(stored).unwrap_or(stored) } else { stored };
+                    (size, stored, sum.trim().to_string())
                 }
                 _ => {
                     let source = storage_dir.join(relative(key));
                     match self.copy_in(&source, &dest, key) {
                         Ok((size, sha256)) => {
                             write_atomic(&sum_path, sha256.as_bytes())?;
+                            let stored = fs::metadata(&dest).map(|m| m.len()).unwrap_or(size);
                             report.copied += 1;
                             report.bytes_copied += size;
-                            (size, sha256)
+                            report.bytes_stored += stored;
+                            (size, stored, sha256)
                         }
                         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                             report.missing.push(format!("{}/{}", entry.bucket, entry.name));
@@ -200,38 +218,36 @@ impl FileStore {
                     }
                 }
             };
-            listed.push(Entry { size, sha256, ..entry.clone() });
+            listed.push(Entry { size, stored, sha256, ..entry.clone() });
         }
         report.listed = listed;
         Ok(report)
     }
 
-    /// Write a backup's manifest (sealed with a passphrase).
-    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), BackupError> {
+    /// Write a backup's manifest (sealed with a passphrase); the bytes it takes.
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<u64, BackupError> {
         let text = serde_json::to_vec_pretty(manifest).map_err(|e| BackupError::Refused(e.to_string()))?;
         let label = &manifest.label;
-        let bytes = match &self.cipher {
-            Some(cipher) => {
-                let mut sealed = Vec::new();
-                cipher.seal(&format!("manifests/{label}"), &mut &text[..], &mut sealed)?;
-                sealed
-            }
-            None => text,
-        };
-        write_atomic(&self.manifest_path(label), &bytes)
+        let bytes = cipher::seal_bytes(self.cipher.as_deref(), &format!("manifests/{label}"), text)?;
+        write_atomic(&self.manifest_path(label), &bytes)?;
+        Ok(bytes.len() as u64)
     }
 
     /// The manifest of backup `label`, if the repository has one.
     pub fn manifest(&self, label: &str) -> Result<Option<Manifest>, BackupError> {
+        Ok(self.manifest_stored(label)?.map(|(manifest, _)| manifest))
+    }
+
+    /// The manifest of backup `label` and the bytes it takes in the repository (sealed).
+    pub fn manifest_stored(&self, label: &str) -> Result<Option<(Manifest, u64)>, BackupError> {
         let path = self.manifest_path(label);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let mut text = Vec::new();
-        cipher::read_plain(self.cipher.as_deref(), &format!("manifests/{label}"), &path, &mut text)?;
-        let manifest = serde_json::from_slice(&text)
-            .map_err(|e| BackupError::Refused(format!("the manifest of backup {label} cannot be read: {e}")))?;
-        Ok(Some(manifest))
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(BackupError::Io { path, source }),
+        };
+        let manifest = parse_manifest(self.cipher.as_deref(), label, &bytes)?;
+        Ok(Some((manifest, bytes.len() as u64)))
     }
 
     fn manifest_path(&self, label: &str) -> PathBuf {
@@ -442,6 +458,13 @@ impl FileStore {
     }
 }
 
+/// The manifest of backup `label` from the bytes the repository holds (sealed or not).
+pub fn parse_manifest(cipher: Option<&Cipher>, label: &str, bytes: &[u8]) -> Result<Manifest, BackupError> {
+    let text = cipher::open_bytes(cipher, &format!("manifests/{label}"), bytes)?;
+    serde_json::from_slice(&text)
+        .map_err(|e| BackupError::Refused(format!("the manifest of backup {label} cannot be read: {e}")))
+}
+
 /// `objects/<shard>/<version>`, the backend's own layout (`storage::backend::key_of`).
 fn relative(version: &str) -> PathBuf {
     PathBuf::from(crate::storage::backend::key_of(version).as_ref())
@@ -539,7 +562,7 @@ mod tests {
     use super::*;
 
     fn entry(name: &str, version: &str) -> Entry {
-        Entry { bucket: "b".into(), name: name.into(), version: version.into(), size: 0, sha256: String::new() }
+        Entry::named("b".into(), name.into(), version.into())
     }
 
     fn put(storage: &Path, version: &str, bytes: &[u8]) {
@@ -613,6 +636,36 @@ mod tests {
         assert!(without.contains("BACKUP_CIPHER_PASS"), "{without}");
         let wrong = FileStore::open(repo.clone(), Some(&SecretString::from("wrong".to_string()))).unwrap_err();
         assert!(wrong.to_string().contains("does not open"), "{wrong}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_sealed_copy_records_its_size_in_clear_and_its_sealed_size_copied_or_kept() {
+        let dir = std::env::temp_dir().join(format!("backup-files-sizes-{}", std::process::id()));
+        let (storage, repo) = (dir.join("storage"), dir.join("repo"));
+        let bytes = vec![9u8; 70_000];
+        put(&storage, "cc33", &bytes);
+        let pass = SecretString::from("correct horse".to_string());
+        let store = FileStore::open(repo.clone(), Some(&pass)).unwrap();
+        let entries = vec![entry("big.bin", "cc33")];
+        let on_disk = || fs::metadata(store.object("cc33")).unwrap().len();
+
+        let first = store.sync(&storage, &entries, Some("L1")).unwrap();
+        assert_eq!((first.bytes_copied, first.bytes_stored), (70_000, on_disk()));
+        let second = store.sync(&storage, &entries, Some("L2")).unwrap();
+        assert_eq!(second.kept, 1);
+        for listed in [&first.listed[0], &second.listed[0]] {
+            assert_eq!(listed.size, 70_000, "the size in clear");
+            assert_eq!(listed.stored, on_disk(), "the sealed size");
+            assert_eq!(listed.stored, cipher::sealed_len(70_000));
+        }
+        let (manifest, manifest_bytes) = store.manifest_stored("L2").unwrap().unwrap();
+        assert_eq!(manifest.objects[0].stored, on_disk());
+        assert_eq!(manifest_bytes, fs::metadata(repo.join("manifests/L2.json")).unwrap().len(), "the sealed manifest");
+
+        let plain = FileStore::new(dir.join("plain"));
+        let listed = plain.sync(&storage, &entries, None).unwrap().listed;
+        assert_eq!((listed[0].size, listed[0].stored), (70_000, 70_000), "in clear both are the same");
         let _ = fs::remove_dir_all(&dir);
     }
 

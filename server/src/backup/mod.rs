@@ -5,7 +5,8 @@
 //! cluster the server runs (`archive`), takes backups on a schedule (`schedule`), copies the local
 //! file backend's objects into the repository beside them (`files`), restores (`restore`),
 //! verifies a backup by restoring it and comparing its tables with the row counts recorded when
-//! it was taken (`verify`, `counts`), seals the copied files with the repository's passphrase
+//! it was taken (`verify`, `counts`), keeps each backup's manifest in the repository (`manifests`),
+//! records the S3 storage backend's object versions (`objects`), seals the copied files with the repository's passphrase
 //! (`cipher`) and reports on `/metrics` and `/health` (`status`). It never touches a database
 //! named by `DATABASE_URL`: pgBackRest must run on that server's machine.
 
@@ -15,6 +16,8 @@ pub mod commands;
 pub mod config;
 pub mod counts;
 pub mod files;
+pub mod manifests;
+pub mod objects;
 pub mod pgbackrest;
 pub mod restore;
 pub mod schedule;
@@ -61,6 +64,12 @@ pub struct Backups {
     pub config: config::BackupConfig,
     /// The repository's folder of stored files (`posix` repositories only).
     pub files: Option<files::FileStore>,
+    /// Where the backups' manifests (row counts, objects named) are kept: beside the stored
+    /// files (`posix`) or in the repository's bucket (`s3`).
+    pub manifests: manifests::Manifests,
+    /// The storage surface's S3 bucket (`STORAGE_BACKEND=s3`): each backup records the version
+    /// of every object the database names (`objects`).
+    pub storage_s3: Option<std::sync::Arc<dyn object_store::ObjectStore>>,
     /// The local file backend's folder (none with the S3 backend).
     pub storage_dir: Option<PathBuf>,
     pub data_dir: PathBuf,
@@ -111,11 +120,39 @@ impl Backups {
             Some(root) => Some(files::FileStore::open(root, backup.cipher_pass.as_ref())?),
             None => None,
         };
+        let manifests = match (&files, &repo) {
+            (Some(store), _) => manifests::Manifests::Local(store.clone()),
+            (None, Repo::S3 { bucket, path, endpoint, region, verify_tls }) => {
+                manifests::Manifests::S3(manifests::S3Manifests::new(
+                    manifests::S3Endpoint {
+                        bucket,
+                        path,
+                        endpoint: endpoint.as_deref(),
+                        region,
+                        verify_tls: *verify_tls,
+                        key: config.storage.access_key_id.as_deref(),
+                        secret: config.storage.secret_access_key.as_ref(),
+                    },
+                    backup.cipher_pass.clone(),
+                )?)
+            }
+            (None, Repo::Posix(path)) => manifests::Manifests::Local(files::FileStore::new(path.join("files"))),
+        };
+        let storage_s3 = match config.storage.backend.as_str() {
+            "s3" => Some(
+                crate::storage::backend::build(&config.storage, &data_dir)
+                    .map_err(|e| BackupError::Refused(format!("the storage surface's S3 bucket: {e}")))?
+                    .store,
+            ),
+            _ => None,
+        };
         Ok(Backups {
             pgbackrest,
             settings,
             config: backup.clone(),
             files,
+            manifests,
+            storage_s3,
             storage_dir: crate::storage::backend::local_dir(&config.storage, &data_dir).map(absolute),
             data_dir,
             bin_dir: cluster.bin_dir().to_path_buf(),

@@ -67,6 +67,12 @@ pub fn render_conf(settings: &Settings) -> String {
                 set("repo1-storage-port", port.to_string());
             }
             set("repo1-s3-uri-style", "path".into());
+            // Small files bundled into a few objects: a fresh cluster's ~1,000 files would be
+            // ~1,000 requests each way, and every request to an object store has its latency.
+            set("repo1-bundle", "y".into());
+            // Requests in flight at once (backup, restore, verify): an object store's latency,
+            // not the CPU, bounds them.
+            set("process-max", "4".into());
             if !verify_tls {
                 set("repo1-storage-verify-tls", "n".into());
             }
@@ -441,6 +447,8 @@ mod tests {
             "repo1-s3-endpoint=127.0.0.1\n",
             "repo1-storage-port=9443\n",
             "repo1-s3-uri-style=path\n",
+            "repo1-bundle=y\n",
+            "process-max=4\n",
             "repo1-storage-verify-tls=n\n",
             "repo1-s3-key=AKID\n",
             "repo1-s3-key-secret=s3-secret\n",

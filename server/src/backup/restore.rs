@@ -1,5 +1,6 @@
 //! `server restore`: the database from pgBackRest's repository and the stored files from the
-//! repository's `files/` folder, to the latest archived point, to a time or to a backup.
+//! repository's `files/` folder (or, on the S3 storage backend, the bucket versions the backups
+//! recorded: `objects`), to the latest archived point, to a time or to a backup.
 //!
 //! Into a separate folder (`--target-dir`), the restore makes a data directory of its own
 //! (`postgres/`, `storage/`, `secrets/`), started on a free port for inspection while the live
@@ -18,7 +19,7 @@ use crate::db::embedded::{postmaster_alive, EmbeddedPostgres};
 
 use super::files::{self, Report};
 use super::pgbackrest::Target;
-use super::{archive, blocking, scratch, BackupError, Backups};
+use super::{archive, blocking, objects, scratch, BackupError, Backups};
 
 /// What to restore, and where.
 #[derive(Debug, Clone)]
@@ -97,8 +98,9 @@ async fn finish(
     let client = scratch::connect_promoted(cluster).await?;
     let slots = scratch::drop_stale_slots(&client).await?;
     let storage_dir = if into_target { Some(data_dir.join("storage")) } else { backups.storage_dir.clone() };
-    let report = match (&backups.files, storage_dir) {
-        (Some(store), Some(storage_dir)) => {
+    let report = match (&backups.storage_s3, &backups.files, storage_dir) {
+        (Some(bucket), _, _) => Some(s3_objects(backups, bucket.clone(), &client).await?),
+        (None, Some(store), Some(storage_dir)) => {
             let entries = files::rows(&client).await?;
             let store = store.clone();
             Some(blocking(move || store.restore(&entries, &storage_dir)).await?)
@@ -106,6 +108,31 @@ async fn finish(
         _ => None,
     };
     Ok((report, slots))
+}
+
+/// On the S3 storage backend: every key the restored rows name is in the bucket, or brought
+/// back from the bucket version a backup's manifest recorded (`objects`).
+async fn s3_objects(
+    backups: &Backups,
+    bucket: std::sync::Arc<dyn object_store::ObjectStore>,
+    client: &tokio_postgres::Client,
+) -> Result<Report, BackupError> {
+    let entries = files::rows(client).await?;
+    let recorded = recorded_versions(backups).await?;
+    Ok(objects::bring_back(bucket, entries, &recorded).await)
+}
+
+/// The bucket versions every manifest of the repository recorded.
+pub(crate) async fn recorded_versions(
+    backups: &Backups,
+) -> Result<std::collections::HashMap<String, String>, BackupError> {
+    let mut manifests = Vec::new();
+    for label in backups.manifests.labels().await? {
+        if let Some(stored) = backups.manifests.read(&label).await? {
+            manifests.push(stored.manifest.objects);
+        }
+    }
+    Ok(objects::recorded_versions(manifests.iter().map(Vec::as_slice)))
 }
 
 /// DATA_DIR: only stopped and confirmed.

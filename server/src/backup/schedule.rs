@@ -145,11 +145,11 @@ pub async fn take(backups: &Backups, client: &Client, kind: &str) -> Result<Stri
     Ok(last.label.clone())
 }
 
-/// After backup `label`: count the rows at a restore point, copy the files uploaded meanwhile,
-/// write the backup's manifest (the objects listed before and after it, and the counts) and
-/// prune the copies no kept backup needs. Failures are logged: the backup itself is taken.
+/// After backup `label`: count the rows at a restore point, copy the files uploaded meanwhile
+/// (or, on the S3 storage backend, record each object's bucket version), write the backup's
+/// manifest (the objects listed before and after it, and the counts) and prune what no kept
+/// backup needs. Failures are logged: the backup itself is taken.
 pub async fn after_backup(backups: &Backups, client: &Client, label: &str, before: Vec<files::Entry>) {
-    let Some(store) = backups.files.clone() else { return };
     let counts = match counts::record(client, label, Duration::from_secs(60)).await {
         Ok(counts) => Some(counts),
         Err(err) => {
@@ -164,23 +164,46 @@ pub async fn after_backup(backups: &Backups, client: &Client, label: &str, befor
             objects.push(entry);
         }
     }
+    if let Some(store) = &backups.storage_s3 {
+        match files::rows(client).await {
+            Ok(rows) => {
+                let (recorded, missing) = super::objects::record(store.clone(), rows).await;
+                if !missing.is_empty() {
+                    tracing::warn!(label, missing = ?missing, "backups: stored objects named by rows are not in the S3 bucket");
+                }
+                objects = recorded;
+            }
+            Err(err) => tracing::error!(error = %err, label, "backups: cannot list the stored objects"),
+        }
+    }
     let manifest =
         files::Manifest { label: label.to_string(), taken_at: chrono::Utc::now().timestamp(), objects, counts };
+    let written = backups.manifests.write(manifest).await;
     let pgbackrest = backups.pgbackrest.clone();
-    let done = blocking(move || {
-        store.write_manifest(&manifest)?;
-        let info = pgbackrest.info()?;
+    let store = backups.files.clone();
+    let manifests = backups.manifests.clone();
+    let done = async {
+        written?;
+        let info = blocking(move || pgbackrest.info()).await?;
         let kept: Vec<String> = info.backup.iter().map(|b| b.label.clone()).collect();
         let oldest = info.backup.iter().map(|b| b.timestamp.start).min().unwrap_or(0);
-        store.prune(&kept, oldest)
-    })
+        let mut pruned = match store {
+            Some(store) => {
+                let kept = kept.clone();
+                blocking(move || store.prune(&kept, oldest)).await?
+            }
+            None => files::Pruned::default(),
+        };
+        pruned.manifests += manifests.prune(&kept).await?;
+        Ok::<_, BackupError>(pruned)
+    }
     .await;
     match done {
         Ok(pruned) if pruned.objects + pruned.manifests > 0 => tracing::info!(
             manifests = pruned.manifests,
             objects = pruned.objects,
             bytes = pruned.bytes,
-            "backups: stored file copies no kept backup needs were pruned"
+            "backups: manifests and stored file copies no kept backup needs were pruned"
         ),
         Ok(_) => {}
         Err(err) => tracing::error!(error = %err, label, "backups: cannot write the manifest or prune the copies"),

@@ -5,8 +5,9 @@
 //! count recorded then, every stored file the restored database names is checked against its
 //! SHA-256, and pgBackRest's own `verify` checks the whole repository, WAL included.
 //!
-//! A backup without recorded counts (taken before they were recorded, with an S3 repository,
-//! or when its tables could not be locked) is restored to its end and its tables are read,
+//! The counts are in the backup's manifest, in the repository (`manifests`: beside the stored
+//! files of a `posix` repository, in the bucket of an `s3` one). A backup without recorded
+//! counts (taken before they were recorded, or when its tables could not be locked) is restored to its end and its tables are read,
 //! not compared; the verification says so.
 
 use std::time::{Duration, Instant};
@@ -64,13 +65,7 @@ async fn verify(backups: &Backups) -> Result<Verification, BackupError> {
         .map(|b| b.label.clone())
         .ok_or_else(|| BackupError::Refused("the repository has no backup to verify".into()))?;
     let mut verification = Verification { label: label.clone(), ..Verification::default() };
-    let recorded = match backups.files.clone() {
-        Some(store) => {
-            let l = label.clone();
-            blocking(move || store.manifest(&l)).await?.and_then(|m| m.counts)
-        }
-        None => None,
-    };
+    let recorded = backups.manifests.read(&label).await?.and_then(|stored| stored.manifest.counts);
     let target = match &recorded {
         Some(counts) => Target::Point { label: label.clone(), name: counts.point.clone() },
         None => Target::Backup(label.clone()),
@@ -129,7 +124,16 @@ async fn read_everything(
     let empty = std::collections::BTreeMap::new();
     verification.failures.extend(counts::compare(recorded.map_or(&empty, |c| &c.tables), &restored));
     verification.compared = recorded.map(|c| c.tables.len());
-    if let Some(store) = backups.files.clone() {
+    if let Some(bucket) = &backups.storage_s3 {
+        // S3 storage backend: each key is in the bucket or has a recorded version to come back from.
+        let entries = files::rows(&client).await?;
+        let recorded = super::restore::recorded_versions(backups).await?;
+        let report = super::objects::check(bucket.clone(), entries, &recorded).await;
+        for who in &report.missing {
+            verification.failures.push(format!("stored object {who} is neither in the S3 bucket nor recorded"));
+        }
+        verification.files = Some(report);
+    } else if let Some(store) = backups.files.clone() {
         let entries = files::rows(&client).await?;
         let report = blocking(move || Ok(store.check(&entries))).await?;
         for who in &report.corrupt {
