@@ -1,8 +1,6 @@
 //! Retention of the request log: rows older than `REQUEST_LOG_RETENTION_HOURS` go, then the
 //! oldest beyond `REQUEST_LOG_MAX_ROWS`. Both deletes walk an index (`at`, the primary key).
 
-use deadpool_postgres::GenericClient;
-
 /// How much of the log is kept.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -12,7 +10,7 @@ pub struct Limits {
 }
 
 /// Delete what the limits leave out; returns the number of rows deleted.
-pub async fn prune(db: &impl GenericClient, limits: Limits) -> Result<u64, tokio_postgres::Error> {
+pub async fn prune(db: &tokio_postgres::Client, limits: Limits) -> Result<u64, tokio_postgres::Error> {
     let hours = i32::try_from(limits.max_age_hours).unwrap_or(i32::MAX);
     let mut deleted =
         db.execute("delete from _studio.request_log where at < now() - make_interval(hours => $1)", &[&hours]).await?;

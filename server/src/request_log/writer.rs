@@ -67,7 +67,7 @@ async fn run(mut rx: mpsc::Receiver<Entry>, pool: Pool, log: RequestLog, flush: 
             last_prune = Some(Instant::now());
             match pool.get().await {
                 Ok(client) => {
-                    if let Err(err) = retention::prune(&*client, limits).await {
+                    if let Err(err) = retention::prune(&client, limits).await {
                         tracing::warn!(error = %err, "request log: pruning failed");
                     }
                 }

@@ -112,7 +112,7 @@ impl RequestFilter {
     /// The `select`, newest first.
     pub fn select(&self) -> Built {
         let mut b = Built { sql: String::new(), params: Vec::new() };
-        let mut bind = |b: &mut Built, v: String| {
+        let bind = |b: &mut Built, v: String| {
             b.params.push(v);
             format!("${}", b.params.len())
         };

@@ -46,11 +46,11 @@ impl Period {
 /// Buckets of the period (every one, empty ones included) with what the log holds in each.
 const BUCKETS: &str = "\
 with r as (
-  select to_timestamp(floor(extract(epoch from at) / $2) * $2) as bucket, status, duration_ms, user_id
-  from _studio.request_log where at >= now() - make_interval(secs => $1)
+  select to_timestamp(floor(extract(epoch from at) / $2::float8) * $2::float8) as bucket, status, duration_ms, user_id
+  from _studio.request_log where at >= now() - make_interval(secs => $1::float8)
 ), b as (
-  select generate_series(to_timestamp(floor(extract(epoch from now() - make_interval(secs => $1)) / $2) * $2),
-                         now(), make_interval(secs => $2)) as bucket
+  select generate_series(to_timestamp(floor(extract(epoch from now() - make_interval(secs => $1::float8)) / $2::float8) * $2::float8),
+                         now(), make_interval(secs => $2::float8)) as bucket
 )
 select b.bucket, count(r.bucket), count(*) filter (where r.status >= 500), count(*) filter (where r.status between 400 and 499),
   percentile_cont(0.5) within group (order by r.duration_ms),
@@ -60,14 +60,14 @@ select b.bucket, count(r.bucket), count(*) filter (where r.status >= 500), count
 from b left join r on r.bucket = b.bucket group by b.bucket order by b.bucket";
 
 const BY_SURFACE: &str = "\
-select to_timestamp(floor(extract(epoch from at) / $2) * $2), surface, count(*)
-from _studio.request_log where at >= now() - make_interval(secs => $1) group by 1, 2";
+select to_timestamp(floor(extract(epoch from at) / $2::float8) * $2::float8), surface, count(*)
+from _studio.request_log where at >= now() - make_interval(secs => $1::float8) group by 1, 2";
 
 const TOTALS: &str = "\
 select count(*), count(*) filter (where status >= 500), count(*) filter (where status between 400 and 499),
   percentile_cont(0.5) within group (order by duration_ms), percentile_cont(0.95) within group (order by duration_ms),
   percentile_cont(0.99) within group (order by duration_ms), count(distinct user_id)
-from _studio.request_log where at >= now() - make_interval(secs => $1)";
+from _studio.request_log where at >= now() - make_interval(secs => $1::float8)";
 
 #[derive(Debug, Deserialize)]
 pub struct ReportParams {
@@ -118,9 +118,9 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
         "p99_ms": t.get::<_, Option<f64>>(5),
         "active_users": t.get::<_, i64>(6),
     });
-    let database = database(&*client).await?;
-    let statements = statements(&*client).await;
-    let storage = storage(&*client).await?;
+    let database = database(&client).await?;
+    let statements = statements(&client).await;
+    let storage = storage(&client).await?;
     Ok(HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(json!({
         "period": period.name,
         "bucket_seconds": period.bucket_seconds,

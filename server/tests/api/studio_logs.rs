@@ -53,7 +53,7 @@ async fn a_rest_request_lands_in_the_log_with_its_id_user_and_role_and_without_i
 
     // Act
     let res = app
-        .rest_req(Method::GET, "/notes?select=id&secret=hunter2", Some(&token))
+        .rest_req(Method::GET, "/notes?select=id&body=neq.hunter2", Some(&token))
         .header("x-request-id", "logs-test-0001")
         .send()
         .await
@@ -112,7 +112,8 @@ async fn the_explorer_filters_by_surface_status_user_path_and_pages_newest_first
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
 
     // keyset pages: two, then the rest before the last id; the tail: rows after an id
-    let (_, page) = studio.call(&app, Method::GET, &format!("/studio/api/logs/requests?user={USER}&limit=2"), None).await;
+    let (_, page) =
+        studio.call(&app, Method::GET, &format!("/studio/api/logs/requests?user={USER}&limit=2"), None).await;
     assert_eq!(page["entries"].as_array().map(Vec::len), Some(2));
     let before = page["next_before"].as_i64().expect("a next page");
     let (_, next) =
@@ -164,7 +165,8 @@ async fn retention_deletes_rows_older_than_the_age_limit_then_the_oldest_beyond_
     // Assert
     assert_eq!(count("select count(*) from _studio.request_log where path = '/old'").await, 0);
     assert_eq!(count("select count(*) from _studio.request_log where path = '/new'").await, 4);
-    let newest: i64 = count("select count(*) from _studio.request_log where request_id in ('new-7','new-8','new-9','new-10')").await;
+    let newest: i64 =
+        count("select count(*) from _studio.request_log where request_id in ('new-7','new-8','new-9','new-10')").await;
     assert_eq!(newest, 4, "the newest rows are the ones kept");
 }
 
@@ -173,7 +175,8 @@ async fn with_the_log_off_nothing_is_recorded_and_the_explorer_says_so() {
     let app = spawn_app_with(|c| c.request_log.enabled = false).await;
     add_operator(&app, "ops@studio.test", "correct horse battery").await;
     let studio = signed_in(&app).await;
-    let res = app.http.get(format!("{}/health", app.address)).header("x-request-id", "off-1").send().await.expect("health");
+    let res =
+        app.http.get(format!("{}/health", app.address)).header("x-request-id", "off-1").send().await.expect("health");
     assert!(res.status().is_success());
     let (status, body) = studio.call(&app, Method::GET, "/studio/api/logs/requests", None).await;
     assert_eq!(status, 200);
