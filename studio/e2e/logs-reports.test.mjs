@@ -60,14 +60,16 @@ test('a REST request is found in the log explorer by its request id and its deta
   await page.getByRole('link', { name: 'Logs', exact: true }).click();
   await page.getByRole('heading', { name: 'Logs' }).waitFor();
   await page.getByLabel('Request id').fill('e2e-known-request-1');
-  // The writer flushes every second: apply again until the row is there.
-  const row = page.getByRole('button', { name: 'Show GET /rest/v1/vehicles (200)' });
-  for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
-    await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const table = page.getByRole('region', { name: 'Requests (scrollable)' });
+  // The writer flushes every second: refresh until the row is there.
+  for (let i = 0; i < 20 && (await table.getByText('e2e-known-request-1').count()) === 0; i++) {
     await page.waitForTimeout(500);
+    await page.getByRole('button', { name: 'Refresh' }).click();
   }
-  await row.waitFor();
-  assert.equal(await page.getByRole('button', { name: /^Show / }).count(), 1, 'only the request with that id');
+  await table.getByText('e2e-known-request-1').waitFor();
+  assert.equal(await table.getByRole('button', { name: /^Show / }).count(), 1, 'only the request with that id');
+  const row = table.getByRole('button', { name: 'Show GET /rest/v1/vehicles (200)' });
   await row.click();
   const detail = page.getByRole('region', { name: 'Request', exact: true });
   await detail.getByText('e2e-known-request-1').first().waitFor();
@@ -78,7 +80,8 @@ test('a REST request is found in the log explorer by its request id and its deta
 
   await page.getByLabel('Request id').fill(chosen);
   await page.getByRole('button', { name: 'Apply' }).click();
-  await page.getByRole('button', { name: 'Show GET /rest/v1/vehicles (200)' }).waitFor();
+  await table.getByText(chosen).waitFor();
+  assert.equal(await table.getByRole('button', { name: /^Show / }).count(), 1, 'only the request with the id the server chose');
 });
 
 test('bad filters are refused before they are sent', async () => {

@@ -168,7 +168,7 @@ export function ReportsScreen() {
       {report.isPending && <Loading />}
       {report.error && <ErrorNote error={report.error} />}
       {r && (
-        <div className="min-h-0 flex-1 space-y-3 overflow-auto bg-slate-50 p-3">
+        <div className="min-h-0 flex-1 space-y-3 overflow-auto bg-slate-50 p-3" tabIndex={0} role="region" aria-label="Report (scrollable)">
           {!r.request_log_enabled && (
             <p role="note" className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
               The request log is off (<code>REQUEST_LOG_ENABLED=false</code>): the request charts show what was recorded before.
