@@ -59,7 +59,7 @@ test('a REST request is found in the log explorer by its request id and its deta
 
   await page.getByRole('link', { name: 'Logs', exact: true }).click();
   await page.getByRole('heading', { name: 'Logs' }).waitFor();
-  await page.getByLabel('Request id').fill('e2e-known-request-1');
+  await page.getByRole('textbox', { name: 'Request id' }).fill('e2e-known-request-1');
   await page.getByRole('button', { name: 'Apply' }).click();
   const table = page.getByRole('region', { name: 'Requests (scrollable)' });
   // The writer flushes every second: refresh until the row is there.
@@ -78,7 +78,7 @@ test('a REST request is found in the log explorer by its request id and its deta
   await axe('logs: a request');
   await page.screenshot({ path: path.join(docs, 'logs.png') });
 
-  await page.getByLabel('Request id').fill(chosen);
+  await page.getByRole('textbox', { name: 'Request id' }).fill(chosen);
   await page.getByRole('button', { name: 'Apply' }).click();
   await table.getByText(chosen).waitFor();
   assert.equal(await table.getByRole('button', { name: /^Show / }).count(), 1, 'only the request with the id the server chose');
