@@ -421,6 +421,9 @@ pub struct Config {
 
     #[command(flatten, next_help_heading = "Studio")]
     pub studio: crate::studio::config::StudioConfig,
+
+    #[command(flatten, next_help_heading = "Request log")]
+    pub request_log: crate::request_log::RequestLogConfig,
 }
 
 /// Settings of `/auth/v1`, under the names the Supabase CLI and GoTrue use.

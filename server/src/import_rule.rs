@@ -14,8 +14,19 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const SHARED: &[&str] =
-    &["config", "db", "gate", "jwt", "keys", "listener", "metrics", "project", "signing_keys", "telemetry"];
+const SHARED: &[&str] = &[
+    "config",
+    "db",
+    "gate",
+    "jwt",
+    "keys",
+    "listener",
+    "metrics",
+    "project",
+    "request_log",
+    "signing_keys",
+    "telemetry",
+];
 const SURFACES: &[&str] = &["auth", "backup", "functions", "outbox", "realtime", "rest", "storage"];
 const TOP: &[&str] = &[
     "bin",

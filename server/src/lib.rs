@@ -19,6 +19,7 @@ pub mod outbox;
 pub mod panic_guard;
 pub mod project;
 pub mod realtime;
+pub mod request_log;
 pub mod rest;
 pub mod routes;
 pub mod scrape;

@@ -401,13 +401,19 @@ impl Application {
             backups: database.backups.clone(),
         });
         let realtime_data = web::Data::from(realtime);
+        // The request log's writer: requests are offered to it by the telemetry middleware.
+        let request_log =
+            crate::request_log::writer::spawn(&config.request_log, state.pools.admin.clone()).map(web::Data::new);
         let shutdown_timeout = config.shutdown_timeout;
         let app_state = state.clone();
         let web_dir = config.web_dir.clone();
         let cors_origins = config.cors_allowed_origins.clone();
         let server = HttpServer::new(move || {
-            App::new()
-                .app_data(app_state.clone())
+            let mut app = App::new();
+            if let Some(log) = &request_log {
+                app = app.app_data(log.clone());
+            }
+            app.app_data(app_state.clone())
                 .app_data(gate.clone())
                 .app_data(rest.clone())
                 .app_data(auth.clone())

@@ -5,7 +5,7 @@
 //! Each request gets an id (`x-request-id` from the client when it is a sane token, else a new
 //! UUID), echoed in the response, and one log line on completion with method, path (never the
 //! query string, which may carry an API key), status and latency. Headers and bodies are never
-//! logged.
+//! logged. The same outcome is offered to the request log (`request_log`) when it is on.
 
 use std::time::Instant;
 
@@ -189,6 +189,9 @@ pub async fn middleware(
                 tracing::warn!(status, elapsed_ms, "request failed");
             } else {
                 tracing::info!(status, elapsed_ms, "request");
+            }
+            if let Some(log) = response.request().app_data::<actix_web::web::Data<crate::request_log::RequestLog>>() {
+                log.record(&response, id, started);
             }
             Ok(response)
         }

@@ -13,7 +13,8 @@
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
 //! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
 //! through the auth room's admin actions (`auth_actions`); `api_keys` shows the API's URL, keys
-//! and generated types; `backups` drives the backup room. This room imports shared parts (`db`,
+//! and generated types; `backups` drives the backup room; `logs` and `reports` read the request
+//! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
 //! `project`, and nothing of `startup` but the application state.
@@ -33,11 +34,15 @@ pub mod ddl_sql;
 pub mod error;
 pub mod fk_picker;
 pub mod history;
+pub mod log_query;
+pub mod logs;
 pub mod operators;
+pub mod pg_log;
 pub mod policies;
 pub mod policy_sql;
 pub mod policy_tester;
 pub mod query;
+pub mod reports;
 pub mod rows;
 pub mod session;
 pub mod signin;
@@ -105,6 +110,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/project/api", web::get().to(api_keys::settings))
                 .route("/project/api/reveal", web::post().to(api_keys::reveal))
                 .route("/types", web::get().to(api_keys::types))
+                // Logs and reports (logs, reports): read-only
+                .route("/logs/requests", web::get().to(logs::requests))
+                .route("/logs/requests/{id}", web::get().to(logs::request))
+                .route("/logs/postgres", web::get().to(logs::postgres))
+                .route("/logs/auth", web::get().to(logs::auth))
+                .route("/reports", web::get().to(reports::report))
                 .default_service(web::to(error::not_found)),
         ),
     );

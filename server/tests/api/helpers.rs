@@ -133,6 +133,8 @@ pub fn base_config() -> Config {
     cli.config.data_dir = std::env::temp_dir().join(format!("server-test-{}", &random_secret()[..12]));
     cli.config.web_dir = "/nonexistent".into();
     cli.config.project = Some(rental_project());
+    // The request log writes beside every test's statements: on only where a test asks for it.
+    cli.config.request_log.enabled = false;
     cli.config
 }
 

@@ -40,6 +40,7 @@ mod studio;
 mod studio_auth;
 mod studio_backups;
 mod studio_ddl;
+mod studio_logs;
 mod studio_policies;
 mod studio_storage;
 mod supervise;

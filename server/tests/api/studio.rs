@@ -82,6 +82,12 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::GET, "/studio/api/project/api", None),
         (Method::POST, "/studio/api/project/api/reveal", Some(json!({"key": "secret"}))),
         (Method::GET, "/studio/api/types", None),
+        // Logs and reports (studio_logs.rs)
+        (Method::GET, "/studio/api/logs/requests", None),
+        (Method::GET, "/studio/api/logs/requests/1", None),
+        (Method::GET, "/studio/api/logs/postgres", None),
+        (Method::GET, "/studio/api/logs/auth", None),
+        (Method::GET, "/studio/api/reports", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

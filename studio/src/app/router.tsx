@@ -16,6 +16,9 @@ const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Susp
 // Auth → Users and API & keys: loaded when opened.
 const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
 const ApiRoute = lazy(() => import('./routes/api-docs'));
+// Logs and reports (the reports bring uPlot): loaded when opened.
+const LogsRoute = lazy(() => import('./routes/logs'));
+const ReportsRoute = lazy(() => import('./routes/reports'));
 
 export const router = createBrowserRouter(
   [
@@ -51,6 +54,10 @@ export const router = createBrowserRouter(
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
         { path: 'api', element: later(<ApiRoute />) },
         { path: 'api/tables/:table', element: later(<ApiRoute />) },
+        // Logs and reports
+        { path: 'logs', element: <Navigate to="/logs/requests" replace /> },
+        { path: 'logs/:source', element: later(<LogsRoute />) },
+        { path: 'reports', element: later(<ReportsRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

@@ -17,6 +17,9 @@ const NAV = [
   { to: paths.audit, label: 'Audit log' },
   // Database
   { to: paths.backups, label: 'Backups' },
+  // Logs and reports
+  { to: paths.logs(), label: 'Logs' },
+  { to: paths.reports, label: 'Reports' },
 ];
 
 /** The frame of every screen once signed in; the sign-in form otherwise. */

@@ -17,4 +17,7 @@ export const paths = {
   authUsers: '/auth/users',
   authUser: (id: string) => `/auth/users/${encodeURIComponent(id)}`,
   api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
+  // Logs and reports
+  logs: (source: 'requests' | 'postgres' | 'auth' = 'requests') => `/logs/${source}`,
+  reports: '/reports',
 };
