@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const SHARED: &[&str] =
-    &["config", "db", "gate", "jwt", "keys", "listener", "metrics", "project", "signing_keys", "telemetry"];
+    &["config", "db", "gate", "jwt", "keys", "listener", "metrics", "project", "sealed", "signing_keys", "telemetry"];
 const SURFACES: &[&str] = &["auth", "backup", "functions", "outbox", "realtime", "rest", "storage"];
 const TOP: &[&str] = &[
     "bin",

@@ -22,6 +22,7 @@ pub mod realtime;
 pub mod rest;
 pub mod routes;
 pub mod scrape;
+pub mod sealed;
 pub mod seed;
 pub mod signing_keys;
 pub mod site;

@@ -37,6 +37,7 @@ mod smtp_sink;
 mod storage;
 mod studio;
 mod studio_auth;
+mod studio_auth_config;
 mod studio_backups;
 mod studio_policies;
 mod studio_storage;

@@ -16,6 +16,11 @@ const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Susp
 // Auth → Users and API & keys: loaded when opened.
 const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
 const ApiRoute = lazy(() => import('./routes/api-docs'));
+// Auth settings, mail templates, signing keys and the operator's account: loaded when opened.
+const AuthSettingsRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.AuthSettingsRoute })));
+const TemplatesRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.TemplatesRoute })));
+const SigningKeysRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.SigningKeysRoute })));
+const AccountRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.AccountRoute })));
 
 export const router = createBrowserRouter(
   [
@@ -49,6 +54,11 @@ export const router = createBrowserRouter(
         // Auth → Users and API & keys
         { path: 'auth/users', element: later(<AuthUsersRoute />) },
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
+        // Auth settings, mail templates, signing keys; the operator's account
+        { path: 'auth/settings', element: later(<AuthSettingsRoute />) },
+        { path: 'auth/templates', element: later(<TemplatesRoute />) },
+        { path: 'auth/signing-keys', element: later(<SigningKeysRoute />) },
+        { path: 'account', element: later(<AccountRoute />) },
         { path: 'api', element: later(<ApiRoute />) },
         { path: 'api/tables/:table', element: later(<ApiRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
