@@ -189,7 +189,8 @@ async fn a_rotation_publishes_a_new_current_key_and_the_previous_one_can_be_revo
     assert!(jwks["keys"].as_array().unwrap().iter().any(|k| k["kid"] == rotated["id"]));
 
     // Act / Assert: the current key cannot be revoked, the previous one can
-    let revoke = |id: String| studio.call(&app, Method::POST, &format!("/studio/api/auth/signing-keys/{id}/revoke"), None);
+    let revoke =
+        async |id: String| studio.call(&app, Method::POST, &format!("/studio/api/auth/signing-keys/{id}/revoke"), None).await;
     assert_eq!(revoke(rotated["id"].as_str().unwrap().to_string()).await.0, 400);
     assert_eq!(revoke(first.clone()).await.0, 204);
     let jwks: Value = app.http.get(format!("{}/auth/v1/.well-known/jwks.json", app.address)).send().await.unwrap().json().await.unwrap();

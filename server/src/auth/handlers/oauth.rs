@@ -67,8 +67,8 @@ fn check_request(state: &AuthState, params: &std::collections::HashMap<String, S
     if response_type != "code" {
         return Err("only response_type=code is supported".into());
     }
-    let scope =
-        Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(state.config().oauth_server_default_scope.as_str());
+    let config = state.config();
+    let scope = Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(config.oauth_server_default_scope.as_str());
     let scopes = authz::scopes(scope);
     if scopes.is_empty() {
         return Err("scope parameter cannot be empty".into());
@@ -141,7 +141,8 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
             return Ok(found(&error_redirect(redirect_uri, "server_error", why, app_state)));
         }
     };
-    let Some(path) = state.config().oauth_server_authorization_path.as_deref().filter(|p| !p.is_empty()) else {
+    let config = state.config();
+    let Some(path) = config.oauth_server_authorization_path.as_deref().filter(|p| !p.is_empty()) else {
         let why = "oauth authorization path not configured";
         return Ok(found(&error_redirect(redirect_uri, "server_error", why, app_state)));
     };
