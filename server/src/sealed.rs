@@ -39,8 +39,11 @@ impl Sealer {
         let mut nonce = [0u8; NONCE_LEN];
         rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut nonce);
         let mut data = value.to_vec();
-        let sealed =
-            self.key.seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::from(name.as_bytes()), &mut data);
+        let sealed = self.key.seal_in_place_append_tag(
+            Nonce::assume_unique_for_key(nonce),
+            Aad::from(name.as_bytes()),
+            &mut data,
+        );
         if sealed.is_err() {
             // Only for inputs over AES-GCM's 64 GiB limit.
             return Vec::new();

@@ -222,8 +222,7 @@ impl AuthState {
     pub fn redirect_allowed(&self, url: &str) -> bool {
         let Ok(parsed) = url::Url::parse(url) else { return false };
         let config = self.config();
-        if !matches!(parsed.scheme(), "http" | "https") && !config.uri_allow_list.iter().any(|a| url.starts_with(a))
-        {
+        if !matches!(parsed.scheme(), "http" | "https") && !config.uri_allow_list.iter().any(|a| url.starts_with(a)) {
             return false;
         }
         if same_origin_prefix(url, &self.site_url) {

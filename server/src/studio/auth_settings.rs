@@ -51,7 +51,9 @@ pub async fn get(state: web::Data<AppState>) -> Result<HttpResponse, StudioError
             })
         })
         .collect();
-    Ok(HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(json!({"settings": settings, "secrets": secrets})))
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(json!({"settings": settings, "secrets": secrets})))
 }
 
 /// `PUT /studio/api/auth/settings` body: `null` removes an override (back to the start-up value).

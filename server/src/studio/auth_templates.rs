@@ -29,7 +29,9 @@ fn kind_of(name: &str) -> Result<Kind, StudioError> {
 /// The sample values of previews and test sends.
 pub fn sample_vars(site_url: &str, email: &str) -> Vars {
     Vars {
-        confirmation_url: format!("{site_url}/auth/v1/verify?token=sample-token-hash&type=signup&redirect_to={site_url}"),
+        confirmation_url: format!(
+            "{site_url}/auth/v1/verify?token=sample-token-hash&type=signup&redirect_to={site_url}"
+        ),
         token: "123456".into(),
         token_hash: "sample-token-hash".into(),
         site_url: site_url.into(),
@@ -121,7 +123,8 @@ pub async fn put(
         )
         .await?;
     }
-    let detail = json!({"subject": subject, "html_bytes": html.map(str::len), "reset": subject.is_none() && html.is_none()});
+    let detail =
+        json!({"subject": subject, "html_bytes": html.map(str::len), "reset": subject.is_none() && html.is_none()});
     audit::record(&tx, &op, "auth.templates.update", Some(&format!("auth.templates:{}", kind.name())), detail).await?;
     tx.commit().await?;
     drop(client);
@@ -160,8 +163,14 @@ pub async fn test_send(
     let link = sample_vars(&state.auth.site_url, &to).confirmation_url;
     state.auth.mailer.deliver(&to, kind.name(), &rendered, Some(&link)).await?;
     let client = state.pools.admin.get().await?;
-    audit::record(&client, &op, "auth.templates.test_send", Some(&format!("auth.templates:{}", kind.name())), json!({"to": to}))
-        .await?;
+    audit::record(
+        &client,
+        &op,
+        "auth.templates.test_send",
+        Some(&format!("auth.templates:{}", kind.name())),
+        json!({"to": to}),
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -177,7 +186,8 @@ mod tests {
 
     #[test]
     fn drafts_are_checked() {
-        let draft = |subject: &str, html: &str| Draft { subject: Some(subject.into()), html: Some(html.into()), to: None };
+        let draft =
+            |subject: &str, html: &str| Draft { subject: Some(subject.into()), html: Some(html.into()), to: None };
         assert!(matches!(draft("a\nb", "x").checked(), Err(StudioError::BadRequest(_))));
         assert!(matches!(draft("ok", &"x".repeat(MAX_HTML + 1)).checked(), Err(StudioError::BadRequest(_))));
         assert_eq!(draft("  ", " ").checked().unwrap(), (None, None));

@@ -90,7 +90,10 @@ pub async fn check_at_sign_in(
 }
 
 /// `GET /studio/api/operator/totp`: `{enrolled}`.
-pub async fn status(state: web::Data<AppState>, op: web::ReqData<OperatorSession>) -> Result<HttpResponse, StudioError> {
+pub async fn status(
+    state: web::Data<AppState>,
+    op: web::ReqData<OperatorSession>,
+) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
     let enrolled = stored(&client, &sealer(&state), op.operator_id).await?.is_some_and(|s| s.enrolled);
     Ok(HttpResponse::Ok().json(json!({ "enrolled": enrolled })))
@@ -98,7 +101,10 @@ pub async fn status(state: web::Data<AppState>, op: web::ReqData<OperatorSession
 
 /// `POST /studio/api/operator/totp/enroll`: a new pending secret, answered once as
 /// `{secret, uri, qr_code}` (an SVG). Refused while a verified one is in force.
-pub async fn enroll(state: web::Data<AppState>, op: web::ReqData<OperatorSession>) -> Result<HttpResponse, StudioError> {
+pub async fn enroll(
+    state: web::Data<AppState>,
+    op: web::ReqData<OperatorSession>,
+) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
     let sealer = sealer(&state);
     if stored(&client, &sealer, op.operator_id).await?.is_some_and(|s| s.enrolled) {

@@ -68,8 +68,15 @@ pub async fn sign_in(
     let Some((operator_id, email, _)) = found else { return Err(StudioError::InvalidCredentials) };
     if let Err(err) = super::operator_totp::check_at_sign_in(&state, &client, operator_id, code.as_deref()).await {
         if matches!(err, StudioError::InvalidTotp) {
-            audit::record_as(&client, Some(operator_id), &email, "signin.failed", None, json!({"ip": ip, "totp": true}))
-                .await?;
+            audit::record_as(
+                &client,
+                Some(operator_id),
+                &email,
+                "signin.failed",
+                None,
+                json!({"ip": ip, "totp": true}),
+            )
+            .await?;
         }
         return Err(err);
     }

@@ -55,12 +55,13 @@ async fn reloaded(state: &AppState) -> Result<(), StudioError> {
 
 /// `POST /studio/api/auth/signing-keys/rotate`: the oldest standby key (a new ES256 one when
 /// none waits) becomes current; `{id}` of the key now signing.
-pub async fn rotate(state: web::Data<AppState>, op: web::ReqData<OperatorSession>) -> Result<HttpResponse, StudioError> {
+pub async fn rotate(
+    state: web::Data<AppState>,
+    op: web::ReqData<OperatorSession>,
+) -> Result<HttpResponse, StudioError> {
     let mut client = state.pools.admin.get().await?;
-    let waiting: bool = client
-        .query_one("select exists (select 1 from auth.signing_keys where status = 'standby')", &[])
-        .await?
-        .get(0);
+    let waiting: bool =
+        client.query_one("select exists (select 1 from auth.signing_keys where status = 'standby')", &[]).await?.get(0);
     let made = if waiting {
         None
     } else {
@@ -69,8 +70,14 @@ pub async fn rotate(state: web::Data<AppState>, op: web::ReqData<OperatorSession
         Some(key.id)
     };
     let id = signing_keys::rotate(&mut client).await?;
-    audit::record(&client, &op, "auth.signing_keys.rotate", Some(&format!("auth.signing_keys:{id}")), json!({"generated": made.is_some()}))
-        .await?;
+    audit::record(
+        &client,
+        &op,
+        "auth.signing_keys.rotate",
+        Some(&format!("auth.signing_keys:{id}")),
+        json!({"generated": made.is_some()}),
+    )
+    .await?;
     drop(client);
     reloaded(&state).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id })))

@@ -90,7 +90,10 @@ async fn bad_values_are_refused_and_a_providers_secret_is_write_only_and_sealed(
 
     // Act / Assert: wrong types, unknown names, a provider without its secret
     let (status, body) = put_settings(&app, &studio, json!({"settings": {"RATE_LIMIT_OTP": "many"}})).await;
-    assert_eq!((status, body["error"]["message"].as_str()), (400, Some("RATE_LIMIT_OTP: expected a whole number, 0 or more")));
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (400, Some("RATE_LIMIT_OTP: expected a whole number, 0 or more"))
+    );
     assert_eq!(put_settings(&app, &studio, json!({"settings": {"JWT_SECRET": "x"}})).await.0, 400);
     let (status, body) = put_settings(&app, &studio, json!({"settings": github})).await;
     assert_eq!(status, 400, "{body}");
@@ -98,9 +101,12 @@ async fn bad_values_are_refused_and_a_providers_secret_is_write_only_and_sealed(
     assert_eq!(app.auth_settings().await["external"]["github"], false);
 
     // Act: with its secret
-    let (status, after) =
-        put_settings(&app, &studio, json!({"settings": github, "secrets": {"EXTERNAL_GITHUB_SECRET": "gh-secret-value-1"}}))
-            .await;
+    let (status, after) = put_settings(
+        &app,
+        &studio,
+        json!({"settings": github, "secrets": {"EXTERNAL_GITHUB_SECRET": "gh-secret-value-1"}}),
+    )
+    .await;
 
     // Assert: enabled, the secret said set but never shown, stored sealed, not in the audit log
     assert_eq!(status, 200, "{after}");
@@ -117,7 +123,10 @@ async fn bad_values_are_refused_and_a_providers_secret_is_write_only_and_sealed(
     let res = no_redirect.get(format!("{}/auth/v1/authorize?provider=github", app.address)).send().await.unwrap();
     assert_eq!(res.status(), 302, "GitHub sign-in starts");
     let location = res.headers()["location"].to_str().unwrap();
-    assert!(location.starts_with("https://github.com/login/oauth/authorize?") && location.contains("client_id=gh-client"), "{location}");
+    assert!(
+        location.starts_with("https://github.com/login/oauth/authorize?") && location.contains("client_id=gh-client"),
+        "{location}"
+    );
 }
 
 #[tokio::test]
@@ -137,7 +146,8 @@ async fn the_confirmation_template_edited_in_studio_is_the_mail_a_sign_up_receiv
     assert_eq!(preview["subject"], "Welcome to the rental");
     assert!(preview["html"].as_str().unwrap().contains("Hello ops@studio.test"), "{preview}");
     assert!(preview["text"].as_str().unwrap().contains("Confirm your stay (http"));
-    let (status, saved) = studio.call(&app, Method::PUT, "/studio/api/auth/templates/confirmation", Some(draft.clone())).await;
+    let (status, saved) =
+        studio.call(&app, Method::PUT, "/studio/api/auth/templates/confirmation", Some(draft.clone())).await;
     assert_eq!(status, 200, "{saved}");
     assert_eq!(saved["overridden"], true);
     assert_eq!(saved["default_subject"], "Confirm Your Email");
@@ -184,19 +194,37 @@ async fn a_rotation_publishes_a_new_current_key_and_the_previous_one_can_be_revo
     // Assert: a new current key, the old one previous and both published
     assert_eq!(status, 200, "{rotated}");
     let (_, after) = studio.call(&app, Method::GET, "/studio/api/auth/signing-keys", None).await;
-    let status_of = |id: &str| after["keys"].as_array().unwrap().iter().find(|k| k["id"] == id).unwrap()["status"].clone();
+    let status_of =
+        |id: &str| after["keys"].as_array().unwrap().iter().find(|k| k["id"] == id).unwrap()["status"].clone();
     assert_eq!(status_of(rotated["id"].as_str().unwrap()), "current");
     assert_eq!(status_of(&first), "previous");
-    let jwks: Value = app.http.get(format!("{}/auth/v1/.well-known/jwks.json", app.address)).send().await.unwrap().json().await.unwrap();
+    let jwks: Value = app
+        .http
+        .get(format!("{}/auth/v1/.well-known/jwks.json", app.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(jwks["keys"].as_array().unwrap().len(), published + 1);
     assert!(jwks["keys"].as_array().unwrap().iter().any(|k| k["kid"] == rotated["id"]));
 
     // Act / Assert: the current key cannot be revoked, the previous one can
-    let revoke =
-        async |id: String| studio.call(&app, Method::POST, &format!("/studio/api/auth/signing-keys/{id}/revoke"), None).await;
+    let revoke = async |id: String| {
+        studio.call(&app, Method::POST, &format!("/studio/api/auth/signing-keys/{id}/revoke"), None).await
+    };
     assert_eq!(revoke(rotated["id"].as_str().unwrap().to_string()).await.0, 400);
     assert_eq!(revoke(first.clone()).await.0, 204);
-    let jwks: Value = app.http.get(format!("{}/auth/v1/.well-known/jwks.json", app.address)).send().await.unwrap().json().await.unwrap();
+    let jwks: Value = app
+        .http
+        .get(format!("{}/auth/v1/.well-known/jwks.json", app.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert!(!jwks["keys"].as_array().unwrap().iter().any(|k| k["kid"] == first.as_str()));
     assert_eq!(audit_actions(&app).await, ["auth.signing_keys.rotate", "auth.signing_keys.revoke"]);
 }
@@ -248,9 +276,13 @@ async fn an_operator_with_totp_signs_in_with_a_fresh_code_and_a_reset_turns_it_o
     assert!(enrolled["qr_code"].as_str().unwrap().contains("<svg"));
     assert!(enrolled["uri"].as_str().unwrap().starts_with("otpauth://totp/"));
     let step = chrono::Utc::now().timestamp() / 30;
-    assert_eq!(studio.call(&app, Method::POST, "/studio/api/operator/totp/verify", Some(json!({"code": "000000"}))).await.0, 401);
-    let (status, _) =
-        studio.call(&app, Method::POST, "/studio/api/operator/totp/verify", Some(json!({"code": code(&secret, step)}))).await;
+    assert_eq!(
+        studio.call(&app, Method::POST, "/studio/api/operator/totp/verify", Some(json!({"code": "000000"}))).await.0,
+        401
+    );
+    let (status, _) = studio
+        .call(&app, Method::POST, "/studio/api/operator/totp/verify", Some(json!({"code": code(&secret, step)})))
+        .await;
     assert_eq!(status, 204);
     assert_eq!(studio.call(&app, Method::GET, "/studio/api/operator/totp", None).await.1["enrolled"], true);
 
@@ -269,9 +301,10 @@ async fn an_operator_with_totp_signs_in_with_a_fresh_code_and_a_reset_turns_it_o
 
     // Act / Assert: `server studio operators reset-totp`
     let client = app.auth.pool.get().await.expect("a connection");
-    let out = server::studio::cli::operators(&client, server::studio::OperatorsAction::ResetTotp { email: email.into() })
-        .await
-        .expect("reset");
+    let out =
+        server::studio::cli::operators(&client, server::studio::OperatorsAction::ResetTotp { email: email.into() })
+            .await
+            .expect("reset");
     assert_eq!(out, [format!("TOTP of {email} removed; they sign in with their password")]);
     assert_eq!(sign_in_at(&app.http, &app.address, email, password).await.status(), 200);
 }

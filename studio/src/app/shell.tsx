@@ -46,7 +46,7 @@ export function Shell() {
           ))}
         </nav>
         <div className="flex items-center gap-2 md:flex-col md:items-stretch">
-          <NavLink to={paths.account} className="truncate px-2 text-xs whitespace-nowrap text-slate-300 underline-offset-2 hover:underline" title={`Your account: ${session.data.operator.email}`}>
+          <NavLink to={paths.account} className="truncate px-2 text-xs whitespace-nowrap text-slate-300 underline-offset-2 hover:underline" title="Your account">
             <span className="md:hidden">Account</span>
             <span className="hidden md:inline">{session.data.operator.email}</span>
           </NavLink>

@@ -133,7 +133,8 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
         code_challenge_method: "s256",
         nonce: get("nonce"),
     };
-    let authorization_id = match authz::create(&db, &request, state.config().oauth_server_authorization_ttl_secs).await {
+    let authorization_id = match authz::create(&db, &request, state.config().oauth_server_authorization_ttl_secs).await
+    {
         Ok(id) => id,
         Err(err) => {
             tracing::warn!(error = %err, "could not store an OAuth authorization request");

@@ -113,7 +113,13 @@ pub static SETTINGS: &[Setting] = &[
     setting!("DISABLE_SIGNUP", "general", "Disable new sign-ups", bool, disable_signup),
     setting!("EXTERNAL_EMAIL_ENABLED", "general", "E-mail provider", bool, external_email_enabled),
     setting!("MAILER_AUTOCONFIRM", "general", "Confirm e-mail addresses automatically", bool, mailer_autoconfirm),
-    setting!("MAILER_SECURE_EMAIL_CHANGE_ENABLED", "general", "Confirm an e-mail change on both addresses", bool, secure_email_change),
+    setting!(
+        "MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+        "general",
+        "Confirm an e-mail change on both addresses",
+        bool,
+        secure_email_change
+    ),
     setting!("MAILER_OTP_EXP", "general", "E-mailed link and code lifetime (seconds)", int, mailer_otp_exp),
     setting!("EXTERNAL_PHONE_ENABLED", "general", "Phone provider", bool, phone_enabled),
     setting!("SMS_AUTOCONFIRM", "general", "Confirm phone numbers automatically", bool, sms_autoconfirm),
@@ -121,14 +127,38 @@ pub static SETTINGS: &[Setting] = &[
     setting!("SECURITY_MANUAL_LINKING_ENABLED", "general", "Manual identity linking", bool, manual_linking_enabled),
     setting!("URI_ALLOW_LIST", "urls", "Redirect URLs allowed besides the site URL", list, uri_allow_list),
     setting!("PASSWORD_MIN_LENGTH", "passwords", "Minimum password length", int, password_min_length),
-    setting!("PASSWORD_REQUIRED_CHARACTERS", "passwords", "Required character sets (colon-separated)", text, password_required_characters),
-    setting!("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "passwords", "Require reauthentication to change a password", bool, update_password_require_reauthentication),
+    setting!(
+        "PASSWORD_REQUIRED_CHARACTERS",
+        "passwords",
+        "Required character sets (colon-separated)",
+        text,
+        password_required_characters
+    ),
+    setting!(
+        "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
+        "passwords",
+        "Require reauthentication to change a password",
+        bool,
+        update_password_require_reauthentication
+    ),
     setting!("RATE_LIMIT_EMAIL_SENT", "rate_limits", "E-mails sent per hour", int, rate_limit_email_sent),
     setting!("RATE_LIMIT_SMS_SENT", "rate_limits", "Text messages sent per hour", int, rate_limit_sms_sent),
     setting!("RATE_LIMIT_VERIFY", "rate_limits", "Verifications per 5 minutes per IP", int, rate_limit_verify),
-    setting!("RATE_LIMIT_TOKEN_REFRESH", "rate_limits", "Token refreshes per 5 minutes per IP", int, rate_limit_token_refresh),
+    setting!(
+        "RATE_LIMIT_TOKEN_REFRESH",
+        "rate_limits",
+        "Token refreshes per 5 minutes per IP",
+        int,
+        rate_limit_token_refresh
+    ),
     setting!("RATE_LIMIT_OTP", "rate_limits", "Sign-ups and sign-ins per 5 minutes per IP", int, rate_limit_otp),
-    setting!("RATE_LIMIT_ANONYMOUS_USERS", "rate_limits", "Anonymous sign-ins per hour per IP", int, rate_limit_anonymous_users),
+    setting!(
+        "RATE_LIMIT_ANONYMOUS_USERS",
+        "rate_limits",
+        "Anonymous sign-ins per hour per IP",
+        int,
+        rate_limit_anonymous_users
+    ),
     setting!("SMTP_MAX_FREQUENCY", "rate_limits", "Seconds between two mails to one address", int, smtp_max_frequency),
     setting!("MFA_MAX_ENROLLED_FACTORS", "mfa", "Factors per user", int, mfa_max_enrolled_factors),
     setting!("MFA_TOTP_ENROLL_ENABLED", "mfa", "TOTP: enrolment", bool, mfa_totp_enroll_enabled),
@@ -219,7 +249,10 @@ mod tests {
     #[test]
     fn wrong_types_and_unknown_names_are_refused_with_the_name() {
         let mut c = base();
-        assert_eq!(apply_one(&mut c, "DISABLE_SIGNUP", &json!("yes")).unwrap_err(), "DISABLE_SIGNUP: expected true or false");
+        assert_eq!(
+            apply_one(&mut c, "DISABLE_SIGNUP", &json!("yes")).unwrap_err(),
+            "DISABLE_SIGNUP: expected true or false"
+        );
         assert_eq!(
             apply_one(&mut c, "RATE_LIMIT_OTP", &json!(-1)).unwrap_err(),
             "RATE_LIMIT_OTP: expected a whole number, 0 or more"

@@ -88,7 +88,9 @@ pub async fn read(db: &impl GenericClient, sealer: &Sealer) -> Result<Overrides,
         let sealed: Vec<u8> = row.get(1);
         match sealer.open_text(&name, &sealed) {
             Ok(value) => out.secrets.push((name, value)),
-            Err(_) => tracing::warn!(name = %name, "auth settings: a stored secret does not open (was the JWT secret changed?)"),
+            Err(_) => {
+                tracing::warn!(name = %name, "auth settings: a stored secret does not open (was the JWT secret changed?)")
+            }
         }
     }
     for row in db.query("select kind, subject, html from _studio.auth_mail_templates", &[]).await? {

@@ -240,7 +240,12 @@ pub fn text_of_html(html: &str) -> String {
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
-    let decoded = out.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
+    let decoded = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
     let lines: Vec<&str> = decoded.lines().map(str::trim).collect();
     let mut text = String::new();
     for line in lines {
@@ -305,8 +310,10 @@ mod tests {
 
     #[test]
     fn an_operators_html_replaces_both_parts_and_keeps_the_link_in_the_text() {
-        let t = Templates::load(None)
-            .with_html(Kind::Confirmation, "<h2>Welcome aboard</h2><p>Follow <a href=\"{{ .ConfirmationURL }}\">this link</a></p>");
+        let t = Templates::load(None).with_html(
+            Kind::Confirmation,
+            "<h2>Welcome aboard</h2><p>Follow <a href=\"{{ .ConfirmationURL }}\">this link</a></p>",
+        );
         let out = t.render(Kind::Confirmation, &vars());
         assert!(out.html.contains("Welcome aboard"));
         assert_eq!(out.text, "Welcome aboard\n\nFollow this link (http://x.test/verify?token=abc&type=signup)\n");
