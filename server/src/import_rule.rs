@@ -24,6 +24,7 @@ const SHARED: &[&str] = &[
     "metrics",
     "project",
     "request_log",
+    "sealed",
     "signing_keys",
     "telemetry",
 ];

@@ -23,6 +23,7 @@ pub mod request_log;
 pub mod rest;
 pub mod routes;
 pub mod scrape;
+pub mod sealed;
 pub mod seed;
 pub mod signing_keys;
 pub mod site;

@@ -191,6 +191,14 @@ impl SigningKeys {
         *guard = Arc::new(next);
     }
 
+    /// Re-read the table now (after this instance changed it; the others follow on their next
+    /// reload or at the first token naming a key they lack).
+    pub async fn reload(&self, pool: &Pool) -> Result<(), SigningKeyError> {
+        let client = pool.get().await?;
+        self.replace(read_set(&client).await?);
+        Ok(())
+    }
+
     /// Re-read the table every `interval`, and soon after `unknown_kid` (at most once a second).
     pub fn spawn_reloader(self: &Arc<Self>, pool: Pool, interval: Duration) {
         let keys = Arc::downgrade(self);

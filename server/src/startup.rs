@@ -372,6 +372,11 @@ impl Application {
             )
             .map_err(StartupError::Setup)?,
         );
+        // Studio's auth overrides over the start-up settings, then kept current by NOTIFY.
+        if let Err(err) = auth.reload_settings().await {
+            tracing::warn!(error = %err, "auth settings: Studio's overrides are not applied");
+        }
+        crate::auth::live::spawn_listener(auth.clone().into_inner(), database.direct.clone());
         crate::outbox::spawn(
             config.outbox.clone(),
             pools.admin.clone(),

@@ -133,7 +133,7 @@ pub async fn make_link(
 /// Refuse a mail of this kind sent to the user less than `SMTP_MAX_FREQUENCY` seconds ago.
 pub fn check_spacing(state: &AuthState, user: &User, link_type: LinkType) -> Result<(), AuthError> {
     let Some(sent) = one_time::sent_at(user, link_type.column()) else { return Ok(()) };
-    let wait = state.config.smtp_max_frequency as i64 - (Utc::now() - sent).num_seconds();
+    let wait = state.config().smtp_max_frequency as i64 - (Utc::now() - sent).num_seconds();
     if wait > 0 {
         return Err(AuthError::OverEmailSendRateLimit(format!(
             "For security purposes, you can only request this after {wait} seconds."
@@ -171,7 +171,7 @@ pub async fn deliver(
     rate_limit::hit(
         &state.pool,
         "email:all",
-        state.config.rate_limit_email_sent,
+        state.config().rate_limit_email_sent,
         rate_limit::EMAIL_WINDOW_SECS,
         AuthError::OverEmailSendRateLimit("Email rate limit exceeded".into()),
     )
@@ -219,7 +219,7 @@ pub async fn verify(
     for &link_type in types {
         let Some(user) = one_time::by_token(db, link_type.column(), hash).await? else { continue };
         let fresh = one_time::sent_at(&user, link_type.column())
-            .is_some_and(|sent| sent + Duration::seconds(state.config.mailer_otp_exp as i64) > Utc::now());
+            .is_some_and(|sent| sent + Duration::seconds(state.config().mailer_otp_exp as i64) > Utc::now());
         if !fresh {
             return Err(AuthError::OtpExpired);
         }
@@ -233,7 +233,7 @@ pub async fn verify(
                     )
                     .await?
                     .get(0);
-                let secure = state.config.secure_email_change && !state.config.mailer_autoconfirm;
+                let secure = state.config().secure_email_change && !state.config().mailer_autoconfirm;
                 if secure && status == 0 && !user.email_str().is_empty() {
                     db.cached_execute(
                         "update auth.users set email_change_confirm_status = 1 where id = $1",

@@ -12,6 +12,7 @@ pub mod error;
 pub mod flows;
 mod handlers;
 pub mod hooks;
+pub mod live;
 pub mod mail;
 pub mod mfa;
 pub mod oauth_server;
@@ -46,7 +47,9 @@ use mail::Mailer;
 
 /// Shared state of the auth surface.
 pub struct AuthState {
-    pub config: AuthConfig,
+    /// The configuration in force: the start-up one with Studio's overrides (read it with
+    /// [`config`](Self::config) and [`oidc`](Self::oidc)).
+    live: live::Live,
     /// Owner pool: auth tables are not the caller's to touch.
     pub pool: Pool,
     /// The legacy HS256 secret: signs only when no asymmetric key is in use, and the `state` of
@@ -61,7 +64,6 @@ pub struct AuthState {
     pub site_url: String,
     pub mailer: Mailer,
     pub sms: sms::Sms,
-    pub oidc: oidc::Oidc,
     pub webauthn: webauthn::WebAuthn,
     /// The before-user-created hook's function, quoted, when the hook is on.
     pub hook_before_user_created: Option<String>,
@@ -73,8 +75,6 @@ pub struct AuthState {
     pub hook_mfa_verification_attempt: Option<hooks::Target>,
     /// The client of HTTP hooks.
     pub hook_http: reqwest::Client,
-    /// `PASSWORD_REQUIRED_CHARACTERS`, decoded.
-    pub password_required: Vec<String>,
     /// Refresh grants queued to be granted together.
     pub refresh_batch: Arc<refresh_batch::RefreshBatch>,
 }
@@ -97,7 +97,6 @@ impl AuthState {
     ) -> Result<AuthState, String> {
         let mailer = Mailer::new(&config, pool.clone())?;
         let sms = sms::Sms::new(&config, pool.clone())?;
-        let oidc = oidc::Oidc::new(&config)?;
         let webauthn = webauthn::WebAuthn::new(&config, site_url)?;
         let hook_before_user_created =
             match (&config.hook_before_user_created_enabled, &config.hook_before_user_created_uri) {
@@ -127,7 +126,6 @@ impl AuthState {
             config.hook_mfa_verification_attempt_uri.as_deref(),
             config.hook_mfa_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
         )?;
-        let password_required = password::required_character_sets(&config.password_required_characters);
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -138,8 +136,9 @@ impl AuthState {
             i32::try_from(config.rate_limit_token_refresh).unwrap_or(i32::MAX),
             rate_limit::IP_WINDOW_SECS as f64,
         );
+        let live = live::Live::new(config, (*mailer.templates()).clone(), &keys.jwt_secret)?;
         Ok(AuthState {
-            config,
+            live,
             pool,
             refresh_batch,
             encoding_key: EncodingKey::from_secret(keys.jwt_secret.expose_secret().as_bytes()),
@@ -154,27 +153,49 @@ impl AuthState {
             site_url: site_url.trim_end_matches('/').to_string(),
             mailer,
             sms,
-            oidc,
             webauthn,
             hook_before_user_created,
             hook_custom_access_token,
             hook_password_verification_attempt,
             hook_mfa_verification_attempt,
             hook_http: reqwest::Client::new(),
-            password_required,
         })
+    }
+
+    /// The configuration in force for this request (start-up settings with Studio's overrides).
+    pub fn config(&self) -> Arc<AuthConfig> {
+        self.live.current().config.clone()
+    }
+
+    /// The OAuth/OIDC providers in force.
+    pub fn oidc(&self) -> Arc<oidc::Oidc> {
+        self.live.current().oidc.clone()
+    }
+
+    /// The base configuration, the sealer of secrets and the snapshot in force (for Studio).
+    pub fn live(&self) -> &live::Live {
+        &self.live
+    }
+
+    /// Re-read Studio's overrides and put them in force (templates included).
+    pub async fn reload_settings(&self) -> Result<(), String> {
+        let client = self.pool.get().await.map_err(|e| format!("auth settings: {e}"))?;
+        self.live.reload(&client).await?;
+        self.mailer.set_templates(self.live.current().templates.clone());
+        Ok(())
     }
 
     /// Refuse a password too short or missing a required character class (GoTrue's
     /// `weak_password`).
     pub fn check_password(&self, plain: &str) -> Result<(), AuthError> {
-        password::check_strength(plain, self.config.password_min_length, &self.password_required)
+        let effective = self.live.current();
+        password::check_strength(plain, effective.config.password_min_length, &effective.password_required)
     }
 
     /// Refuse an e-mail sign-up or sign-in when `EXTERNAL_EMAIL_ENABLED` is off, with GoTrue's
     /// `email_provider_disabled` (its status and wording differ from endpoint to endpoint).
     pub fn require_email_provider(&self, status: u16, message: &str) -> Result<(), AuthError> {
-        if self.config.external_email_enabled {
+        if self.config().external_email_enabled {
             return Ok(());
         }
         let status = actix_web::http::StatusCode::from_u16(status).unwrap_or(actix_web::http::StatusCode::BAD_REQUEST);
@@ -183,7 +204,7 @@ impl AuthState {
 
     /// Digits of e-mailed one-time codes: `MAILER_OTP_LENGTH` when it is 6 to 10, else 6 (as GoTrue).
     pub fn mailer_otp_length(&self) -> usize {
-        match self.config.mailer_otp_length {
+        match self.config().mailer_otp_length {
             n @ 6..=10 => n,
             _ => 6,
         }
@@ -200,15 +221,14 @@ impl AuthState {
 
     pub fn redirect_allowed(&self, url: &str) -> bool {
         let Ok(parsed) = url::Url::parse(url) else { return false };
-        if !matches!(parsed.scheme(), "http" | "https")
-            && !self.config.uri_allow_list.iter().any(|a| url.starts_with(a))
-        {
+        let config = self.config();
+        if !matches!(parsed.scheme(), "http" | "https") && !config.uri_allow_list.iter().any(|a| url.starts_with(a)) {
             return false;
         }
         if same_origin_prefix(url, &self.site_url) {
             return true;
         }
-        self.config.uri_allow_list.iter().map(|a| a.trim()).filter(|a| !a.is_empty()).any(|allowed| {
+        config.uri_allow_list.iter().map(|a| a.trim()).filter(|a| !a.is_empty()).any(|allowed| {
             match allowed.strip_suffix("**").or_else(|| allowed.strip_suffix('*')) {
                 Some(prefix) => url.starts_with(prefix),
                 None => url == allowed || same_origin_prefix(url, allowed),

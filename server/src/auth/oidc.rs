@@ -665,7 +665,7 @@ pub async fn user_for(
         users::link_identity(db, user.id, provider.name, &sub, &data).await?;
         return Ok(user);
     }
-    if state.config.disable_signup {
+    if state.config().disable_signup {
         return Err(AuthError::SignupDisabled);
     }
     let user = users::insert_external(db, provider.name, &sub, email.as_deref(), verified, &data)

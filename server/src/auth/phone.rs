@@ -71,7 +71,7 @@ pub async fn send_code(
     otp: PhoneOtp,
 ) -> Result<(), AuthError> {
     if let Some(sent) = one_time::sent_at(user, otp.column()) {
-        let wait = state.config.sms_max_frequency as i64 - (Utc::now() - sent).num_seconds();
+        let wait = state.config().sms_max_frequency as i64 - (Utc::now() - sent).num_seconds();
         if wait > 0 {
             return Err(over_limit(format!("For security purposes, you can only request this after {wait} seconds.")));
         }
@@ -90,7 +90,7 @@ pub async fn limit_texts(state: &AuthState, phone: &str) -> Result<(), AuthError
     rate_limit::hit(
         &state.pool,
         &format!("sms:{phone}"),
-        state.config.rate_limit_sms_per_number,
+        state.config().rate_limit_sms_per_number,
         rate_limit::EMAIL_WINDOW_SECS,
         over_limit("SMS rate limit exceeded for this phone number".into()),
     )
@@ -98,7 +98,7 @@ pub async fn limit_texts(state: &AuthState, phone: &str) -> Result<(), AuthError
     rate_limit::hit(
         &state.pool,
         "sms:all",
-        state.config.rate_limit_sms_sent,
+        state.config().rate_limit_sms_sent,
         rate_limit::EMAIL_WINDOW_SECS,
         over_limit("SMS rate limit exceeded".into()),
     )
@@ -114,13 +114,13 @@ fn failed_key(otp: PhoneOtp, phone: &str) -> String {
 /// guesses, from any address: it is then void until a new one is texted. A void code is refused
 /// as an invalid one is, so the lockout tells an attacker nothing more.
 pub async fn code_is_void(state: &AuthState, key: &str) -> Result<bool, AuthError> {
-    let max = state.config.sms_max_failed_verifications;
+    let max = state.config().sms_max_failed_verifications;
     Ok(max > 0 && rate_limit::count(&state.pool, key, rate_limit::FAILED_CODE_WINDOW_SECS).await? >= max)
 }
 
 /// Count one wrong guess of the code counted under `key`.
 pub async fn count_wrong_code(state: &AuthState, key: &str) -> Result<(), AuthError> {
-    if state.config.sms_max_failed_verifications == 0 {
+    if state.config().sms_max_failed_verifications == 0 {
         return Ok(());
     }
     rate_limit::hit(&state.pool, key, u64::MAX, rate_limit::FAILED_CODE_WINDOW_SECS, AuthError::OtpExpired).await
@@ -171,7 +171,7 @@ async fn check_code(
         return Err(AuthError::OtpExpired);
     }
     let fresh = one_time::sent_at(&user, otp.column())
-        .is_some_and(|sent| sent + Duration::seconds(state.config.sms_otp_exp as i64) > Utc::now());
+        .is_some_and(|sent| sent + Duration::seconds(state.config().sms_otp_exp as i64) > Utc::now());
     if !fresh {
         return Err(AuthError::OtpExpired);
     }
@@ -207,7 +207,7 @@ pub async fn change(
     if users::by_phone(db, phone).await?.is_some_and(|other| other.id != user.id) {
         return Err(phone_exists());
     }
-    if state.config.sms_autoconfirm {
+    if state.config().sms_autoconfirm {
         if !users::apply_phone_change(db, user.id, phone).await? {
             return Err(phone_exists());
         }

@@ -31,7 +31,7 @@ pub fn query(req: &HttpRequest) -> HashMap<String, String> {
 
 /// The client's IP: the configured header's first address, else the peer address.
 pub fn client_ip(state: &AuthState, req: &HttpRequest) -> String {
-    if let Some(header) = &state.config.rate_limit_header {
+    if let Some(header) = &state.config().rate_limit_header {
         if let Some(value) = req.headers().get(header.as_str()).and_then(|v| v.to_str().ok()) {
             if let Some(first) = value.split(',').map(str::trim).find(|v| !v.is_empty()) {
                 return first.to_string();

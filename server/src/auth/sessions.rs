@@ -69,7 +69,7 @@ pub struct ClientInfo {
 /// algorithm 2.
 fn new_session(state: &AuthState) -> (Issued, Option<String>) {
     let session_id = Uuid::new_v4();
-    if state.config.refresh_token_algorithm_version >= 2 {
+    if state.config().refresh_token_algorithm_version >= 2 {
         let (key, stored) = refresh_token::new_key();
         let refresh_token = refresh_token::encode(session_id, 0, &key);
         (Issued { session_id, refresh_token }, Some(stored))
@@ -202,7 +202,7 @@ async fn response_with(
     method: &str,
 ) -> Result<Value, AuthError> {
     let now = Utc::now().timestamp();
-    let exp = now + state.config.jwt_exp as i64;
+    let exp = now + state.config().jwt_exp as i64;
     let mut claims = user.access_claims(&state.issuer, now, exp, aal, amr, issued.session_id.to_string());
     claims.client_id = oauth.map(|o| o.client_id.to_string());
     claims.scope = oauth.map(|o| o.scope.clone());
@@ -216,7 +216,7 @@ async fn response_with(
     Ok(json!({
         "access_token": access_token,
         "token_type": "bearer",
-        "expires_in": state.config.jwt_exp,
+        "expires_in": state.config().jwt_exp,
         "expires_at": exp,
         "refresh_token": issued.refresh_token,
         "user": user.to_json(),
@@ -343,8 +343,8 @@ async fn refresh_as(
     limit_key: &str,
     oauth: Option<&OAuthGrant>,
 ) -> Result<Value, AuthError> {
-    let reuse_interval = state.config.refresh_token_reuse_interval as f64;
-    let limit = i32::try_from(state.config.rate_limit_token_refresh).unwrap_or(i32::MAX);
+    let reuse_interval = state.config().refresh_token_reuse_interval as f64;
+    let limit = i32::try_from(state.config().rate_limit_token_refresh).unwrap_or(i32::MAX);
     let window = super::rate_limit::IP_WINDOW_SECS as f64;
     if token.contains('\0') {
         // Postgres refuses it in text (the answer it gave as a data exception, without the trip):

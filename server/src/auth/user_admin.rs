@@ -262,6 +262,33 @@ pub async fn delete(db: &impl crate::db::cached::Db, id: Uuid, soft: bool, actor
 }
 
 /// End every session of a user (their refresh tokens go with them); how many ended.
+/// A factor as the admin factors API answers it (GoTrue's `Factor` JSON).
+pub const FACTOR_JSON: &str = "json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
+    'factor_type', f.factor_type, 'status', f.status, \
+    'created_at', to_char(f.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+    'updated_at', to_char(f.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))";
+
+/// Remove the MFA factor `factor` of user `id` (the sessions it raised drop to aal1), with
+/// GoTrue's `factor_deleted` audit entry; the deleted factor's JSON.
+pub async fn delete_factor(
+    db: &impl crate::db::cached::Db,
+    id: Uuid,
+    factor: Uuid,
+    actor: Actor<'_>,
+) -> Result<Value, AuthError> {
+    let user = existing(db, id).await?;
+    let sql = format!("delete from auth.mfa_factors f where f.id = $1 and f.user_id = $2 returning {FACTOR_JSON}");
+    let deleted: Value =
+        db.cached_query_opt(&sql, &[&factor, &user.id]).await?.ok_or(AuthError::MfaFactorNotFound)?.get(0);
+    db.cached_execute(
+        "update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where user_id = $1 and factor_id = $2",
+        &[&user.id, &factor],
+    )
+    .await?;
+    audit::log(db, Some(user.id), actor.name, "factor_deleted", json!({"factor_id": factor}), actor.ip).await;
+    Ok(deleted)
+}
+
 pub async fn sign_out_all(db: &impl crate::db::cached::Db, id: Uuid, actor: Actor<'_>) -> Result<u64, AuthError> {
     existing(db, id).await?;
     let ended = sessions::logout(db, id, None, sessions::Scope::Global).await?;

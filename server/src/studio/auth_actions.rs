@@ -25,6 +25,7 @@ impl From<AuthError> for StudioError {
     fn from(err: AuthError) -> StudioError {
         match err {
             AuthError::NotFoundUser => StudioError::NotFound("No such user".into()),
+            AuthError::MfaFactorNotFound => StudioError::NotFound("No such factor".into()),
             AuthError::Unavailable(_) | AuthError::PoolTimeout => StudioError::Unavailable,
             AuthError::Internal(cause) => StudioError::internal(cause),
             other if other.status_code().is_client_error() => StudioError::BadRequest(other.to_string()),
@@ -245,4 +246,17 @@ pub async fn delete(
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// `DELETE /studio/api/auth/users/{id}/factors/{factor}`: the MFA factor is removed (the
+/// sessions it raised drop to aal1); answers the deleted factor.
+pub async fn delete_factor(w: UserWrite, path: web::Path<(String, String)>) -> Result<HttpResponse, StudioError> {
+    let (user, factor) = path.into_inner();
+    let factor = Uuid::parse_str(&factor).map_err(|_| StudioError::NotFound("No such factor".into()))?;
+    let deleted = w
+        .on_user(&user, "auth.users.delete_factor", json!({"factor_id": factor}), async |db, actor, id| {
+            user_admin::delete_factor(db, id, factor, actor).await
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({ "factor": deleted })))
 }

@@ -1,4 +1,4 @@
-//! `server studio operators add|list|remove|passwd`: what each prints, on a database connection
+//! `server studio operators add|list|remove|passwd|reset-totp`: what each prints, on a database connection
 //! the binary opened. The first operator of a fresh data folder is made by [`first_operator`].
 
 use deadpool_postgres::GenericClient;
@@ -36,6 +36,10 @@ pub async fn operators(db: &impl GenericClient, action: OperatorsAction) -> Resu
             operators::remove(db, &email).await?;
             Ok(vec![format!("operator {email} removed")])
         }
+        OperatorsAction::ResetTotp { email } => match super::operator_totp::clear(db, &email).await? {
+            true => Ok(vec![format!("TOTP of {email} removed; they sign in with their password")]),
+            false => Ok(vec![format!("{email} has no TOTP")]),
+        },
         OperatorsAction::Passwd { email, password } => {
             let (password, generated) = given_or_generated(password);
             operators::set_password(db, &email, &password).await?;

@@ -42,6 +42,8 @@ pub enum OperatorsAction {
     List,
     /// Remove an operator (their sessions end at once).
     Remove { email: String },
+    /// Turn an operator's TOTP off (a lost authenticator); they sign in with the password alone.
+    ResetTotp { email: String },
     /// Set an operator's password (their sessions end); without --password one is generated and printed once.
     Passwd {
         email: String,

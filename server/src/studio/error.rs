@@ -20,6 +20,12 @@ pub enum StudioError {
     /// A write without the session's CSRF token, or from another site.
     #[error("{0}")]
     Forbidden(&'static str),
+    /// The operator has TOTP on and sent no code.
+    #[error("Enter the code of your authenticator app")]
+    TotpRequired,
+    /// A wrong, stale or already used TOTP code.
+    #[error("Invalid or already used code")]
+    InvalidTotp,
     #[error("Too many sign-in attempts: wait a few minutes")]
     TooManyAttempts,
     #[error("{0}")]
@@ -47,6 +53,8 @@ impl StudioError {
             StudioError::Unauthenticated => "unauthenticated",
             StudioError::InvalidCredentials => "invalid_credentials",
             StudioError::Forbidden(_) => "forbidden",
+            StudioError::TotpRequired => "totp_required",
+            StudioError::InvalidTotp => "invalid_totp",
             StudioError::TooManyAttempts => "too_many_attempts",
             StudioError::BadRequest(_) => "bad_request",
             StudioError::NotFound(_) => "not_found",
@@ -72,7 +80,10 @@ impl StudioError {
 impl ResponseError for StudioError {
     fn status_code(&self) -> StatusCode {
         match self {
-            StudioError::Unauthenticated | StudioError::InvalidCredentials => StatusCode::UNAUTHORIZED,
+            StudioError::Unauthenticated
+            | StudioError::InvalidCredentials
+            | StudioError::TotpRequired
+            | StudioError::InvalidTotp => StatusCode::UNAUTHORIZED,
             StudioError::Forbidden(_) => StatusCode::FORBIDDEN,
             StudioError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
             StudioError::BadRequest(_) | StudioError::Database { .. } => StatusCode::BAD_REQUEST,

@@ -12,7 +12,10 @@
 //! The storage screen mounts storage's own handlers for operators (`storage`); the
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
 //! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
-//! through the auth room's admin actions (`auth_actions`); `api_keys` shows the API's URL, keys
+//! through the auth room's admin actions (`auth_actions`); the auth settings, mail templates and
+//! signing keys screens (`auth_settings`, `auth_templates`, `signing_keys`) write overrides that
+//! the auth room's live configuration (`auth::live`) puts in force; operators may add TOTP
+//! (`operator_totp`); `api_keys` shows the API's URL, keys
 //! and generated types; `backups` drives the backup room; `logs` and `reports` read the request
 //! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
@@ -23,6 +26,8 @@ pub mod api_keys;
 pub mod assets;
 pub mod audit;
 pub mod auth_actions;
+pub mod auth_settings;
+pub mod auth_templates;
 pub mod auth_users;
 pub mod backups;
 pub mod catalog;
@@ -36,6 +41,7 @@ pub mod fk_picker;
 pub mod history;
 pub mod log_query;
 pub mod logs;
+pub mod operator_totp;
 pub mod operators;
 pub mod pg_log;
 pub mod policies;
@@ -46,6 +52,7 @@ pub mod reports;
 pub mod rows;
 pub mod session;
 pub mod signin;
+pub mod signing_keys;
 pub mod sql_editor;
 pub mod storage;
 pub mod users;
@@ -106,6 +113,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/auth/users/{id}/ban", web::post().to(auth_actions::ban))
                 .route("/auth/users/{id}/send-link", web::post().to(auth_actions::send_link))
                 .route("/auth/users/{id}/sign-out", web::post().to(auth_actions::sign_out))
+                .route("/auth/users/{id}/factors/{factor}", web::delete().to(auth_actions::delete_factor))
+                // Auth → Settings, Mail templates, Signing keys; the operator's own TOTP
+                .route("/auth/settings", web::get().to(auth_settings::get))
+                .route("/auth/settings", web::put().to(auth_settings::put))
+                .route("/auth/templates", web::get().to(auth_templates::list))
+                .route("/auth/templates/{kind}", web::put().to(auth_templates::put))
+                .route("/auth/templates/{kind}/preview", web::post().to(auth_templates::preview))
+                .route("/auth/templates/{kind}/test", web::post().to(auth_templates::test_send))
+                .route("/auth/signing-keys", web::get().to(signing_keys::list))
+                .route("/auth/signing-keys/rotate", web::post().to(signing_keys::rotate))
+                .route("/auth/signing-keys/{id}/revoke", web::post().to(signing_keys::revoke))
+                .route("/operator/totp", web::get().to(operator_totp::status))
+                .route("/operator/totp/enroll", web::post().to(operator_totp::enroll))
+                .route("/operator/totp/verify", web::post().to(operator_totp::verify))
+                .route("/operator/totp/remove", web::post().to(operator_totp::remove))
                 // API & keys (api_keys): the URL, the keys, the generated types
                 .route("/project/api", web::get().to(api_keys::settings))
                 .route("/project/api/reveal", web::post().to(api_keys::reveal))

@@ -22,6 +22,9 @@ const WINDOW_SECS: i64 = 300;
 pub struct SignIn {
     email: String,
     password: String,
+    /// The TOTP code, for an operator who has TOTP on.
+    #[serde(default)]
+    code: Option<String>,
 }
 
 /// The client's address as the socket gives it (headers are not trusted for a limit).
@@ -49,7 +52,7 @@ pub async fn sign_in(
     if !session::same_origin(&req) {
         return Err(StudioError::Forbidden("Cross-site request refused"));
     }
-    let SignIn { email, password } = body.into_inner();
+    let SignIn { email, password, code } = body.into_inner();
     let email = email.trim().to_lowercase();
     let ip = client_ip(&req);
     let cfg = &state.config.studio;
@@ -63,6 +66,20 @@ pub async fn sign_in(
         return Err(StudioError::InvalidCredentials);
     }
     let Some((operator_id, email, _)) = found else { return Err(StudioError::InvalidCredentials) };
+    if let Err(err) = super::operator_totp::check_at_sign_in(&state, &client, operator_id, code.as_deref()).await {
+        if matches!(err, StudioError::InvalidTotp) {
+            audit::record_as(
+                &client,
+                Some(operator_id),
+                &email,
+                "signin.failed",
+                None,
+                json!({"ip": ip, "totp": true}),
+            )
+            .await?;
+        }
+        return Err(err);
+    }
     let agent = req.headers().get("user-agent").and_then(|v| v.to_str().ok()).unwrap_or("");
     session::prune(&client, cfg.session_idle_secs).await?;
     let token = session::create(&client, operator_id, &ip, agent).await?;

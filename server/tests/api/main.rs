@@ -38,6 +38,7 @@ mod smtp_sink;
 mod storage;
 mod studio;
 mod studio_auth;
+mod studio_auth_config;
 mod studio_backups;
 mod studio_ddl;
 mod studio_logs;

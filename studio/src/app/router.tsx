@@ -19,6 +19,11 @@ const ApiRoute = lazy(() => import('./routes/api-docs'));
 // Logs and reports (the reports bring uPlot): loaded when opened.
 const LogsRoute = lazy(() => import('./routes/logs'));
 const ReportsRoute = lazy(() => import('./routes/reports'));
+// Auth settings, mail templates, signing keys and the operator's account: loaded when opened.
+const AuthSettingsRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.AuthSettingsRoute })));
+const TemplatesRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.TemplatesRoute })));
+const SigningKeysRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.SigningKeysRoute })));
+const AccountRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.AccountRoute })));
 
 export const router = createBrowserRouter(
   [
@@ -52,6 +57,11 @@ export const router = createBrowserRouter(
         // Auth → Users and API & keys
         { path: 'auth/users', element: later(<AuthUsersRoute />) },
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
+        // Auth settings, mail templates, signing keys; the operator's account
+        { path: 'auth/settings', element: later(<AuthSettingsRoute />) },
+        { path: 'auth/templates', element: later(<TemplatesRoute />) },
+        { path: 'auth/signing-keys', element: later(<SigningKeysRoute />) },
+        { path: 'account', element: later(<AccountRoute />) },
         { path: 'api', element: later(<ApiRoute />) },
         { path: 'api/tables/:table', element: later(<ApiRoute />) },
         // Logs and reports

@@ -13,6 +13,10 @@ const NAV = [
   { to: paths.policies(), label: 'Policies' },
   // Auth → Users and API & keys
   { to: paths.authUsers, label: 'Users' },
+  // Auth settings, mail templates, signing keys
+  { to: paths.authSettings, label: 'Auth settings' },
+  { to: paths.authTemplates, label: 'Mail templates' },
+  { to: paths.signingKeys, label: 'Signing keys' },
   { to: paths.api(), label: 'API & keys' },
   { to: paths.audit, label: 'Audit log' },
   // Database
@@ -45,9 +49,10 @@ export function Shell() {
           ))}
         </nav>
         <div className="flex items-center gap-2 md:flex-col md:items-stretch">
-          <p className="hidden truncate px-2 text-xs text-slate-300 md:block" title={session.data.operator.email}>
-            {session.data.operator.email}
-          </p>
+          <NavLink to={paths.account} className="truncate px-2 text-xs whitespace-nowrap text-slate-300 underline-offset-2 hover:underline" title="Your account">
+            <span className="md:hidden">Account</span>
+            <span className="hidden md:inline">{session.data.operator.email}</span>
+          </NavLink>
           <Button variant="inverse" onClick={() => signOut.mutate()}>
             Sign out
           </Button>

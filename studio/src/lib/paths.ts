@@ -16,6 +16,11 @@ export const paths = {
   // Auth → Users and API & keys
   authUsers: '/auth/users',
   authUser: (id: string) => `/auth/users/${encodeURIComponent(id)}`,
+  // Auth settings, mail templates, signing keys; the operator's account
+  authSettings: '/auth/settings',
+  authTemplates: '/auth/templates',
+  signingKeys: '/auth/signing-keys',
+  account: '/account',
   api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
   // Logs and reports
   logs: (source: 'requests' | 'postgres' | 'auth' = 'requests') => `/logs/${source}`,

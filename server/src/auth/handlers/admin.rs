@@ -276,11 +276,7 @@ pub async fn invite(
     Ok(HttpResponse::Ok().json(user.to_json()))
 }
 
-/// A factor as the admin factors API answers it (GoTrue's `Factor` JSON).
-const FACTOR_JSON: &str = "json_build_object('id', f.id, 'friendly_name', coalesce(f.friendly_name, ''), \
-    'factor_type', f.factor_type, 'status', f.status, \
-    'created_at', to_char(f.created_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
-    'updated_at', to_char(f.updated_at at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))";
+use crate::auth::user_admin::FACTOR_JSON;
 
 fn factor_id(raw: &str) -> Result<Uuid, AuthError> {
     Uuid::parse_str(raw).map_err(|_| AuthError::MfaFactorNotFound)
@@ -313,23 +309,8 @@ pub async fn delete_factor(
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let user = users::by_id(&tx, user).await?.ok_or(AuthError::NotFoundUser)?;
-    let sql = format!("delete from auth.mfa_factors f where f.id = $1 and f.user_id = $2 returning {FACTOR_JSON}");
-    let deleted: Value =
-        tx.cached_query_opt(&sql, &[&factor, &user.id]).await?.ok_or(AuthError::MfaFactorNotFound)?.get(0);
-    tx.cached_execute(
-        "update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where user_id = $1 and factor_id = $2",
-        &[&user.id, &factor],
-    )
-    .await?;
-    audit::log(
-        &tx,
-        Some(user.id),
-        user.email_str(),
-        "factor_deleted",
-        json!({"factor_id": factor}),
-        &client_ip(&state, &req),
-    )
-    .await;
+    let ip = client_ip(&state, &req);
+    let deleted = user_admin::delete_factor(&tx, user.id, factor, Actor { name: user.email_str(), ip: &ip }).await?;
     tx.commit().await?;
     Ok(HttpResponse::Ok().json(deleted))
 }

@@ -48,7 +48,7 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
 /// `GET /user/identities/authorize` (`linkIdentity`): the same trip to the provider, for the
 /// signed-in user; with `skip_http_redirect=true` the URL is answered as `{"url": …}`.
 pub async fn link_authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<HttpResponse, AuthError> {
-    if !state.config.manual_linking_enabled {
+    if !state.config().manual_linking_enabled {
         return super::disabled::manual_linking().await;
     }
     let client = state.pool.get().await?;
@@ -64,7 +64,7 @@ pub async fn unlink(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AuthError> {
-    if !state.config.manual_linking_enabled {
+    if !state.config().manual_linking_enabled {
         return super::disabled::manual_linking().await;
     }
     let not_found = || AuthError::Coded(StatusCode::NOT_FOUND, "identity_not_found", "Identity doesn't exist".into());
@@ -95,7 +95,7 @@ async fn provider_redirect(
 ) -> Result<HttpResponse, AuthError> {
     let q = query(&req);
     let name = q.get("provider").cloned().unwrap_or_default().to_ascii_lowercase();
-    let Some(provider) = state.oidc.redirect_provider(&name).cloned() else {
+    let Some(provider) = state.oidc().redirect_provider(&name).cloned() else {
         return super::disabled::authorize(req).await;
     };
     let skip_redirect = q.get("skip_http_redirect").is_some_and(|v| v == "true");
@@ -120,7 +120,7 @@ async fn provider_redirect(
     };
     let signed = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &state.encoding_key)
         .map_err(AuthError::internal)?;
-    let (endpoint, mut scopes, extra) = state.oidc.authorization_endpoint(&provider).await?;
+    let (endpoint, mut scopes, extra) = state.oidc().authorization_endpoint(&provider).await?;
     let mut url = url::Url::parse(&endpoint).map_err(AuthError::internal)?;
     for extra in
         q.get("scopes").map(|s| s.split([' ', ',']).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default()
@@ -194,13 +194,13 @@ async fn callback_with(state: &AuthState, req: &HttpRequest, form: CallbackForm)
     if let Some(error) = form.error.filter(|e| !e.is_empty()) {
         return Ok(back(&error, form.error_description.as_deref().unwrap_or_default()));
     }
-    let Some(provider) = state.oidc.redirect_provider(&flow.provider).cloned() else { return Err(invalid()) };
+    let Some(provider) = state.oidc().redirect_provider(&flow.provider).cloned() else { return Err(invalid()) };
     let Some(code) = form.code.filter(|c| !c.is_empty()) else {
         return Ok(back("bad_oauth_callback", "OAuth callback with missing authorization code missing"));
     };
     let ip = client_ip(state, req);
     let outcome = async {
-        let (claims, provider_token) = state.oidc.exchange(&provider, &code, &callback_url(state)).await?;
+        let (claims, provider_token) = state.oidc().exchange(&provider, &code, &callback_url(state)).await?;
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
         let db = &tx;

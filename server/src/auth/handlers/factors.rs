@@ -160,7 +160,7 @@ async fn new_factor(
         )
         .await?
         .get(0);
-    if count >= state.config.mfa_max_enrolled_factors {
+    if count >= state.config().mfa_max_enrolled_factors {
         return Err(AuthError::Coded(
             actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
             "too_many_enrolled_mfa_factors",
@@ -187,7 +187,7 @@ async fn new_factor(
 }
 
 async fn enroll_webauthn(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Result<HttpResponse, AuthError> {
-    if !state.config.mfa_webauthn_enroll_enabled {
+    if !state.config().mfa_webauthn_enroll_enabled {
         return Err(webauthn_disabled("enroll", "mfa_webauthn_enroll_not_enabled"));
     }
     let client = state.pool.get().await?;
@@ -207,7 +207,7 @@ async fn webauthn_ceremony(
     authed: &Authed,
     factor: &Factor,
 ) -> Result<(Value, Value), AuthError> {
-    if !state.config.mfa_webauthn_verify_enabled {
+    if !state.config().mfa_webauthn_verify_enabled {
         return Err(webauthn_disabled("verification", "mfa_webauthn_verify_not_enabled"));
     }
     match &factor.webauthn {
@@ -290,7 +290,7 @@ fn check_webauthn_answer(
 
 /// `mfa.enroll({factorType: 'phone', phone})`.
 async fn enroll_phone(state: &AuthState, req: &HttpRequest, p: EnrollBody) -> Result<HttpResponse, AuthError> {
-    if !state.config.mfa_phone_enroll_enabled {
+    if !state.config().mfa_phone_enroll_enabled {
         return Err(phone_disabled("enroll", "mfa_phone_enroll_not_enabled"));
     }
     let phone = crate::auth::sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
@@ -327,7 +327,7 @@ pub async fn enroll(
     match p.factor_type.as_deref() {
         Some("phone") => return enroll_phone(&state, &req, p).await,
         Some("webauthn") => return enroll_webauthn(&state, &req, p).await,
-        Some("totp") if !state.config.mfa_totp_enroll_enabled => {
+        Some("totp") if !state.config().mfa_totp_enroll_enabled => {
             return Err(totp_disabled("enroll", "mfa_totp_enroll_not_enabled"))
         }
         Some("totp") => {}
@@ -360,13 +360,13 @@ pub async fn challenge(
     let authed = require_permanent_user(&state, &req, &client).await?;
     let id = factor_id(&path)?;
     let factor = own_factor(&client, &authed, id).await?;
-    if factor.kind == "totp" && !state.config.mfa_totp_verify_enabled {
+    if factor.kind == "totp" && !state.config().mfa_totp_verify_enabled {
         return Err(totp_disabled("verification", "mfa_totp_verify_not_enabled"));
     }
     let challenge_id = Uuid::new_v4();
     let ip = client_info(&state, &req).ip.unwrap_or_else(|| "0.0.0.0".into());
     let code = if factor.kind == "phone" {
-        if !state.config.mfa_phone_verify_enabled {
+        if !state.config().mfa_phone_verify_enabled {
             return Err(phone_disabled("verification", "mfa_phone_verify_not_enabled"));
         }
         let since: Option<f64> = client
@@ -446,13 +446,13 @@ pub async fn verify(
         p.challenge_id.as_deref().and_then(|c| Uuid::parse_str(c).ok()).ok_or(AuthError::MfaChallengeNotFound)?;
     let session_id = authed.session_id.ok_or(AuthError::SessionNotFound)?;
     let factor = own_factor(&client, &authed, id).await?;
-    if factor.kind == "phone" && !state.config.mfa_phone_verify_enabled {
+    if factor.kind == "phone" && !state.config().mfa_phone_verify_enabled {
         return Err(phone_disabled("verification", "mfa_phone_verify_not_enabled"));
     }
-    if factor.kind == "webauthn" && !state.config.mfa_webauthn_verify_enabled {
+    if factor.kind == "webauthn" && !state.config().mfa_webauthn_verify_enabled {
         return Err(webauthn_disabled("verification", "mfa_webauthn_verify_not_enabled"));
     }
-    if factor.kind == "totp" && !state.config.mfa_totp_verify_enabled {
+    if factor.kind == "totp" && !state.config().mfa_totp_verify_enabled {
         return Err(totp_disabled("verification", "mfa_totp_verify_not_enabled"));
     }
     let ip = client_ip(&state, &req);

@@ -67,8 +67,8 @@ fn check_request(state: &AuthState, params: &std::collections::HashMap<String, S
     if response_type != "code" {
         return Err("only response_type=code is supported".into());
     }
-    let scope =
-        Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(state.config.oauth_server_default_scope.as_str());
+    let config = state.config();
+    let scope = Some(get("scope")).filter(|s| !s.is_empty()).unwrap_or(config.oauth_server_default_scope.as_str());
     let scopes = authz::scopes(scope);
     if scopes.is_empty() {
         return Err("scope parameter cannot be empty".into());
@@ -133,7 +133,8 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
         code_challenge_method: "s256",
         nonce: get("nonce"),
     };
-    let authorization_id = match authz::create(&db, &request, state.config.oauth_server_authorization_ttl_secs).await {
+    let authorization_id = match authz::create(&db, &request, state.config().oauth_server_authorization_ttl_secs).await
+    {
         Ok(id) => id,
         Err(err) => {
             tracing::warn!(error = %err, "could not store an OAuth authorization request");
@@ -141,7 +142,8 @@ pub async fn authorize(state: web::Data<AuthState>, req: HttpRequest) -> Result<
             return Ok(found(&error_redirect(redirect_uri, "server_error", why, app_state)));
         }
     };
-    let Some(path) = state.config.oauth_server_authorization_path.as_deref().filter(|p| !p.is_empty()) else {
+    let config = state.config();
+    let Some(path) = config.oauth_server_authorization_path.as_deref().filter(|p| !p.is_empty()) else {
         let why = "oauth authorization path not configured";
         return Ok(found(&error_redirect(redirect_uri, "server_error", why, app_state)));
     };
@@ -311,7 +313,7 @@ pub fn discovery(state: &AuthState) -> Value {
             "phone_number", "phone_number_verified", "name", "picture", "preferred_username", "updated_at"],
         "code_challenge_methods_supported": ["S256", "plain"],
     });
-    if state.config.oauth_server_enabled && state.config.oauth_server_allow_dynamic_registration {
+    if state.config().oauth_server_enabled && state.config().oauth_server_allow_dynamic_registration {
         doc["registration_endpoint"] = json!(format!("{issuer}/oauth/clients/register"));
     }
     doc

@@ -58,7 +58,7 @@ pub async fn register_dynamic(
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
     require_enabled(&state)?;
-    if !state.config.oauth_server_allow_dynamic_registration {
+    if !state.config().oauth_server_allow_dynamic_registration {
         return Err(coded(
             StatusCode::FORBIDDEN,
             "oauth_dynamic_client_registration_disabled",
@@ -69,7 +69,7 @@ pub async fn register_dynamic(
     rate_limit::hit(
         &state.pool,
         &key,
-        state.config.rate_limit_otp,
+        state.config().rate_limit_otp,
         rate_limit::IP_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )

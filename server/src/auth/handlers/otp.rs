@@ -44,7 +44,7 @@ fn may_sign_up(state: &AuthState, p: &Prepared) -> Result<(), AuthError> {
     if !p.body.create_user.unwrap_or(true) {
         return Err(AuthError::OtpSignupDisabled);
     }
-    if state.config.disable_signup {
+    if state.config().disable_signup {
         return Err(AuthError::SignupDisabled);
     }
     Ok(())
@@ -52,12 +52,12 @@ fn may_sign_up(state: &AuthState, p: &Prepared) -> Result<(), AuthError> {
 
 async fn prepare(state: &AuthState, req: &HttpRequest, body: &[u8]) -> Result<Prepared, AuthError> {
     let ip = client_ip(state, req);
-    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config.rate_limit_otp).await?;
+    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config().rate_limit_otp).await?;
     let body: Body = json_body(body)?;
     let by_phone = body.email.as_deref().is_none_or(|e| e.trim().is_empty())
         && body.phone.as_deref().is_some_and(|p| !p.trim().is_empty());
     let (email, phone) = if by_phone {
-        if !state.config.phone_enabled {
+        if !state.config().phone_enabled {
             return Err(phone::disabled(actix_web::http::StatusCode::BAD_REQUEST, "Unsupported phone provider"));
         }
         (String::new(), Some(sms::normalize_phone(body.phone.as_deref().unwrap_or_default())?))
@@ -154,7 +154,7 @@ pub async fn resend(
             let Some(user) = user else { return Ok(ok()) };
             let Some(target) = user.email_change.clone().filter(|e| !e.is_empty()) else { return Ok(ok()) };
             flows::send_link(&state, db, &user, LinkType::EmailChange, Some(&target), &p.redirect, false).await?;
-            if state.config.secure_email_change && !user.email_str().is_empty() {
+            if state.config().secure_email_change && !user.email_str().is_empty() {
                 flows::deliver(&state, db, &user, LinkType::EmailChangeCurrent, None, &p.redirect, false).await?;
             }
         }

@@ -30,7 +30,7 @@ fn coded(status: StatusCode, code: &'static str, message: &str) -> AuthError {
 }
 
 fn require_enabled(state: &AuthState) -> Result<(), AuthError> {
-    if state.config.passkey_enabled {
+    if state.config().passkey_enabled {
         Ok(())
     } else {
         Err(coded(StatusCode::NOT_FOUND, "passkey_disabled", "Passkeys are disabled"))
@@ -166,7 +166,7 @@ pub async fn registration_options(state: web::Data<AuthState>, req: HttpRequest)
     let authed = require_member(&state, &req, &client).await?;
     require_management_aal(&client, &authed).await?;
     let existing = credentials_of(&client, authed.user.id).await?;
-    if existing.len() as i64 >= state.config.passkey_max_per_user {
+    if existing.len() as i64 >= state.config().passkey_max_per_user {
         return Err(coded(StatusCode::UNPROCESSABLE_ENTITY, "too_many_passkeys", "Maximum number of passkeys reached"));
     }
     let user = &authed.user;
@@ -201,7 +201,7 @@ pub async fn registration_verify(
         )
         .await?
         .get(0);
-    if count >= state.config.passkey_max_per_user {
+    if count >= state.config().passkey_max_per_user {
         return Err(coded(StatusCode::UNPROCESSABLE_ENTITY, "too_many_passkeys", "Maximum number of passkeys reached"));
     }
     let stored = serde_json::to_value(&credential).map_err(AuthError::internal)?;
@@ -250,7 +250,7 @@ pub async fn authentication_options(state: web::Data<AuthState>, req: HttpReques
     rate_limit::hit(
         &state.pool,
         &format!("passkey:{}", client_ip(&state, &req)),
-        state.config.rate_limit_passkey,
+        state.config().rate_limit_passkey,
         rate_limit::IP_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )

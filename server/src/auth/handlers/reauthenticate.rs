@@ -25,8 +25,8 @@ pub async fn reauthenticate(state: web::Data<AuthState>, req: HttpRequest) -> Re
                 "Reauthentication requires the user to have an email or a phone number".into(),
             ))
         }
-        ("", phone) => (phone.to_string(), state.config.sms_max_frequency),
-        (email, _) => (email.to_string(), state.config.smtp_max_frequency),
+        ("", phone) => (phone.to_string(), state.config().sms_max_frequency),
+        (email, _) => (email.to_string(), state.config().smtp_max_frequency),
     };
     if let Some(sent) = one_time::sent_at(user, TokenColumn::Reauthentication) {
         let wait = spacing as i64 - (Utc::now() - sent).num_seconds();
@@ -62,7 +62,7 @@ pub async fn check_nonce(
     session_id: Option<uuid::Uuid>,
     nonce: Option<&str>,
 ) -> Result<(), AuthError> {
-    if !state.config.update_password_require_reauthentication {
+    if !state.config().update_password_require_reauthentication {
         return Ok(());
     }
     let recent = match session_id {
@@ -104,8 +104,8 @@ async fn verify(state: &AuthState, db: &impl crate::db::cached::Db, user: &User,
         return Err(not_valid(StatusCode::UNPROCESSABLE_ENTITY, "Requires reauthentication"));
     };
     let (target, lifetime) = match user.email_str() {
-        "" => (user.phone.clone().unwrap_or_default(), state.config.sms_otp_exp),
-        email => (email.to_string(), state.config.mailer_otp_exp),
+        "" => (user.phone.clone().unwrap_or_default(), state.config().sms_otp_exp),
+        email => (email.to_string(), state.config().mailer_otp_exp),
     };
     let matches = if user.email_str().is_empty() && state.sms.makes_codes(&target) {
         state.sms.check(&target, nonce).await?

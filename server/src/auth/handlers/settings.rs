@@ -17,18 +17,20 @@ pub async fn settings(state: web::Data<AuthState>) -> HttpResponse {
     for p in providers {
         external.insert((*p).into(), json!(false));
     }
-    external.insert("email".into(), json!(state.config.external_email_enabled));
-    external.insert("anonymous_users".into(), json!(state.config.anonymous_users_enabled));
-    external.insert("phone".into(), json!(state.config.phone_enabled));
+    let config = state.config();
+    external.insert("email".into(), json!(config.external_email_enabled));
+    external.insert("anonymous_users".into(), json!(config.anonymous_users_enabled));
+    external.insert("phone".into(), json!(config.phone_enabled));
+    let oidc = state.oidc();
     for provider in ["google", "apple", "azure", "keycloak", "github", "gitlab", "discord", "facebook"] {
-        external.insert(provider.into(), json!(state.oidc.enabled(provider)));
+        external.insert(provider.into(), json!(oidc.enabled(provider)));
     }
     HttpResponse::Ok().json(json!({
         "external": external,
-        "disable_signup": state.config.disable_signup,
-        "mailer_autoconfirm": state.config.mailer_autoconfirm,
-        "phone_autoconfirm": state.config.sms_autoconfirm,
-        "sms_provider": if state.config.phone_enabled { state.config.sms_provider.as_deref().unwrap_or("inbox") } else { "" },
+        "disable_signup": config.disable_signup,
+        "mailer_autoconfirm": config.mailer_autoconfirm,
+        "phone_autoconfirm": config.sms_autoconfirm,
+        "sms_provider": if config.phone_enabled { config.sms_provider.as_deref().unwrap_or("inbox") } else { "" },
         "saml_enabled": false,
     }))
 }

@@ -31,11 +31,11 @@ pub async fn signup(
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, AuthError> {
-    if state.config.disable_signup {
+    if state.config().disable_signup {
         return Err(AuthError::SignupDisabled);
     }
     let ip = client_ip(&state, &req);
-    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config.rate_limit_otp).await?;
+    rate_limit::sign_in_sign_up(&state.pool, &ip, state.config().rate_limit_otp).await?;
     let p: Body = json_body(&body)?;
     let blank = |v: &Option<String>| v.as_deref().is_none_or(str::is_empty);
     if blank(&p.email) && blank(&p.phone) && blank(&p.password) {
@@ -62,7 +62,7 @@ pub async fn signup(
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
-    let autoconfirm = state.config.mailer_autoconfirm;
+    let autoconfirm = state.config().mailer_autoconfirm;
     let existing = users::by_email(db, &email).await?;
     let user = match existing {
         Some(user) if user.is_confirmed() => {
@@ -112,7 +112,7 @@ pub async fn signup(
 /// `signUp({phone, password})`: a user known by its number, confirmed by a texted code (or at
 /// once with `SMS_AUTOCONFIRM`, which answers a session).
 async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -> Result<HttpResponse, AuthError> {
-    if !state.config.phone_enabled {
+    if !state.config().phone_enabled {
         return Err(phone::disabled(actix_web::http::StatusCode::BAD_REQUEST, "Phone signups are disabled"));
     }
     let number = sms::normalize_phone(p.phone.as_deref().unwrap_or_default())?;
@@ -126,7 +126,7 @@ async fn phone_signup(state: &AuthState, req: &HttpRequest, p: Body, ip: &str) -
         _ => json!({}),
     };
     let hash = password::hash(plain).await?;
-    let autoconfirm = state.config.sms_autoconfirm;
+    let autoconfirm = state.config().sms_autoconfirm;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;
@@ -168,13 +168,13 @@ async fn anonymous(
     data: Option<Value>,
     ip: &str,
 ) -> Result<HttpResponse, AuthError> {
-    if !state.config.anonymous_users_enabled {
+    if !state.config().anonymous_users_enabled {
         return Err(AuthError::AnonymousDisabled);
     }
     rate_limit::hit(
         &state.pool,
         &format!("anonymous:{ip}"),
-        state.config.rate_limit_anonymous_users,
+        state.config().rate_limit_anonymous_users,
         rate_limit::EMAIL_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )

@@ -38,7 +38,7 @@ pub async fn token(state: web::Data<AuthState>, req: HttpRequest, body: web::Byt
     rate_limit::hit(
         &state.pool,
         &limit_key,
-        state.config.rate_limit_token_refresh,
+        state.config().rate_limit_token_refresh,
         rate_limit::IP_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )
@@ -81,7 +81,7 @@ async fn password_grant(state: &AuthState, req: &HttpRequest, p: Body, ip: &str)
     if user.is_banned() {
         return Err(AuthError::UserBanned);
     }
-    if !user.is_confirmed() && !state.config.mailer_autoconfirm {
+    if !user.is_confirmed() && !state.config().mailer_autoconfirm {
         return Err(AuthError::EmailNotConfirmed);
     }
     let info = client_info(state, req);
@@ -98,7 +98,7 @@ async fn phone_password_grant(
     plain: String,
     ip: &str,
 ) -> Result<HttpResponse, AuthError> {
-    if !state.config.phone_enabled {
+    if !state.config().phone_enabled {
         return Err(crate::auth::phone::disabled(
             actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
             "Phone logins are disabled",
@@ -120,7 +120,7 @@ async fn phone_password_grant(
     if user.is_banned() {
         return Err(AuthError::UserBanned);
     }
-    if user.phone_confirmed_at.is_none() && !state.config.sms_autoconfirm {
+    if user.phone_confirmed_at.is_none() && !state.config().sms_autoconfirm {
         return Err(AuthError::Coded(
             actix_web::http::StatusCode::BAD_REQUEST,
             "phone_not_confirmed",
@@ -141,7 +141,7 @@ async fn id_token_grant(
     ip: &str,
 ) -> Result<HttpResponse, AuthError> {
     let text = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default();
-    let Some(provider) = state.oidc.provider(text("provider"), text("issuer")).cloned() else {
+    let Some(provider) = state.oidc().provider(text("provider"), text("issuer")).cloned() else {
         return super::disabled::id_token_grant(body);
     };
     let token = text("id_token");
@@ -149,7 +149,7 @@ async fn id_token_grant(
         return super::disabled::id_token_grant(body);
     }
     let nonce = body.get("nonce").and_then(Value::as_str);
-    let claims = state.oidc.verify(&provider, token, nonce).await?;
+    let claims = state.oidc().verify(&provider, token, nonce).await?;
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     let db = &tx;

@@ -40,7 +40,7 @@ pub async fn update(
     let p: Body = json_body(&body)?;
     let ip = client_ip(&state, &req);
     let new_phone = match p.phone.as_deref().filter(|ph| !ph.trim().is_empty()) {
-        Some(_) if !state.config.phone_enabled => {
+        Some(_) if !state.config().phone_enabled => {
             return Err(crate::auth::phone::disabled(
                 actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
                 "Phone signups are disabled",
@@ -100,7 +100,7 @@ pub async fn update(
         if users::by_email(db, &email).await?.is_some() {
             return Err(AuthError::EmailExists);
         }
-        if state.config.mailer_autoconfirm {
+        if state.config().mailer_autoconfirm {
             users::set_email(db, user.id, &email).await?;
         } else {
             flows::check_spacing(&state, &user, LinkType::EmailChange)?;
@@ -117,7 +117,7 @@ pub async fn update(
             }
             let pkce = challenge.is_some();
             flows::deliver(&state, db, &pending, LinkType::EmailChange, Some(&email), &redirect, pkce).await?;
-            if state.config.secure_email_change && !pending.email_str().is_empty() {
+            if state.config().secure_email_change && !pending.email_str().is_empty() {
                 flows::deliver(&state, db, &pending, LinkType::EmailChangeCurrent, None, &redirect, pkce).await?;
             }
         }

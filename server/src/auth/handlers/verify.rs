@@ -28,7 +28,7 @@ async fn limit(state: &AuthState, ip: &str) -> Result<(), AuthError> {
     rate_limit::hit(
         &state.pool,
         &format!("verify:{ip}"),
-        state.config.rate_limit_verify,
+        state.config().rate_limit_verify,
         rate_limit::IP_WINDOW_SECS,
         AuthError::OverRequestRateLimit,
     )

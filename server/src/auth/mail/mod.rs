@@ -28,7 +28,8 @@ enum Transport {
 pub struct Mailer {
     transport: Transport,
     from: Mailbox,
-    pub templates: Templates,
+    /// The templates in force: built from the configuration, swapped by the live settings.
+    templates: std::sync::RwLock<std::sync::Arc<Templates>>,
     pool: Pool,
 }
 
@@ -75,7 +76,23 @@ impl Mailer {
             .with_subject(Kind::Invite, config.mailer_subjects_invite.as_deref())
             .with_subject(Kind::EmailChange, config.mailer_subjects_email_change.as_deref())
             .with_subject(Kind::Reauthentication, config.mailer_subjects_reauthentication.as_deref());
-        Ok(Mailer { transport, from, templates, pool })
+        Ok(Mailer { transport, from, templates: std::sync::RwLock::new(std::sync::Arc::new(templates)), pool })
+    }
+
+    /// The templates in force.
+    pub fn templates(&self) -> std::sync::Arc<Templates> {
+        match self.templates.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Put `templates` in force (the live settings do, on each reload).
+    pub fn set_templates(&self, templates: std::sync::Arc<Templates>) {
+        match self.templates.write() {
+            Ok(mut guard) => *guard = templates,
+            Err(poisoned) => *poisoned.into_inner() = templates,
+        }
     }
 
     /// Whether mail goes to the development inbox.
@@ -85,7 +102,7 @@ impl Mailer {
 
     /// Render `kind` and deliver it to `to`.
     pub async fn send(&self, to: &str, kind: Kind, vars: &Vars) -> Result<(), AuthError> {
-        let rendered = self.templates.render(kind, vars);
+        let rendered = self.templates().render(kind, vars);
         self.deliver(to, kind.name(), &rendered, Some(&vars.confirmation_url)).await
     }
 

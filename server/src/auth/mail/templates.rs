@@ -151,12 +151,26 @@ impl Templates {
         self
     }
 
+    /// Replace the HTML of `kind` by `html` (an operator's, from Studio); the text part becomes
+    /// the HTML's text (tags dropped, entities of the built-in set decoded, blank runs folded).
+    pub fn with_html(mut self, kind: Kind, html: &str) -> Templates {
+        self.by_kind.insert(kind, (html.to_string(), text_of_html(html)));
+        self
+    }
+
     /// Replace the subject of `kind` (a `MAILER_SUBJECTS_*` setting); blank keeps GoTrue's.
     pub fn with_subject(mut self, kind: Kind, subject: Option<&str>) -> Templates {
         if let Some(subject) = subject.map(str::trim).filter(|s| !s.is_empty()) {
             self.subjects.insert(kind, subject.to_string());
         }
         self
+    }
+
+    /// The subject and HTML of `kind` in force, unrendered (what Studio shows to edit).
+    pub fn source(&self, kind: Kind) -> (String, String) {
+        let subject = self.subjects.get(&kind).cloned().unwrap_or_else(|| kind.subject().to_string());
+        let html = self.by_kind.get(&kind).map(|(h, _)| h.clone()).unwrap_or_else(|| kind.builtin().0.to_string());
+        (subject, html)
     }
 
     /// Render `kind` with `vars`.
@@ -194,6 +208,60 @@ fn substitute(template: &str, vars: &Vars, escape: bool) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The readable text of an HTML template: tags dropped (a link keeps its `href` after its text,
+/// so the plain part still carries the `{{ .ConfirmationURL }}`), blank lines folded.
+pub fn text_of_html(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    let mut href = None;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = &rest[open + 1..open + close];
+        let lower = tag.to_ascii_lowercase();
+        if lower.starts_with("a ") {
+            href = attribute(tag, "href");
+        } else if lower == "/a" {
+            if let Some(href) = href.take() {
+                out.push_str(&format!(" ({href})"));
+            }
+        }
+        if ["p", "/p", "br", "br/", "br /", "div", "/div", "h1", "/h1", "h2", "/h2", "li"]
+            .iter()
+            .any(|t| lower == *t || lower.starts_with(&format!("{t} ")))
+        {
+            out.push('\n');
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    let decoded = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    let lines: Vec<&str> = decoded.lines().map(str::trim).collect();
+    let mut text = String::new();
+    for line in lines {
+        if line.is_empty() && (text.is_empty() || text.ends_with("\n\n")) {
+            continue;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.trim_end().to_string() + "\n"
+}
+
+fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = tag[at..].find('"')?;
+    Some(&tag[at..at + end])
 }
 
 /// Escape text for HTML content and attributes.
@@ -238,6 +306,17 @@ mod tests {
         assert_eq!(t.render(Kind::Recovery, &vars()).html, "<b>123456</b>");
         assert!(t.render(Kind::Recovery, &vars()).text.contains("Reset Password"));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_operators_html_replaces_both_parts_and_keeps_the_link_in_the_text() {
+        let t = Templates::load(None).with_html(
+            Kind::Confirmation,
+            "<h2>Welcome aboard</h2><p>Follow <a href=\"{{ .ConfirmationURL }}\">this link</a></p>",
+        );
+        let out = t.render(Kind::Confirmation, &vars());
+        assert!(out.html.contains("Welcome aboard"));
+        assert_eq!(out.text, "Welcome aboard\n\nFollow this link (http://x.test/verify?token=abc&type=signup)\n");
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn disabled() -> AuthError {
 
 /// 404 `feature_disabled` unless the OAuth server is on.
 pub fn require_enabled(state: &AuthState) -> Result<(), AuthError> {
-    if state.config.oauth_server_enabled {
+    if state.config().oauth_server_enabled {
         Ok(())
     } else {
         Err(disabled())

@@ -122,3 +122,8 @@ export function useDeleteUser(id: string) {
     },
   });
 }
+
+/** Remove one of the user's MFA factors (the sessions it raised drop to aal1). */
+export function useDeleteFactor(id: string) {
+  return useUserWrite((factor: string) => api(`${userPath(id)}/factors/${encodeURIComponent(factor)}`, z.object({ factor: z.unknown() }), { method: 'DELETE' }));
+}

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useBan, useDeleteUser, useSendLink, useSignOutEverywhere, useUser, type UserDetail } from '../api/users';
+import { useBan, useDeleteFactor, useDeleteUser, useSendLink, useSignOutEverywhere, useUser, type UserDetail } from '../api/users';
 import { banDuration } from '../lib/filters';
 import { MetadataEditor } from './metadata-editor';
 import { Badge } from './users-list';
@@ -165,6 +165,46 @@ function Actions({ detail }: { detail: UserDetail }) {
   );
 }
 
+/** The user's MFA factors, each removable (with a confirmation). */
+function Factors({ detail }: { detail: UserDetail }) {
+  const remove = useDeleteFactor(detail.user.id);
+  const [target, setTarget] = useState<UserDetail['factors'][number] | null>(null);
+  const name = (f: UserDetail['factors'][number]) => f.friendly_name || f.factor_type;
+  return (
+    <>
+      <SmallTable
+        caption="MFA factors"
+        head={['Type', 'Name', 'Status', 'Created', '']}
+        rows={detail.factors.map((f) => [
+          f.factor_type,
+          f.friendly_name ?? '',
+          f.status,
+          when(f.created_at),
+          <Button variant="ghost" onClick={() => setTarget(f)} aria-label={`Remove factor ${name(f)}`}>
+            Remove
+          </Button>,
+        ])}
+      />
+      <Dialog open={!!target} title="Remove this factor" onClose={() => setTarget(null)}>
+        <div className="flex flex-col gap-3">
+          <p className="text-sm text-slate-700">
+            Remove the {target?.factor_type} factor <strong>{target ? name(target) : ''}</strong>? The user signs in without it; sessions it raised to aal2 drop to aal1.
+          </p>
+          {remove.error && <ErrorNote error={remove.error} />}
+          <div className="flex justify-end gap-2">
+            <Button variant="ghost" onClick={() => setTarget(null)}>
+              Cancel
+            </Button>
+            <Button variant="danger" disabled={remove.isPending} onClick={() => target && remove.mutate(target.id, { onSuccess: () => setTarget(null) })}>
+              Remove factor
+            </Button>
+          </div>
+        </div>
+      </Dialog>
+    </>
+  );
+}
+
 /** One user: who they are, how they sign in, their sessions and events, and what may be done to them. */
 export function UserPage({ id }: { id: string }) {
   const user = useUser(id);
@@ -206,7 +246,7 @@ export function UserPage({ id }: { id: string }) {
         <SmallTable caption="Identities" head={['Provider', 'Provider id', 'E-mail', 'Created', 'Last sign-in']} rows={d.identities.map((i) => [i.provider, <span className="font-mono">{i.provider_id}</span>, i.email ?? '', when(i.created_at), when(i.last_sign_in_at)])} />
       </Section>
       <Section title="MFA factors">
-        <SmallTable caption="MFA factors" head={['Type', 'Name', 'Status', 'Created']} rows={d.factors.map((f) => [f.factor_type, f.friendly_name ?? '', f.status, when(f.created_at)])} />
+        <Factors detail={d} />
       </Section>
       <Section title="Sessions">
         <SmallTable

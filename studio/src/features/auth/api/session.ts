@@ -32,6 +32,8 @@ export function useSession() {
 export const signInSchema = z.object({
   email: z.string().trim().min(1, 'Enter your e-mail address').email('Enter an e-mail address'),
   password: z.string().min(1, 'Enter your password'),
+  /** The TOTP code, once the server asked for it (an operator with two-factor sign-in). */
+  code: z.string().trim().optional(),
 });
 export type SignInInput = z.infer<typeof signInSchema>;
 

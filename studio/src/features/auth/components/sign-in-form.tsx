@@ -7,11 +7,15 @@ import { ApiError } from '@/lib/api';
 
 export function SignInForm() {
   const signIn = useSignIn();
-  const form = useForm<SignInInput>({ resolver: zodResolver(signInSchema), defaultValues: { email: '', password: '' } });
+  const form = useForm<SignInInput>({ resolver: zodResolver(signInSchema), defaultValues: { email: '', password: '', code: '' } });
   const { errors } = form.formState;
+  // The server asks for a TOTP code after a right password when the operator has it on.
+  const askCode = signIn.error instanceof ApiError && (signIn.error.code === 'totp_required' || signIn.error.code === 'invalid_totp');
   const failure =
     signIn.error instanceof ApiError
-      ? signIn.error.code === 'too_many_attempts'
+      ? signIn.error.code === 'totp_required'
+        ? 'Enter the code of your authenticator app.'
+        : signIn.error.code === 'too_many_attempts'
         ? 'Too many attempts. Wait a few minutes and try again.'
         : signIn.error.message
       : signIn.error
@@ -21,7 +25,7 @@ export function SignInForm() {
     <main className="flex min-h-full items-center justify-center p-4">
       <form
         noValidate
-        onSubmit={form.handleSubmit((values) => signIn.mutate(values))}
+        onSubmit={form.handleSubmit((values) => signIn.mutate({ ...values, code: values.code || undefined }))}
         className="flex w-full max-w-sm flex-col gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
       >
         <div>
@@ -36,6 +40,11 @@ export function SignInForm() {
             <Input id={id} type="password" autoComplete="current-password" aria-describedby={describedBy} aria-invalid={!!errors.password} {...form.register('password')} />
           )}
         </Field>
+        {askCode && (
+          <Field label="Authentication code">
+            {(id) => <Input id={id} inputMode="numeric" autoComplete="one-time-code" autoFocus {...form.register('code')} />}
+          </Field>
+        )}
         {failure && (
           <p role="alert" className="rounded-md bg-red-50 p-2 text-sm text-red-800">
             {failure}

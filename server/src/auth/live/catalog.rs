@@ -1,0 +1,272 @@
+//! The auth settings an operator may change while the server runs, by their GoTrue environment
+//! names: what kind of value each takes, where it sits in `AuthConfig`, and how an override is
+//! applied over the configuration the server started with (environment and `config.toml`).
+//!
+//! Settings read once at start (SMTP, hooks, JWT lifetime, WebAuthn relying party, SMS provider
+//! credentials) are not here: they keep needing a restart. Secrets are write-only: the catalogue
+//! says whether one is set, never its value. Nothing here touches the database.
+
+use secrecy::SecretString;
+use serde_json::{json, Value};
+
+use crate::config::AuthConfig;
+
+/// The type of a setting's value (its JSON form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Bool,
+    /// A non-negative integer.
+    Int,
+    Text,
+    /// A list of text (a comma-separated environment value).
+    List,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bool => "bool",
+            Kind::Int => "int",
+            Kind::Text => "text",
+            Kind::List => "list",
+        }
+    }
+}
+
+type Get = fn(&AuthConfig) -> Value;
+type Set = fn(&mut AuthConfig, &Value) -> Result<(), String>;
+
+/// One changeable setting.
+pub struct Setting {
+    /// GoTrue's environment name (`DISABLE_SIGNUP`).
+    pub name: &'static str,
+    /// The screen's section: `general`, `urls`, `passwords`, `rate_limits`, `mfa` or a provider.
+    pub group: &'static str,
+    pub label: &'static str,
+    pub kind: Kind,
+    pub get: Get,
+    pub set: Set,
+}
+
+/// One write-only secret (an OAuth client secret).
+pub struct Secret {
+    pub name: &'static str,
+    pub group: &'static str,
+    pub slot: fn(&mut AuthConfig) -> &mut Option<SecretString>,
+    pub is_set: fn(&AuthConfig) -> bool,
+}
+
+fn as_bool(v: &Value) -> Result<bool, String> {
+    v.as_bool().ok_or_else(|| "expected true or false".to_string())
+}
+
+fn as_u64(v: &Value) -> Result<u64, String> {
+    v.as_u64().ok_or_else(|| "expected a whole number, 0 or more".to_string())
+}
+
+fn as_text(v: &Value) -> Result<String, String> {
+    v.as_str().map(|s| s.trim().to_string()).ok_or_else(|| "expected text".to_string())
+}
+
+fn as_list(v: &Value) -> Result<Vec<String>, String> {
+    let items = v.as_array().ok_or_else(|| "expected a list of text".to_string())?;
+    items
+        .iter()
+        .map(|i| i.as_str().map(|s| s.trim().to_string()).ok_or_else(|| "expected a list of text".to_string()))
+        .filter(|r| r.as_ref().map_or(true, |s| !s.is_empty()))
+        .collect()
+}
+
+macro_rules! setting {
+    ($name:literal, $group:literal, $label:literal, bool, $($f:ident).+) => {
+        Setting { name: $name, group: $group, label: $label, kind: Kind::Bool,
+            get: |c| json!(c.$($f).+), set: |c, v| { c.$($f).+ = as_bool(v)?; Ok(()) } }
+    };
+    ($name:literal, $group:literal, $label:literal, int, $($f:ident).+) => {
+        Setting { name: $name, group: $group, label: $label, kind: Kind::Int,
+            get: |c| json!(c.$($f).+),
+            set: |c, v| { c.$($f).+ = as_u64(v)?.try_into().map_err(|_| "too large".to_string())?; Ok(()) } }
+    };
+    ($name:literal, $group:literal, $label:literal, text, $($f:ident).+) => {
+        Setting { name: $name, group: $group, label: $label, kind: Kind::Text,
+            get: |c| json!(c.$($f).+), set: |c, v| { c.$($f).+ = as_text(v)?; Ok(()) } }
+    };
+    ($name:literal, $group:literal, $label:literal, opt_text, $($f:ident).+) => {
+        Setting { name: $name, group: $group, label: $label, kind: Kind::Text,
+            get: |c| json!(c.$($f).+.clone().unwrap_or_default()),
+            set: |c, v| { c.$($f).+ = Some(as_text(v)?).filter(|s| !s.is_empty()); Ok(()) } }
+    };
+    ($name:literal, $group:literal, $label:literal, list, $($f:ident).+) => {
+        Setting { name: $name, group: $group, label: $label, kind: Kind::List,
+            get: |c| json!(c.$($f).+), set: |c, v| { c.$($f).+ = as_list(v)?; Ok(()) } }
+    };
+}
+
+macro_rules! secret {
+    ($name:literal, $group:literal, $f:ident) => {
+        Secret { name: $name, group: $group, slot: |c| &mut c.$f, is_set: |c| c.$f.is_some() }
+    };
+}
+
+/// Every changeable setting, in the screen's order.
+pub static SETTINGS: &[Setting] = &[
+    setting!("DISABLE_SIGNUP", "general", "Disable new sign-ups", bool, disable_signup),
+    setting!("EXTERNAL_EMAIL_ENABLED", "general", "E-mail provider", bool, external_email_enabled),
+    setting!("MAILER_AUTOCONFIRM", "general", "Confirm e-mail addresses automatically", bool, mailer_autoconfirm),
+    setting!(
+        "MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+        "general",
+        "Confirm an e-mail change on both addresses",
+        bool,
+        secure_email_change
+    ),
+    setting!("MAILER_OTP_EXP", "general", "E-mailed link and code lifetime (seconds)", int, mailer_otp_exp),
+    setting!("EXTERNAL_PHONE_ENABLED", "general", "Phone provider", bool, phone_enabled),
+    setting!("SMS_AUTOCONFIRM", "general", "Confirm phone numbers automatically", bool, sms_autoconfirm),
+    setting!("EXTERNAL_ANONYMOUS_USERS_ENABLED", "general", "Anonymous sign-ins", bool, anonymous_users_enabled),
+    setting!("SECURITY_MANUAL_LINKING_ENABLED", "general", "Manual identity linking", bool, manual_linking_enabled),
+    setting!("URI_ALLOW_LIST", "urls", "Redirect URLs allowed besides the site URL", list, uri_allow_list),
+    setting!("PASSWORD_MIN_LENGTH", "passwords", "Minimum password length", int, password_min_length),
+    setting!(
+        "PASSWORD_REQUIRED_CHARACTERS",
+        "passwords",
+        "Required character sets (colon-separated)",
+        text,
+        password_required_characters
+    ),
+    setting!(
+        "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION",
+        "passwords",
+        "Require reauthentication to change a password",
+        bool,
+        update_password_require_reauthentication
+    ),
+    setting!("RATE_LIMIT_EMAIL_SENT", "rate_limits", "E-mails sent per hour", int, rate_limit_email_sent),
+    setting!("RATE_LIMIT_SMS_SENT", "rate_limits", "Text messages sent per hour", int, rate_limit_sms_sent),
+    setting!("RATE_LIMIT_VERIFY", "rate_limits", "Verifications per 5 minutes per IP", int, rate_limit_verify),
+    setting!(
+        "RATE_LIMIT_TOKEN_REFRESH",
+        "rate_limits",
+        "Token refreshes per 5 minutes per IP",
+        int,
+        rate_limit_token_refresh
+    ),
+    setting!("RATE_LIMIT_OTP", "rate_limits", "Sign-ups and sign-ins per 5 minutes per IP", int, rate_limit_otp),
+    setting!(
+        "RATE_LIMIT_ANONYMOUS_USERS",
+        "rate_limits",
+        "Anonymous sign-ins per hour per IP",
+        int,
+        rate_limit_anonymous_users
+    ),
+    setting!("SMTP_MAX_FREQUENCY", "rate_limits", "Seconds between two mails to one address", int, smtp_max_frequency),
+    setting!("MFA_MAX_ENROLLED_FACTORS", "mfa", "Factors per user", int, mfa_max_enrolled_factors),
+    setting!("MFA_TOTP_ENROLL_ENABLED", "mfa", "TOTP: enrolment", bool, mfa_totp_enroll_enabled),
+    setting!("MFA_TOTP_VERIFY_ENABLED", "mfa", "TOTP: verification", bool, mfa_totp_verify_enabled),
+    setting!("MFA_PHONE_ENROLL_ENABLED", "mfa", "Phone: enrolment", bool, mfa_phone_enroll_enabled),
+    setting!("MFA_PHONE_VERIFY_ENABLED", "mfa", "Phone: verification", bool, mfa_phone_verify_enabled),
+    setting!("MFA_WEB_AUTHN_ENROLL_ENABLED", "mfa", "WebAuthn: enrolment", bool, mfa_webauthn_enroll_enabled),
+    setting!("MFA_WEB_AUTHN_VERIFY_ENABLED", "mfa", "WebAuthn: verification", bool, mfa_webauthn_verify_enabled),
+    setting!("EXTERNAL_GOOGLE_ENABLED", "google", "Enabled", bool, google_enabled),
+    setting!("EXTERNAL_GOOGLE_CLIENT_ID", "google", "Client IDs", list, google_client_id),
+    setting!("EXTERNAL_APPLE_ENABLED", "apple", "Enabled", bool, apple_enabled),
+    setting!("EXTERNAL_APPLE_CLIENT_ID", "apple", "Client IDs", list, apple_client_id),
+    setting!("EXTERNAL_AZURE_ENABLED", "azure", "Enabled", bool, azure_enabled),
+    setting!("EXTERNAL_AZURE_CLIENT_ID", "azure", "Client IDs", list, azure_client_id),
+    setting!("EXTERNAL_AZURE_URL", "azure", "Tenant URL", text, azure_url),
+    setting!("EXTERNAL_KEYCLOAK_ENABLED", "keycloak", "Enabled", bool, keycloak_enabled),
+    setting!("EXTERNAL_KEYCLOAK_CLIENT_ID", "keycloak", "Client IDs", list, keycloak_client_id),
+    setting!("EXTERNAL_KEYCLOAK_URL", "keycloak", "Realm URL", opt_text, keycloak_url),
+    setting!("EXTERNAL_GITHUB_ENABLED", "github", "Enabled", bool, github_enabled),
+    setting!("EXTERNAL_GITHUB_CLIENT_ID", "github", "Client ID", list, github_client_id),
+    setting!("EXTERNAL_GITLAB_ENABLED", "gitlab", "Enabled", bool, gitlab_enabled),
+    setting!("EXTERNAL_GITLAB_CLIENT_ID", "gitlab", "Client ID", list, gitlab_client_id),
+    setting!("EXTERNAL_GITLAB_URL", "gitlab", "GitLab URL", text, gitlab_url),
+    setting!("EXTERNAL_DISCORD_ENABLED", "discord", "Enabled", bool, discord_enabled),
+    setting!("EXTERNAL_DISCORD_CLIENT_ID", "discord", "Client ID", list, discord_client_id),
+    setting!("EXTERNAL_FACEBOOK_ENABLED", "facebook", "Enabled", bool, facebook_enabled),
+    setting!("EXTERNAL_FACEBOOK_CLIENT_ID", "facebook", "Client ID", list, facebook_client_id),
+];
+
+/// Every write-only secret.
+pub static SECRETS: &[Secret] = &[
+    secret!("EXTERNAL_GOOGLE_SECRET", "google", google_secret),
+    secret!("EXTERNAL_APPLE_SECRET", "apple", apple_secret),
+    secret!("EXTERNAL_AZURE_SECRET", "azure", azure_secret),
+    secret!("EXTERNAL_KEYCLOAK_SECRET", "keycloak", keycloak_secret),
+    secret!("EXTERNAL_GITHUB_SECRET", "github", github_secret),
+    secret!("EXTERNAL_GITLAB_SECRET", "gitlab", gitlab_secret),
+    secret!("EXTERNAL_DISCORD_SECRET", "discord", discord_secret),
+    secret!("EXTERNAL_FACEBOOK_SECRET", "facebook", facebook_secret),
+];
+
+pub fn setting(name: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.name == name)
+}
+
+pub fn secret(name: &str) -> Option<&'static Secret> {
+    SECRETS.iter().find(|s| s.name == name)
+}
+
+/// `base` with `overrides` (name, value) and `secrets` (name, value) applied. An unknown name or
+/// a value of the wrong type is an error naming the setting (a stored row that no longer applies
+/// is skipped by the caller, which logs it).
+pub fn apply_one(config: &mut AuthConfig, name: &str, value: &Value) -> Result<(), String> {
+    let s = setting(name).ok_or_else(|| format!("{name}: not a setting that can be changed here"))?;
+    (s.set)(config, value).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Put `value` in the secret `name`'s slot.
+pub fn apply_secret(config: &mut AuthConfig, name: &str, value: SecretString) -> Result<(), String> {
+    let s = secret(name).ok_or_else(|| format!("{name}: not a secret that can be set here"))?;
+    *(s.slot)(config) = Some(value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn base() -> AuthConfig {
+        crate::config::Cli::parse_from(["server"]).config.auth
+    }
+
+    #[test]
+    fn each_kind_applies_and_reads_back() {
+        let mut c = base();
+        apply_one(&mut c, "DISABLE_SIGNUP", &json!(true)).unwrap();
+        apply_one(&mut c, "PASSWORD_MIN_LENGTH", &json!(12)).unwrap();
+        apply_one(&mut c, "URI_ALLOW_LIST", &json!(["http://a.test/*", " ", "http://b.test"])).unwrap();
+        apply_one(&mut c, "EXTERNAL_KEYCLOAK_URL", &json!("")).unwrap();
+        assert!(c.disable_signup);
+        assert_eq!(c.password_min_length, 12);
+        assert_eq!(c.uri_allow_list, vec!["http://a.test/*", "http://b.test"]);
+        assert_eq!(c.keycloak_url, None);
+        assert_eq!((setting("PASSWORD_MIN_LENGTH").unwrap().get)(&c), json!(12));
+    }
+
+    #[test]
+    fn wrong_types_and_unknown_names_are_refused_with_the_name() {
+        let mut c = base();
+        assert_eq!(
+            apply_one(&mut c, "DISABLE_SIGNUP", &json!("yes")).unwrap_err(),
+            "DISABLE_SIGNUP: expected true or false"
+        );
+        assert_eq!(
+            apply_one(&mut c, "RATE_LIMIT_OTP", &json!(-1)).unwrap_err(),
+            "RATE_LIMIT_OTP: expected a whole number, 0 or more"
+        );
+        assert!(apply_one(&mut c, "SMTP_PASS", &json!("x")).unwrap_err().contains("not a setting"));
+        assert!(apply_secret(&mut c, "SMTP_PASS", SecretString::from("x")).is_err());
+    }
+
+    #[test]
+    fn names_are_unique_and_secrets_are_not_settings() {
+        let mut names: Vec<_> = SETTINGS.iter().map(|s| s.name).chain(SECRETS.iter().map(|s| s.name)).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+}
