@@ -51,8 +51,10 @@ pub(super) enum Described {
 
 /// The descriptions of a row (`[]` for none).
 pub(super) fn parse(value: &Value) -> Result<Vec<Described>, Failure> {
-    serde_json::from_value(value.clone())
-        .map_err(|e| Failure { permanent: true, why: format!("attachments: not a list of attachment descriptions: {e}") })
+    serde_json::from_value(value.clone()).map_err(|e| Failure {
+        permanent: true,
+        why: format!("attachments: not a list of attachment descriptions: {e}"),
+    })
 }
 
 /// Make every file of `described`, in order.
@@ -120,7 +122,8 @@ async fn from_function(
     if !status.is_success() {
         return Err(failed(format!("answered {status}")));
     }
-    let header = |h| response.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let header =
+        |h: reqwest::header::HeaderName| response.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_string);
     let content_type = usable_content_type(header(reqwest::header::CONTENT_TYPE).as_deref());
     let disposed = header(reqwest::header::CONTENT_DISPOSITION).as_deref().and_then(disposition_filename);
     let mut content = Vec::new();
@@ -222,14 +225,20 @@ mod tests {
     #[test]
     fn stored_bytes_are_decoded_and_bad_base64_fails_for_good() {
         let file = stored("notes/../a.txt", None, "aGVsbG8=", 1).ok().expect("decoded");
-        assert_eq!(file, Attachment { filename: "a.txt".into(), content_type: OCTET_STREAM.into(), content: b"hello".to_vec() });
+        assert_eq!(
+            file,
+            Attachment { filename: "a.txt".into(), content_type: OCTET_STREAM.into(), content: b"hello".to_vec() }
+        );
         let failure = stored("a.txt", Some("text/plain"), "not base64!", 1).err().expect("refused");
         assert!(failure.permanent);
     }
 
     #[test]
     fn the_file_name_comes_from_content_disposition() {
-        assert_eq!(disposition_filename("attachment; filename=\"recu-3F2A9C1B.pdf\""), Some("recu-3F2A9C1B.pdf".into()));
+        assert_eq!(
+            disposition_filename("attachment; filename=\"recu-3F2A9C1B.pdf\""),
+            Some("recu-3F2A9C1B.pdf".into())
+        );
         assert_eq!(disposition_filename("attachment; filename=plain.pdf"), Some("plain.pdf".into()));
         assert_eq!(
             disposition_filename("attachment; filename=\"x.pdf\"; filename*=UTF-8''re%C3%A7u.pdf"),

@@ -90,9 +90,11 @@ fn shown_strings(content: &[u8]) -> String {
             b'<' => {
                 let end = content[i..].iter().position(|b| *b == b'>').map_or(content.len(), |p| i + p);
                 let hex: Vec<u8> = content[i + 1..end].iter().copied().filter(u8::is_ascii_hexdigit).collect();
-                out.extend(hex.chunks(2).filter_map(|pair| {
-                    u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok().map(char::from)
-                }));
+                out.extend(
+                    hex.chunks(2).filter_map(|pair| {
+                        u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok().map(char::from)
+                    }),
+                );
                 i = end + 1;
             }
             b'(' => {
@@ -143,7 +145,10 @@ async fn confirming_a_booking_mails_the_customer_its_receipt_as_a_pdf() {
 
     // Assert: the mail reaches the inbox with the receipt attached, made by booking-receipt
     let mail: Value = within_minutes(async || {
-        app.inbox("awa@example.cd").await.into_iter().find(|m| m["subject"] == format!("Réservation confirmée #{reference}"))
+        app.inbox("awa@example.cd")
+            .await
+            .into_iter()
+            .find(|m| m["subject"] == format!("Réservation confirmée #{reference}"))
     })
     .await
     .expect("the confirmation reaches the inbox");
@@ -165,7 +170,9 @@ async fn confirming_a_booking_mails_the_customer_its_receipt_as_a_pdf() {
     let text = pdf_text(&pdf);
     assert!(text.contains(&format!("#{reference}")), "the receipt shows its reference: {text}");
     assert!(text.contains("Awa Client"), "the receipt names the customer: {text}");
-    let row = app.admin_query_one("select sent_at is not null, attempts from outbox.messages where topic = 'booking.confirmed'").await;
+    let row = app
+        .admin_query_one("select sent_at is not null, attempts from outbox.messages where topic = 'booking.confirmed'")
+        .await;
     assert_eq!((row.get::<_, bool>(0), row.get::<_, i32>(1)), (true, 1));
 }
 
