@@ -194,7 +194,6 @@ mod tests {
             {"function": "booking-receipt", "body": {"id": "x", "kind": "vehicle"}},
             {"filename": "a.txt", "content_type": "text/plain", "content_base64": "aGk="}
         ]))
-        .ok()
         .expect("parsed");
         assert_eq!(
             parsed,
@@ -211,25 +210,25 @@ mod tests {
                 },
             ]
         );
-        assert!(parse(&json!([])).ok().expect("empty").is_empty());
+        assert!(parse(&json!([])).expect("empty").is_empty());
     }
 
     #[test]
     fn a_malformed_description_fails_for_good() {
         for bad in [json!({"function": "x"}), json!([{"nothing": 1}]), json!([{"filename": "a"}])] {
-            let failure = parse(&bad).err().expect("refused");
+            let failure = parse(&bad).expect_err("refused");
             assert!(failure.permanent, "{bad}");
         }
     }
 
     #[test]
     fn stored_bytes_are_decoded_and_bad_base64_fails_for_good() {
-        let file = stored("notes/../a.txt", None, "aGVsbG8=", 1).ok().expect("decoded");
+        let file = stored("notes/../a.txt", None, "aGVsbG8=", 1).expect("decoded");
         assert_eq!(
             file,
             Attachment { filename: "a.txt".into(), content_type: OCTET_STREAM.into(), content: b"hello".to_vec() }
         );
-        let failure = stored("a.txt", Some("text/plain"), "not base64!", 1).err().expect("refused");
+        let failure = stored("a.txt", Some("text/plain"), "not base64!", 1).expect_err("refused");
         assert!(failure.permanent);
     }
 
