@@ -5,7 +5,7 @@ begin;
 \ir setup.psql
 \set QUIET 1
 
-select plan(48);
+select plan(51);
 
 -- run `stmt` as `who` ('anon', 'a', 'b', 'admin') and keep what it did.
 create function pg_temp.run_as(who text, stmt text) returns void
@@ -74,9 +74,14 @@ select pg_temp.sent();
 
 -- an administrator confirms, a customer's own cancellation, the company's
 select pg_temp.run_as('admin', $$update public.bookings set booking_status = 'confirmed' where id = 'e0000000-0000-4000-8000-0000000000e1'$$);
+select is((select attachments from outbox.messages),
+          '[{"function": "booking-receipt", "body": {"id": "e0000000-0000-4000-8000-0000000000e1", "kind": "vehicle"}}]'::jsonb,
+          'the confirmation carries the receipt, made by booking-receipt when it is sent');
+select matches(pg_temp.last_body(), 'Votre bon de réservation est joint à ce message \(PDF\)\.', 'and says so');
 select is(pg_temp.sent(), 'email jean@example.cd | Réservation confirmée #E0000000', 'a confirmation mails the customer only');
 select pg_temp.run_as('a', $$update public.airport_bookings set booking_status = 'cancelled' where id = 'a0000000-0000-4000-8000-0000000000a2'$$);
 select matches(pg_temp.body_to('alice@example.cd'), 'annulée, comme vous l''avez demandé', 'a customer''s cancellation says it was theirs');
+select is((select count(*)::int from outbox.messages where attachments <> '[]'), 0, 'a cancellation carries no file');
 select matches(pg_temp.body_to('alice@example.cd'), 'Service aéroport : Service VIP, vol AF123, 2 passagers', 'an airport booking is described by its service, flight and passengers');
 select is(pg_temp.sent(), E'email alice@example.cd | Réservation annulée #A0000000\nemail admin@example.cd | Réservation annulée par le client #A0000000',
           'and the company is told of it');

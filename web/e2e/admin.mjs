@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { SEED, closeSession, newPageIn, openSession, shot, waitForMail } from './harness.mjs';
+import { pdfText } from './pdf-text.mjs';
 import { totp } from '../../supabase-compat-tests/lib/totp.mjs';
 const ADMIN = { email: process.env.SEED_ADMIN_EMAIL ?? 'admin@kinshasa-auto.test', password: SEED.adminPassword };
 const DEMO = { email: process.env.SEED_DEMO_EMAIL ?? 'client@kinshasa-auto.test', password: SEED.demoPassword };
@@ -136,10 +137,19 @@ test('bookings: filter, change a status inline (kept after reload), edit a booki
   await page.getByLabel(`Statut de la réservation #${ref}`).selectOption('confirmed');
   await page.getByText('Statut mis à jour : Confirmée').waitFor();
   assert.equal((await service(`bookings?id=eq.${id}&select=booking_status`)).body[0].booking_status, 'confirmed');
-  // the customer hears of it, in french
-  const confirmed = await mailTo(DEMO.email, `Réservation confirmée #${ref}`);
+  // the customer hears of it, in french, with the receipt attached: a PDF the outbox had the
+  // booking-receipt function make (the first call starts Deno and fetches pdf-lib from npm)
+  const confirmed = await mailTo(DEMO.email, `Réservation confirmée #${ref}`, 120_000);
   assert.match(confirmed.text, /Bonne nouvelle : votre réservation est confirmée/);
+  assert.match(confirmed.text, /Votre bon de réservation est joint à ce message \(PDF\)\./);
   assert.match(confirmed.text, /Statut : Confirmée/);
+  assert.deepEqual(confirmed.attachments.map((a) => [a.filename, a.content_type]), [[`recu-${ref}.pdf`, 'application/pdf']]);
+  const pdf = Buffer.from(await (await fetch(`${stack.baseUrl}${confirmed.attachments[0].url}`)).arrayBuffer());
+  assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  const receipt = pdfText(pdf).map((line) => line.replace(/[\u00a0\u202f]/g, ' '));
+  for (const expected of ['Bon de réservation', `Référence : #${ref}`]) {
+    assert.ok(receipt.includes(expected), `the attached receipt shows « ${expected} »: ${JSON.stringify(receipt)}`);
+  }
   await page.reload();
   await page.getByLabel('Rechercher').fill(id);
   await page.getByText('1 réservation(s) trouvée(s)').waitFor();
@@ -376,8 +386,8 @@ test('settings: a value out of range is refused; a saved value is there after re
 });
 
 /** The newest message of the development inbox to `to` whose subject starts with `subject`. */
-function mailTo(to, subject) {
-  return waitForMail(stack.baseUrl, to, (x) => x.subject.startsWith(subject), `mail « ${subject} »`);
+function mailTo(to, subject, timeoutMs) {
+  return waitForMail(stack.baseUrl, to, (x) => x.subject.startsWith(subject), `mail « ${subject} »`, timeoutMs);
 }
 
 const setSettings = async (section, patch) => {

@@ -95,8 +95,8 @@ export async function closeSession({ stack, browser }) {
  * The newest message of the development inbox to `to` (an address, or `+<digits>` for texts) that
  * `match` accepts, polled every 200 ms for at most 15 s.
  */
-export async function waitForMail(baseUrl, to, match = () => true, what = 'a message') {
-  for (let i = 0; i < 75; i++) {
+export async function waitForMail(baseUrl, to, match = () => true, what = 'a message', timeoutMs = 15_000) {
+  for (let i = 0; i < timeoutMs / 200; i++) {
     const r = await fetch(`${baseUrl}/inbox/api/messages?to=${encodeURIComponent(to)}`);
     const { messages } = await r.json();
     const m = messages.find(match);

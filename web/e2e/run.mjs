@@ -484,7 +484,7 @@ test('a new customer registers, confirms the e-mail, logs in and books the four 
   await page.context().close();
 });
 
-test('a receipt is made for its own customer only: another customer gets 404, no token 401', async () => {
+test('a receipt is made for its own customer only: another customer gets 404, no token 401, the service role any', async () => {
   const receipt = (id, token) =>
     fetch(`${stack.apiUrl}/functions/v1/booking-receipt?id=${id}`, { headers: { apikey: stack.anonKey, ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
   const signIn = async (email, password) => {
@@ -523,6 +523,16 @@ test('a receipt is made for its own customer only: another customer gets 404, no
   const refused = await receipt(booking, stranger);
   assert.equal(refused.status, 404);
   assert.deepEqual(await refused.json(), { error: 'not_found', message: 'Réservation introuvable dans votre compte.' });
+
+  // the service role reads past row-level security: any booking's receipt (what the outbox
+  // asks for to attach it to the confirmation mail), as a POST of {id, kind}
+  const service = await fetch(`${stack.apiUrl}/functions/v1/booking-receipt`, {
+    method: 'POST',
+    headers: { apikey: stack.serviceKey, Authorization: `Bearer ${stack.serviceKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: booking, kind: 'vehicle' }),
+  });
+  assert.equal(service.status, 200, await service.clone().text());
+  assert.equal(service.headers.get('content-disposition'), 'attachment; filename="recu-5EEDB003.pdf"');
 
   // no token: refused before the function runs (verify_jwt)
   const anonymous = await receipt(booking, null);

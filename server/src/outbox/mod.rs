@@ -1,15 +1,17 @@
 //! The outbox worker: delivers the mail and text messages the database wrote to
 //! `outbox.messages` (V62), through the auth mailer (SMTP or the development inbox) and the SMS
-//! provider, the HTTP requests of `outbox.http_requests` (V80: database webhooks, `net.http_post`,
+//! provider, with the files of its `attachments` (V90; `attachments`: made by this server's
+//! functions over loopback, or kept in the row), the HTTP requests of `outbox.http_requests` (V80: database webhooks, `net.http_post`,
 //! function schedules; `http`), and runs the periodic SQL of `outbox.schedules` (the day-before
 //! reminders).
 //!
 //! Delivery is at least once: a message is claimed for a lease (so another instance's worker
-//! leaves it alone), sent, then marked sent; a failed send is tried again after a growing delay
+//! leaves it alone), sent (up to `SENDING_AT_ONCE` of a batch side by side), then marked sent; a failed send is tried again after a growing delay
 //! until `OUTBOX_MAX_ATTEMPTS`, then marked failed and kept. A worker that dies mid-send leaves
 //! the message to be claimed again once the lease is over. Messages are never deleted here and
 //! their texts and recipients are never logged (only ids, topics and errors).
 
+mod attachments;
 pub mod config;
 pub mod http;
 mod render;
@@ -20,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
+use futures_util::StreamExt;
 use secrecy::SecretString;
 
 use crate::auth::mail::Rendered;
@@ -28,6 +31,8 @@ use crate::db::cached::CachedQueries;
 
 /// Messages claimed at once.
 const BATCH: i64 = 20;
+/// Messages of a batch being sent at the same time.
+const SENDING_AT_ONCE: usize = 8;
 /// The error of one pass of the worker (logged, then the next pass tries again).
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// How long a claimed message is left alone by other workers.
@@ -45,9 +50,12 @@ struct Claimed {
     body_html: Option<String>,
     topic: String,
     attempts: i32,
+    /// `outbox.messages.attachments`: descriptions of the files to make before sending.
+    attachments: serde_json::Value,
 }
 
 /// Why a send failed, and whether trying again could help.
+#[derive(Debug)]
 struct Failure {
     permanent: bool,
     why: String,
@@ -71,7 +79,7 @@ async fn run(config: OutboxConfig, pool: Pool, url: SecretString, auth: Arc<Auth
         if let Err(err) = run_schedules(&pool).await {
             tracing::warn!(error = %err, "outbox: running the schedules failed");
         }
-        drain("messages", BATCH as usize, || deliver_batch(&config, &pool, &auth)).await;
+        drain("messages", BATCH as usize, || deliver_batch(&config, &pool, &auth, &target)).await;
         drain("http requests", http::BATCH, || http::deliver_batch(&config, &pool, &target)).await;
         let lost = match listener.as_mut() {
             Some(l) => tokio::select! {
@@ -116,14 +124,20 @@ async fn run_schedules(pool: &Pool) -> Result<(), BoxError> {
 }
 
 /// Claim up to `BATCH` due messages and try each; returns how many were claimed.
-async fn deliver_batch(config: &OutboxConfig, pool: &Pool, auth: &AuthState) -> Result<usize, BoxError> {
+async fn deliver_batch(
+    config: &OutboxConfig,
+    pool: &Pool,
+    auth: &AuthState,
+    target: &http::Target,
+) -> Result<usize, BoxError> {
     let client = pool.get().await?;
     let rows = client
         .cached_query(
             "update outbox.messages m set attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => $1) \
              where m.id in (select id from outbox.messages where sent_at is null and failed_at is null \
                             and next_attempt_at <= now() order by next_attempt_at, id limit $2 for update skip locked) \
-             returning m.id, m.channel, m.recipient, m.subject, m.body_text, m.body_html, m.topic, m.attempts",
+             returning m.id, m.channel, m.recipient, m.subject, m.body_text, m.body_html, m.topic, m.attempts, \
+                       m.attachments",
             &[&LEASE_SECONDS, &BATCH],
         )
         .await?;
@@ -138,11 +152,19 @@ async fn deliver_batch(config: &OutboxConfig, pool: &Pool, auth: &AuthState) -> 
             body_html: r.get(5),
             topic: r.get(6),
             attempts: r.get(7),
+            attachments: r.get(8),
         })
         .collect();
     drop(client);
-    for message in &claimed {
-        let outcome = send(auth, message).await;
+    let count = claimed.len();
+    // sent side by side, so a mail whose attachment takes a while to make holds no other back
+    let mut sent = futures_util::stream::iter(claimed)
+        .map(|message| async move {
+            let outcome = send(auth, target, &message).await;
+            (message, outcome)
+        })
+        .buffer_unordered(SENDING_AT_ONCE);
+    while let Some((message, outcome)) = sent.next().await {
         let client = pool.get().await?;
         match outcome {
             Ok(()) => {
@@ -175,7 +197,7 @@ async fn deliver_batch(config: &OutboxConfig, pool: &Pool, auth: &AuthState) -> 
             }
         }
     }
-    Ok(claimed.len())
+    Ok(count)
 }
 
 /// Seconds before the next attempt after `attempts` of them: base, 2 x base, 4 x base, ...
@@ -184,19 +206,21 @@ fn retry_delay(base: Duration, attempts: i32) -> f64 {
     (base.as_secs_f64() * 2f64.powi(doublings)).min(MAX_DELAY_SECONDS)
 }
 
-async fn send(auth: &AuthState, message: &Claimed) -> Result<(), Failure> {
+async fn send(auth: &AuthState, target: &http::Target, message: &Claimed) -> Result<(), Failure> {
     match message.channel.as_str() {
         "email" => {
             if message.recipient.parse::<lettre::Address>().is_err() {
                 return Err(Failure { permanent: true, why: "not an e-mail address".into() });
             }
+            let described = attachments::parse(&message.attachments)?;
+            let files = attachments::make(target, &described).await?;
             let rendered = Rendered {
                 subject: message.subject.clone().unwrap_or_default(),
                 html: message.body_html.clone().unwrap_or_else(|| render::text_to_html(&message.body_text)),
                 text: message.body_text.clone(),
             };
             auth.mailer
-                .deliver(&message.recipient, &message.topic, &rendered, None)
+                .deliver_with(&message.recipient, &message.topic, &rendered, None, &files)
                 .await
                 .map_err(|e| Failure { permanent: false, why: describe(&e) })
         }

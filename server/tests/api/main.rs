@@ -20,6 +20,7 @@ mod metrics;
 mod oauth_server;
 mod oidc;
 mod outbox;
+mod outbox_attachments;
 mod phone;
 mod project_squash;
 mod rest;

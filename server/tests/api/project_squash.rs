@@ -26,7 +26,10 @@ async fn connect(url: &str) -> Client {
 fn rental_baseline() -> (Vec<migrations::Migration>, Vec<String>) {
     let files = migrations::local(&rental_project()).expect("the rental project's migrations");
     let baselines = squash::baselines(&files).expect("baselines");
-    assert_eq!(baselines.len(), files.len(), "every file of the re-cut is a baseline");
+    // the re-cut's files come first and are all baselines; later migrations (written after the
+    // re-cut) run as usual
+    let recut = files.iter().take_while(|f| baselines.iter().any(|b| b.migration.version == f.version)).count();
+    assert_eq!(baselines.len(), recut, "every file of the re-cut is a baseline");
     let squashed: BTreeSet<String> = baselines.iter().flat_map(|b| b.squashes.iter().cloned()).collect();
     assert_eq!(squashed.len(), 30, "the baseline squashes the 30 old versions");
     (files, squashed.into_iter().collect())

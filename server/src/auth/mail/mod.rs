@@ -2,7 +2,9 @@
 //! development inbox (`auth.dev_inbox`, shown at `/inbox`).
 //!
 //! The mailer only delivers rendered messages; what to send and when (spacing, limits) is the
-//! handlers' business. SMTP errors are returned so the request fails as GoTrue's does.
+//! handlers' business. SMTP errors are returned so the request fails as GoTrue's does. A message
+//! may carry files (the outbox's attachments): over SMTP it is then `multipart/mixed` (the text
+//! and HTML alternatives, then each file), and the development inbox keeps the files beside it.
 
 pub mod inbox;
 pub mod templates;
@@ -17,6 +19,16 @@ use secrecy::ExposeSecret;
 use super::error::AuthError;
 use crate::config::AuthConfig;
 pub use templates::{Kind, Rendered, Templates, Vars};
+
+/// A file sent with a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// The name the recipient sees (no folders).
+    pub filename: String,
+    /// Its MIME type (`application/pdf`).
+    pub content_type: String,
+    pub content: Vec<u8>,
+}
 
 /// Where mail goes.
 enum Transport {
@@ -115,27 +127,93 @@ impl Mailer {
         rendered: &Rendered,
         link: Option<&str>,
     ) -> Result<(), AuthError> {
+        self.deliver_with(to, kind, rendered, link, &[]).await
+    }
+
+    /// [`deliver`](Self::deliver) with files attached.
+    pub async fn deliver_with(
+        &self,
+        to: &str,
+        kind: &str,
+        rendered: &Rendered,
+        link: Option<&str>,
+        attachments: &[Attachment],
+    ) -> Result<(), AuthError> {
         match &self.transport {
-            Transport::Inbox => inbox::store(&self.pool, to, kind, rendered, link).await,
+            Transport::Inbox => inbox::store(&self.pool, to, kind, rendered, link, attachments).await,
             Transport::Smtp(smtp) => {
                 let to_box: Mailbox = to.parse().map_err(|e| AuthError::internal(format!("recipient {to}: {e}")))?;
                 let message = Message::builder()
                     .from(self.from.clone())
                     .to(to_box)
                     .subject(rendered.subject.clone())
-                    .multipart(
-                        MultiPart::alternative()
-                            .singlepart(
-                                SinglePart::builder().header(ContentType::TEXT_PLAIN).body(rendered.text.clone()),
-                            )
-                            .singlepart(
-                                SinglePart::builder().header(ContentType::TEXT_HTML).body(rendered.html.clone()),
-                            ),
-                    )
+                    .multipart(body(rendered, attachments)?)
                     .map_err(|e| AuthError::internal(format!("building mail: {e}")))?;
                 smtp.send(message).await.map_err(|e| AuthError::internal(format!("smtp: {e}")))?;
                 Ok(())
             }
         }
+    }
+}
+
+/// The text and HTML as alternatives; with files, those alternatives then each file in a
+/// `multipart/mixed`.
+fn body(rendered: &Rendered, attachments: &[Attachment]) -> Result<MultiPart, AuthError> {
+    let alternative = MultiPart::alternative()
+        .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(rendered.text.clone()))
+        .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(rendered.html.clone()));
+    if attachments.is_empty() {
+        return Ok(alternative);
+    }
+    let mut mixed = MultiPart::mixed().multipart(alternative);
+    for file in attachments {
+        let content_type = ContentType::parse(&file.content_type)
+            .map_err(|e| AuthError::internal(format!("attachment {}: content type: {e}", file.filename)))?;
+        mixed = mixed.singlepart(
+            lettre::message::Attachment::new(file.filename.clone()).body(file.content.clone(), content_type),
+        );
+    }
+    Ok(mixed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered() -> Rendered {
+        Rendered { subject: "Reçu".into(), html: "<p>Bonjour</p>".into(), text: "Bonjour".into() }
+    }
+
+    fn formatted(part: MultiPart) -> String {
+        String::from_utf8_lossy(&part.formatted()).into_owned()
+    }
+
+    #[test]
+    fn a_message_without_files_is_text_and_html_alternatives() {
+        let text = formatted(body(&rendered(), &[]).expect("body"));
+        assert!(text.contains("multipart/alternative"), "{text}");
+        assert!(!text.contains("multipart/mixed"), "{text}");
+    }
+
+    #[test]
+    fn files_follow_the_alternatives_in_a_mixed_message() {
+        let pdf = Attachment {
+            filename: "recu-ABCDEF12.pdf".into(),
+            content_type: "application/pdf".into(),
+            content: b"%PDF-1.7 fake".to_vec(),
+        };
+        let text = formatted(body(&rendered(), &[pdf]).expect("body"));
+        assert!(text.contains("multipart/mixed"), "{text}");
+        assert!(text.contains("multipart/alternative"), "{text}");
+        assert!(text.contains("Content-Type: application/pdf"), "{text}");
+        assert!(text.contains("attachment; filename=\"recu-ABCDEF12.pdf\""), "{text}");
+        let at_mixed = text.find("multipart/mixed").expect("mixed");
+        assert!(at_mixed < text.find("multipart/alternative").expect("alternative"));
+    }
+
+    #[test]
+    fn a_file_with_a_malformed_content_type_is_an_error_not_a_panic() {
+        let bad = Attachment { filename: "x".into(), content_type: "not a type".into(), content: vec![1] };
+        assert!(body(&rendered(), &[bad]).is_err());
     }
 }

@@ -5,7 +5,10 @@
 //
 // The booking is read AS THE CALLER (supabase-js with the request's Authorization header), so
 // row-level security decides: a customer gets their own bookings' receipts, the back office any,
-// and anyone else a 404 as if the booking did not exist. The JWT itself is checked before the
+// and anyone else a 404 as if the booking did not exist. The service role key reads past
+// row-level security, so it gets any booking's receipt: the server's outbox calls the function so
+// (POST {id, kind}) to attach the receipt to the « Réservation confirmée » mail
+// (migrations/20261206000700_confirmation_receipt_attached.sql). The JWT itself is checked before the
 // function runs (verify_jwt, on by default: no token, 401). Errors are JSON
 // `{ "error": code, "message": French text }` with the CORS headers.
 import { createClient } from 'npm:@supabase/supabase-js@2.119.1';
