@@ -11,7 +11,8 @@
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
 //! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
 //! through the auth room's admin actions (`auth_actions`); `api_keys` shows the API's URL, keys
-//! and generated types; `backups` drives the backup room. This room imports shared parts (`db`,
+//! and generated types; `backups` drives the backup room; `database` (with its SQL in `database_sql`) shows roles,
+//! extensions, migrations, sizes and index hints; `explain` and `snippets` extend the SQL editor. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
 //! `project`, and nothing of `startup` but the application state.
@@ -25,7 +26,10 @@ pub mod backups;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod database;
+pub mod database_sql;
 pub mod error;
+pub mod explain;
 pub mod history;
 pub mod operators;
 pub mod policies;
@@ -35,6 +39,7 @@ pub mod query;
 pub mod rows;
 pub mod session;
 pub mod signin;
+pub mod snippets;
 pub mod sql_editor;
 pub mod storage;
 pub mod users;
@@ -62,6 +67,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/tables/{schema}/{table}/rows", web::delete().to(rows::delete))
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
+                // SQL editor: the plan tree and saved snippets
+                .route("/sql/explain", web::post().to(explain::run))
+                .route("/snippets", web::get().to(snippets::list))
+                .route("/snippets", web::post().to(snippets::create))
+                .route("/snippets/{id}", web::patch().to(snippets::update))
+                .route("/snippets/{id}", web::delete().to(snippets::delete))
                 .route("/users", web::get().to(users::search))
                 // Storage screen: storage's own routes as the service role, and the S3 access keys.
                 .configure(storage::configure)
@@ -79,6 +90,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/backups", web::post().to(backups::take))
                 .route("/backups/verify", web::post().to(backups::verify))
                 .route("/backups/restore", web::post().to(backups::restore))
+                // Database › roles, extensions, migrations, table sizes, indexes
+                .route("/database/roles", web::get().to(database::roles))
+                .route("/database/extensions", web::get().to(database::extensions))
+                .route("/database/extensions", web::post().to(database::switch_extension))
+                .route("/database/migrations", web::get().to(database::migrations))
+                .route("/database/table-sizes", web::get().to(database::table_sizes))
+                .route("/database/indexes", web::get().to(database::indexes))
                 // Auth → Users (auth_users reads, auth_actions writes through auth::user_admin)
                 .route("/auth/users", web::get().to(auth_users::list))
                 .route("/auth/users", web::post().to(auth_actions::create))

@@ -38,6 +38,7 @@ mod storage;
 mod studio;
 mod studio_auth;
 mod studio_backups;
+mod studio_database;
 mod studio_policies;
 mod studio_storage;
 mod supervise;

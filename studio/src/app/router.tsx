@@ -16,6 +16,14 @@ const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Susp
 // Auth → Users and API & keys: loaded when opened.
 const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
 const ApiRoute = lazy(() => import('./routes/api-docs'));
+// Database › roles, extensions, migrations, table sizes, indexes: one chunk, loaded when opened.
+const databaseRoute = (name: 'RolesRoute' | 'ExtensionsRoute' | 'MigrationsRoute' | 'TableSizesRoute' | 'IndexesRoute') =>
+  lazy(() => import('./routes/database').then((m) => ({ default: m[name] })));
+const RolesRoute = databaseRoute('RolesRoute');
+const ExtensionsRoute = databaseRoute('ExtensionsRoute');
+const MigrationsRoute = databaseRoute('MigrationsRoute');
+const TableSizesRoute = databaseRoute('TableSizesRoute');
+const IndexesRoute = databaseRoute('IndexesRoute');
 
 export const router = createBrowserRouter(
   [
@@ -46,6 +54,11 @@ export const router = createBrowserRouter(
         // Database
         { path: 'database', element: <Navigate to="/database/backups" replace /> },
         { path: 'database/backups', element: <BackupsRoute /> },
+        { path: 'database/roles', element: later(<RolesRoute />) },
+        { path: 'database/extensions', element: later(<ExtensionsRoute />) },
+        { path: 'database/migrations', element: later(<MigrationsRoute />) },
+        { path: 'database/table-sizes', element: later(<TableSizesRoute />) },
+        { path: 'database/indexes', element: later(<IndexesRoute />) },
         // Auth → Users and API & keys
         { path: 'auth/users', element: later(<AuthUsersRoute />) },
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },

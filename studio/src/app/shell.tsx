@@ -17,6 +17,7 @@ const NAV = [
   { to: paths.audit, label: 'Audit log' },
   // Database
   { to: paths.backups, label: 'Backups' },
+  { to: paths.database.roles, label: 'Database' },
 ];
 
 /** The frame of every screen once signed in; the sign-in form otherwise. */
