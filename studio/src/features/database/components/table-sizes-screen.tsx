@@ -48,7 +48,7 @@ export function TableSizesScreen() {
             <thead className="sticky top-0 bg-slate-100 text-left">
               <tr>
                 {h('Schema', 'schema', false)}
-                {h('Table', 'name', false)}
+                {h('Name', 'name', false)}
                 {h('Total', 'total_bytes')}
                 {h('Table', 'table_bytes')}
                 {h('Indexes', 'index_bytes')}

@@ -77,6 +77,12 @@ describe('readPlan', () => {
     expect(never.misestimate).toBeNull();
   });
 
+  it('names a ModifyTable by its operation', () => {
+    const del = readPlan([{ Plan: { 'Node Type': 'ModifyTable', Operation: 'Delete', 'Relation Name': 'notes', 'Actual Loops': 1 } }]);
+    expect(del.root.type).toBe('Delete');
+    expect(del.root.target).toBe('on notes');
+  });
+
   it('refuses what is not a plan', () => {
     expect(() => readPlan([{}])).toThrow();
     expect(() => readPlan(null)).toThrow();

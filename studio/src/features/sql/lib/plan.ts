@@ -86,7 +86,8 @@ function build(n: RawNode, id: string): Omit<PlanNode, 'share' | 'costly'> & { c
   }
   return {
     id,
-    type: n['Node Type'],
+    // A ModifyTable says what it does (`Delete on …`, as the text format writes it).
+    type: n['Node Type'] === 'ModifyTable' ? (str(n['Operation']) ?? 'ModifyTable') : n['Node Type'],
     target: targetOf(n),
     details: detailsOf(n),
     estimatedRows,
