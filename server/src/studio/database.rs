@@ -126,8 +126,8 @@ pub async fn indexes(state: web::Data<AppState>) -> Result<HttpResponse, StudioE
     let client = state.pools.admin.get().await?;
     let mut unused = read(&client, &sql::unused_indexes(), &[]).await?;
     for i in unused.as_array_mut().into_iter().flatten() {
-        let drop = sql::drop_index(i["schema"].as_str().unwrap_or_default(), i["name"].as_str().unwrap_or_default());
-        i["drop_sql"] = json!(drop);
+        let statement = sql::drop_index(i["schema"].as_str().unwrap_or_default(), i["name"].as_str().unwrap_or_default());
+        i["drop_sql"] = json!(statement);
     }
     let mut seq = read(&client, &sql::seq_scanned_tables(), &[&MANY_ROWS]).await?;
     for t in seq.as_array_mut().into_iter().flatten() {

@@ -43,9 +43,9 @@ pub fn table_sizes() -> String {
   select n.nspname as schema, c.relname as name, \
     case c.relkind when 'm' then 'materialized view' when 'p' then 'partitioned table' else 'table' end as kind, \
     pg_total_relation_size(c.oid) as total_bytes, \
-    pg_table_size(c.oid) - coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as table_bytes, \
+    pg_table_size(c.oid) - coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0::oid)), 0) as table_bytes, \
     pg_indexes_size(c.oid) as index_bytes, \
-    coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast_bytes, \
+    coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0::oid)), 0) as toast_bytes, \
     case when c.reltuples < 0 then null else c.reltuples::bigint end as estimated_rows, \
     s.seq_scan, s.idx_scan \
   from pg_class c join pg_namespace n on n.oid = c.relnamespace \

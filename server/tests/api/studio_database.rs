@@ -65,7 +65,7 @@ async fn an_extension_is_shown_as_sql_then_enabled_and_disabled_with_audit_rows(
     let now = citext(&get(&studio, &app, path).await).unwrap();
     assert_eq!(now["schema"], "extensions");
     assert!(now["installed_version"].is_string());
-    let same: bool = app.admin_query_one("select 'ABC'::extensions.citext = 'abc'::extensions.citext").await.get(0);
+    let same: bool = app.admin_query_one("select extensions.citext_eq('ABC', 'abc')").await.get(0);
     assert!(same);
 
     // A name that is not available is refused before any SQL is built.
@@ -91,7 +91,7 @@ async fn the_platforms_and_the_projects_migrations_are_listed() {
     let studio = signed_in(&app).await;
     app.admin_sql(
         "create table if not exists supabase_migrations.schema_migrations (version text primary key, statements text[], name text);
-         insert into supabase_migrations.schema_migrations values ('20240101000000', '{\"create table a ()\"}', 'first')
+         insert into supabase_migrations.schema_migrations (version, statements, name) values ('20240101000000', '{\"create table a ()\"}', 'first')
          on conflict do nothing",
     )
     .await;
