@@ -149,7 +149,7 @@ test('EXPLAIN ANALYZE is drawn as a tree with the costly node marked, and nothin
   const nodes = page.getByTestId('plan-node');
   assert.ok((await nodes.count()) >= 2, 'a ModifyTable over a scan');
   await nodes.first().getByText('Delete', { exact: true }).waitFor();
-  await plan.getByText('on public.e2e_kids').first().waitFor();
+  await plan.getByText('on e2e_kids').first().waitFor();
   await plan.getByText(/rows 500 of/).waitFor();
   assert.ok((await page.locator('[data-testid="plan-node"][data-costly]').count()) >= 1, 'a costly node is marked');
   await plan.getByText('costly').first().waitFor();

@@ -71,7 +71,7 @@ export function SnippetsBar({
         ))}
       </Select>
       <Button onClick={save} disabled={update.isPending || create.isPending} aria-keyshortcuts="Control+S Meta+S" title="Save (Ctrl+S)">
-        {current ? (dirty ? 'Save*' : 'Save') : 'Save…'} <kbd className="text-xs opacity-80">Ctrl+S</kbd>
+        {current ? (dirty ? 'Save*' : 'Save') : 'Save…'} <kbd className="text-xs">Ctrl+S</kbd>
       </Button>
       {current && (
         <>

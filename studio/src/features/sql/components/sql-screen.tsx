@@ -81,10 +81,10 @@ export function SqlScreen() {
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-3 py-2">
         <h1 className="text-base font-semibold">SQL editor</h1>
         <Button variant="primary" onClick={start} disabled={run.isPending} aria-keyshortcuts="Control+Enter Meta+Enter">
-          {run.isPending ? 'Running…' : 'Run'} <kbd className="text-xs opacity-80">Ctrl+Enter</kbd>
+          {run.isPending ? 'Running…' : 'Run'} <kbd className="text-xs">Ctrl+Enter</kbd>
         </Button>
         <Button onClick={plan} disabled={explain.isPending} aria-keyshortcuts="Control+Shift+Enter Meta+Shift+Enter" title="EXPLAIN (ANALYZE, BUFFERS) one statement, rolled back">
-          {explain.isPending ? 'Explaining…' : 'Explain'} <kbd className="text-xs opacity-80">Ctrl+Shift+Enter</kbd>
+          {explain.isPending ? 'Explaining…' : 'Explain'} <kbd className="text-xs">Ctrl+Shift+Enter</kbd>
         </Button>
         <RunAsPicker value={runAs} onChange={setRunAs} />
         <label className="flex items-center gap-1 text-sm text-slate-700">
