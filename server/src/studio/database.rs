@@ -23,7 +23,11 @@ use crate::state::AppState;
 const MANY_ROWS: i64 = 1000;
 
 /// One of the catalog reads, parsed.
-async fn read(db: &impl GenericClient, statement: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) -> Result<Value, StudioError> {
+async fn read(
+    db: &impl GenericClient,
+    statement: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Value, StudioError> {
     let row = db.query_one(statement, params).await?;
     serde_json::from_str(row.get::<_, &str>(0)).map_err(StudioError::internal)
 }
@@ -64,10 +68,8 @@ pub async fn switch_extension(
 ) -> Result<HttpResponse, StudioError> {
     let body = body.into_inner();
     let mut client = state.pools.admin.get().await?;
-    let known = client
-        .query_opt("select 1 from pg_available_extensions where name = $1", &[&body.name])
-        .await?
-        .is_some();
+    let known =
+        client.query_opt("select 1 from pg_available_extensions where name = $1", &[&body.name]).await?.is_some();
     if !known {
         return Err(StudioError::BadRequest(format!("No extension named {:?} is available on this server", body.name)));
     }
@@ -126,7 +128,8 @@ pub async fn indexes(state: web::Data<AppState>) -> Result<HttpResponse, StudioE
     let client = state.pools.admin.get().await?;
     let mut unused = read(&client, &sql::unused_indexes(), &[]).await?;
     for i in unused.as_array_mut().into_iter().flatten() {
-        let statement = sql::drop_index(i["schema"].as_str().unwrap_or_default(), i["name"].as_str().unwrap_or_default());
+        let statement =
+            sql::drop_index(i["schema"].as_str().unwrap_or_default(), i["name"].as_str().unwrap_or_default());
         i["drop_sql"] = json!(statement);
     }
     let mut seq = read(&client, &sql::seq_scanned_tables(), &[&MANY_ROWS]).await?;
@@ -134,14 +137,22 @@ pub async fn indexes(state: web::Data<AppState>) -> Result<HttpResponse, StudioE
         // The column is the operator's to choose (the one the slow queries filter on): the
         // suggestion names the first column as a placeholder to edit.
         let first = t["columns"].get(0).and_then(Value::as_str).unwrap_or("column").to_string();
-        let create = sql::create_index(t["schema"].as_str().unwrap_or_default(), t["name"].as_str().unwrap_or_default(), &[first]);
+        let create = sql::create_index(
+            t["schema"].as_str().unwrap_or_default(),
+            t["name"].as_str().unwrap_or_default(),
+            &[first],
+        );
         t["create_sql"] = json!(format!("-- pick the column(s) your slow queries filter or join on\n{create}"));
     }
     let mut fks = read(&client, &sql::unindexed_foreign_keys(), &[]).await?;
     for f in fks.as_array_mut().into_iter().flatten() {
         let columns: Vec<String> =
             f["columns"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
-        let create = sql::create_index(f["schema"].as_str().unwrap_or_default(), f["table"].as_str().unwrap_or_default(), &columns);
+        let create = sql::create_index(
+            f["schema"].as_str().unwrap_or_default(),
+            f["table"].as_str().unwrap_or_default(),
+            &columns,
+        );
         f["create_sql"] = json!(create);
     }
     let reset: Option<chrono::DateTime<chrono::Utc>> = client

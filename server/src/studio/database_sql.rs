@@ -152,7 +152,10 @@ mod tests {
 
     #[test]
     fn extension_statements_quote_the_names() {
-        assert_eq!(create_extension("pg_trgm", Some("extensions")), r#"create extension if not exists "pg_trgm" schema "extensions""#);
+        assert_eq!(
+            create_extension("pg_trgm", Some("extensions")),
+            r#"create extension if not exists "pg_trgm" schema "extensions""#
+        );
         assert_eq!(create_extension("citext", None), r#"create extension if not exists "citext""#);
         assert_eq!(
             create_extension(r#"x"; drop table t; --"#, None),

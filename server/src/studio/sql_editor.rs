@@ -166,7 +166,12 @@ pub(super) async fn begin<'a>(
 }
 
 /// The failure of statement `index`, with its place in the whole script.
-pub(super) fn failure(index: usize, stmt: &Statement, err: tokio_postgres::Error, shift: u32) -> Result<Value, StudioError> {
+pub(super) fn failure(
+    index: usize,
+    stmt: &Statement,
+    err: tokio_postgres::Error,
+    shift: u32,
+) -> Result<Value, StudioError> {
     match StudioError::from(err) {
         StudioError::Database { code, message, detail, hint, position } => {
             let position = position.filter(|p| *p > shift).map(|p| stmt.start as u64 + u64::from(p - shift));

@@ -32,14 +32,16 @@ async fn roles_are_listed_with_their_attributes_and_memberships() {
     let studio = signed_in(&app).await;
     let out = get(&studio, &app, "/studio/api/database/roles").await;
     let roles = out["roles"].as_array().expect("roles");
-    let role = |name: &str| roles.iter().find(|r| r["name"] == name).cloned().unwrap_or_else(|| panic!("{name} listed"));
+    let role =
+        |name: &str| roles.iter().find(|r| r["name"] == name).cloned().unwrap_or_else(|| panic!("{name} listed"));
     assert_eq!(role("anon")["can_login"], false);
     assert_eq!(role("service_role")["bypass_rls"], true);
     assert_eq!(role("pg_monitor")["system"], true);
     assert_eq!(role("anon")["system"], false);
     let authenticator = role("authenticator");
     assert_eq!(authenticator["can_login"], true, "{authenticator}");
-    let member_of: Vec<&str> = authenticator["member_of"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    let member_of: Vec<&str> =
+        authenticator["member_of"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert!(member_of.contains(&"anon") && member_of.contains(&"authenticated"), "{authenticator}");
 }
 
@@ -56,7 +58,10 @@ async fn an_extension_is_shown_as_sql_then_enabled_and_disabled_with_audit_rows(
     let body = json!({"name": "citext", "enabled": true, "dry_run": true});
     let (status, shown) = studio.call(&app, Method::POST, path, Some(body)).await;
     assert_eq!(status, 200, "{shown}");
-    assert_eq!(shown, json!({"sql": "create extension if not exists \"citext\" schema \"extensions\";", "applied": false}));
+    assert_eq!(
+        shown,
+        json!({"sql": "create extension if not exists \"citext\" schema \"extensions\";", "applied": false})
+    );
     assert!(citext(&get(&studio, &app, path).await).unwrap()["installed_version"].is_null());
 
     // Enabled into `extensions`, usable.
@@ -69,8 +74,9 @@ async fn an_extension_is_shown_as_sql_then_enabled_and_disabled_with_audit_rows(
     assert!(same);
 
     // A name that is not available is refused before any SQL is built.
-    let (status, err) =
-        studio.call(&app, Method::POST, path, Some(json!({"name": "x\"; drop table notes; --", "enabled": true}))).await;
+    let (status, err) = studio
+        .call(&app, Method::POST, path, Some(json!({"name": "x\"; drop table notes; --", "enabled": true})))
+        .await;
     assert_eq!((status, err["error"]["code"].clone()), (400, json!("bad_request")), "{err}");
 
     // Disabling while a column uses it is refused by Postgres, and said so.
@@ -99,7 +105,10 @@ async fn the_platforms_and_the_projects_migrations_are_listed() {
     let platform = out["platform"].as_array().expect("platform");
     assert!(platform.iter().any(|m| m["name"] == "studio_snippets" && m["version"] == "98"), "{platform:?}");
     let project = out["project"].as_array().expect("project");
-    assert!(project.iter().any(|m| m == &json!({"version": "20240101000000", "name": "first", "statements": 1})), "{project:?}");
+    assert!(
+        project.iter().any(|m| m == &json!({"version": "20240101000000", "name": "first", "statements": 1})),
+        "{project:?}"
+    );
 }
 
 #[tokio::test]
@@ -141,7 +150,10 @@ async fn table_sizes_and_index_hints_come_from_the_statistics() {
     assert!(unused.iter().all(|i| i["name"] != "kids_pkey"), "a primary key is never offered");
     let fk = found["unindexed_foreign_keys"].as_array().unwrap().iter().find(|f| f["table"] == "kids").expect("the fk");
     assert_eq!(fk["columns"], json!(["parent"]));
-    assert_eq!(fk["create_sql"], "create index concurrently if not exists \"kids_parent_idx\" on \"public\".\"kids\" (\"parent\");");
+    assert_eq!(
+        fk["create_sql"],
+        "create index concurrently if not exists \"kids_parent_idx\" on \"public\".\"kids\" (\"parent\");"
+    );
     // Suggestions are not run.
     let idx: i64 = app.admin_query_one("select count(*) from pg_indexes where tablename = 'kids'").await.get(0);
     assert_eq!(idx, 2);
@@ -152,7 +164,12 @@ async fn explain_draws_the_plan_as_the_chosen_caller_and_always_rolls_back() {
     let app = studio_app().await;
     let studio = signed_in(&app).await;
     let (status, out) = studio
-        .call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "select * from public.notes where id < 5 order by body;"})))
+        .call(
+            &app,
+            Method::POST,
+            "/studio/api/sql/explain",
+            Some(json!({"sql": "select * from public.notes where id < 5 order by body;"})),
+        )
         .await;
     assert_eq!(status, 200, "{out}");
     let top = &out["plan"][0];
@@ -162,8 +179,9 @@ async fn explain_draws_the_plan_as_the_chosen_caller_and_always_rolls_back() {
     assert!(top["Plan"]["Shared Hit Blocks"].is_number(), "buffers are counted");
 
     // A write is really run by ANALYZE, then rolled back.
-    let (status, out) =
-        studio.call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "delete from public.notes"}))).await;
+    let (status, out) = studio
+        .call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "delete from public.notes"})))
+        .await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["plan"][0]["Plan"]["Node Type"], "ModifyTable");
     let left: i64 = app.admin_query_one("select count(*) from public.notes").await.get(0);
@@ -176,13 +194,15 @@ async fn explain_draws_the_plan_as_the_chosen_caller_and_always_rolls_back() {
     assert_eq!(out["plan"][0]["Plan"]["Actual Rows"], 0, "{out}");
 
     // An error is placed in the operator's text, not in the prefixed statement.
-    let (_, out) =
-        studio.call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "select nope from public.notes"}))).await;
+    let (_, out) = studio
+        .call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "select nope from public.notes"})))
+        .await;
     assert_eq!(out["error"]["position"], 8, "{out}");
     let (status, _) =
         studio.call(&app, Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "select 1; select 2"}))).await;
     assert_eq!(status, 400);
-    let explains: i64 = app.admin_query_one("select count(*) from _studio.audit_log where action = 'sql.explain'").await.get(0);
+    let explains: i64 =
+        app.admin_query_one("select count(*) from _studio.audit_log where action = 'sql.explain'").await.get(0);
     assert_eq!(explains, 4);
 }
 
@@ -196,15 +216,17 @@ async fn snippets_are_saved_renamed_updated_and_deleted_by_their_operator_only()
     assert_eq!(status, 201, "{made}");
     let id = made["snippet"]["id"].as_str().unwrap().to_string();
     assert_eq!(made["snippet"]["name"], "Open notes");
-    let (status, clash) =
-        studio.call(&app, Method::POST, "/studio/api/snippets", Some(json!({"name": "open NOTES", "sql": "select 2"}))).await;
+    let (status, clash) = studio
+        .call(&app, Method::POST, "/studio/api/snippets", Some(json!({"name": "open NOTES", "sql": "select 2"})))
+        .await;
     assert_eq!(status, 400, "{clash}");
     assert!(clash["error"]["message"].as_str().unwrap().contains("already have a snippet"));
 
     let path = format!("/studio/api/snippets/{id}");
     let (status, renamed) = studio.call(&app, Method::PATCH, &path, Some(json!({"name": "Done notes"}))).await;
     assert_eq!((status, renamed["snippet"]["sql"].clone()), (200, json!("select 1")), "{renamed}");
-    let (_, saved) = studio.call(&app, Method::PATCH, &path, Some(json!({"sql": "select * from notes where done"}))).await;
+    let (_, saved) =
+        studio.call(&app, Method::PATCH, &path, Some(json!({"sql": "select * from notes where done"}))).await;
     assert_eq!(saved["snippet"]["name"], "Done notes");
     let list = get(&studio, &app, "/studio/api/snippets").await;
     assert_eq!(list["snippets"][0]["sql"], "select * from notes where done");
