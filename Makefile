@@ -257,6 +257,12 @@ bench-rest: build bench-tools
 bench-policies: build
 	python3 scripts/bench_policies.py
 
+## bench-studio: the studio's table editor on 1,000,000 rows (BENCH_STUDIO_ROWS) through its API beside psql: first,
+## deep (keyset), filtered and index-sorted pages; its first screen's JavaScript gzipped (not a test).
+.PHONY: bench-studio
+bench-studio: build
+	python3 scripts/bench_studio.py
+
 ## bench-web: JavaScript weight of / and Lighthouse scores of /, /fleet, /booking beside a static page (not a test).
 .PHONY: bench-web
 bench-web: build web web/bench/node_modules/.package-lock.json

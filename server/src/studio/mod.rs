@@ -16,7 +16,8 @@
 //! signing keys screens (`auth_settings`, `auth_templates`, `signing_keys`) write overrides that
 //! the auth room's live configuration (`auth::live`) puts in force; operators may add TOTP
 //! (`operator_totp`); `api_keys` shows the API's URL, keys
-//! and generated types; `backups` drives the backup room; `logs` and `reports` read the request
+//! and generated types; `backups` drives the backup room; `database` (with its SQL in `database_sql`) shows roles,
+//! extensions, migrations, sizes and index hints; `explain` and `snippets` extend the SQL editor; `logs` and `reports` read the request
 //! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
@@ -34,9 +35,12 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod csv_io;
+pub mod database;
+pub mod database_sql;
 pub mod ddl;
 pub mod ddl_sql;
 pub mod error;
+pub mod explain;
 pub mod fk_picker;
 pub mod history;
 pub mod log_query;
@@ -53,6 +57,7 @@ pub mod rows;
 pub mod session;
 pub mod signin;
 pub mod signing_keys;
+pub mod snippets;
 pub mod sql_editor;
 pub mod storage;
 pub mod users;
@@ -86,6 +91,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/ddl", web::post().to(ddl::run))
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))
+                // SQL editor: the plan tree and saved snippets
+                .route("/sql/explain", web::post().to(explain::run))
+                .route("/snippets", web::get().to(snippets::list))
+                .route("/snippets", web::post().to(snippets::create))
+                .route("/snippets/{id}", web::patch().to(snippets::update))
+                .route("/snippets/{id}", web::delete().to(snippets::delete))
                 .route("/users", web::get().to(users::search))
                 // Storage screen: storage's own routes as the service role, and the S3 access keys.
                 .configure(storage::configure)
@@ -103,6 +114,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/backups", web::post().to(backups::take))
                 .route("/backups/verify", web::post().to(backups::verify))
                 .route("/backups/restore", web::post().to(backups::restore))
+                // Database › roles, extensions, migrations, table sizes, indexes
+                .route("/database/roles", web::get().to(database::roles))
+                .route("/database/extensions", web::get().to(database::extensions))
+                .route("/database/extensions", web::post().to(database::switch_extension))
+                .route("/database/migrations", web::get().to(database::migrations))
+                .route("/database/table-sizes", web::get().to(database::table_sizes))
+                .route("/database/indexes", web::get().to(database::indexes))
                 // Auth → Users (auth_users reads, auth_actions writes through auth::user_admin)
                 .route("/auth/users", web::get().to(auth_users::list))
                 .route("/auth/users", web::post().to(auth_actions::create))

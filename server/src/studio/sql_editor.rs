@@ -56,7 +56,7 @@ pub struct Run {
     offset: u64,
 }
 
-fn owner() -> RunAs {
+pub(super) fn owner() -> RunAs {
     RunAs::Owner
 }
 
@@ -141,8 +141,37 @@ pub(super) async fn caller_of(state: &AppState, run_as: &RunAs) -> Result<Option
     }
 }
 
+/// Open a run's transaction as `caller` (the owner when `None`), with the run's statement timeout.
+pub(super) async fn begin<'a>(
+    client: &'a mut deadpool_postgres::Object,
+    caller: Option<&Caller>,
+    path: &str,
+) -> Result<deadpool_postgres::Transaction<'a>, StudioError> {
+    Ok(match caller {
+        Some(caller) => {
+            let request = RequestInfo {
+                method: "POST".into(),
+                path: path.into(),
+                headers: json!({}),
+                settings: vec![("statement_timeout".into(), STATEMENT_TIMEOUT.into())],
+            };
+            context::begin(client, caller, &request, Access::ReadWrite).await?
+        }
+        None => {
+            let tx = client.transaction().await?;
+            tx.execute("select set_config('statement_timeout', $1, true)", &[&STATEMENT_TIMEOUT]).await?;
+            tx
+        }
+    })
+}
+
 /// The failure of statement `index`, with its place in the whole script.
-fn failure(index: usize, stmt: &Statement, err: tokio_postgres::Error, shift: u32) -> Result<Value, StudioError> {
+pub(super) fn failure(
+    index: usize,
+    stmt: &Statement,
+    err: tokio_postgres::Error,
+    shift: u32,
+) -> Result<Value, StudioError> {
     match StudioError::from(err) {
         StudioError::Database { code, message, detail, hint, position } => {
             let position = position.filter(|p| *p > shift).map(|p| stmt.start as u64 + u64::from(p - shift));
@@ -237,22 +266,7 @@ pub async fn run(
     let limit = run.limit.unwrap_or(MAX_ROWS).clamp(1, MAX_ROWS);
     let caller = caller_of(&state, &run.run_as).await?;
     let mut client = state.pools.admin.get().await?;
-    let tx = match &caller {
-        Some(caller) => {
-            let request = RequestInfo {
-                method: "POST".into(),
-                path: "/studio/api/sql".into(),
-                headers: json!({}),
-                settings: vec![("statement_timeout".into(), STATEMENT_TIMEOUT.into())],
-            };
-            context::begin(&mut client, caller, &request, Access::ReadWrite).await?
-        }
-        None => {
-            let tx = client.transaction().await?;
-            tx.execute("select set_config('statement_timeout', $1, true)", &[&STATEMENT_TIMEOUT]).await?;
-            tx
-        }
-    };
+    let tx = begin(&mut client, caller.as_ref(), "/studio/api/sql").await?;
     let mut results = Vec::new();
     let mut error = Value::Null;
     for (index, stmt) in list.iter().enumerate() {

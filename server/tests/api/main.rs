@@ -43,6 +43,7 @@ mod studio_auth_config;
 mod studio_backups;
 mod studio_ddl;
 mod studio_logs;
+mod studio_database;
 mod studio_policies;
 mod studio_storage;
 mod supervise;

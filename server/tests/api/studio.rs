@@ -107,6 +107,18 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::GET, "/studio/api/logs/postgres", None),
         (Method::GET, "/studio/api/logs/auth", None),
         (Method::GET, "/studio/api/reports", None),
+        // Database section and the SQL editor's plan and snippets
+        (Method::GET, "/studio/api/database/roles", None),
+        (Method::GET, "/studio/api/database/extensions", None),
+        (Method::POST, "/studio/api/database/extensions", Some(json!({"name": "citext", "enabled": true}))),
+        (Method::GET, "/studio/api/database/migrations", None),
+        (Method::GET, "/studio/api/database/table-sizes", None),
+        (Method::GET, "/studio/api/database/indexes", None),
+        (Method::POST, "/studio/api/sql/explain", Some(json!({"sql": "delete from public.notes"}))),
+        (Method::GET, "/studio/api/snippets", None),
+        (Method::POST, "/studio/api/snippets", Some(json!({"name": "x", "sql": "select 1"}))),
+        (Method::PATCH, "/studio/api/snippets/11111111-1111-4111-8111-111111111111", Some(json!({"name": "y"}))),
+        (Method::DELETE, "/studio/api/snippets/11111111-1111-4111-8111-111111111111", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

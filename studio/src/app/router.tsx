@@ -24,6 +24,14 @@ const AuthSettingsRoute = lazy(() => import('./routes/auth-config').then((m) => 
 const TemplatesRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.TemplatesRoute })));
 const SigningKeysRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.SigningKeysRoute })));
 const AccountRoute = lazy(() => import('./routes/auth-config').then((m) => ({ default: m.AccountRoute })));
+// Database › roles, extensions, migrations, table sizes, indexes: one chunk, loaded when opened.
+const databaseRoute = (name: 'RolesRoute' | 'ExtensionsRoute' | 'MigrationsRoute' | 'TableSizesRoute' | 'IndexesRoute') =>
+  lazy(() => import('./routes/database').then((m) => ({ default: m[name] })));
+const RolesRoute = databaseRoute('RolesRoute');
+const ExtensionsRoute = databaseRoute('ExtensionsRoute');
+const MigrationsRoute = databaseRoute('MigrationsRoute');
+const TableSizesRoute = databaseRoute('TableSizesRoute');
+const IndexesRoute = databaseRoute('IndexesRoute');
 
 export const router = createBrowserRouter(
   [
@@ -54,6 +62,11 @@ export const router = createBrowserRouter(
         // Database
         { path: 'database', element: <Navigate to="/database/backups" replace /> },
         { path: 'database/backups', element: <BackupsRoute /> },
+        { path: 'database/roles', element: later(<RolesRoute />) },
+        { path: 'database/extensions', element: later(<ExtensionsRoute />) },
+        { path: 'database/migrations', element: later(<MigrationsRoute />) },
+        { path: 'database/table-sizes', element: later(<TableSizesRoute />) },
+        { path: 'database/indexes', element: later(<IndexesRoute />) },
         // Auth → Users and API & keys
         { path: 'auth/users', element: later(<AuthUsersRoute />) },
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },

@@ -24,6 +24,7 @@ const NAV = [
   // Logs and reports
   { to: paths.logs(), label: 'Logs' },
   { to: paths.reports, label: 'Reports' },
+  { to: paths.database.roles, label: 'Database' },
 ];
 
 /** The frame of every screen once signed in; the sign-in form otherwise. */

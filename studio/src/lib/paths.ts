@@ -13,6 +13,14 @@ export const paths = {
     `/policies/${encodeURIComponent(schema)}${table ? `?table=${encodeURIComponent(table)}` : ''}`,
   // Database
   backups: '/database/backups',
+  database: {
+    roles: '/database/roles',
+    extensions: '/database/extensions',
+    migrations: '/database/migrations',
+    tableSizes: '/database/table-sizes',
+    indexes: '/database/indexes',
+  },
+  snippet: (id: string) => `/sql?snippet=${encodeURIComponent(id)}`,
   // Auth → Users and API & keys
   authUsers: '/auth/users',
   authUser: (id: string) => `/auth/users/${encodeURIComponent(id)}`,

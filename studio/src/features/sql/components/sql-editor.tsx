@@ -9,13 +9,29 @@ export type EditorHandle = { view: EditorView | null };
 
 /**
  * CodeMirror 6 with PostgreSQL's dialect. Ctrl/Cmd+Enter runs (`onRun`); `mark` underlines the
- * character where Postgres placed an error and moves the cursor there.
+ * character where Postgres placed an error and moves the cursor there. Ctrl/Cmd+Shift+Enter
+ * explains (`onExplain`).
  */
-export function SqlEditor({ value, onChange, onRun, mark }: { value: string; onChange: (v: string) => void; onRun: () => void; mark: { position: number; message: string } | null }) {
+export function SqlEditor({
+  value,
+  onChange,
+  onRun,
+  onExplain,
+  mark,
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  onRun: () => void;
+  /** Ctrl/Cmd+Shift+Enter: the plan of the statement. */
+  onExplain?: () => void;
+  mark: { position: number; message: string } | null;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const run = useRef(onRun);
   run.current = onRun;
+  const explain = useRef(onExplain);
+  explain.current = onExplain;
   const change = useRef(onChange);
   change.current = onChange;
 
@@ -27,7 +43,12 @@ export function SqlEditor({ value, onChange, onRun, mark }: { value: string; onC
       extensions: [
         basicSetup,
         sql({ dialect: PostgreSQL }),
-        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run.current(), true) }])),
+        Prec.highest(
+          keymap.of([
+            { key: 'Mod-Enter', run: () => (run.current(), true) },
+            { key: 'Mod-Shift-Enter', run: () => (explain.current?.(), true) },
+          ]),
+        ),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) change.current(u.state.doc.toString());
         }),

@@ -1,5 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { runSql, useRunSql, useSqlHistory, type RunAs, type RunOutcome } from '../api/run-sql';
+import { useExplain } from '../api/explain';
+import { useSnippets, type Snippet } from '../api/snippets';
+import { PlanTree } from './plan-tree';
+import { SnippetsBar } from './snippets-bar';
 import { Select } from '@/components/ui/field';
 import { SqlEditor } from './sql-editor';
 import { RunAsPicker } from './run-as-picker';
@@ -19,6 +24,26 @@ export function SqlScreen() {
   const [outcome, setOutcome] = useState<RunOutcome | null>(null);
   const [active, setActive] = useState(0);
   const [paging, setPaging] = useState(false);
+  // What the lower half shows: the last run's results or the last plan.
+  const [view, setView] = useState<'results' | 'plan'>('results');
+  const explain = useExplain();
+  // The open snippet lives in the URL (?snippet=), so a reload reopens it.
+  const [params, setParams] = useSearchParams();
+  const snippetId = params.get('snippet');
+  const snippets = useSnippets();
+  const loaded = useRef<string | null>(null);
+  useEffect(() => {
+    const s = snippets.data?.find((x) => x.id === snippetId);
+    if (s && loaded.current !== s.id) {
+      loaded.current = s.id;
+      setText(s.sql);
+    }
+  }, [snippetId, snippets.data]);
+  const open = (s: Snippet | null) => {
+    loaded.current = s?.id ?? null;
+    if (s) setText(s.sql);
+    setParams(s ? { snippet: s.id } : {}, { replace: true });
+  };
   const start = () => {
     if (run.isPending || !text.trim()) return;
     run.mutate(
@@ -26,10 +51,15 @@ export function SqlScreen() {
       {
         onSuccess: (o) => {
           setOutcome(o);
+          setView('results');
           setActive(Math.max(0, o.results.length - 1));
         },
       },
     );
+  };
+  const plan = () => {
+    if (explain.isPending || !text.trim()) return;
+    explain.mutate({ sql: text, run_as: runAs }, { onSuccess: () => setView('plan') });
   };
   const more = async (index: number) => {
     const r = outcome?.results[index];
@@ -43,14 +73,18 @@ export function SqlScreen() {
       setPaging(false);
     }
   };
-  const error = outcome?.error ?? null;
+  const planError = view === 'plan' ? (explain.data?.error ?? null) : null;
+  const error = view === 'plan' ? planError : (outcome?.error ?? null);
   const shown = outcome?.results[active];
   return (
     <div className="flex h-full min-w-0 flex-col">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-3 py-2">
         <h1 className="text-base font-semibold">SQL editor</h1>
         <Button variant="primary" onClick={start} disabled={run.isPending} aria-keyshortcuts="Control+Enter Meta+Enter">
-          {run.isPending ? 'Running…' : 'Run'} <kbd className="text-xs opacity-80">Ctrl+Enter</kbd>
+          {run.isPending ? 'Running…' : 'Run'} <kbd className="text-xs">Ctrl+Enter</kbd>
+        </Button>
+        <Button onClick={plan} disabled={explain.isPending} aria-keyshortcuts="Control+Shift+Enter Meta+Shift+Enter" title="EXPLAIN (ANALYZE, BUFFERS) one statement, rolled back">
+          {explain.isPending ? 'Explaining…' : 'Explain'} <kbd className="text-xs">Ctrl+Shift+Enter</kbd>
         </Button>
         <RunAsPicker value={runAs} onChange={setRunAs} />
         <label className="flex items-center gap-1 text-sm text-slate-700">
@@ -74,10 +108,14 @@ export function SqlScreen() {
           ))}
         </Select>
       </header>
+      <div className="border-b border-slate-200 bg-white px-3 py-1">
+        <SnippetsBar text={text} currentId={snippetId} onOpen={open} />
+      </div>
       <div className="h-[38%] min-h-[8rem]">
-        <SqlEditor value={text} onChange={setText} onRun={start} mark={error?.position ? { position: error.position, message: error.message } : null} />
+        <SqlEditor value={text} onChange={setText} onRun={start} onExplain={plan} mark={error?.position ? { position: error.position, message: error.message } : null} />
       </div>
       {run.error ? <ErrorNote error={run.error} /> : null}
+      {explain.error ? <ErrorNote error={explain.error} /> : null}
       {error && (
         <div role="alert" className="m-2 rounded-md border border-red-300 bg-red-50 p-2 text-sm text-red-900">
           <p className="font-medium">
@@ -85,15 +123,16 @@ export function SqlScreen() {
           </p>
           {error.detail && <p>Detail: {error.detail}</p>}
           {error.hint && <p>Hint: {error.hint}</p>}
-          <p className="text-xs">The transaction was rolled back.</p>
+          <p className="text-xs">{view === 'plan' ? 'Nothing was explained; the transaction was rolled back.' : 'The transaction was rolled back.'}</p>
         </div>
       )}
-      {outcome && (
+      {view === 'plan' && explain.data?.plan != null && <PlanTree plan={explain.data.plan} />}
+      {view === 'results' && outcome && (
         <p className="px-3 py-1 text-xs text-slate-700" aria-live="polite">
           {outcome.results.length} statement{outcome.results.length === 1 ? '' : 's'} run · {outcome.committed ? 'committed' : 'rolled back'}
         </p>
       )}
-      {outcome && outcome.results.length > 1 && (
+      {view === 'results' && outcome && outcome.results.length > 1 && (
         <div role="tablist" aria-label="Results" className="flex gap-1 border-b border-slate-200 px-2">
           {outcome.results.map((_, i) => (
             <button
@@ -109,7 +148,7 @@ export function SqlScreen() {
           ))}
         </div>
       )}
-      {shown && <ResultGrid key={`${active}-${shown.offset}`} result={shown} index={active} onMore={() => void more(active)} loadingMore={paging} />}
+      {view === 'results' && shown && <ResultGrid key={`${active}-${shown.offset}`} result={shown} index={active} onMore={() => void more(active)} loadingMore={paging} />}
     </div>
   );
 }

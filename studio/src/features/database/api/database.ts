@@ -1,0 +1,123 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { api } from '@/lib/api';
+
+/** Query keys of the Database section. */
+export const databaseKeys = {
+  all: ['database'] as const,
+  roles: ['database', 'roles'] as const,
+  extensions: ['database', 'extensions'] as const,
+  migrations: ['database', 'migrations'] as const,
+  sizes: ['database', 'table-sizes'] as const,
+  indexes: ['database', 'indexes'] as const,
+};
+
+const roleSchema = z.object({
+  name: z.string(),
+  superuser: z.boolean(),
+  inherit: z.boolean(),
+  create_role: z.boolean(),
+  create_db: z.boolean(),
+  can_login: z.boolean(),
+  replication: z.boolean(),
+  bypass_rls: z.boolean(),
+  connection_limit: z.number(),
+  valid_until: z.string().nullable(),
+  system: z.boolean(),
+  member_of: z.array(z.string()),
+  connections: z.number(),
+});
+export type Role = z.infer<typeof roleSchema>;
+
+export function useRoles() {
+  return useQuery({ queryKey: databaseKeys.roles, queryFn: () => api('/database/roles', z.object({ roles: z.array(roleSchema) })).then((r) => r.roles) });
+}
+
+const extensionSchema = z.object({
+  name: z.string(),
+  default_version: z.string().nullable(),
+  installed_version: z.string().nullable(),
+  schema: z.string().nullable(),
+  comment: z.string().nullable(),
+});
+export type Extension = z.infer<typeof extensionSchema>;
+
+export function useExtensions() {
+  return useQuery({
+    queryKey: databaseKeys.extensions,
+    queryFn: () => api('/database/extensions', z.object({ extensions: z.array(extensionSchema) })).then((r) => r.extensions),
+  });
+}
+
+export type ExtensionSwitch = { name: string; enabled: boolean; schema?: string; cascade?: boolean; dry_run?: boolean };
+const appliedSchema = z.object({ sql: z.string(), applied: z.boolean() });
+
+export const switchExtension = (input: ExtensionSwitch) => api('/database/extensions', appliedSchema, { method: 'POST', body: input });
+
+/** Runs an extension switch; the lists of extensions (and the tables, whose types may change) are read again. */
+export function useSwitchExtension() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: switchExtension,
+    onSuccess: (out) => {
+      if (out.applied) void qc.invalidateQueries({ queryKey: databaseKeys.all });
+    },
+  });
+}
+
+const migrationsSchema = z.object({
+  project: z.array(z.object({ version: z.string(), name: z.string(), statements: z.number() })).nullable(),
+  platform: z.array(z.object({ version: z.string(), name: z.string(), applied_on: z.string().nullable() })),
+});
+export type Migrations = z.infer<typeof migrationsSchema>;
+
+export function useMigrations() {
+  return useQuery({ queryKey: databaseKeys.migrations, queryFn: () => api('/database/migrations', migrationsSchema) });
+}
+
+const sizeSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  total_bytes: z.number(),
+  table_bytes: z.number(),
+  index_bytes: z.number(),
+  toast_bytes: z.number(),
+  estimated_rows: z.number().nullable(),
+  seq_scan: z.number().nullable(),
+  idx_scan: z.number().nullable(),
+});
+export type TableSize = z.infer<typeof sizeSchema>;
+
+export function useTableSizes() {
+  return useQuery({ queryKey: databaseKeys.sizes, queryFn: () => api('/database/table-sizes', z.object({ tables: z.array(sizeSchema) })).then((r) => r.tables) });
+}
+
+const indexesSchema = z.object({
+  unused: z.array(
+    z.object({ schema: z.string(), table: z.string(), name: z.string(), bytes: z.number(), scans: z.number(), definition: z.string(), drop_sql: z.string() }),
+  ),
+  seq_scanned: z.array(
+    z.object({
+      schema: z.string(),
+      name: z.string(),
+      seq_scan: z.number(),
+      seq_rows_read: z.number(),
+      idx_scan: z.number(),
+      live_rows: z.number(),
+      rows_per_seq_scan: z.number(),
+      columns: z.array(z.string()),
+      create_sql: z.string(),
+    }),
+  ),
+  unindexed_foreign_keys: z.array(
+    z.object({ schema: z.string(), table: z.string(), name: z.string(), columns: z.array(z.string()), references: z.string(), create_sql: z.string() }),
+  ),
+  many_rows: z.number(),
+  stats_reset: z.string().nullable(),
+});
+export type IndexHints = z.infer<typeof indexesSchema>;
+
+export function useIndexHints() {
+  return useQuery({ queryKey: databaseKeys.indexes, queryFn: () => api('/database/indexes', indexesSchema) });
+}
