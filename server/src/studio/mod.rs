@@ -14,7 +14,10 @@
 //! and generated types; `backups` drives the backup room. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
-//! `project`, and nothing of `startup` but the application state.
+//! `project`, and nothing of `startup` but the application state. The realtime inspector
+//! (`realtime`) reads the realtime room's hub and relay and hands the page a short-lived token
+//! (`tokens`); the functions screen (`functions`, `function_invoke`) goes through
+//! `functions::manage::ops`, the management API's own operations.
 
 pub mod api_keys;
 pub mod assets;
@@ -26,17 +29,21 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod function_invoke;
+pub mod functions;
 pub mod history;
 pub mod operators;
 pub mod policies;
 pub mod policy_sql;
 pub mod policy_tester;
 pub mod query;
+pub mod realtime;
 pub mod rows;
 pub mod session;
 pub mod signin;
 pub mod sql_editor;
 pub mod storage;
+pub mod tokens;
 pub mod users;
 
 use actix_web::middleware::from_fn;
@@ -93,6 +100,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/project/api", web::get().to(api_keys::settings))
                 .route("/project/api/reveal", web::post().to(api_keys::reveal))
                 .route("/types", web::get().to(api_keys::types))
+                // Realtime inspector (realtime) and Edge Functions (functions, function_invoke)
+                .route("/realtime/token", web::post().to(realtime::token))
+                .route("/realtime/publication", web::get().to(realtime::publication))
+                .route("/realtime/instances", web::get().to(realtime::instances))
+                .route("/functions", web::get().to(functions::list))
+                .route("/functions-secrets", web::get().to(functions::list_secrets))
+                .route("/functions-secrets", web::post().to(functions::set_secret))
+                .route("/functions-secrets/{name}", web::delete().to(functions::unset_secret))
+                .route("/functions/{slug}", web::get().to(functions::get))
+                .route("/functions/{slug}", web::delete().to(functions::delete))
+                .route("/functions/{slug}/deploy", web::post().to(functions::deploy))
+                .route("/functions/{slug}/invoke", web::post().to(function_invoke::invoke))
+                .route("/functions/{slug}/logs", web::get().to(functions::logs))
                 .default_service(web::to(error::not_found)),
         ),
     );

@@ -39,6 +39,7 @@ mod studio;
 mod studio_auth;
 mod studio_backups;
 mod studio_policies;
+mod studio_rtfn;
 mod studio_storage;
 mod supervise;
 mod typegen;

@@ -76,6 +76,23 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::GET, "/studio/api/project/api", None),
         (Method::POST, "/studio/api/project/api/reveal", Some(json!({"key": "secret"}))),
         (Method::GET, "/studio/api/types", None),
+        // Realtime inspector and Edge Functions (studio_rtfn.rs)
+        (Method::POST, "/studio/api/realtime/token", Some(json!({"run_as": "anon"}))),
+        (Method::GET, "/studio/api/realtime/publication", None),
+        (Method::GET, "/studio/api/realtime/instances", None),
+        (Method::GET, "/studio/api/functions", None),
+        (Method::GET, "/studio/api/functions/hello", None),
+        (Method::DELETE, "/studio/api/functions/hello", None),
+        (
+            Method::POST,
+            "/studio/api/functions/hello/deploy",
+            Some(json!({"entrypoint_path": "index.ts", "files": [{"path": "index.ts", "content": "x"}]})),
+        ),
+        (Method::POST, "/studio/api/functions/hello/invoke", Some(json!({"run_as": "anon"}))),
+        (Method::GET, "/studio/api/functions/hello/logs", None),
+        (Method::GET, "/studio/api/functions-secrets", None),
+        (Method::POST, "/studio/api/functions-secrets", Some(json!({"name": "A", "value": "b"}))),
+        (Method::DELETE, "/studio/api/functions-secrets/A", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

@@ -16,6 +16,10 @@ const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Susp
 // Auth → Users and API & keys: loaded when opened.
 const AuthUsersRoute = lazy(() => import('./routes/auth-users'));
 const ApiRoute = lazy(() => import('./routes/api-docs'));
+// Realtime inspector and Edge Functions: loaded when opened (realtime-js, CodeMirror).
+const RealtimeRoute = lazy(() => import('./routes/realtime'));
+const FunctionsRoute = lazy(() => import('./routes/functions').then((m) => ({ default: m.FunctionsRoute })));
+const FunctionSecretsRoute = lazy(() => import('./routes/functions').then((m) => ({ default: m.FunctionSecretsRoute })));
 
 export const router = createBrowserRouter(
   [
@@ -51,6 +55,11 @@ export const router = createBrowserRouter(
         { path: 'auth/users/:id', element: later(<AuthUsersRoute />) },
         { path: 'api', element: later(<ApiRoute />) },
         { path: 'api/tables/:table', element: later(<ApiRoute />) },
+        // Realtime inspector and Edge Functions
+        { path: 'realtime', element: later(<RealtimeRoute />) },
+        { path: 'functions', element: later(<FunctionsRoute />) },
+        { path: 'functions/:slug', element: later(<FunctionsRoute />) },
+        { path: 'functions-secrets', element: later(<FunctionSecretsRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

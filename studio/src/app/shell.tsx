@@ -14,6 +14,9 @@ const NAV = [
   // Auth → Users and API & keys
   { to: paths.authUsers, label: 'Users' },
   { to: paths.api(), label: 'API & keys' },
+  // Realtime inspector and Edge Functions
+  { to: paths.realtime, label: 'Realtime' },
+  { to: paths.function(), label: 'Functions' },
   { to: paths.audit, label: 'Audit log' },
   // Database
   { to: paths.backups, label: 'Backups' },

@@ -16,5 +16,9 @@ export const paths = {
   // Auth → Users and API & keys
   authUsers: '/auth/users',
   authUser: (id: string) => `/auth/users/${encodeURIComponent(id)}`,
+  // Realtime inspector and Edge Functions
+  realtime: '/realtime',
+  function: (slug?: string) => (slug ? `/functions/${encodeURIComponent(slug)}` : '/functions'),
+  functionSecrets: '/functions-secrets',
   api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
 };
