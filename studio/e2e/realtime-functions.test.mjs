@@ -66,8 +66,8 @@ test('the inspector shows a broadcast sent by the test and a Postgres change aft
   await page.getByRole('link', { name: 'Realtime' }).click();
   await page.getByRole('heading', { name: 'Realtime › Inspector' }).waitFor();
   await page.getByRole('table', { name: 'Tables in the publication' }).getByText('public.e2e_pings').waitFor();
-  await page.getByLabel('Channel').fill('e2e-room');
-  await page.getByLabel('Table').selectOption('public.e2e_pings');
+  await page.getByRole('textbox', { name: 'Channel' }).fill('e2e-room');
+  await page.getByRole('combobox', { name: 'Table', exact: true }).selectOption('public.e2e_pings');
   await page.getByRole('button', { name: 'Join' }).click();
   await page.getByTestId('inspector-status').getByText('Joined').waitFor();
   await page.getByTestId('this-instance').getByRole('cell', { name: '1', exact: true }).first().waitFor();
@@ -140,7 +140,7 @@ test('a function is created, deployed, given a secret it reads, invoked, logged 
   await page.getByLabel('Name').fill('E2E_GREETING');
   await page.getByLabel('Value').fill('Bonjour');
   await page.getByRole('button', { name: 'Set secret' }).click();
-  await page.getByRole('table', { name: 'Secrets' }).getByRole('cell', { name: 'E2E_GREETING' }).waitFor();
+  await page.getByRole('table', { name: 'Secrets' }).getByRole('cell', { name: 'E2E_GREETING', exact: true }).waitFor();
   assert.ok(!(await page.content()).includes('Bonjour'), 'the value is not shown');
   await axe('function secrets');
 

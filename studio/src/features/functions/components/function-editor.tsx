@@ -75,10 +75,10 @@ export function FunctionEditor({ slug, deployed, initial }: { slug: string; depl
           Deployed version {deploy.data.function.version}.
         </p>
       )}
-      <div className="flex flex-wrap items-center gap-1 border-b border-slate-200" role="tablist" aria-label="Files">
+      <div className="flex flex-wrap items-center gap-1 border-b border-slate-200" role="group" aria-label="Files">
         {files.map((f) => (
           <span key={f.path} className={`flex items-center rounded-t border border-b-0 ${f.path === current ? 'border-slate-300 bg-white' : 'border-transparent'}`}>
-            <button type="button" role="tab" aria-selected={f.path === current} className="px-2 py-1 font-mono text-xs" onClick={() => setCurrent(f.path)}>
+            <button type="button" aria-pressed={f.path === current} className="px-2 py-1 font-mono text-xs" onClick={() => setCurrent(f.path)}>
               {f.path}
             </button>
             {files.length > 1 && (
