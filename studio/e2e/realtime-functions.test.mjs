@@ -93,7 +93,7 @@ test('the inspector shows a broadcast sent by the test and a Postgres change aft
   assert.match(await change.textContent(), /hello from e2e/);
 
   // A broadcast from the page comes back (own broadcasts received).
-  await page.getByLabel('Event', { exact: true }).fill('from-page');
+  await page.getByRole('textbox', { name: 'Event', exact: true }).fill('from-page');
   await page.getByRole('button', { name: 'Send broadcast' }).click();
   await page.getByTestId('inspector-message').filter({ hasText: 'from-page' }).waitFor();
   await axe('realtime inspector');
@@ -161,7 +161,7 @@ test('a function is created, deployed, given a secret it reads, invoked, logged 
   await page.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.getByRole('button', { name: 'Delete function' }).click();
   await page.getByText('Choose a function, or create one.').waitFor();
-  assert.equal(await page.getByRole('navigation', { name: 'Functions' }).getByRole('link', { name: /e2e-hello/ }).count(), 0);
+  await page.getByRole('navigation', { name: 'Functions' }).getByRole('link', { name: /e2e-hello/ }).waitFor({ state: 'detached' });
   const gone = await fetch(`${stack.baseUrl}/functions/v1/e2e-hello`, { method: 'POST' });
   assert.equal(gone.status, 404);
 });

@@ -20,6 +20,7 @@ export function CallerPicker({
   users,
   onSearch,
   allowNone = false,
+  disabled = false,
 }: {
   id: string;
   label: string;
@@ -28,6 +29,7 @@ export function CallerPicker({
   users: PickableUser[] | undefined;
   onSearch: (q: string) => void;
   allowNone?: boolean;
+  disabled?: boolean;
 }) {
   const [search, setSearch] = useState('');
   return (
@@ -38,6 +40,7 @@ export function CallerPicker({
       <Select
         id={id}
         className="w-36"
+        disabled={disabled}
         value={value.kind}
         onChange={(e) => {
           const kind = e.target.value as Caller['kind'];
@@ -57,6 +60,7 @@ export function CallerPicker({
             type="search"
             placeholder="Search users"
             className="w-44"
+            disabled={disabled}
             value={search}
             onChange={(e) => {
               setSearch(e.target.value);
@@ -66,6 +70,7 @@ export function CallerPicker({
           <Select
             aria-label="User"
             className="w-60"
+            disabled={disabled}
             value={value.id}
             onChange={(e) => {
               const u = users?.find((x) => x.id === e.target.value);

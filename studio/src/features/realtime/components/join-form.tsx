@@ -76,9 +76,7 @@ export function JoinFormView({ joined, busy, onJoin, onLeave }: { joined: boolea
         <label className="flex h-8 items-center gap-1 text-sm text-slate-700">
           <input type="checkbox" disabled={joined} {...form.register('self')} /> Receive own broadcasts
         </label>
-        <div className={joined ? 'pointer-events-none opacity-60' : ''}>
-          <CallerPicker id="inspector-caller" label="Join as" value={caller} onChange={setCaller} users={users.data} onSearch={setSearch} />
-        </div>
+        <CallerPicker id="inspector-caller" label="Join as" value={caller} onChange={setCaller} users={users.data} onSearch={setSearch} disabled={joined} />
       </div>
       <div className="flex flex-wrap items-end gap-3">
         <label className="flex h-8 items-center gap-1 text-sm text-slate-700">
