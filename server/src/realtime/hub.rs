@@ -98,6 +98,17 @@ struct Topic {
     presence: Presence,
 }
 
+/// A topic of this instance as the dashboard lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TopicInfo {
+    pub topic: String,
+    pub private: bool,
+    /// Channels joined to it on this instance.
+    pub channels: usize,
+    /// Presences tracked on it (from every instance).
+    pub presences: usize,
+}
+
 /// Topics of this instance.
 #[derive(Default)]
 pub struct Hub {
@@ -138,6 +149,22 @@ impl Hub {
     /// Number of channels joined on this instance.
     pub fn channel_count(&self) -> usize {
         self.topics.read().unwrap_or_else(|e| e.into_inner()).values().map(|t| t.members.len()).sum()
+    }
+
+    /// The topics of this instance with their channels and presences, by name (the dashboard's view).
+    pub fn topics(&self) -> Vec<TopicInfo> {
+        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+        let mut listed: Vec<TopicInfo> = topics
+            .iter()
+            .map(|(key, t)| TopicInfo {
+                topic: key.name.clone(),
+                private: key.private,
+                channels: t.members.len(),
+                presences: t.presence.count(),
+            })
+            .collect();
+        listed.sort_by(|a, b| (&a.topic, a.private).cmp(&(&b.topic, b.private)));
+        listed
     }
 
     /// Send a broadcast to the topic's members (not to `from` unless it asked for its own).

@@ -81,6 +81,11 @@ impl Presence {
         group(&entries)
     }
 
+    /// How many presences (metas, over every key) are tracked.
+    pub fn count(&self) -> usize {
+        self.keys.values().map(|metas| metas.len()).sum()
+    }
+
     /// About how many bytes `state()` is.
     pub fn size(&self) -> usize {
         self.bytes

@@ -1,7 +1,8 @@
 //! The bus between server instances sharing one database: PostgreSQL's LISTEN/NOTIFY on the
 //! channel `realtime_relay`.
 //!
-//! Instances announce themselves every few seconds (`h`), relay client broadcasts (`b`) and
+//! Instances announce themselves every few seconds (`h`, with their open sockets and joined
+//! channels, which the dashboard's realtime inspector shows per instance), relay client broadcasts (`b`) and
 //! presence diffs (`p`) to each other, answer a newcomer with their presences (`s`) and say
 //! goodbye on shutdown (`x`); an instance silent for `PEER_TIMEOUT` is presumed gone and its
 //! presences leave. Messages sent from SQL (`realtime.send`) arrive through the same channel
@@ -35,7 +36,24 @@ const PEER_TIMEOUT: Duration = Duration::from_secs(20);
 pub struct Relay {
     pub instance: String,
     outgoing: mpsc::Sender<String>,
-    peers: Mutex<HashMap<String, Instant>>,
+    peers: Mutex<HashMap<String, Peer>>,
+}
+
+/// What a peer said in its last hello.
+#[derive(Debug, Clone, Copy)]
+struct Peer {
+    seen: Instant,
+    /// Its open sockets and joined channels (absent from an older server's hello).
+    counts: Option<(u64, u64)>,
+}
+
+/// Another instance as this one knows it (the dashboard's view).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PeerInfo {
+    pub instance: String,
+    pub seconds_since_hello: u64,
+    pub connections: Option<u64>,
+    pub channels: Option<u64>,
 }
 
 impl Relay {
@@ -83,8 +101,24 @@ impl Relay {
         self.publish(json!({"k": "x", "o": self.instance}));
     }
 
-    fn hello(&self) {
-        self.publish(json!({"k": "h", "o": self.instance}));
+    fn hello(&self, connections: usize, channels: usize) {
+        self.publish(json!({"k": "h", "o": self.instance, "c": connections, "n": channels}));
+    }
+
+    /// The peers heard from, with the counts of their last hello.
+    pub fn peers(&self) -> Vec<PeerInfo> {
+        let peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed: Vec<PeerInfo> = peers
+            .iter()
+            .map(|(instance, peer)| PeerInfo {
+                instance: instance.clone(),
+                seconds_since_hello: peer.seen.elapsed().as_secs(),
+                connections: peer.counts.map(|c| c.0),
+                channels: peer.counts.map(|c| c.1),
+            })
+            .collect();
+        listed.sort_by(|a, b| a.instance.cmp(&b.instance));
+        listed
     }
 
     /// The hello sent once this instance listens: every peer answers it, even one that already
@@ -93,9 +127,11 @@ impl Relay {
         self.publish(json!({"k": "h", "o": self.instance, "ready": true}));
     }
 
-    /// Note that `peer` is alive; true when it is new.
-    fn seen(&self, peer: &str) -> bool {
-        self.peers.lock().unwrap_or_else(|e| e.into_inner()).insert(peer.to_string(), Instant::now()).is_none()
+    /// Note that `peer` is alive (with the counts its hello carried); true when it is new.
+    fn seen(&self, peer: &str, counts: Option<(u64, u64)>) -> bool {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        let known = peers.get(peer).and_then(|p| p.counts);
+        peers.insert(peer.to_string(), Peer { seen: Instant::now(), counts: counts.or(known) }).is_none()
     }
 
     fn forget(&self, peer: &str) {
@@ -106,7 +142,7 @@ impl Relay {
     fn expired(&self) -> Vec<String> {
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
         let gone: Vec<String> =
-            peers.iter().filter(|(_, t)| t.elapsed() > PEER_TIMEOUT).map(|(p, _)| p.clone()).collect();
+            peers.iter().filter(|(_, p)| p.seen.elapsed() > PEER_TIMEOUT).map(|(p, _)| p.clone()).collect();
         for p in &gone {
             peers.remove(p);
         }
@@ -139,7 +175,8 @@ pub fn spawn(rt: Arc<Realtime>, url: SecretString, outgoing: mpsc::Receiver<Stri
             if beats.is_multiple_of(12) {
                 prune(&rt).await;
             }
-            rt.relay.hello();
+            let connections = rt.connections.load(std::sync::atomic::Ordering::Relaxed);
+            rt.relay.hello(connections, rt.hub.channel_count());
             for gone in rt.relay.expired() {
                 tracing::info!(peer = %gone, "realtime peer instance went silent; dropping its presences");
                 rt.drop_instance(&gone);
@@ -229,7 +266,11 @@ async fn receive(rt: &Arc<Realtime>, client: &tokio_postgres::Client, msg: Value
         if origin == rt.relay.instance {
             return Ok(());
         }
-        let newcomer = rt.relay.seen(&origin) || msg["ready"] == true;
+        let counts = match (msg.get("c").and_then(Value::as_u64), msg.get("n").and_then(Value::as_u64)) {
+            (Some(c), Some(n)) if kind == "h" => Some((c, n)),
+            _ => None,
+        };
+        let newcomer = rt.relay.seen(&origin, counts) || msg["ready"] == true;
         if newcomer && kind != "x" {
             // A newcomer: tell it who is present here.
             rt.send_presence_sync(&origin);

@@ -21,7 +21,10 @@
 //! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
-//! `project`, and nothing of `startup` but the application state.
+//! `project`, and nothing of `startup` but the application state. The realtime inspector
+//! (`realtime`) reads the realtime room's hub and relay and hands the page a short-lived token
+//! (`tokens`); the functions screen (`functions`, `function_invoke`) goes through
+//! `functions::manage::ops`, the management API's own operations.
 
 pub mod api_keys;
 pub mod assets;
@@ -42,6 +45,8 @@ pub mod ddl_sql;
 pub mod error;
 pub mod explain;
 pub mod fk_picker;
+pub mod function_invoke;
+pub mod functions;
 pub mod history;
 pub mod log_query;
 pub mod logs;
@@ -52,6 +57,7 @@ pub mod policies;
 pub mod policy_sql;
 pub mod policy_tester;
 pub mod query;
+pub mod realtime;
 pub mod reports;
 pub mod rows;
 pub mod session;
@@ -60,6 +66,7 @@ pub mod signing_keys;
 pub mod snippets;
 pub mod sql_editor;
 pub mod storage;
+pub mod tokens;
 pub mod users;
 
 use actix_web::middleware::from_fn;
@@ -156,6 +163,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/logs/postgres", web::get().to(logs::postgres))
                 .route("/logs/auth", web::get().to(logs::auth))
                 .route("/reports", web::get().to(reports::report))
+                // Realtime inspector (realtime) and Edge Functions (functions, function_invoke)
+                .route("/realtime/token", web::post().to(realtime::token))
+                .route("/realtime/publication", web::get().to(realtime::publication))
+                .route("/realtime/instances", web::get().to(realtime::instances))
+                .route("/functions", web::get().to(functions::list))
+                .route("/functions-secrets", web::get().to(functions::list_secrets))
+                .route("/functions-secrets", web::post().to(functions::set_secret))
+                .route("/functions-secrets/{name}", web::delete().to(functions::unset_secret))
+                .route("/functions/{slug}", web::get().to(functions::get))
+                .route("/functions/{slug}", web::delete().to(functions::delete))
+                .route("/functions/{slug}/deploy", web::post().to(functions::deploy))
+                .route("/functions/{slug}/invoke", web::post().to(function_invoke::invoke))
+                .route("/functions/{slug}/logs", web::get().to(functions::logs))
                 .default_service(web::to(error::not_found)),
         ),
     );

@@ -119,6 +119,23 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::POST, "/studio/api/snippets", Some(json!({"name": "x", "sql": "select 1"}))),
         (Method::PATCH, "/studio/api/snippets/11111111-1111-4111-8111-111111111111", Some(json!({"name": "y"}))),
         (Method::DELETE, "/studio/api/snippets/11111111-1111-4111-8111-111111111111", None),
+        // Realtime inspector and Edge Functions (studio_rtfn.rs)
+        (Method::POST, "/studio/api/realtime/token", Some(json!({"run_as": "anon"}))),
+        (Method::GET, "/studio/api/realtime/publication", None),
+        (Method::GET, "/studio/api/realtime/instances", None),
+        (Method::GET, "/studio/api/functions", None),
+        (Method::GET, "/studio/api/functions/hello", None),
+        (Method::DELETE, "/studio/api/functions/hello", None),
+        (
+            Method::POST,
+            "/studio/api/functions/hello/deploy",
+            Some(json!({"entrypoint_path": "index.ts", "files": [{"path": "index.ts", "content": "x"}]})),
+        ),
+        (Method::POST, "/studio/api/functions/hello/invoke", Some(json!({"run_as": "anon"}))),
+        (Method::GET, "/studio/api/functions/hello/logs", None),
+        (Method::GET, "/studio/api/functions-secrets", None),
+        (Method::POST, "/studio/api/functions-secrets", Some(json!({"name": "A", "value": "b"}))),
+        (Method::DELETE, "/studio/api/functions-secrets/A", None),
         (Method::GET, "/studio/api/no-such-route", None),
     ]
 }

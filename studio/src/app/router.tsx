@@ -32,6 +32,10 @@ const ExtensionsRoute = databaseRoute('ExtensionsRoute');
 const MigrationsRoute = databaseRoute('MigrationsRoute');
 const TableSizesRoute = databaseRoute('TableSizesRoute');
 const IndexesRoute = databaseRoute('IndexesRoute');
+// Realtime inspector and Edge Functions: loaded when opened (realtime-js, CodeMirror).
+const RealtimeRoute = lazy(() => import('./routes/realtime'));
+const FunctionsRoute = lazy(() => import('./routes/functions').then((m) => ({ default: m.FunctionsRoute })));
+const FunctionSecretsRoute = lazy(() => import('./routes/functions').then((m) => ({ default: m.FunctionSecretsRoute })));
 
 export const router = createBrowserRouter(
   [
@@ -81,6 +85,11 @@ export const router = createBrowserRouter(
         { path: 'logs', element: <Navigate to="/logs/requests" replace /> },
         { path: 'logs/:source', element: later(<LogsRoute />) },
         { path: 'reports', element: later(<ReportsRoute />) },
+        // Realtime inspector and Edge Functions
+        { path: 'realtime', element: later(<RealtimeRoute />) },
+        { path: 'functions', element: later(<FunctionsRoute />) },
+        { path: 'functions/:slug', element: later(<FunctionsRoute />) },
+        { path: 'functions-secrets', element: later(<FunctionSecretsRoute />) },
         { path: '*', element: <p className="p-4">This page does not exist.</p> },
       ],
     },

@@ -18,6 +18,9 @@ const NAV = [
   { to: paths.authTemplates, label: 'Mail templates' },
   { to: paths.signingKeys, label: 'Signing keys' },
   { to: paths.api(), label: 'API & keys' },
+  // Realtime inspector and Edge Functions
+  { to: paths.realtime, label: 'Realtime' },
+  { to: paths.function(), label: 'Functions' },
   { to: paths.audit, label: 'Audit log' },
   // Database
   { to: paths.backups, label: 'Backups' },

@@ -29,6 +29,10 @@ export const paths = {
   authTemplates: '/auth/templates',
   signingKeys: '/auth/signing-keys',
   account: '/account',
+  // Realtime inspector and Edge Functions
+  realtime: '/realtime',
+  function: (slug?: string) => (slug ? `/functions/${encodeURIComponent(slug)}` : '/functions'),
+  functionSecrets: '/functions-secrets',
   api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
   // Logs and reports
   logs: (source: 'requests' | 'postgres' | 'auth' = 'requests') => `/logs/${source}`,

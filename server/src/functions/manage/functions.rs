@@ -143,11 +143,7 @@ fn missing(what: &str) -> ManageError {
 }
 
 async fn store_deploy(state: &FunctionsState, deploy: store::Deploy) -> Result<HttpResponse, ManageError> {
-    let mut client = client(state).await?;
-    let deployed = store::deploy(&mut client, deploy).await?;
-    drop(client);
-    tracing::info!(function = %deployed.slug, version = deployed.version, sha256 = %deployed.sha256, "functions: deployed");
-    refresh(state).await?;
+    let deployed = super::ops::deploy(state, deploy).await?;
     Ok(HttpResponse::Created().json(describe(&deployed)))
 }
 

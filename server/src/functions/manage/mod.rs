@@ -7,9 +7,11 @@
 //!
 //! Handlers store through `store`, then reload this instance's catalog before answering, so the
 //! next request here runs the new version; other instances follow on the NOTIFY. Errors are
-//! `{"message": …}` as the Management API's; causes are logged, values of secrets never.
+//! `{"message": …}` as the Management API's; causes are logged, values of secrets never. `ops`
+//! is the same operations for callers inside the server (the dashboard).
 
 mod functions;
+pub mod ops;
 mod secrets;
 
 use actix_web::http::StatusCode;
