@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeClean, launchBrowser, startStack } from './stack.mjs';
+import { axeClean, launchBrowser, signedInPage, startStack } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -31,15 +31,7 @@ async function rest(pathAndQuery, requestId) {
 before(async () => {
   stack = await startStack();
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(30000);
-  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
-  await page.goto(`${stack.baseUrl}/studio`);
-  await page.getByLabel('E-mail').fill(stack.operator.email);
-  await page.getByLabel('Password').fill(stack.operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  page = await signedInPage(browser, stack);
   anonKey = (await (await page.request.get(`${stack.baseUrl}/studio/api/project/api`)).json()).anon_key;
   assert.ok(anonKey, 'the anon key');
 });

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeClean, launchBrowser, startStack } from './stack.mjs';
+import { axeClean, launchBrowser, ownerSql, signedInPage, startStack, studioApi as studioApiOf } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -21,35 +21,14 @@ let page;
 
 const axe = (name) => axeClean(page, name);
 
-/** The dashboard's own API with the page's cookie and the session's CSRF token. */
-async function studioApi(method, route, data) {
-  const session = await (await page.request.get(`${stack.baseUrl}/studio/api/session`)).json();
-  const res = await page.request.fetch(`${stack.baseUrl}/studio/api${route}`, {
-    method,
-    headers: { 'x-csrf-token': session.csrf_token, origin: stack.baseUrl },
-    data,
-  });
-  return res.json();
-}
+const studioApi = (method, route, data) => studioApiOf(page, stack, method, route, data);
 
-async function sql(text) {
-  const out = await studioApi('POST', '/sql', { sql: text });
-  assert.equal(out.error, null, JSON.stringify(out.error));
-  return out.results;
-}
+const sql = (text) => ownerSql(page, stack, text);
 
 before(async () => {
   stack = await startStack();
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(30000);
-  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
-  await page.goto(`${stack.baseUrl}/studio`);
-  await page.getByLabel('E-mail').fill(stack.operator.email);
-  await page.getByLabel('Password').fill(stack.operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  page = await signedInPage(browser, stack);
 });
 
 after(async () => {

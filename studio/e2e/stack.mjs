@@ -36,6 +36,39 @@ export async function axeClean(page, name) {
 
 export const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 
+/** A page of a new 1280×800 English context (`options` added to the context's), signed in at
+ * `/studio` as the stack's operator, once the Tables menu shows; page errors are printed. */
+export async function signedInPage(browser, stack, { options = {}, timeout = 30000 } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+  await page.goto(`${stack.baseUrl}/studio`);
+  await page.getByLabel('E-mail').fill(stack.operator.email);
+  await page.getByLabel('Password').fill(stack.operator.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  return page;
+}
+
+/** The dashboard's own API with the page's cookie and the session's CSRF token: the answer's JSON. */
+export async function studioApi(page, stack, method, route, data) {
+  const session = await (await page.request.get(`${stack.baseUrl}/studio/api/session`)).json();
+  const res = await page.request.fetch(`${stack.baseUrl}/studio/api${route}`, {
+    method,
+    headers: { 'x-csrf-token': session.csrf_token, origin: stack.baseUrl },
+    data,
+  });
+  return res.json();
+}
+
+/** SQL as the database owner through the dashboard's SQL endpoint: its results; an error fails the test. */
+export async function ownerSql(page, stack, text) {
+  const out = await studioApi(page, stack, 'POST', '/sql', { sql: text });
+  assert.equal(out.error, null, JSON.stringify(out.error));
+  return out.results;
+}
+
 /** The server's address, from the first line it prints once it listens (`API URL: …`). */
 function listening(server, ms = 60000) {
   return new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
-import { DEMO, axeClean, launchBrowser, startStack } from './stack.mjs';
+import { DEMO, axeClean, launchBrowser, ownerSql, signedInPage, startStack } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -55,33 +55,15 @@ let other;
 
 const axe = (name) => axeClean(page, name);
 
-/** SQL as the owner through the dashboard's own API (the page's cookie, the session's CSRF token). */
-async function sql(text) {
-  const session = await (await page.request.get(`${stack.baseUrl}/studio/api/session`)).json();
-  const res = await page.request.post(`${stack.baseUrl}/studio/api/sql`, {
-    headers: { 'x-csrf-token': session.csrf_token, origin: stack.baseUrl },
-    data: { sql: text },
-  });
-  const out = await res.json();
-  assert.equal(out.error, null, JSON.stringify(out.error));
-  return out.results;
-}
+const sql = (text) => ownerSql(page, stack, text);
 
 before(async () => {
   stack = await startStack();
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(30000);
-  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
   files = mkdtempSync(path.join(tmpdir(), 'studio-storage-e2e-'));
   writeFileSync(path.join(files, 'big.bin'), Buffer.alloc(BIG, 7));
   writeFileSync(path.join(files, 'red.png'), PNG);
-  await page.goto(`${stack.baseUrl}/studio`);
-  await page.getByLabel('E-mail').fill(stack.operator.email);
-  await page.getByLabel('Password').fill(stack.operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  browser = await launchBrowser();
+  page = await signedInPage(browser, stack);
 });
 
 after(async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeClean, launchBrowser, startStack } from './stack.mjs';
+import { axeClean, launchBrowser, signedInPage, startStack } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -22,15 +22,7 @@ const axe = (name) => axeClean(page, name);
 before(async () => {
   stack = await startStack();
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(15000);
-  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
-  await page.goto(`${stack.baseUrl}/studio`);
-  await page.getByLabel('E-mail').fill(stack.operator.email);
-  await page.getByLabel('Password').fill(stack.operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Tables' }).waitFor();
+  page = await signedInPage(browser, stack, { options: { acceptDownloads: true }, timeout: 15000 });
 });
 
 after(async () => {
