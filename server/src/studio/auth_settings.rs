@@ -81,8 +81,10 @@ pub fn check(base: &crate::config::AuthConfig, current: &live::Overrides, change
             return Err(format!("{name}: not a secret that can be set here"));
         }
     }
-    let mut next = live::Overrides::default();
-    next.settings = current.settings.iter().filter(|(n, _)| !change.settings.contains_key(n)).cloned().collect();
+    let mut next = live::Overrides {
+        settings: current.settings.iter().filter(|(n, _)| !change.settings.contains_key(n)).cloned().collect(),
+        ..Default::default()
+    };
     next.settings.extend(change.settings.iter().filter(|(_, v)| !v.is_null()).map(|(n, v)| (n.clone(), v.clone())));
     next.secrets = current.secrets.iter().filter(|(n, _)| !change.secrets.contains_key(n)).cloned().collect();
     next.secrets.extend(
