@@ -1,7 +1,7 @@
 //! Values sealed at rest for one purpose: AES-256-GCM (ring's AEAD) under a key derived from the
-//! JWT secret and the purpose (`keys::derive_password`), the scheme of the functions' secrets
-//! (`functions::seal`), made shared so the auth settings (OAuth client secrets) and the Studio
-//! (operators' TOTP secrets) seal theirs the same way. Every instance sharing the JWT secret opens
+//! JWT secret and the purpose (`keys::derive_password`), shared by the functions' secrets
+//! (`functions::seal`), the auth settings (OAuth client secrets) and the Studio (operators' TOTP
+//! secrets). Every instance sharing the JWT secret opens
 //! what another sealed; the database alone reveals nothing; the value's name is the associated
 //! data, so a sealed value moved to another name does not open. Nothing here logs a value.
 

@@ -6,63 +6,31 @@
 //! Changing the JWT secret makes the sealed values unreadable (they must be set again).
 //! Nothing here logs a value.
 
-use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use secrecy::{ExposeSecret, SecretString};
+
+pub use crate::sealed::Unsealable;
 
 /// What the key is derived for (changing it makes every stored value unreadable).
 const PURPOSE: &str = "edge-functions-secrets-v1";
 
-/// Seals and opens the functions' secrets.
-pub struct Sealer {
-    key: LessSafeKey,
-}
-
-/// A sealed value that does not open (another key, another name, or altered bytes).
-#[derive(Debug, thiserror::Error)]
-#[error("the secret does not open with this server's key")]
-pub struct Unsealable;
+/// Seals and opens the functions' secrets: the shared [`crate::sealed::Sealer`] under this
+/// purpose, for text values.
+pub struct Sealer(crate::sealed::Sealer);
 
 impl Sealer {
     /// The sealer of the server whose JWT secret is `jwt_secret`.
     pub fn new(jwt_secret: &SecretString) -> Sealer {
-        let hex_key = crate::keys::derive_password(jwt_secret, PURPOSE);
-        let bytes = hex::decode(hex_key).unwrap_or_default();
-        // 32 bytes from an HMAC-SHA256: AES-256's key length, so this cannot fail.
-        let key = UnboundKey::new(&AES_256_GCM, &bytes).unwrap_or_else(|_| unreachable!("a 32-byte key"));
-        Sealer { key: LessSafeKey::new(key) }
+        Sealer(crate::sealed::Sealer::new(jwt_secret, PURPOSE))
     }
 
     /// `nonce || ciphertext || tag` of `value`, bound to `name`.
     pub fn seal(&self, name: &str, value: &SecretString) -> Vec<u8> {
-        let mut nonce = [0u8; NONCE_LEN];
-        // 96 random bits per value: a repeat is negligible for the number of secrets a project sets.
-        rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut nonce);
-        let mut data = value.expose_secret().as_bytes().to_vec();
-        let sealed = self.key.seal_in_place_append_tag(
-            Nonce::assume_unique_for_key(nonce),
-            Aad::from(name.as_bytes()),
-            &mut data,
-        );
-        if sealed.is_err() {
-            // Only for inputs over AES-GCM's 64 GiB limit.
-            return Vec::new();
-        }
-        let mut out = nonce.to_vec();
-        out.extend_from_slice(&data);
-        out
+        self.0.seal_text(name, value)
     }
 
     /// The value sealed under `name`.
     pub fn open(&self, name: &str, sealed: &[u8]) -> Result<SecretString, Unsealable> {
-        if sealed.len() < NONCE_LEN {
-            return Err(Unsealable);
-        }
-        let (nonce, data) = sealed.split_at(NONCE_LEN);
-        let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| Unsealable)?;
-        let mut data = data.to_vec();
-        let plain = self.key.open_in_place(nonce, Aad::from(name.as_bytes()), &mut data).map_err(|_| Unsealable)?;
-        let text = String::from_utf8(plain.to_vec()).map_err(|_| Unsealable)?;
-        Ok(SecretString::from(text))
+        self.0.open_text(name, sealed)
     }
 }
 
