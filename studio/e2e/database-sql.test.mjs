@@ -87,6 +87,7 @@ test('the applied migrations of the project and of the platform are listed', asy
   await project.getByRole('heading', { name: new RegExp(`^Project \\(${applied[0].rows[0][0]}\\)`) }).waitFor();
   await page.getByRole('cell', { name: 'V98' }).waitFor();
   await page.getByRole('cell', { name: 'studio snippets' }).waitFor();
+  await page.screenshot({ path: path.join(docs, 'database-migrations.png') });
   await axe('database: migrations');
 });
 

@@ -7,10 +7,12 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEMO, axeClean, launchBrowser, shot, startStack } from './stack.mjs';
 
 const run = promisify(execFile);
+const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/studio');
 
 let stack;
 let browser;
@@ -55,7 +57,7 @@ test('the rental tables are listed and their rows shown', async () => {
   await page.getByRole('grid', { name: 'public.vehicles' }).waitFor();
   const cells = await page.getByRole('grid', { name: 'public.vehicles' }).locator('tbody tr').count();
   assert.ok(cells > 0, 'vehicles has rows');
-  await shot(page, 'studio-tables');
+  await page.screenshot({ path: path.join(docs, 'table-grid.png') });
   await axe('table editor');
 });
 
@@ -130,7 +132,7 @@ test('SQL run as a customer sees only their rows', async () => {
   await page.getByText(/Statement 1: 1 row\b/).waitFor();
   const grid = page.getByRole('grid', { name: 'Rows of statement 1' });
   assert.deepEqual(await grid.locator('tbody tr[aria-rowindex] td').allInnerTexts(), [DEMO.email]);
-  await shot(page, 'studio-sql');
+  await page.screenshot({ path: path.join(docs, 'sql-run.png') });
   await axe('SQL editor');
 });
 
@@ -208,6 +210,7 @@ test('the audit log shows what the operator did', async () => {
   await page.getByRole('cell', { name: 'rows.delete' }).first().waitFor();
   await page.getByRole('cell', { name: 'backup.take' }).first().waitFor();
   await page.getByRole('cell', { name: 'backup.restore' }).first().waitFor();
+  await page.screenshot({ path: path.join(docs, 'audit-log.png') });
   await axe('audit log');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
