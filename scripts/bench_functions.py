@@ -335,6 +335,12 @@ def print_targets(warm, cold, edits, firsts):
             line(f"{label}, p{p}", f"< {COLD_TARGET_MS} ms", f"{v:.0f} ms", v < COLD_TARGET_MS)
 
 
+def build_kind(binary):
+    """What the binary's path says of its build: release figures are the ones to quote."""
+    parts = binary.split(os.sep)
+    return "DEBUG build" if "debug" in parts else "release build" if "release" in parts else "build unknown"
+
+
 def rss_mb(pid):
     return field_kb(f"/proc/{pid}/status", "VmRSS") / 1024
 
@@ -427,7 +433,7 @@ def main():
 
         webhooks = webhook_rates(db_url, auth, server.keys["anon"])
 
-        print(f"\nserver: {SERVER}\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
+        print(f"\nserver: {SERVER} ({build_kind(SERVER)})\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
         print(f"\nWarm, hello world ({DURATION} s of wrk per row; /functions/v1 with the anon key as Bearer):")
         print(f"{'path':<34}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU us/req':>12}{'errors':>8}")
         for c, fl, fn in warm:

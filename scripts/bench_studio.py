@@ -142,6 +142,12 @@ def first_screen_js():
 TABLE_EDITOR = "/studio/tables/public/bench_rows"
 
 
+def build_kind(binary):
+    """What the binary's path says of its build: release figures are the ones to quote."""
+    parts = binary.split(os.sep)
+    return "DEBUG build" if "debug" in parts else "release build" if "release" in parts else "build unknown"
+
+
 def lighthouse_scores(port, cookie):
     """Lighthouse's scores of the table editor, signed in with `cookie` (passed in the driver's
     environment, never on its command line), from web/bench/lighthouse-url.mjs's JSON line."""
@@ -218,7 +224,7 @@ def main():
             ("sorted on an index (score desc)", {"limit": PAGE, "sort": [{"column": "score", "desc": True}]},
              f"{select} order by t.score desc, t.id desc limit {PAGE + 1}"),
         ]
-        print(f"\nStudio table editor on {ROWS:,} rows, {PAGE} rows a page: median ms of {RUNS} runs ({os.path.basename(SERVER)} at {SERVER})")
+        print(f"\nStudio table editor on {ROWS:,} rows, {PAGE} rows a page: median ms of {RUNS} runs ({build_kind(SERVER)} at {SERVER})")
         print(f"{'page':<36}{'dashboard API':>15}{'psql (floor)':>14}{'ratio':>8}{'paging':>9}{'rows':>6}")
         for label, spec, sql in scenarios:
             api_ms, answer = dash.rows_ms(spec)
