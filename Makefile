@@ -240,7 +240,8 @@ lint:
 	cd server/functions-runtime && $(FUNCTIONS_DENO_BIN) fmt --check --no-config --line-width 120 *.ts && $(FUNCTIONS_DENO_BIN) lint --no-config *.ts
 
 ## bench-functions: /functions/v1 hello world beside a bare `deno serve` (req/s, p50/p99, CPU), cold starts,
-## supabase-js in a function beside /rest/v1, memory per idle worker (not a test).
+## supabase-js in a function beside /rest/v1, memory per idle worker, Database Webhook deliveries/s through the
+## outbox beside straight POSTs, the targets beside the measures (not a test).
 .PHONY: bench-functions
 bench-functions: build bench-tools server/functions-runtime/node_modules/.package-lock.json
 	python3 scripts/bench_functions.py
@@ -262,9 +263,10 @@ bench-policies: build
 	python3 scripts/bench_policies.py
 
 ## bench-studio: the studio's table editor on 1,000,000 rows (BENCH_STUDIO_ROWS) through its API beside psql: first,
-## deep (keyset), filtered and index-sorted pages; its first screen's JavaScript gzipped (not a test).
+## deep (keyset), filtered and index-sorted pages; its first screen's JavaScript gzipped; Lighthouse performance and
+## accessibility of the table editor, signed in (web/bench's Lighthouse, Debian's Chromium) (not a test).
 .PHONY: bench-studio
-bench-studio: build
+bench-studio: build web/bench/node_modules/.package-lock.json
 	python3 scripts/bench_studio.py
 
 ## bench-web: JavaScript weight of / and Lighthouse scores of /, /fleet, /booking beside a static page (not a test).

@@ -14,10 +14,24 @@ folder, and the pinned Deno (FUNCTIONS_DENO_BIN) for the floor, then prints in o
   * a supabase-js read (npm:@supabase/supabase-js, fetched by Deno from the npm registry) done in
     a function with the caller's token, beside the same read straight to /rest/v1;
   * memory: RSS of the Deno child and its functions' processes with 2 and 2 + N functions idle, and
-    of the bare `deno serve`.
+    of the bare `deno serve`;
+  * webhook deliveries/s through the outbox: BENCH_WEBHOOKS (2,000) single-row inserts, each its
+    own transaction, into a table with a Supabase Database Webhook (`supabase_functions.
+    http_request`, URL `http://localhost:54321/functions/v1/hook` as a Supabase CLI migration
+    writes it, the anon key as Bearer in its headers) to a function that counts the inserts it
+    receives; deliveries/s from the first insert's `created_at` to the last `delivered_at` in
+    `outbox.http_requests` (delivered while the inserts are written), then of a backlog (N rows in
+    one insert: from its commit to the last delivery, the outbox's own pace); beside the same N
+    payloads POSTed by this script straight to /functions/v1/hook with as many connections as the
+    outbox sends at once (50), and the N inserts into a table without the webhook (psql, the floor
+    of writing the changes). OUTBOX_RETRY_BASE_SECONDS is 1 (a retried request waits 1 s, not 30):
+    the retries are counted and printed.
+Then the targets of issue #43 (warm overhead within 1.3x of bare Deno, cold start under 150 ms)
+beside the measured values.
 Load is wrk on 127.0.0.1 only, bounded in time. Not a test: numbers vary by machine.
 """
-import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import http.client, json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+import urllib.error, urllib.request
 
 from benchlib import cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin
 
@@ -33,6 +47,10 @@ CONCURRENCIES = [int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,8").spli
 STARTS = int(os.environ.get("BENCH_COLD_STARTS", 5))
 EDITS = int(os.environ.get("BENCH_EDITS", 10))
 IDLE_WORKERS = int(os.environ.get("BENCH_IDLE_WORKERS", 10))
+WEBHOOKS = int(os.environ.get("BENCH_WEBHOOKS", 2000))
+# Requests the outbox worker sends at once (server/src/outbox/http.rs `BATCH`): the baseline's connections.
+OUTBOX_BATCH = 50
+OVERHEAD_TARGET, COLD_TARGET_MS = 1.3, 150
 URL = f"http://127.0.0.1:{PORT}"
 
 HELLO = 'export default { fetch: () => new Response("hello") };\n'
@@ -46,6 +64,17 @@ Deno.serve(async (req) => {
   const { data, error } = await client.from("bench_items").select("id,name").order("id").limit(10);
   if (error) return Response.json(error, { status: 500 });
   return Response.json(data);
+});
+'''
+# The webhook's receiver: counts the INSERT payloads it is sent (one process per function, kept
+# alive with FUNCTIONS_WORKER_IDLE_SECS=0), reports the count on GET.
+HOOK = '''let inserts = 0;
+Deno.serve(async (req) => {
+  if (req.method === "GET") return Response.json({ inserts });
+  const payload = await req.json();
+  if (payload.type !== "INSERT" || payload.record?.id == null) return new Response("bad payload", { status: 400 });
+  inserts++;
+  return Response.json({ ok: true });
 });
 '''
 
@@ -165,6 +194,153 @@ class Server:
             self.proc = None
 
 
+def psql(db_url, sql, stdin=None):
+    """psql's unaligned output of `sql` (or of the script on `stdin`); exits with psql's error."""
+    args = [pg_bin("psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", db_url] + ([] if stdin else ["-c", sql])
+    out = subprocess.run(args, input=stdin, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"psql failed: {out.stderr[-2000:]}")
+    return out.stdout.strip()
+
+
+def timed_inserts(db_url, table, n):
+    """N single-row inserts into `table`, each its own transaction (psql in autocommit): seconds."""
+    script = "".join(f"insert into public.{table} values ({i}, 'row {i}');\n" for i in range(1, n + 1))
+    start = time.perf_counter()
+    psql(db_url, None, stdin=script)
+    return time.perf_counter() - start
+
+
+def post_all(path, headers, bodies, conns):
+    """POST each body on `conns` kept-alive connections at once: the seconds taken, the answers not 2xx."""
+    pending, lock, bad = iter(bodies), threading.Lock(), []
+
+    def worker():
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
+        while True:
+            with lock:
+                body = next(pending, None)
+            if body is None:
+                break
+            conn.request("POST", path, body, headers)
+            res = conn.getresponse()
+            res.read()
+            if res.status >= 300:
+                bad.append(res.status)
+        conn.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(conns)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - start, bad
+
+
+def hook_count(auth):
+    return json.loads(get("/functions/v1/hook", auth)[1])["inserts"]
+
+
+def wait_delivered(db_url, table, n):
+    """Poll the outbox until the webhook requests of `table`'s n rows are delivered or failed (or a
+    deadline): delivered, failed, retried, and the epochs of the first request's `created_at` and the
+    last `delivered_at` (the database's clock, this machine's)."""
+    state = ("select count(*) filter (where delivered_at is not null), count(*) filter (where failed_at is not null), "
+             "count(*) filter (where attempts > 1), coalesce(extract(epoch from min(created_at)), 0), "
+             "coalesce(extract(epoch from max(delivered_at)), 0) "
+             f"from outbox.http_requests where source = 'webhook' and body->>'table' = '{table}'")
+    deadline = time.time() + max(120, n / 5)
+    while True:
+        delivered, failed, retried, first, last = psql(db_url, state).split("|")
+        if int(delivered) + int(failed) >= n or time.time() > deadline:
+            return {"delivered": int(delivered), "failed": int(failed), "retried": int(retried),
+                    "first": float(first), "last": float(last)}
+        time.sleep(0.2)
+
+
+def webhook_rates(db_url, auth, anon):
+    """The webhook rows: the floor (inserts without a webhook), the same payloads POSTed straight to
+    the function, the outbox's deliveries of N single-row inserts with the webhook (delivered while
+    they are written), and of a backlog (N rows in one insert: the outbox's own pace)."""
+    headers = json.dumps({"Content-Type": "application/json", "Authorization": f"Bearer {anon}"}).replace("'", "''")
+    hook = ("for each row execute function supabase_functions.http_request("
+            f"'http://localhost:54321/functions/v1/hook', 'POST', '{headers}', '{{}}', '10000')")
+    psql(db_url, f"""
+        create table public.bench_plain (id int primary key, name text);
+        create table public.bench_hooked (id int primary key, name text);
+        create table public.bench_backlog (id int primary key, name text);
+        create trigger bench_hook after insert on public.bench_hooked {hook};
+        create trigger bench_hook after insert on public.bench_backlog {hook};""")
+    hook_count(auth)  # boots the function's process
+    payloads = [json.dumps({"type": "INSERT", "table": "bench_hooked", "schema": "public",
+                            "record": {"id": i, "name": f"row {i}"}, "old_record": None}) for i in range(1, WEBHOOKS + 1)]
+    straight_s, refused = post_all("/functions/v1/hook", {**auth, "Content-Type": "application/json"}, payloads, OUTBOX_BATCH)
+    if refused:
+        sys.exit(f"straight POSTs to the function refused: {len(refused)} (statuses {sorted(set(refused))})")
+    counted_before = hook_count(auth)
+    plain_s = timed_inserts(db_url, "bench_plain", WEBHOOKS)
+    hooked_s = timed_inserts(db_url, "bench_hooked", WEBHOOKS)
+    single = wait_delivered(db_url, "bench_hooked", WEBHOOKS)
+    single["span"] = single["last"] - single["first"]
+    psql(db_url, f"insert into public.bench_backlog select i, 'row ' || i from generate_series(1, {WEBHOOKS}) i")
+    committed = time.time()  # psql has returned: the insert is committed, the backlog visible
+    backlog = wait_delivered(db_url, "bench_backlog", WEBHOOKS)
+    backlog["span"] = backlog["last"] - committed
+    return {"plain_s": plain_s, "hooked_s": hooked_s, "straight_s": straight_s, "single": single, "backlog": backlog,
+            "counted": hook_count(auth) - counted_before}
+
+
+def print_webhooks(w):
+    n, single, backlog = WEBHOOKS, w["single"], w["backlog"]
+    print(f"\nDatabase Webhook deliveries through the outbox ({n} rows; a webhook on insert to /functions/v1/hook, "
+          f"URL and Bearer in the trigger as a Supabase migration writes them; a function counting what it receives):")
+    print(f"{'path':<68}{'rows':>7}{'s':>8}{'rows/s':>9}")
+    rows = [("inserts without a webhook, one transaction each (psql, the floor)", n, w["plain_s"]),
+            ("inserts with the webhook, one transaction each (psql)", n, w["hooked_s"]),
+            (f"the same payloads POSTed straight to the function ({OUTBOX_BATCH} conns)", n, w["straight_s"]),
+            ("deliveries of those inserts (first insert to last delivered)", single["delivered"], single["span"]),
+            ("deliveries of a backlog: one insert of N rows (commit to last)", backlog["delivered"], backlog["span"])]
+    for label, count, secs in rows:
+        print(f"{label:<68}{count:>7}{secs:>8.2f}{count / max(secs, 1e-9):>9.0f}")
+    straight = n / w["straight_s"]
+    for label, r in (("inserts one by one", single), ("backlog", backlog)):
+        rate = r["delivered"] / max(r["span"], 1e-9)
+        print(f"{f'  ratio of rows/s, straight POSTs / deliveries ({label})':<68}{'':>15}{straight / max(rate, 1e-9):>8.2f}x")
+    for label, r in (("one by one", single), ("backlog", backlog)):
+        print(f"  {label}: delivered {r['delivered']} of {n}, failed {r['failed']}, {r['retried']} needed more than one attempt")
+        if r["delivered"] < n:
+            print("  NOT ALL DELIVERED within the wait: the rate above is of those delivered")
+    print(f"  the function counted {w['counted']} INSERT payloads for the {2 * n} rows (at least once: {2 * n} or more "
+          "when all are delivered)")
+
+
+def print_targets(warm, cold, edits, firsts):
+    """The targets of issue #43 beside the measured values."""
+    print("\nTargets (issue #43) beside the measured values:")
+    print(f"{'measure':<62}{'target':>10}{'measured':>12}  verdict")
+
+    def line(label, target, value, ok):
+        print(f"{label:<62}{target:>10}{value:>12}  {'met' if ok else 'MISSED'}")
+
+    for c, fl, fn in warm:
+        for what, ratio in (("req/s floor / functions", fl["rps"] / fn["rps"]), ("p50 functions / floor", fn["p50"] / fl["p50"])):
+            line(f"warm overhead, {c} conn{'s' if c > 1 else ''}, {what}", f"<= {OVERHEAD_TARGET}x", f"{ratio:.2f}x",
+                 ratio <= OVERHEAD_TARGET)
+    for label, values in (("cold start after a fresh server start (Deno started too)", cold),
+                          ("cold start after an edit of the function", edits),
+                          ("cold start, first request to a function not yet called", firsts)):
+        for p in (50, 99):
+            v = pct(values, p)
+            line(f"{label}, p{p}", f"< {COLD_TARGET_MS} ms", f"{v:.0f} ms", v < COLD_TARGET_MS)
+
+
+def build_kind(binary):
+    """What the binary's path says of its build: release figures are the ones to quote."""
+    parts = binary.split(os.sep)
+    return "DEBUG build" if "debug" in parts else "release build" if "release" in parts else "build unknown"
+
+
 def rss_mb(pid):
     return field_kb(f"/proc/{pid}/status", "VmRSS") / 1024
 
@@ -178,7 +354,7 @@ def main():
     data_dir = tempfile.mkdtemp(prefix="bench-functions-", dir="/var/tmp")
     os.chmod(data_dir, 0o755)  # as root, PostgreSQL runs as `postgres`, which must enter it
     functions = os.path.join(data_dir, "functions")
-    for name, source in [("hello", HELLO), ("sbread", SB_READ)] + [(f"idle{i}", HELLO) for i in range(IDLE_WORKERS)]:
+    for name, source in [("hello", HELLO), ("sbread", SB_READ), ("hook", HOOK)] + [(f"idle{i}", HELLO) for i in range(IDLE_WORKERS)]:
         os.makedirs(os.path.join(functions, name))
         with open(os.path.join(functions, name, "index.ts"), "w") as f:
             f.write(source)
@@ -186,7 +362,8 @@ def main():
     with open(floor_file, "w") as f:
         f.write(HELLO)
     env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(PORT), "DB_PORT": "0", "WEB_DIR": "/nonexistent",
-           "RUST_LOG": "warn", "FUNCTIONS_DIR": functions, "FUNCTIONS_DENO_BIN": DENO, "FUNCTIONS_WORKER_IDLE_SECS": "0"}
+           "RUST_LOG": "warn", "FUNCTIONS_DIR": functions, "FUNCTIONS_DENO_BIN": DENO, "FUNCTIONS_WORKER_IDLE_SECS": "0",
+           "OUTBOX_RETRY_BASE_SECONDS": "1"}
     env.setdefault("DENO_TLS_CA_STORE", "system")  # as the Makefile: npm: imports through a local authority
     server = Server(env, data_dir)
     floor = subprocess.Popen([DENO, "serve", "--quiet", "--no-config", "--host", "127.0.0.1", "--port", str(FLOOR_PORT),
@@ -254,7 +431,9 @@ def main():
         rss_after = sum(rss_mb(pid) for pid in tree(server.deno))
         floor_rss = rss_mb(floor.pid)
 
-        print(f"\nserver: {SERVER}\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
+        webhooks = webhook_rates(db_url, auth, server.keys["anon"])
+
+        print(f"\nserver: {SERVER} ({build_kind(SERVER)})\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
         print(f"\nWarm, hello world ({DURATION} s of wrk per row; /functions/v1 with the anon key as Bearer):")
         print(f"{'path':<34}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU us/req':>12}{'errors':>8}")
         for c, fl, fn in warm:
@@ -279,7 +458,8 @@ def main():
               f"{sbjs['p99'] / rest['p99']:>8.2f}x{sbjs['cpu_us'] / max(rest['cpu_us'], 1):>11.2f}x")
         print(f"\nMemory (RSS): bare deno serve {floor_rss:.0f} MB; Deno child and its processes (2 functions, the spare if any) {rss_before:.0f} MB, "
               f"with {IDLE_WORKERS} more idle {rss_after:.0f} MB: {(rss_after - rss_before) / IDLE_WORKERS:.1f} MB per idle function")
-        print("\nTargets (issue #43): warm overhead within 1.3x of bare Deno, cold start under 150 ms.")
+        print_webhooks(webhooks)
+        print_targets(warm, cold, edits, firsts)
     finally:
         server.stop()
         floor.terminate()

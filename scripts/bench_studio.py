@@ -17,8 +17,15 @@ the table editor's builder writes (`row_to_json` of each row, the values inlined
 server binds them), timed by psql's `\\timing` (the floor: what the dashboard adds is its HTTP,
 session check, catalog read and JSON answer). Medians of BENCH_STUDIO_RUNS runs (30) after a
 warm-up. Then the studio's JavaScript for its first screen (what `studio/dist/index.html` loads:
-its scripts and module preloads), gzipped. Lighthouse is run only if a `lighthouse` binary is
-installed; offline it is not, and the output says so.
+its scripts and module preloads), gzipped. Then Lighthouse (web/bench's, installed from the npm
+registry by `make bench-studio`, in Debian's Chromium, driven by web/bench/lighthouse-url.mjs as
+`make bench-web` drives it) on the table editor's page of the same table,
+`/studio/tables/public/bench_rows`, signed in: the operator's session cookie is sent with every
+request the page makes (Lighthouse's `extraHeaders`; the page only reads, so no CSRF header), and
+the run counts only if the page's rows request was answered 200. Performance and accessibility,
+median of BENCH_STUDIO_LIGHTHOUSE_RUNS (3) runs, with Lighthouse's mobile default (simulated slow
+4G, 4x CPU slowdown) and its desktop preset (the operator's usual screen); BENCH_STUDIO_LIGHTHOUSE=0
+skips it.
 """
 import gzip, json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.parse
 import http.client
@@ -34,6 +41,10 @@ RUNS = int(os.environ.get("BENCH_STUDIO_RUNS", 30))
 PAGE = 200
 EMAIL, PASSWORD = "bench@studio.local", "bench-studio-password"
 DIST = os.path.join(ROOT, "studio", "dist")
+LIGHTHOUSE_DRIVER = os.path.join(ROOT, "web", "bench", "lighthouse-url.mjs")
+LIGHTHOUSE_MODULES = os.path.join(ROOT, "web", "bench", "node_modules", "lighthouse")
+LIGHTHOUSE = os.environ.get("BENCH_STUDIO_LIGHTHOUSE", "1") != "0"
+LIGHTHOUSE_RUNS = int(os.environ.get("BENCH_STUDIO_LIGHTHOUSE_RUNS", 3))
 
 SETUP = f"""
 create table public.bench_rows (
@@ -128,9 +139,51 @@ def first_screen_js():
     return total, len(set(srcs))
 
 
+TABLE_EDITOR = "/studio/tables/public/bench_rows"
+
+
+def build_kind(binary):
+    """What the binary's path says of its build: release figures are the ones to quote."""
+    parts = binary.split(os.sep)
+    return "DEBUG build" if "debug" in parts else "release build" if "release" in parts else "build unknown"
+
+
+def lighthouse_scores(port, cookie):
+    """Lighthouse's scores of the table editor, signed in with `cookie` (passed in the driver's
+    environment, never on its command line), from web/bench/lighthouse-url.mjs's JSON line."""
+    env = dict(os.environ, LIGHTHOUSE_COOKIE=cookie, LIGHTHOUSE_RUNS=str(LIGHTHOUSE_RUNS),
+               LIGHTHOUSE_EXPECT="/studio/api/tables/public/bench_rows/rows")
+    out = subprocess.run(["node", LIGHTHOUSE_DRIVER, f"http://127.0.0.1:{port}{TABLE_EDITOR}"], env=env,
+                         capture_output=True, text=True)
+    lines = out.stdout.strip().splitlines()
+    if not lines:
+        sys.exit(f"Lighthouse failed: {out.stderr[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def print_lighthouse(result):
+    print(f"\nLighthouse on the table editor ({TABLE_EDITOR}, signed in, {ROWS:,} rows; median of {result['runs']} runs)")
+    print(f"{'preset':<44}{'perf':>6}{'a11y':>6}{'FCP ms':>9}{'LCP ms':>9}{'TBT ms':>9}{'CLS':>7}{'rows requests':>15}")
+    labels = {"mobile": "mobile (slow 4G, 4x CPU slowdown, phone)", "desktop": "desktop (dense 4G, 1350x940)"}
+    for preset, s in result["presets"].items():
+        if "error" in s:
+            print(f"{labels.get(preset, preset):<44}  not measured: {s['error']} (after {s['completed']} complete runs)")
+            continue
+        print(f"{labels.get(preset, preset):<44}{s['perf']:>6}{s['a11y']:>6}{s['fcp']:>9.0f}{s['lcp']:>9.0f}"
+              f"{s['tbt']:>9.0f}{s['cls']:>7.3f}{s['expected']:>15}")
+        if s["failed"]:
+            print(f"  {preset}: accessibility audits not passed in some run: {', '.join(s['failed'])}")
+    print("  (rows requests: the page's GETs of /studio/api/tables/public/bench_rows/rows during the run, median)")
+    if all("error" in s for s in result["presets"].values()):
+        sys.exit("Lighthouse could not finish any preset")
+
+
 def main():
     if not os.path.exists(SERVER):
         sys.exit(f"no server binary at {SERVER} (make build, or BENCH_SERVER=...)")
+    if LIGHTHOUSE and not os.path.isdir(LIGHTHOUSE_MODULES):
+        sys.exit("Lighthouse is not installed in web/bench/node_modules: `make bench-studio` installs it "
+                 "(or `cd web/bench && npm ci`); BENCH_STUDIO_LIGHTHOUSE=0 skips it")
     data = tempfile.mkdtemp(prefix="bench-studio-")
     os.chmod(data, 0o755)
     port = free_port()
@@ -171,7 +224,7 @@ def main():
             ("sorted on an index (score desc)", {"limit": PAGE, "sort": [{"column": "score", "desc": True}]},
              f"{select} order by t.score desc, t.id desc limit {PAGE + 1}"),
         ]
-        print(f"\nStudio table editor on {ROWS:,} rows, {PAGE} rows a page: median ms of {RUNS} runs ({os.path.basename(SERVER)} at {SERVER})")
+        print(f"\nStudio table editor on {ROWS:,} rows, {PAGE} rows a page: median ms of {RUNS} runs ({build_kind(SERVER)} at {SERVER})")
         print(f"{'page':<36}{'dashboard API':>15}{'psql (floor)':>14}{'ratio':>8}{'paging':>9}{'rows':>6}")
         for label, spec, sql in scenarios:
             api_ms, answer = dash.rows_ms(spec)
@@ -186,10 +239,10 @@ def main():
             print("\nstudio JavaScript: studio/dist is not built (make studio)")
         else:
             print(f"\nstudio JavaScript for the first screen: {js[0] / 1024:.1f} kB gzipped ({js[1]} files: entry and module preloads)")
-        if shutil.which("lighthouse"):
-            print("lighthouse is installed, but this script does not drive it yet: run it on /studio/tables/public/bench_rows")
+        if LIGHTHOUSE:
+            print_lighthouse(lighthouse_scores(port, dash.cookie))
         else:
-            print("Lighthouse: not available offline (no `lighthouse` binary and no network to fetch it): not measured")
+            print("\nLighthouse: skipped (BENCH_STUDIO_LIGHTHOUSE=0)")
     finally:
         if server:
             server.terminate()
