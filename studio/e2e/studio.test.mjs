@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DEMO, axeClean, launchBrowser, shot, startStack } from './stack.mjs';
+import { DEMO, axeClean, launchBrowser, ownerSql, shot, startStack } from './stack.mjs';
 
 const run = promisify(execFile);
 const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/studio');
@@ -114,6 +114,26 @@ test('a filter narrows the rows on the server', async () => {
   await grid.getByRole('button', { name: 'title: first, edited' }).waitFor({ state: 'detached' });
   await grid.getByRole('button', { name: 'title: second' }).waitFor();
   assert.equal(await grid.locator('tbody tr[aria-rowindex]').count(), 1);
+});
+
+test("at a phone's width the grid is held to the screen: one page of rows, the next when scrolled to", async () => {
+  await ownerSql(page, stack, 'create table public.e2e_many as select g as id, md5(g::text) as label from generate_series(1, 1000) g; alter table public.e2e_many add primary key (id)');
+  await page.setViewportSize({ width: 412, height: 823 });
+  try {
+    await page.goto(`${stack.baseUrl}/studio/tables/public/e2e_many`);
+    const region = page.getByRole('region', { name: 'public.e2e_many (scrollable)' });
+    await region.getByRole('grid', { name: 'public.e2e_many' }).waitFor();
+    await page.getByText(/^200 rows loaded$/).waitFor();
+    // The cause of loading every page: a scroller as tall as its rows sees them all "in view".
+    const box = await region.evaluate((el) => ({ client: el.clientHeight, scroll: el.scrollHeight }));
+    assert.ok(box.client < 823, `the scroller fits the screen (${box.client} px)`);
+    assert.ok(box.scroll > box.client, 'the rows overflow the scroller');
+    assert.equal(await page.getByText(/^200 rows loaded$/).count(), 1, 'still one page');
+    await region.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await page.getByText(/^400 rows loaded$/).waitFor();
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test('SQL run as a customer sees only their rows', async () => {

@@ -7,7 +7,7 @@ export function StorageRoute() {
   const { bucket } = useParams();
   const [search] = useSearchParams();
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[14rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[14rem_1fr] md:grid-rows-1">
       <div className="max-h-48 md:max-h-none">
         <BucketList current={bucket} />
       </div>
@@ -18,7 +18,7 @@ export function StorageRoute() {
 
 export function S3KeysRoute() {
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[14rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[14rem_1fr] md:grid-rows-1">
       <div className="max-h-48 md:max-h-none">
         <BucketList />
       </div>

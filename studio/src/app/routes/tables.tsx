@@ -12,7 +12,7 @@ export function TablesRoute() {
   const [search] = useSearchParams();
   const creating = search.has('new');
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[15rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[15rem_1fr] md:grid-rows-1">
       <div className="max-h-48 md:max-h-none">
         <TableList schema={schema} current={table} />
       </div>

@@ -108,7 +108,7 @@ export function ApiScreen({ table }: { table?: string }) {
   const tables = usePublicTables();
   const [tab, setTab] = useState<'keys' | 'types'>('keys');
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[14rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[14rem_1fr] md:grid-rows-1">
       <nav aria-label="API pages" className="max-h-48 overflow-auto border-r border-slate-200 bg-white p-2 md:max-h-none">
         <ul className="flex flex-col gap-0.5 text-sm">
           <li>

@@ -25,7 +25,7 @@ export function FunctionsScreen({ slug }: { slug?: string }) {
   const current = list.data?.functions.find((f) => f.slug === slug);
 
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[17rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[17rem_1fr] md:grid-rows-1">
       <nav aria-label="Functions" className="flex max-h-56 flex-col gap-2 overflow-auto border-r border-slate-200 bg-white p-2 md:max-h-none">
         <div className="flex items-center gap-2">
           <h1 className="text-base font-semibold">Edge Functions</h1>

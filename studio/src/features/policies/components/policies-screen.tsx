@@ -25,7 +25,7 @@ export function PoliciesScreen({ schema, table }: { schema: string; table?: stri
   };
 
   return (
-    <div className="grid h-full grid-cols-1 grid-rows-[auto_1fr] md:grid-cols-[15rem_1fr] md:grid-rows-1">
+    <div className="grid h-full grid-cols-1 grid-rows-[auto_minmax(0,1fr)] md:grid-cols-[15rem_1fr] md:grid-rows-1">
       <nav aria-label="Tables with policies" className="flex max-h-48 flex-col gap-2 border-r border-slate-200 bg-white p-2 md:max-h-none">
         <SchemaTableNav
           ids={{ schema: 'policy-schema', search: 'policy-table-search' }}
