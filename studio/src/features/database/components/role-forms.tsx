@@ -78,7 +78,7 @@ export function MembershipForm({ role, onDone }: { role: Role; onDone: () => voi
   const choices =
     action === 'revoke'
       ? role.member_of
-      : (roles.data ?? []).filter((r) => r.name !== role.name && !r.superuser && !role.member_of.includes(r.name) && !r.name.startsWith('pg_')).map((r) => r.name);
+      : (roles.data ?? []).filter((r) => r.name !== role.name && !r.superuser && !role.member_of.includes(r.name)).map((r) => r.name);
   const valid = membershipSchema.safeParse({ role: picked }).success && choices.includes(picked);
   const send = valid ? (dryRun: boolean) => sendRoleWrite({ kind: 'membership', name: role.name, role: picked, grant: action === 'grant' }, dryRun) : null;
   return (
