@@ -3,9 +3,10 @@
 //! `dry_run`), the applied migrations of the project and of the platform, table sizes, and the
 //! indexes that look unused or missing, from Postgres's statistics.
 //!
-//! Everything reads the catalog as the database owner on the admin pool; the only writes are
-//! the extension switches, built by `database_sql` and committed with their audit row
-//! (`extension.enable`, `extension.disable`). Index suggestions are SQL to copy: nothing here
+//! Everything reads the catalog as the database owner on the admin pool; the only writes here
+//! are the extension switches and updates, built by `database_sql` and committed with their
+//! audit row (`extension.enable`, `extension.disable`, `extension.update`); roles are edited
+//! by `roles`. Index suggestions are SQL to copy: nothing here
 //! creates or drops an index.
 
 use actix_web::{web, HttpResponse};
@@ -16,6 +17,7 @@ use serde_json::{json, Value};
 use super::audit;
 use super::database_sql as sql;
 use super::error::StudioError;
+use super::roles_sql;
 use super::session::OperatorSession;
 use crate::state::AppState;
 
@@ -32,16 +34,92 @@ async fn read(
     serde_json::from_str(row.get::<_, &str>(0)).map_err(StudioError::internal)
 }
 
-/// `GET /studio/api/database/roles`: `{roles: [{name, superuser, can_login, …, member_of, connections}]}`.
+/// `GET /studio/api/database/roles`: `{roles: [{name, superuser, can_login, …, member_of,
+/// connections, protected}]}`; `protected` says why the forms of `roles` refuse a role (null
+/// when they may edit it).
 pub async fn roles(state: web::Data<AppState>) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
-    Ok(HttpResponse::Ok().json(json!({ "roles": read(&client, sql::ROLES, &[]).await? })))
+    let server = super::roles::server_roles(&client).await?;
+    let mut roles = read(&client, sql::ROLES, &[]).await?;
+    for r in roles.as_array_mut().into_iter().flatten() {
+        let why = roles_sql::protected(r["name"].as_str().unwrap_or_default(), &server);
+        r["protected"] = json!(why);
+    }
+    Ok(HttpResponse::Ok().json(json!({ "roles": roles })))
 }
 
-/// `GET /studio/api/database/extensions`: `{extensions: [{name, default_version, installed_version, schema, comment}]}`.
+/// `GET /studio/api/database/extensions`: `{extensions: [{name, default_version,
+/// installed_version, schema, comment, versions, updates}]}`; `versions` every version the
+/// server has, `updates` those an installed one can be updated to, both oldest first.
 pub async fn extensions(state: web::Data<AppState>) -> Result<HttpResponse, StudioError> {
     let client = state.pools.admin.get().await?;
-    Ok(HttpResponse::Ok().json(json!({ "extensions": read(&client, sql::EXTENSIONS, &[]).await? })))
+    let mut list = read(&client, sql::EXTENSIONS, &[]).await?;
+    for e in list.as_array_mut().into_iter().flatten() {
+        for key in ["versions", "updates"] {
+            if let Some(versions) = e[key].as_array_mut() {
+                versions.sort_by(|a, b| sql::compare_versions(a.as_str().unwrap_or(""), b.as_str().unwrap_or("")));
+            }
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({ "extensions": list })))
+}
+
+#[derive(Deserialize)]
+pub struct Update {
+    name: String,
+    /// The version to reach; the extension's default version when unset.
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// `POST /studio/api/database/extensions/update` `{name, version?, dry_run?}`: `{sql, applied}`;
+/// audited `extension.update`. The extension must be installed and the version one its update
+/// scripts reach from the installed one.
+pub async fn update_extension(
+    state: web::Data<AppState>,
+    op: web::ReqData<OperatorSession>,
+    body: web::Json<Update>,
+) -> Result<HttpResponse, StudioError> {
+    let body = body.into_inner();
+    let mut client = state.pools.admin.get().await?;
+    let installed = client
+        .query_opt(
+            "select e.extversion, a.default_version from pg_extension e \
+             join pg_available_extensions a on a.name = e.extname where e.extname = $1",
+            &[&body.name],
+        )
+        .await?;
+    let Some(installed) = installed else {
+        return Err(StudioError::BadRequest(format!("The extension {:?} is not installed", body.name)));
+    };
+    let (current, default): (String, Option<String>) = (installed.get(0), installed.get(1));
+    let version = body.version.as_deref().map(str::trim).filter(|v| !v.is_empty());
+    let target = version.map(str::to_string).or(default).unwrap_or_default();
+    let reachable = client
+        .query_opt(
+            "select 1 from pg_extension_update_paths($1) where source = $2 and target = $3 and path is not null",
+            &[&body.name, &current, &target],
+        )
+        .await?
+        .is_some();
+    if !reachable {
+        return Err(StudioError::BadRequest(format!(
+            "{} {current} cannot be updated to {target:?}: no update script leads there",
+            body.name
+        )));
+    }
+    let statement = sql::update_extension(&body.name, version);
+    if body.dry_run {
+        return Ok(HttpResponse::Ok().json(json!({"sql": format!("{statement};"), "applied": false})));
+    }
+    let tx = client.transaction().await?;
+    tx.batch_execute(&statement).await?;
+    let detail = json!({"sql": statement, "from": current, "to": target});
+    audit::record(&tx, &op, "extension.update", Some(&body.name), detail).await?;
+    tx.commit().await?;
+    Ok(HttpResponse::Ok().json(json!({"sql": format!("{statement};"), "applied": true})))
 }
 
 #[derive(Deserialize)]

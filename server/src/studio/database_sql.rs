@@ -1,10 +1,10 @@
 //! The SQL of the Database section (roles, extensions, migrations, table sizes, indexes): the
 //! catalog reads, each one statement answering a JSON array as text, and the builders of the
-//! statements an operator may run or copy (`create extension`, `drop extension`, `create index`,
+//! statements an operator may run or copy (`create extension`, `alter extension … update`, `drop extension`, `create index`,
 //! `drop index`). Names are quoted by `db::quote_ident`; the reads take their values as bound
 //! parameters. Nothing here runs SQL: `database` does.
 
-use crate::db::quote_ident;
+use crate::db::{escaped_literal, quote_ident};
 
 /// Schemas the Database screens leave out: Postgres's own and the dashboard's.
 const HIDDEN: &str = "('pg_catalog', 'information_schema', 'pg_toast', '_studio')";
@@ -20,9 +20,15 @@ pub const ROLES: &str = "select coalesce(json_agg(r order by r.name), '[]'::json
     (select count(*) from pg_stat_activity a where a.usename = r.rolname) as connections \
   from pg_roles r) r";
 
-/// Every extension the server could install, with the installed version and schema if it is.
+/// Every extension the server could install, with the installed version and schema if it is,
+/// every version it has (`pg_available_extension_versions`) and, installed, the versions its
+/// scripts can update it to (`pg_extension_update_paths`).
 pub const EXTENSIONS: &str = "select coalesce(json_agg(x order by x.name), '[]'::json)::text from ( \
-  select a.name, a.default_version, e.extversion as installed_version, n.nspname as schema, a.comment \
+  select a.name, a.default_version, e.extversion as installed_version, n.nspname as schema, a.comment, \
+    array(select v.version from pg_available_extension_versions v where v.name = a.name) as versions, \
+    case when e.extversion is null then '{}'::text[] else \
+      array(select p.target from pg_extension_update_paths(a.name) p \
+            where p.source = e.extversion and p.path is not null) end as updates \
   from pg_available_extensions a left join pg_extension e on e.extname = a.name \
   left join pg_namespace n on n.oid = e.extnamespace) x";
 
@@ -117,6 +123,36 @@ pub fn drop_extension(name: &str, cascade: bool) -> String {
     format!("drop extension if exists {}{}", quote_ident(name), if cascade { " cascade" } else { "" })
 }
 
+/// `alter extension … update`, to `version` when given (else to the default version).
+pub fn update_extension(name: &str, version: Option<&str>) -> String {
+    match version {
+        Some(v) => format!("alter extension {} update to {}", quote_ident(name), escaped_literal(v)),
+        None => format!("alter extension {} update", quote_ident(name)),
+    }
+}
+
+/// Orders version strings as people read them: runs of digits as numbers (`1.10` after `1.9`),
+/// the rest as text.
+pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(v: &str) -> Vec<(u8, u64, String)> {
+        let mut out = Vec::new();
+        let mut rest = v;
+        while let Some(c) = rest.chars().next() {
+            let digits = c.is_ascii_digit();
+            let end = rest.find(|x: char| x.is_ascii_digit() != digits).unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(end);
+            out.push(if digits {
+                (0, run.parse().unwrap_or(u64::MAX), String::new())
+            } else {
+                (1, 0, run.to_string())
+            });
+            rest = tail;
+        }
+        out
+    }
+    parts(a).cmp(&parts(b)).then_with(|| a.cmp(b))
+}
+
 /// `drop index concurrently` for an index (the suggestion of an unused index, copied, not run).
 pub fn drop_index(schema: &str, name: &str) -> String {
     format!("drop index concurrently if exists {}.{};", quote_ident(schema), quote_ident(name))
@@ -163,6 +199,20 @@ mod tests {
         );
         assert_eq!(drop_extension("citext", false), r#"drop extension if exists "citext""#);
         assert_eq!(drop_extension("citext", true), r#"drop extension if exists "citext" cascade"#);
+    }
+
+    #[test]
+    fn extension_updates_quote_the_name_and_the_version() {
+        assert_eq!(update_extension("pg_trgm", None), r#"alter extension "pg_trgm" update"#);
+        assert_eq!(update_extension("pg_trgm", Some("1.6")), r#"alter extension "pg_trgm" update to E'1.6'"#);
+        assert_eq!(update_extension("x\"y", Some("1'0")), r#"alter extension "x""y" update to E'1''0'"#);
+    }
+
+    #[test]
+    fn versions_sort_numbers_as_numbers() {
+        let mut v = vec!["1.10", "1.9", "1.2", "2.0", "1.0beta", "1.0"];
+        v.sort_by(|a, b| compare_versions(a, b));
+        assert_eq!(v, ["1.0", "1.0beta", "1.2", "1.9", "1.10", "2.0"]);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! the auth room's live configuration (`auth::live`) puts in force; operators may add TOTP
 //! (`operator_totp`); `api_keys` shows the API's URL, keys
 //! and generated types; `backups` drives the backup room; `database` (with its SQL in `database_sql`) shows roles,
-//! extensions, migrations, sizes and index hints; `explain` and `snippets` extend the SQL editor; `logs` and `reports` read the request
+//! extensions, migrations, sizes and index hints, and `roles` (its SQL in `roles_sql`) edits roles; `explain` and `snippets` extend the SQL editor; `logs` and `reports` read the request
 //! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
@@ -59,6 +59,8 @@ pub mod policy_tester;
 pub mod query;
 pub mod realtime;
 pub mod reports;
+pub mod roles;
+pub mod roles_sql;
 pub mod rows;
 pub mod session;
 pub mod signin;
@@ -123,8 +125,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/backups/restore", web::post().to(backups::restore))
                 // Database › roles, extensions, migrations, table sizes, indexes
                 .route("/database/roles", web::get().to(database::roles))
+                .route("/database/roles", web::post().to(roles::create))
+                .route("/database/roles/{name}", web::patch().to(roles::alter))
+                .route("/database/roles/{name}", web::delete().to(roles::drop_role))
+                .route("/database/roles/{name}/membership", web::post().to(roles::membership))
+                .route("/database/roles/{name}/privileges", web::post().to(roles::privileges))
                 .route("/database/extensions", web::get().to(database::extensions))
                 .route("/database/extensions", web::post().to(database::switch_extension))
+                .route("/database/extensions/update", web::post().to(database::update_extension))
                 .route("/database/migrations", web::get().to(database::migrations))
                 .route("/database/table-sizes", web::get().to(database::table_sizes))
                 .route("/database/indexes", web::get().to(database::indexes))

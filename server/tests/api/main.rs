@@ -45,6 +45,7 @@ mod studio_database;
 mod studio_ddl;
 mod studio_logs;
 mod studio_policies;
+mod studio_roles;
 mod studio_rtfn;
 mod studio_storage;
 mod supervise;

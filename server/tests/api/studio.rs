@@ -109,8 +109,22 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::GET, "/studio/api/reports", None),
         // Database section and the SQL editor's plan and snippets
         (Method::GET, "/studio/api/database/roles", None),
+        (Method::POST, "/studio/api/database/roles", Some(json!({"name": "x", "login": true}))),
+        (Method::PATCH, "/studio/api/database/roles/x", Some(json!({"login": true}))),
+        (Method::DELETE, "/studio/api/database/roles/x", None),
+        (
+            Method::POST,
+            "/studio/api/database/roles/x/membership",
+            Some(json!({"role": "authenticated", "grant": true})),
+        ),
+        (
+            Method::POST,
+            "/studio/api/database/roles/x/privileges",
+            Some(json!({"schema": "public", "privileges": ["select"], "grant": true})),
+        ),
         (Method::GET, "/studio/api/database/extensions", None),
         (Method::POST, "/studio/api/database/extensions", Some(json!({"name": "citext", "enabled": true}))),
+        (Method::POST, "/studio/api/database/extensions/update", Some(json!({"name": "pg_trgm"}))),
         (Method::GET, "/studio/api/database/migrations", None),
         (Method::GET, "/studio/api/database/table-sizes", None),
         (Method::GET, "/studio/api/database/indexes", None),

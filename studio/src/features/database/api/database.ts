@@ -26,6 +26,8 @@ const roleSchema = z.object({
   system: z.boolean(),
   member_of: z.array(z.string()),
   connections: z.number(),
+  /** Why the forms refuse this role (the platform's, Postgres's, the server's own); null when editable. */
+  protected: z.string().nullable(),
 });
 export type Role = z.infer<typeof roleSchema>;
 
@@ -39,6 +41,10 @@ const extensionSchema = z.object({
   installed_version: z.string().nullable(),
   schema: z.string().nullable(),
   comment: z.string().nullable(),
+  /** Every version the server has, oldest first. */
+  versions: z.array(z.string()),
+  /** The versions an installed extension's scripts can update it to, oldest first. */
+  updates: z.array(z.string()),
 });
 export type Extension = z.infer<typeof extensionSchema>;
 
@@ -120,4 +126,78 @@ export type IndexHints = z.infer<typeof indexesSchema>;
 
 export function useIndexHints() {
   return useQuery({ queryKey: databaseKeys.indexes, queryFn: () => api('/database/indexes', indexesSchema) });
+}
+
+export type ExtensionUpdate = { name: string; version?: string; dry_run?: boolean };
+
+/** `alter extension … update [to …]` (with dry_run: its SQL only). */
+export const updateExtension = (input: ExtensionUpdate) => api('/database/extensions/update', appliedSchema, { method: 'POST', body: input });
+
+/** The attributes a role form sends; an absent one is left as it is (alter) or at Postgres's default (create). */
+export type RoleAttributes = {
+  login?: boolean;
+  inherit?: boolean;
+  create_db?: boolean;
+  create_role?: boolean;
+  bypass_rls?: boolean;
+  connection_limit?: number;
+  /** Empty: no expiry. */
+  valid_until?: string;
+  password?: string;
+  clear_password?: boolean;
+};
+
+export type TablePrivilege = 'select' | 'insert' | 'update' | 'delete';
+
+/** Every write of Database › Roles, as the server takes it. */
+export type RoleWrite =
+  | { kind: 'create'; name: string; attributes: RoleAttributes }
+  | { kind: 'alter'; name: string; attributes: RoleAttributes }
+  | { kind: 'drop'; name: string; dropOwned: boolean }
+  | { kind: 'membership'; name: string; role: string; grant: boolean }
+  | { kind: 'privileges'; name: string; schema: string; table: string | null; privileges: TablePrivilege[]; grant: boolean };
+
+const rolePath = (name: string) => `/database/roles/${encodeURIComponent(name)}`;
+
+/** Sends a role write; with `dryRun` the server answers its SQL and runs nothing. */
+export function sendRoleWrite(write: RoleWrite, dryRun: boolean) {
+  const dry_run = dryRun;
+  switch (write.kind) {
+    case 'create':
+      return api('/database/roles', appliedSchema, { method: 'POST', body: { name: write.name, ...write.attributes, dry_run } });
+    case 'alter':
+      return api(rolePath(write.name), appliedSchema, { method: 'PATCH', body: { ...write.attributes, dry_run } });
+    case 'drop':
+      return api(`${rolePath(write.name)}?drop_owned=${write.dropOwned}&dry_run=${dry_run}`, appliedSchema, { method: 'DELETE' });
+    case 'membership':
+      return api(`${rolePath(write.name)}/membership`, appliedSchema, { method: 'POST', body: { role: write.role, grant: write.grant, dry_run } });
+    case 'privileges':
+      return api(`${rolePath(write.name)}/privileges`, appliedSchema, {
+        method: 'POST',
+        body: { schema: write.schema, table: write.table, privileges: write.privileges, grant: write.grant, dry_run },
+      });
+  }
+}
+
+/** Runs a role write or an extension update; the Database lists are read again. */
+export function useDatabaseWrite<T>(send: (input: T) => Promise<{ sql: string; applied: boolean }>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: send,
+    onSuccess: () => void qc.invalidateQueries({ queryKey: databaseKeys.all }),
+  });
+}
+
+/** The schemas, for the privileges form. */
+export function useSchemaNames() {
+  return useQuery({ queryKey: ['database', 'schemas'], queryFn: () => api('/schemas', z.object({ schemas: z.array(z.string()) })).then((r) => r.schemas) });
+}
+
+/** The tables of a schema, for the privileges form. */
+export function useTableNames(schema: string) {
+  return useQuery({
+    queryKey: ['database', 'tables', schema],
+    enabled: schema !== '',
+    queryFn: () => api(`/tables?schema=${encodeURIComponent(schema)}`, z.object({ tables: z.array(z.object({ name: z.string() })) })).then((r) => r.tables.map((t) => t.name)),
+  });
 }

@@ -2,11 +2,12 @@ import { useEffect, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { z } from 'zod';
-import { switchExtension, useExtensions, useSwitchExtension, type Extension } from '../api/database';
+import { switchExtension, updateExtension, useExtensions, useSwitchExtension, type Extension } from '../api/database';
+import { SqlReview } from './sql-review';
 import { DatabaseLayout, Scroll, td, th } from './database-layout';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { Field, Input } from '@/components/ui/field';
+import { Field, Input, Select } from '@/components/ui/field';
 import { ErrorNote, Loading } from '@/components/ui/states';
 
 type Show = 'all' | 'installed' | 'available';
@@ -17,6 +18,7 @@ export function ExtensionsScreen() {
   const [q, setQ] = useState('');
   const [show, setShow] = useState<Show>('all');
   const [picked, setPicked] = useState<Extension | null>(null);
+  const [updating, setUpdating] = useState<Extension | null>(null);
   const shown = useMemo(() => {
     const term = q.trim().toLowerCase();
     return (extensions.data ?? []).filter(
@@ -63,10 +65,24 @@ export function ExtensionsScreen() {
               {shown.map((e) => (
                 <tr key={e.name} className="border-b border-slate-200 bg-white" data-testid={`extension-${e.name}`}>
                   <td className={`${td} font-mono`}>{e.name}</td>
-                  <td className={td}>{e.installed_version ? `${e.installed_version}${e.installed_version !== e.default_version ? ` (${e.default_version} available)` : ''}` : <span className="text-slate-600">no ({e.default_version})</span>}</td>
+                  <td className={td}>
+                    {e.installed_version ? (
+                      <>
+                        {e.installed_version}
+                        {e.updates.length > 0 && <span className="ml-1 rounded bg-amber-100 px-1 text-[11px] text-amber-900">update: {e.updates[e.updates.length - 1]}</span>}
+                      </>
+                    ) : (
+                      <span className="text-slate-600">no ({e.default_version})</span>
+                    )}
+                  </td>
                   <td className={`${td} font-mono text-xs`}>{e.schema ?? ''}</td>
                   <td className={`${td} text-slate-700`}>{e.comment}</td>
-                  <td className={`${td} text-right`}>
+                  <td className={`${td} whitespace-nowrap text-right`}>
+                    {e.updates.length > 0 && (
+                      <Button className="mr-1" aria-label={`Update ${e.name}`} onClick={() => setUpdating(e)}>
+                        Update
+                      </Button>
+                    )}
                     <Button variant={e.installed_version ? 'secondary' : 'primary'} aria-label={`${e.installed_version ? 'Disable' : 'Enable'} ${e.name}`} onClick={() => setPicked(e)}>
                       {e.installed_version ? 'Disable' : 'Enable'}
                     </Button>
@@ -79,6 +95,9 @@ export function ExtensionsScreen() {
       )}
       <Dialog open={picked !== null} title={picked ? `${picked.installed_version ? 'Disable' : 'Enable'} ${picked.name}` : ''} onClose={() => setPicked(null)}>
         {picked && <SwitchForm extension={picked} onDone={() => setPicked(null)} />}
+      </Dialog>
+      <Dialog open={updating !== null} title={updating ? `Update ${updating.name}` : ''} onClose={() => setUpdating(null)}>
+        {updating && <UpdateForm extension={updating} onDone={() => setUpdating(null)} />}
       </Dialog>
     </DatabaseLayout>
   );
@@ -141,6 +160,41 @@ function SwitchForm({ extension, onDone }: { extension: Extension; onDone: () =>
           {run.isPending ? 'Running…' : 'Run SQL'}
         </Button>
       </div>
+    </form>
+  );
+}
+
+/** Update an installed extension to its default version or another its scripts reach, the SQL shown first. */
+function UpdateForm({ extension, onDone }: { extension: Extension; onDone: () => void }) {
+  const toDefault = extension.default_version !== null && extension.updates.includes(extension.default_version);
+  const form = useForm<{ version: string }>({ defaultValues: { version: toDefault ? '' : extension.updates[extension.updates.length - 1] } });
+  const version = form.watch('version');
+  return (
+    <form className="flex flex-col gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
+      <p className="text-slate-700">
+        Installed: <span className="font-mono">{extension.installed_version}</span>. Versions this server has:{' '}
+        <span className="font-mono">{extension.versions.join(', ')}</span>.
+      </p>
+      <Field label="Update to">
+        {(id) => (
+          <Select id={id} {...form.register('version')}>
+            {toDefault && <option value="">{extension.default_version} (the default version)</option>}
+            {extension.updates
+              .filter((v) => !toDefault || v !== extension.default_version)
+              .map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+          </Select>
+        )}
+      </Field>
+      <SqlReview
+        send={(dryRun) => updateExtension({ name: extension.name, version: version || undefined, dry_run: dryRun })}
+        inputKey={version}
+        onDone={onDone}
+        testId="extension-sql"
+      />
     </form>
   );
 }

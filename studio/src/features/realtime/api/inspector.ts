@@ -10,7 +10,7 @@ export type JoinOptions = {
   self: boolean;
   presenceKey: string;
   /** `null`: no Postgres changes; else the table (`*` for every table of the schema). */
-  changes: { schema: string; table: string; event: '*' | 'INSERT' | 'UPDATE' | 'DELETE' } | null;
+  changes: { schema: string; table: string; event: '*' | 'INSERT' | 'UPDATE' | 'DELETE'; filter?: string } | null;
 };
 
 export type InspectorStatus = 'idle' | 'joining' | 'joined' | 'closed' | 'error';
@@ -65,9 +65,9 @@ export function useInspector() {
       ch.on('presence', { event: 'leave' }, (p) => push('presence', 'leave', { key: p.key, leftPresences: p.leftPresences }));
       ch.on('presence', { event: 'sync' }, () => push('presence', 'sync', ch.presenceState()));
       if (options.changes) {
-        const { schema, table, event } = options.changes;
-        const filter = table === '*' ? { event, schema } : { event, schema, table };
-        ch.on('postgres_changes', filter as { event: '*'; schema: string; table?: string }, (p) =>
+        const { schema, table, event, filter: rows } = options.changes;
+        const filter = table === '*' ? { event, schema } : { event, schema, table, ...(rows ? { filter: rows } : {}) };
+        ch.on('postgres_changes', filter as { event: '*'; schema: string; table?: string; filter?: string }, (p) =>
           push('postgres_changes', `${p.eventType} ${p.schema}.${p.table}`, p),
         );
       }

@@ -4,6 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { z } from 'zod';
 import { usePublication, useUserSearch } from '../api/realtime';
 import type { JoinOptions } from '../api/inspector';
+import { changesFilter, FILTER_OPS } from '../lib/filter';
 import { Button } from '@/components/ui/button';
 import { CallerPicker, type Caller } from '@/components/ui/caller-picker';
 import { Field, Input, Select } from '@/components/ui/field';
@@ -22,6 +23,18 @@ export const joinSchema = z.object({
   /** `schema.table`, or `schema.*`. */
   changesTable: z.string(),
   changesEvent: z.enum(['*', 'INSERT', 'UPDATE', 'DELETE']),
+  /** A row filter (`column=op.value`), on one table only. */
+  filterColumn: z.string(),
+  filterOp: z.enum(FILTER_OPS),
+  filterValue: z.string(),
+}).superRefine((v, ctx) => {
+  // A filter applies to one table; with every table of a schema its fields are hidden and ignored.
+  if (!v.changes || v.changesTable.endsWith('.*')) return;
+  try {
+    changesFilter(v.filterColumn, v.filterOp, v.filterValue);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', path: ['filterColumn'], message: err instanceof Error ? err.message : 'Invalid filter' });
+  }
 });
 export type JoinForm = z.infer<typeof joinSchema>;
 
@@ -35,7 +48,7 @@ export function joinOptionsOf(v: JoinForm): JoinOptions {
     private: v.private,
     self: v.self,
     presenceKey: v.presenceKey.trim(),
-    changes: v.changes ? { schema, table, event: v.changesEvent } : null,
+    changes: v.changes ? { schema, table, event: v.changesEvent, filter: table === '*' ? undefined : changesFilter(v.filterColumn, v.filterOp, v.filterValue) } : null,
   };
 }
 
@@ -48,10 +61,12 @@ export function JoinFormView({ joined, busy, onJoin, onLeave }: { joined: boolea
   const tables = publication.data?.tables ?? [];
   const form = useForm<JoinForm>({
     resolver: zodResolver(joinSchema),
-    defaultValues: { topic: 'inspector', private: false, self: true, presenceKey: 'studio', changes: true, changesTable: 'public.*', changesEvent: '*' },
+    defaultValues: { topic: 'inspector', private: false, self: true, presenceKey: 'studio', changes: true, changesTable: 'public.*', changesEvent: '*', filterColumn: '', filterOp: 'eq', filterValue: '' },
   });
   const errors = form.formState.errors;
   const listening = form.watch('changes');
+  const oneTable = !form.watch('changesTable').endsWith('.*');
+  const filterOp = form.watch('filterOp');
   const schemas = [...new Set(['public', ...tables.map((t) => t.schema)])];
 
   return (
@@ -114,6 +129,33 @@ export function JoinFormView({ joined, busy, onJoin, onLeave }: { joined: boolea
                 )}
               </Field>
             </div>
+            {!oneTable ? null : (
+              <div className="flex items-end gap-1" role="group" aria-label="Row filter">
+                <div className="w-32">
+                  <Field label="Filter column" error={errors.filterColumn?.message}>
+                    {(id, describedBy) => (
+                      <Input id={id} placeholder="e.g. id" disabled={joined} aria-describedby={describedBy} aria-invalid={!!errors.filterColumn} {...form.register('filterColumn')} />
+                    )}
+                  </Field>
+                </div>
+                <div className="w-20">
+                  <Field label="Operator">
+                    {(id) => (
+                      <Select id={id} disabled={joined} {...form.register('filterOp')}>
+                        {FILTER_OPS.map((op) => (
+                          <option key={op} value={op}>
+                            {op}
+                          </option>
+                        ))}
+                      </Select>
+                    )}
+                  </Field>
+                </div>
+                <div className="w-32">
+                  <Field label="Filter value">{(id) => <Input id={id} placeholder={filterOp === 'in' ? 'a, b, c' : 'value'} disabled={joined} {...form.register('filterValue')} />}</Field>
+                </div>
+              </div>
+            )}
           </>
         )}
         <div className="ml-auto flex gap-2">
