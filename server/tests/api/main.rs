@@ -47,6 +47,7 @@ mod studio_logs;
 mod studio_policies;
 mod studio_rtfn;
 mod studio_storage;
+mod studio_table_more;
 mod supervise;
 mod typegen;
 mod webhooks;
