@@ -3,7 +3,7 @@ import type { Relation } from '../api/tables';
 import { useImportRows } from '../api/structure';
 import { autoMapping, firstTypeError, mappedRows, parseCsv, SEPARATORS, type CsvField, type Separator } from '../lib/csv';
 import { Button } from '@/components/ui/button';
-import { Select } from '@/components/ui/field';
+import { Field, Select } from '@/components/ui/field';
 import { ErrorNote } from '@/components/ui/states';
 
 const PREVIEW = 5;
@@ -52,18 +52,21 @@ export function ImportCsv({ relation, onDone, onCancel }: { relation: Relation; 
   };
   return (
     <div className="flex flex-col gap-3 text-sm">
-      <label className="flex w-48 flex-col gap-1 text-xs font-medium text-slate-700">
-        Separator
-        <Select value={separator} onChange={(e) => changeSeparator(e.target.value as Separator)}>
-          {Object.entries(SEPARATORS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </Select>
-      </label>
+      <div className="w-48">
+        <Field label="Separator">
+          {(id) => (
+            <Select id={id} value={separator} onChange={(e) => changeSeparator(e.target.value as Separator)}>
+              {Object.entries(SEPARATORS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+      </div>
       <label className="flex flex-col gap-1 text-xs font-medium text-slate-700">
-        CSV file (a header line, fields split by the separator, UTF-8; an empty field is NULL, "" the empty string)
+        CSV file (a header line, fields split as chosen above, UTF-8; an empty field is NULL, "" the empty string)
         <input type="file" accept=".csv,text/csv" className="text-sm" onChange={(e) => void read(e.target.files?.[0])} />
       </label>
       {file && (
