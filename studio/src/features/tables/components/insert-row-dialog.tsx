@@ -75,7 +75,7 @@ export function InsertRowForm({ relation, initial, onSubmit, onCancel, pending, 
                   type={kind === 'date' ? 'date' : 'text'}
                   aria-describedby={describedBy}
                   aria-invalid={!!errors[c.name]}
-                  placeholder={c.default ? `default: ${c.default}` : ''}
+                  placeholder={c.default ? `default: ${c.default}` : c.identity ? 'identity: the next value' : ''}
                   className={kind === 'json' || kind === 'array' || kind === 'uuid' || kind === 'bytea' ? 'font-mono' : ''}
                   {...form.register(c.name)}
                 />
