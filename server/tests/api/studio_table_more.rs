@@ -40,7 +40,8 @@ async fn a_bytea_cell_is_set_from_hex_or_a_file_and_downloaded_as_it_went_in() {
     assert_eq!(res.status(), 403);
     assert_eq!(count(&app, "select count(*) from public.files where data is not null").await, 0);
 
-    let (status, out) = set_bytes(&studio, &app, json!({"key": {"id": 1}, "column": "data", "hex": "\\x48 65 6C 6c 6f"})).await;
+    let (status, out) =
+        set_bytes(&studio, &app, json!({"key": {"id": 1}, "column": "data", "hex": "\\x48 65 6C 6c 6f"})).await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["row"]["data"], "\\x48656c6c6f", "the row comes back with its bytes as hex");
     let stored: Vec<u8> = app.admin_query_one("select data from public.files where id = 1").await.get(0);
@@ -59,7 +60,9 @@ async fn a_bytea_cell_is_set_from_hex_or_a_file_and_downloaded_as_it_went_in() {
     assert_eq!(res.bytes().await.unwrap().to_vec(), bytes, "the bytes come back as they went in");
     assert_eq!(count(&app, "select count(*) from _studio.audit_log where action = 'rows.set_bytes'").await, 2);
     let detail: String = app
-        .admin_query_one("select detail::text from _studio.audit_log where action = 'rows.set_bytes' order by id desc limit 1")
+        .admin_query_one(
+            "select detail::text from _studio.audit_log where action = 'rows.set_bytes' order by id desc limit 1",
+        )
         .await
         .get(0);
     let detail: Value = serde_json::from_str(&detail).unwrap();
@@ -104,7 +107,8 @@ async fn a_bytea_cell_is_set_from_hex_or_a_file_and_downloaded_as_it_went_in() {
 async fn a_table_is_renamed_through_its_reviewed_sql_and_audited() {
     let (app, studio) = studio_app().await;
     app.admin_sql("create table public.cars (id int primary key); insert into public.cars values (1);").await;
-    let rename = json!({"op": "rename_table", "schema": "public", "table": "cars", "rename_to": "Old cars", "dry_run": true});
+    let rename =
+        json!({"op": "rename_table", "schema": "public", "table": "cars", "rename_to": "Old cars", "dry_run": true});
     let (status, out) = studio.call(&app, Method::POST, "/studio/api/ddl", Some(rename.clone())).await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["sql"], "alter table \"public\".\"cars\" rename to \"Old cars\";");

@@ -198,11 +198,9 @@ fn tables_and_columns_are_dropped_and_switches_flipped() {
 
 #[test]
 fn a_table_is_renamed_in_its_schema_both_names_quoted() {
-    let built = build(&ddl(json!({"op": "rename_table", "schema": "public", "table": "cars", "rename_to": "Old \"cars\""})));
-    assert_eq!(
-        built.unwrap().statements,
-        vec!["alter table \"public\".\"cars\" rename to \"Old \"\"cars\"\"\""]
-    );
+    let built =
+        build(&ddl(json!({"op": "rename_table", "schema": "public", "table": "cars", "rename_to": "Old \"cars\""})));
+    assert_eq!(built.unwrap().statements, vec!["alter table \"public\".\"cars\" rename to \"Old \"\"cars\"\"\""]);
     let renamed = ddl(json!({"op": "rename_table", "schema": "s", "table": "t", "rename_to": "u"}));
     assert_eq!(renamed.target(), ("s", "t"));
     assert_eq!(renamed.action(), "ddl.rename_table");

@@ -233,7 +233,10 @@ fn bytes_are_bound_as_bytea_after_the_key_and_only_into_a_bytea_column() {
     );
     assert_eq!(built.params, vec!["{\"id\":\"7\"}"]);
     let read = select_bytes(&r, &key, "blob").unwrap();
-    assert_eq!(read.sql, format!("select t.\"blob\" from \"public\".\"odd\"\"name\" as t where t.\"id\" = {record}.\"id\""));
+    assert_eq!(
+        read.sql,
+        format!("select t.\"blob\" from \"public\".\"odd\"\"name\" as t where t.\"id\" = {record}.\"id\"")
+    );
     assert_eq!(update_bytes(&r, &key, "name"), Err(BuildError::Invalid("column \"name\" is not bytea".into())));
     assert_eq!(select_bytes(&r, &key, "nope"), Err(BuildError::UnknownColumn("nope".into())));
     assert_eq!(update_bytes(&r, &obj(json!({})), "blob"), Err(BuildError::IncompleteKey("id".into())));
