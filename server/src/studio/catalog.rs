@@ -87,7 +87,8 @@ pub async fn relation(db: &impl GenericClient, schema: &str, name: &str) -> Resu
                not a.attnotnull, pg_get_expr(d.adbin, d.adrelid), \
                a.attidentity = 'a' or a.attgenerated <> '', \
                case when t.typtype = 'e' then (select array_agg(e.enumlabel::text order by e.enumsortorder) \
-                 from pg_enum e where e.enumtypid = t.oid) end \
+                 from pg_enum e where e.enumtypid = t.oid) end, \
+               a.attidentity <> '' \
              from pg_attribute a join pg_type t on t.oid = a.atttypid \
              left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum \
              where a.attrelid = $1 and a.attnum > 0 and not a.attisdropped order by a.attnum",
@@ -105,6 +106,7 @@ pub async fn relation(db: &impl GenericClient, schema: &str, name: &str) -> Resu
             default: r.get(5),
             read_only: r.get(6),
             enum_values: r.get(7),
+            identity: r.get(8),
         })
         .collect();
     Ok(Relation {

@@ -1,7 +1,7 @@
-//! The SQL of the table editor's structure forms: create and drop tables, add, alter and drop
-//! columns, unique and check constraints, foreign keys, indexes, and the row-level security and
-//! realtime-publication switches. Each form becomes a list of statements the operator reads
-//! before they run (`ddl` runs them in one transaction).
+//! The SQL of the table editor's structure forms: create, rename and drop tables, add, alter
+//! (rename among them) and drop columns, unique and check constraints, foreign keys, indexes,
+//! and the row-level security and realtime-publication switches. Each form becomes a list of
+//! statements the operator reads before they run (`ddl` runs them in one transaction).
 //!
 //! DDL takes no bound parameters, so everything is written into the text with care: names
 //! (schemas, tables, columns, constraints, indexes) are quoted by `db::quote_ident`; a type is
@@ -206,6 +206,12 @@ pub enum Ddl {
         #[serde(default)]
         cascade: bool,
     },
+    /// `alter table … rename to …` (the table stays in its schema).
+    RenameTable {
+        schema: String,
+        table: String,
+        rename_to: String,
+    },
     AddColumn {
         schema: String,
         table: String,
@@ -304,6 +310,7 @@ impl Ddl {
         match self {
             Ddl::CreateTable { schema, table, .. }
             | Ddl::DropTable { schema, table, .. }
+            | Ddl::RenameTable { schema, table, .. }
             | Ddl::AddColumn { schema, table, .. }
             | Ddl::AlterColumn { schema, table, .. }
             | Ddl::DropColumn { schema, table, .. }
@@ -323,6 +330,7 @@ impl Ddl {
         match self {
             Ddl::CreateTable { .. } => "ddl.create_table",
             Ddl::DropTable { .. } => "ddl.drop_table",
+            Ddl::RenameTable { .. } => "ddl.rename_table",
             Ddl::AddColumn { .. } => "ddl.add_column",
             Ddl::AlterColumn { .. } => "ddl.alter_column",
             Ddl::DropColumn { .. } => "ddl.drop_column",
@@ -512,6 +520,12 @@ pub fn build(ddl: &Ddl) -> Result<Statements, DdlError> {
         }
         Ddl::DropTable { schema, table, cascade } => {
             vec![format!("drop table {}{}", table_name(schema, table)?, if *cascade { " cascade" } else { "" })]
+        }
+        Ddl::RenameTable { schema, table, rename_to } => {
+            if rename_to == table {
+                return Err(DdlError::Invalid("the new name is the table's name".into()));
+            }
+            vec![format!("{} rename to {}", alter(schema, table)?, ident(rename_to, "the new name")?)]
         }
         Ddl::AddColumn { schema, table, column } => {
             if column.primary_key {

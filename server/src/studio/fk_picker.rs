@@ -120,6 +120,7 @@ mod tests {
             nullable: true,
             default: None,
             read_only: false,
+            identity: false,
             enum_values: None,
         }
     }

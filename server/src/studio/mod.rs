@@ -8,7 +8,8 @@
 //! The data screens run SQL as the database owner on the admin pool (`rows`, `sql_editor`),
 //! building every statement with identifiers quoted by `db::quote_ident` and values bound
 //! (`query`); the table editor's structure forms build their DDL in `ddl_sql` and run it in
-//! `ddl`, CSV goes in and out through `csv_io`, and `fk_picker` searches a referenced table.
+//! `ddl`, CSV goes in and out through `csv_io`, `fk_picker` searches a referenced table, and
+//! `bytea` sets and downloads a binary cell's bytes.
 //! The storage screen mounts storage's own handlers for operators (`storage`); the
 //! policies screen builds its DDL in `policy_sql` and tests policies as a caller in a rolled-back
 //! transaction (`policy_tester`); the users screen reads `auth.users` (`auth_users`) and acts
@@ -34,6 +35,7 @@ pub mod auth_settings;
 pub mod auth_templates;
 pub mod auth_users;
 pub mod backups;
+pub mod bytea;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -97,6 +99,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/tables/{schema}/{table}/export", web::get().to(csv_io::export))
                 .route("/tables/{schema}/{table}/import", web::post().to(csv_io::import))
                 .route("/tables/{schema}/{table}/references", web::get().to(fk_picker::pick))
+                // Table editor › bytea cells: set from hex or a file, download (bytea)
+                .route("/tables/{schema}/{table}/bytes", web::put().to(bytea::set))
+                .route("/tables/{schema}/{table}/bytes", web::get().to(bytea::download))
                 .route("/ddl", web::post().to(ddl::run))
                 .route("/sql", web::post().to(sql_editor::run))
                 .route("/sql/history", web::get().to(history::list))

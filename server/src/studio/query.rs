@@ -29,6 +29,8 @@ pub struct Column {
     pub default: Option<String>,
     /// Generated or `generated always as identity`: not written by the editor.
     pub read_only: bool,
+    /// An identity column (`always` or `by default`): a duplicated row leaves it to its sequence.
+    pub identity: bool,
     /// An enum's labels, in order.
     pub enum_values: Option<Vec<String>>,
 }
@@ -383,6 +385,41 @@ pub fn update(rel: &Relation, key: &Map<String, Value>, values: &Map<String, Val
         rel.qualified(),
         sets.join(", ")
     );
+    Ok(built)
+}
+
+/// The bytea column `name` of `rel`, or why it is not one.
+fn bytea_column<'a>(rel: &'a Relation, name: &str) -> Result<&'a Column, BuildError> {
+    let column = rel.column(name)?;
+    if column.udt != "bytea" {
+        return Err(BuildError::Invalid(format!("column {name:?} is not bytea")));
+    }
+    Ok(column)
+}
+
+/// Set the bytea column `column` of the row whose primary key is `key` to bytes the caller
+/// binds **after** [`Built::params`], as `$n::bytea` (n = params + 1); returns the row as JSON text.
+pub fn update_bytes(rel: &Relation, key: &Map<String, Value>, column: &str) -> Result<Built, BuildError> {
+    if bytea_column(rel, column)?.read_only {
+        return Err(BuildError::ReadOnly(column.to_string()));
+    }
+    let mut built = Built { sql: String::new(), params: Vec::new() };
+    let matched = rel.key_match(&mut built, key)?;
+    built.sql = format!(
+        "update {} as t set {} = ${}::bytea where {matched} returning row_to_json(t)::text",
+        rel.qualified(),
+        quote_ident(column),
+        built.params.len() + 1
+    );
+    Ok(built)
+}
+
+/// The bytes of the bytea column `column` in the row whose primary key is `key`.
+pub fn select_bytes(rel: &Relation, key: &Map<String, Value>, column: &str) -> Result<Built, BuildError> {
+    bytea_column(rel, column)?;
+    let mut built = Built { sql: String::new(), params: Vec::new() };
+    let matched = rel.key_match(&mut built, key)?;
+    built.sql = format!("select t.{} from {} as t where {matched}", quote_ident(column), rel.qualified());
     Ok(built)
 }
 

@@ -48,6 +48,7 @@ mod studio_policies;
 mod studio_roles;
 mod studio_rtfn;
 mod studio_storage;
+mod studio_table_more;
 mod supervise;
 mod typegen;
 mod webhooks;

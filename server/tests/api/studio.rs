@@ -34,6 +34,18 @@ fn routes() -> Vec<(Method, &'static str, Option<Value>)> {
         (Method::POST, "/studio/api/tables/public/notes/import", Some(json!({"columns": ["id"], "rows": [["9"]]}))),
         (Method::GET, "/studio/api/tables/public/notes/references?column=id", None),
         (Method::POST, "/studio/api/ddl", Some(json!({"op": "drop_table", "schema": "public", "table": "notes"}))),
+        // Table editor › bytea cells and renaming a table (studio_table_more.rs)
+        (
+            Method::PUT,
+            "/studio/api/tables/public/notes/bytes",
+            Some(json!({"key": {"id": 1}, "column": "body", "hex": "\\x01"})),
+        ),
+        (Method::GET, "/studio/api/tables/public/notes/bytes?column=body&key=%7B%22id%22%3A1%7D", None),
+        (
+            Method::POST,
+            "/studio/api/ddl",
+            Some(json!({"op": "rename_table", "schema": "public", "table": "notes", "rename_to": "gone"})),
+        ),
         (Method::POST, "/studio/api/sql", Some(json!({"sql": "delete from public.notes"}))),
         (Method::GET, "/studio/api/sql/history", None),
         (Method::GET, "/studio/api/users?q=a", None),

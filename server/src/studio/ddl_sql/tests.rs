@@ -195,3 +195,19 @@ fn tables_and_columns_are_dropped_and_switches_flipped() {
         "ddl.set_realtime"
     );
 }
+
+#[test]
+fn a_table_is_renamed_in_its_schema_both_names_quoted() {
+    let built =
+        build(&ddl(json!({"op": "rename_table", "schema": "public", "table": "cars", "rename_to": "Old \"cars\""})));
+    assert_eq!(built.unwrap().statements, vec!["alter table \"public\".\"cars\" rename to \"Old \"\"cars\"\"\""]);
+    let renamed = ddl(json!({"op": "rename_table", "schema": "s", "table": "t", "rename_to": "u"}));
+    assert_eq!(renamed.target(), ("s", "t"));
+    assert_eq!(renamed.action(), "ddl.rename_table");
+    let blank = ddl(json!({"op": "rename_table", "schema": "s", "table": "t", "rename_to": "  "}));
+    assert_eq!(build(&blank), Err(DdlError::Missing("the new name")));
+    let same = ddl(json!({"op": "rename_table", "schema": "s", "table": "t", "rename_to": "t"}));
+    assert!(matches!(build(&same), Err(DdlError::Invalid(_))));
+    let long = ddl(json!({"op": "rename_table", "schema": "s", "table": "t", "rename_to": "x".repeat(64)}));
+    assert!(matches!(build(&long), Err(DdlError::TooLong(_))));
+}

@@ -13,6 +13,7 @@ fn col(name: &str, nullable: bool) -> Column {
         nullable,
         default: None,
         read_only: false,
+        identity: false,
         enum_values: None,
     }
 }
@@ -212,4 +213,31 @@ fn an_import_inserts_a_batch_from_one_bound_json_array() {
     assert_eq!(built.params, vec!["[{\"id\":\"1\"}]"]);
     assert_eq!(insert_many(&rel(), &["total".into()], "[]".into()), Err(BuildError::ReadOnly("total".into())));
     assert_eq!(insert_many(&rel(), &["x".into()], "[]".into()), Err(BuildError::UnknownColumn("x".into())));
+}
+
+#[test]
+fn bytes_are_bound_as_bytea_after_the_key_and_only_into_a_bytea_column() {
+    let mut r = rel();
+    let mut blob = col("blob", true);
+    blob.udt = "bytea".into();
+    r.columns.push(blob);
+    let key = obj(json!({"id": "7"}));
+    let record = "(json_populate_record(null::\"public\".\"odd\"\"name\", $1::text::json))";
+    let built = update_bytes(&r, &key, "blob").unwrap();
+    assert_eq!(
+        built.sql,
+        format!(
+            "update \"public\".\"odd\"\"name\" as t set \"blob\" = $2::bytea where t.\"id\" = {record}.\"id\" \
+             returning row_to_json(t)::text"
+        )
+    );
+    assert_eq!(built.params, vec!["{\"id\":\"7\"}"]);
+    let read = select_bytes(&r, &key, "blob").unwrap();
+    assert_eq!(
+        read.sql,
+        format!("select t.\"blob\" from \"public\".\"odd\"\"name\" as t where t.\"id\" = {record}.\"id\"")
+    );
+    assert_eq!(update_bytes(&r, &key, "name"), Err(BuildError::Invalid("column \"name\" is not bytea".into())));
+    assert_eq!(select_bytes(&r, &key, "nope"), Err(BuildError::UnknownColumn("nope".into())));
+    assert_eq!(update_bytes(&r, &obj(json!({})), "blob"), Err(BuildError::IncompleteKey("id".into())));
 }

@@ -58,6 +58,7 @@ type At = { schema: string; table: string };
 export type Ddl =
   | ({ op: 'create_table'; columns: ColumnDef[]; rls: boolean } & At)
   | ({ op: 'drop_table'; cascade?: boolean } & At)
+  | ({ op: 'rename_table'; rename_to: string } & At)
   | ({ op: 'add_column'; column: ColumnDef } & At)
   | ({ op: 'alter_column'; column: string; rename_to?: string; type?: string; default?: DefaultValue; drop_default?: boolean; not_null?: boolean } & At)
   | ({ op: 'drop_column'; column: string; cascade?: boolean } & At)

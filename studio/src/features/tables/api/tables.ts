@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { api } from '@/lib/api';
+import { api, API_BASE } from '@/lib/api';
 
 export const tableKeys = {
   schemas: ['schemas'] as const,
@@ -21,6 +21,8 @@ export const columnSchema = z.object({
   nullable: z.boolean(),
   default: z.string().nullable(),
   read_only: z.boolean(),
+  /** An identity column (always or by default): a duplicated row leaves it to its sequence. */
+  identity: z.boolean().optional(),
   enum_values: z.array(z.string()).nullable(),
 });
 export type Column = z.infer<typeof columnSchema>;
@@ -101,4 +103,20 @@ export function useRowWrites(schema: string, table: string) {
     onSuccess: refresh,
   });
   return { insert, update, remove };
+}
+
+/** A bytea cell set from `\x…` hex or a file's bytes in base64 (decoded and bound as bytea by the server). */
+export function useSetBytes(schema: string, table: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { key: Row; column: string } & ({ hex: string } | { base64: string })) =>
+      api(`${path(schema, table)}/bytes`, rowResult, { method: 'PUT', body: input }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: tableKeys.rows(schema, table) }),
+  });
+}
+
+/** The address that downloads a bytea cell's bytes as a file. */
+export function bytesUrl(schema: string, table: string, key: Row, column: string): string {
+  const params = new URLSearchParams({ column, key: JSON.stringify(key) });
+  return `${API_BASE}${path(schema, table)}/bytes?${params}`;
 }

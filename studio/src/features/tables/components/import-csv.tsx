@@ -1,32 +1,44 @@
 import { useState } from 'react';
 import type { Relation } from '../api/tables';
 import { useImportRows } from '../api/structure';
-import { autoMapping, firstTypeError, mappedRows, parseCsv, type CsvField } from '../lib/csv';
+import { autoMapping, firstTypeError, mappedRows, parseCsv, SEPARATORS, type CsvField, type Separator } from '../lib/csv';
 import { Button } from '@/components/ui/button';
-import { Select } from '@/components/ui/field';
+import { Field, Select } from '@/components/ui/field';
 import { ErrorNote } from '@/components/ui/states';
 
 const PREVIEW = 5;
 
 /**
- * Import a CSV file into a table: its header mapped to the table's columns (by name first),
+ * Import a CSV file into a table (comma, semicolon or tab separated): its header mapped to the table's columns (by name first),
  * the first rows shown, numbers, uuids and JSON checked here, then every row inserted in one
  * transaction on the server; a refused row is named by its number (after the header).
  */
 export function ImportCsv({ relation, onDone, onCancel }: { relation: Relation; onDone: (inserted: number) => void; onCancel: () => void }) {
   const writable = relation.columns.filter((c) => !c.read_only);
   const [file, setFile] = useState<{ name: string; header: string[]; rows: CsvField[][] } | null>(null);
+  const [separator, setSeparator] = useState<Separator>(',');
   const [mapping, setMapping] = useState<string[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const importRows = useImportRows(relation.schema, relation.name);
-  const read = async (f: File | undefined) => {
+  /** Parse a file's text with a separator (again when the separator changes). */
+  const load = (name: string, text: string, sep: Separator) => {
     setProblem(null);
     importRows.reset();
-    if (!f) return setFile(null);
-    const parsed = parseCsv(await f.text());
+    const parsed = parseCsv(text, sep);
     if (!parsed.ok) return (setFile(null), setProblem(parsed.error));
-    setFile({ name: f.name, header: parsed.header, rows: parsed.rows });
+    setFile({ name, header: parsed.header, rows: parsed.rows });
     setMapping(autoMapping(parsed.header, writable.map((c) => c.name)));
+  };
+  const [source, setSource] = useState<{ name: string; text: string } | null>(null);
+  const read = async (f: File | undefined) => {
+    if (!f) return (setSource(null), setFile(null), setProblem(null));
+    const text = await f.text();
+    setSource({ name: f.name, text });
+    load(f.name, text, separator);
+  };
+  const changeSeparator = (sep: Separator) => {
+    setSeparator(sep);
+    if (source) load(source.name, source.text, sep);
   };
   const mapped = file ? mappedRows(mapping, file.rows) : null;
   const submit = () => {
@@ -40,8 +52,21 @@ export function ImportCsv({ relation, onDone, onCancel }: { relation: Relation; 
   };
   return (
     <div className="flex flex-col gap-3 text-sm">
+      <div className="w-48">
+        <Field label="Separator">
+          {(id) => (
+            <Select id={id} value={separator} onChange={(e) => changeSeparator(e.target.value as Separator)}>
+              {Object.entries(SEPARATORS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+      </div>
       <label className="flex flex-col gap-1 text-xs font-medium text-slate-700">
-        CSV file (a header line, comma-separated, UTF-8; an empty field is NULL, "" the empty string)
+        CSV file (a header line, fields split as chosen above, UTF-8; an empty field is NULL, "" the empty string)
         <input type="file" accept=".csv,text/csv" className="text-sm" onChange={(e) => void read(e.target.files?.[0])} />
       </label>
       {file && (

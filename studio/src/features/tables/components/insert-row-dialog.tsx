@@ -38,16 +38,22 @@ export function insertValues(relation: Relation, form: Record<string, string>): 
   return values;
 }
 
-export function InsertRowForm({ relation, onSubmit, onCancel, pending, error }: { relation: Relation; onSubmit: (values: Record<string, unknown>) => void; onCancel: () => void; pending: boolean; error: unknown }) {
+/**
+ * The insert form: a field per writable column, empty for its default. `initial` starts the
+ * fields with a row's values (a duplicated row, see lib/duplicate.ts).
+ */
+export function InsertRowForm({ relation, initial, onSubmit, onCancel, pending, error }: { relation: Relation; initial?: Record<string, string>; onSubmit: (values: Record<string, unknown>) => void; onCancel: () => void; pending: boolean; error: unknown }) {
   const writable = relation.columns.filter((c) => !c.read_only);
   const form = useForm<Record<string, string>>({
     resolver: zodResolver(insertSchema(relation)),
-    defaultValues: Object.fromEntries(writable.map((c) => [c.name, ''])),
+    defaultValues: Object.fromEntries(writable.map((c) => [c.name, initial?.[c.name] ?? ''])),
   });
   const errors = form.formState.errors;
   return (
     <form noValidate onSubmit={form.handleSubmit((v) => onSubmit(insertValues(relation, v)))} className="flex flex-col gap-3">
-      <p className="text-sm text-slate-600">Leave a field empty to use its default (or NULL).</p>
+      <p className="text-sm text-slate-600">
+        {initial ? 'A copy of the row: keys made by the database (identity, serial, random uuid) are left to their defaults. ' : ''}Leave a field empty to use its default (or NULL).
+      </p>
       {writable.map((c) => {
         const kind = editorKind(c);
         const label = `${c.name} (${c.type_name}${c.nullable ? '' : ', required'})`;
@@ -69,8 +75,8 @@ export function InsertRowForm({ relation, onSubmit, onCancel, pending, error }: 
                   type={kind === 'date' ? 'date' : 'text'}
                   aria-describedby={describedBy}
                   aria-invalid={!!errors[c.name]}
-                  placeholder={c.default ? `default: ${c.default}` : ''}
-                  className={kind === 'json' || kind === 'array' || kind === 'uuid' ? 'font-mono' : ''}
+                  placeholder={c.default ? `default: ${c.default}` : c.identity ? 'identity: the next value' : ''}
+                  className={kind === 'json' || kind === 'array' || kind === 'uuid' || kind === 'bytea' ? 'font-mono' : ''}
                   {...form.register(c.name)}
                 />
               )
@@ -88,7 +94,7 @@ export function InsertRowForm({ relation, onSubmit, onCancel, pending, error }: 
           Cancel
         </Button>
         <Button type="submit" variant="primary" disabled={pending}>
-          Insert row
+          {initial ? 'Insert copy' : 'Insert row'}
         </Button>
       </div>
     </form>

@@ -2,7 +2,10 @@ import { lazy, Suspense, useMemo, useState } from 'react';
 import { getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { useRelation, useRowWrites, useRows, type Column, type Row, type RowQuery, type Sort } from '../api/tables';
 import { keyOf } from '../lib/cell-value';
+import { byteaSummary } from '../lib/bytea';
+import { duplicateForm } from '../lib/duplicate';
 import { exportUrl, foreignKeys, useStructure, type Ddl } from '../api/structure';
+import { BytesEditor } from './bytes-editor';
 import { CellEditor } from './cell-editor';
 import { DdlReview } from './ddl-review';
 import { FilterBar } from './filter-bar';
@@ -31,8 +34,9 @@ function nextSort(sort: Sort[], column: string): Sort[] {
 
 /**
  * One table: its rows (filters, sort, pages as the grid scrolls, edit a cell — a foreign key
- * through a picker over the referenced table —, insert and delete rows, CSV export of the view
- * and import) or its structure; the row-level security and realtime switches in the header.
+ * through a picker over the referenced table, bytea as hex or a file —, insert, duplicate and
+ * delete rows, CSV export of the view and import) or its structure; the row-level security and
+ * realtime switches in the header.
  */
 export function RowsView({ schema, table }: { schema: string; table: string }) {
   const relation = useRelation(schema, table);
@@ -47,7 +51,8 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
   const rows = useRows(schema, table, query);
   const writes = useRowWrites(schema, table);
   const [editing, setEditing] = useState<Editing | null>(null);
-  const [inserting, setInserting] = useState(false);
+  // The insert form, empty or (a duplicated row) started with a row's values.
+  const [inserting, setInserting] = useState<{ initial?: Record<string, string> } | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirmDelete, setConfirmDelete] = useState(false);
   const rel = relation.data;
@@ -79,7 +84,7 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
         );
       },
       cell: ({ row }) => {
-        const text = cellText(row.original[c.name]);
+        const text = c.udt === 'bytea' ? byteaSummary(row.original[c.name]) : cellText(row.original[c.name]);
         const canEdit = editable && !c.read_only;
         return (
           <button
@@ -153,8 +158,21 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
           {table}
         </h1>
         {editable && (
-          <Button variant="primary" onClick={() => (writes.insert.reset(), setInserting(true))}>
+          <Button variant="primary" onClick={() => (writes.insert.reset(), setInserting({}))}>
             Insert row
+          </Button>
+        )}
+        {editable && selected.size === 1 && (
+          <Button
+            onClick={() => {
+              const source = data.find((r) => selected.has(keyText(r)));
+              if (!source) return;
+              writes.insert.reset();
+              setInserting({ initial: duplicateForm(rel, source) });
+            }}
+            title="Open the insert form with the selected row's values (new key)"
+          >
+            Duplicate row
           </Button>
         )}
         {editable && selected.size > 0 && (
@@ -242,7 +260,21 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
         )}
       </Dialog>
       <Dialog open={!!editing} title={editing ? `Edit ${editing.column.name}` : ''} onClose={() => (setEditing(null), writes.update.reset())}>
-        {editing && fks.has(editing.column.name) ? (
+        {editing && editing.column.udt === 'bytea' ? (
+          <BytesEditor
+            key={`${keyText(editing.row)}-${editing.column.name}`}
+            schema={schema}
+            table={table}
+            rowKey={keyOf(editing.row, pk)}
+            column={editing.column}
+            value={editing.row[editing.column.name]}
+            busy={writes.update.isPending}
+            error={writes.update.error instanceof ApiError ? writes.update.error.message : writes.update.error ? 'The change was not saved.' : null}
+            onDone={() => setEditing(null)}
+            onSetNull={() => saveEdit(null)}
+            onCancel={() => (setEditing(null), writes.update.reset())}
+          />
+        ) : editing && fks.has(editing.column.name) ? (
           <FkPicker
             schema={schema}
             table={table}
@@ -266,14 +298,15 @@ export function RowsView({ schema, table }: { schema: string; table: string }) {
           />
         )}
       </Dialog>
-      <Dialog open={inserting} title={`Insert a row into ${table}`} onClose={() => setInserting(false)}>
+      <Dialog open={!!inserting} title={inserting?.initial ? `Duplicate a row of ${table}` : `Insert a row into ${table}`} onClose={() => setInserting(null)}>
         {inserting && (
           <InsertRowForm
             relation={rel}
+            initial={inserting.initial}
             pending={writes.insert.isPending}
             error={writes.insert.error}
-            onCancel={() => setInserting(false)}
-            onSubmit={(values) => writes.insert.mutate(values, { onSuccess: () => setInserting(false) })}
+            onCancel={() => setInserting(null)}
+            onSubmit={(values) => writes.insert.mutate(values, { onSuccess: () => setInserting(null) })}
           />
         )}
       </Dialog>

@@ -192,6 +192,28 @@ export function CheckForm({ schema, table, onReview, onCancel }: FormProps) {
   );
 }
 
+/** Rename the table (it stays in its schema). */
+export function RenameTableForm({ schema, table, onReview, onCancel }: FormProps) {
+  const s = z.object({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'Enter a name')
+      .max(63, 'At most 63 characters')
+      .refine((n) => n !== table, 'Enter a name other than the current one'),
+  });
+  const form = useForm<z.infer<typeof s>>({ resolver: zodResolver(s), defaultValues: { name: table } });
+  const submit = form.handleSubmit((v) => onReview({ op: 'rename_table', schema, table, rename_to: v.name }));
+  return (
+    <form noValidate onSubmit={submit} className={panel} aria-label="Rename table">
+      <Field label="New table name" error={form.formState.errors.name?.message}>
+        {(id, d) => <Input id={id} aria-describedby={d} aria-invalid={!!form.formState.errors.name} className="font-mono" {...form.register('name')} />}
+      </Field>
+      <Actions onCancel={onCancel} />
+    </form>
+  );
+}
+
 /** A foreign key from one column to a column of a table of the same schema. */
 export function ForeignKeyForm({ schema, table, columns, onReview, onCancel }: FormProps & { columns: Column[] }) {
   const s = z.object({

@@ -3,12 +3,12 @@ import { useNavigate } from 'react-router';
 import type { Relation } from '../api/tables';
 import { useStructure, type Ddl } from '../api/structure';
 import { DdlReview } from './ddl-review';
-import { AddColumnForm, AlterColumnForm, CheckForm, ForeignKeyForm, KeyForm } from './structure-forms';
+import { AddColumnForm, AlterColumnForm, CheckForm, ForeignKeyForm, KeyForm, RenameTableForm } from './structure-forms';
 import { Button } from '@/components/ui/button';
 import { ErrorNote, Loading } from '@/components/ui/states';
 import { paths } from '@/lib/paths';
 
-type Open = { kind: 'add-column' } | { kind: 'alter'; column: string } | { kind: 'unique' } | { kind: 'check' } | { kind: 'fk' } | { kind: 'index' } | null;
+type Open = { kind: 'rename' } | { kind: 'add-column' } | { kind: 'alter'; column: string } | { kind: 'unique' } | { kind: 'check' } | { kind: 'fk' } | { kind: 'index' } | null;
 
 const CONSTRAINT_KIND: Record<string, string> = { p: 'Primary key', u: 'Unique', c: 'Check', f: 'Foreign key', x: 'Exclusion', t: 'Trigger', n: 'Not null' };
 
@@ -30,7 +30,7 @@ function Section({ title, actions, children }: { title: string; actions?: ReactN
 const th = 'border-b border-slate-300 px-2 py-1 text-left font-semibold';
 const td = 'border-b border-slate-200 px-2 py-1 align-top';
 
-/** A table's columns, constraints, foreign keys and indexes, each changed through a form whose SQL is shown first. */
+/** A table's name, columns, constraints, foreign keys and indexes, each changed through a form whose SQL is shown first. */
 export function StructureView({ relation }: { relation: Relation }) {
   const { schema, name: table } = relation;
   const structure = useStructure(schema, table);
@@ -44,6 +44,13 @@ export function StructureView({ relation }: { relation: Relation }) {
   const s = structure.data;
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-5 overflow-auto bg-white p-3 text-[13px]">
+      <Section title="Table" actions={<Button onClick={() => setOpen({ kind: 'rename' })}>Rename table</Button>}>
+        <p className="font-mono">
+          {schema}.{table}
+        </p>
+        {open?.kind === 'rename' && <RenameTableForm {...at} />}
+      </Section>
+
       <Section title="Columns" actions={<Button onClick={() => setOpen({ kind: 'add-column' })}>Add column</Button>}>
         {open?.kind === 'add-column' && <AddColumnForm {...at} />}
         <div className="overflow-x-auto">
@@ -159,7 +166,13 @@ export function StructureView({ relation }: { relation: Relation }) {
       <DdlReview
         ddl={ddl}
         onClose={() => setDdl(null)}
-        onDone={() => (ddl?.op === 'drop_table' ? navigate(paths.tables(schema)) : setOpen(null))}
+        onDone={() =>
+          ddl?.op === 'drop_table'
+            ? navigate(paths.tables(schema))
+            : ddl?.op === 'rename_table'
+              ? navigate(paths.tables(schema, ddl.rename_to), { replace: true })
+              : setOpen(null)
+        }
       />
     </div>
   );

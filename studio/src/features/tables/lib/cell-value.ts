@@ -5,13 +5,14 @@
  */
 import type { Column } from '../api/tables';
 
-export type EditorKind = 'bool' | 'enum' | 'number' | 'json' | 'date' | 'datetime' | 'uuid' | 'array' | 'text';
+export type EditorKind = 'bool' | 'enum' | 'number' | 'json' | 'date' | 'datetime' | 'uuid' | 'array' | 'bytea' | 'text';
 
 export function editorKind(column: Pick<Column, 'udt' | 'category' | 'enum_values'>): EditorKind {
   if (column.enum_values) return 'enum';
   if (column.udt === 'bool') return 'bool';
   if (column.udt === 'json' || column.udt === 'jsonb') return 'json';
   if (column.udt === 'uuid') return 'uuid';
+  if (column.udt === 'bytea') return 'bytea';
   if (column.udt === 'date') return 'date';
   if (column.udt === 'timestamp' || column.udt === 'timestamptz') return 'datetime';
   if (column.category === 'A') return 'array';
@@ -29,6 +30,8 @@ export function toText(value: unknown, kind: EditorKind): string | null {
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Postgres's bytea hex format: `\x` then pairs of hexadecimal digits (spaces between them allowed). */
+const HEX = /^\\x(\s*[0-9a-f]\s*[0-9a-f])*\s*$/i;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** The value to send for the text typed in an editor (`null` means SQL NULL). */
@@ -51,6 +54,13 @@ export function parseText(text: string | null, kind: EditorKind): Parsed {
       } catch (e) {
         return { ok: false, error: `Invalid JSON: ${e instanceof Error ? e.message : 'cannot be read'}` };
       }
+    case 'bytea':
+      if (!t.startsWith('\\x')) return { ok: false, error: 'Enter bytes as hex: \\x followed by pairs of hexadecimal digits' };
+      if (!HEX.test(t)) {
+        const digits = t.slice(2).replace(/\s/g, '');
+        return { ok: false, error: /^[0-9a-f]*$/i.test(digits) ? 'An odd number of hexadecimal digits: each byte is two' : 'Only hexadecimal digits (0-9, a-f) may follow \\x' };
+      }
+      return { ok: true, value: `\\x${t.slice(2).replace(/\s/g, '').toLowerCase()}` };
     case 'uuid':
       return UUID.test(t) ? { ok: true, value: t.toLowerCase() } : { ok: false, error: 'Enter a UUID (8-4-4-4-12 hexadecimal digits)' };
     case 'date':

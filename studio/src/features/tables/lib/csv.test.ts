@@ -16,6 +16,11 @@ describe('parseCsv', () => {
     expect(parseCsv('a\n"open')).toEqual({ ok: false, error: 'Line 2: a quoted field is not closed' });
     expect(parseCsv('')).toEqual({ ok: false, error: 'The file is empty' });
   });
+  it('splits on the chosen separator: a semicolon or a tab, commas then kept in fields', () => {
+    expect(parseCsv('id;name\n1;"a;b"\n2;1,5\n', ';')).toEqual({ ok: true, header: ['id', 'name'], rows: [['1', 'a;b'], ['2', '1,5']] });
+    expect(parseCsv('id\tname\n1\t\n2\t""\n', '\t')).toEqual({ ok: true, header: ['id', 'name'], rows: [['1', null], ['2', '']] });
+    expect(parseCsv('id;name\n1;x\n', ',')).toEqual({ ok: true, header: ['id;name'], rows: [['1;x']] });
+  });
 });
 
 describe('mapping', () => {

@@ -1,5 +1,6 @@
 /**
- * CSV for the import: RFC 4180 parsing (quoted fields with commas, quotes and line breaks,
+ * CSV for the import: RFC 4180 parsing (quoted fields with separators, quotes and line breaks,
+ * the separator a comma, a semicolon or a tab,
  * CRLF or LF lines, a leading BOM dropped), an unquoted empty field read as NULL and a quoted
  * one as the empty string (as `copy ... csv` and the export write them), and the header mapped
  * to the table's columns by name, values checked against their columns' types. Pure
@@ -11,8 +12,12 @@ import { editorKind, parseText } from './cell-value';
 export type CsvField = string | null;
 export type Parsed = { ok: true; header: string[]; rows: CsvField[][] } | { ok: false; error: string };
 
-/** The records of `text`; the first is the header. */
-export function parseCsv(text: string): Parsed {
+/** The separators the import offers. */
+export const SEPARATORS = { ',': 'Comma (,)', ';': 'Semicolon (;)', '\t': 'Tab' } as const;
+export type Separator = keyof typeof SEPARATORS;
+
+/** The records of `text`, fields split on `separator`; the first is the header. */
+export function parseCsv(text: string, separator: Separator = ','): Parsed {
   const records: CsvField[][] = [];
   let record: CsvField[] = [];
   let field = '';
@@ -46,7 +51,7 @@ export function parseCsv(text: string): Parsed {
       if (field !== '' || quoted) return { ok: false, error: `Line ${line}: a quote inside an unquoted field` };
       inQuotes = true;
       quoted = true;
-    } else if (c === ',') endField();
+    } else if (c === separator) endField();
     else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       endRecord();
