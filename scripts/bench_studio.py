@@ -55,7 +55,7 @@ create table public.bench_rows (
   note text
 );
 insert into public.bench_rows
-  select i, 'row ' || i, (i * 7919) % 1000, timestamptz '2026-01-01' + i * interval '1 second',
+  select i, 'row ' || i, (i::bigint * 7919 % 1000)::int, timestamptz '2026-01-01' + i * interval '1 second',
          case when i % 3 = 0 then null else md5(i::text) end
   from generate_series(1, {ROWS}) i;
 create index bench_rows_score_idx on public.bench_rows (score);
