@@ -142,7 +142,8 @@ async fn forward(
         forward = forward.header("traceparent", traceparent);
     }
     if handshake {
-        forward = forward.header("connection", "upgrade").header("upgrade", "websocket").version(reqwest::Version::HTTP_11);
+        forward =
+            forward.header("connection", "upgrade").header("upgrade", "websocket").version(reqwest::Version::HTTP_11);
     }
     let mut exceeded = None;
     let mut payload = Some(payload);

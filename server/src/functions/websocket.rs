@@ -30,7 +30,9 @@ pub fn is_handshake(req: &HttpRequest) -> bool {
 /// one): its `?apikey=` query parameter, as Supabase's Realtime socket takes it.
 pub fn query_token(req: &HttpRequest) -> Option<String> {
     let query = req.uri().query()?;
-    url::form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == "apikey").map(|(_, value)| value.into_owned())
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "apikey")
+        .map(|(_, value)| value.into_owned())
 }
 
 /// Answer the client's handshake with the function's 101 (its `Sec-WebSocket-Accept`, chosen
@@ -55,7 +57,9 @@ pub async fn splice(answer: reqwest::Response, payload: web::Payload) -> Result<
     let mut response = HttpResponse::build(StatusCode::SWITCHING_PROTOCOLS);
     response.upgrade("websocket");
     for name in ["sec-websocket-accept", "sec-websocket-protocol", "sec-websocket-extensions"] {
-        if let Some(value) = headers.get(name).and_then(|v| actix_web::http::header::HeaderValue::from_bytes(v.as_bytes()).ok()) {
+        if let Some(value) =
+            headers.get(name).and_then(|v| actix_web::http::header::HeaderValue::from_bytes(v.as_bytes()).ok())
+        {
             response.insert_header((name, value));
         }
     }
@@ -72,10 +76,14 @@ mod tests {
     fn a_handshake_is_a_get_with_connection_upgrade_and_upgrade_websocket() {
         let handshake = |req: TestRequest| is_handshake(&req.to_http_request());
         assert!(handshake(
-            TestRequest::get().insert_header(("connection", "keep-alive, Upgrade")).insert_header(("upgrade", "WebSocket"))
+            TestRequest::get()
+                .insert_header(("connection", "keep-alive, Upgrade"))
+                .insert_header(("upgrade", "WebSocket"))
         ));
         assert!(!handshake(TestRequest::get().insert_header(("upgrade", "websocket"))));
-        assert!(!handshake(TestRequest::get().insert_header(("connection", "upgrade")).insert_header(("upgrade", "h2c"))));
+        assert!(!handshake(
+            TestRequest::get().insert_header(("connection", "upgrade")).insert_header(("upgrade", "h2c"))
+        ));
         assert!(!handshake(
             TestRequest::post().insert_header(("connection", "upgrade")).insert_header(("upgrade", "websocket"))
         ));
