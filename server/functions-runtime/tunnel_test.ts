@@ -141,7 +141,11 @@ test("other requests are answered while a socket is open", async () => {
   );
 
   assertEquals([answer.status, await answer.text()], [200, "still here"], "other function");
-  assertEquals([again.status, await again.text()], [400, "request isn't trying to upgrade to WebSocket."], "same function");
+  assertEquals(
+    [again.status, await again.text()],
+    [400, "request isn't trying to upgrade to WebSocket."],
+    "same function",
+  );
   client.socket.send("still open");
   await client.frameCount(2);
   assertEquals(client.frames[1], "still open", "echo");
