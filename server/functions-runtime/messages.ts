@@ -5,6 +5,12 @@
  * only after the worker's `body_pull`, then `body_end` (an upload is never held whole in memory).
  * Its answer is `head`, then `chunk`s, each sent only after the router's `pull` (so a fast body
  * never piles up in memory), then `end`; or `error` instead.
+ *
+ * A WebSocket upgrade is a `request` with `upgrade: true`: a function that calls
+ * `Deno.upgradeWebSocket(req)` and returns its response answers `head` with status 101 and no
+ * body; from then on the socket's frames go both ways as `ws_message`s, and either side ends it
+ * with `ws_close` (the other side's close, with its code and reason). A 101 request stays in
+ * flight until then (its limits apply).
  */
 
 export type ToWorker =
@@ -26,11 +32,19 @@ export type ToWorker =
     body: boolean;
     /** The server's request id, in the log lines printed while the request runs. */
     requestId?: string;
+    /** A WebSocket upgrade: the function may call `Deno.upgradeWebSocket` on it. */
+    upgrade?: boolean;
   }
   | { type: "body_chunk"; id: number; chunk: Uint8Array }
   | { type: "body_end"; id: number; error?: string }
   | { type: "pull"; id: number }
-  | { type: "cancel"; id: number };
+  | { type: "cancel"; id: number }
+  | WebSocketFrame;
+
+/** A frame of an upgraded request's socket, either way (text as a string, binary as bytes). */
+export type WebSocketFrame =
+  | { type: "ws_message"; id: number; data: string | Uint8Array }
+  | { type: "ws_close"; id: number; code?: number; reason?: string };
 
 export type FromWorker =
   | { type: "ready" }
@@ -40,4 +54,5 @@ export type FromWorker =
   | { type: "end"; id: number }
   | { type: "error"; id: number; message: string }
   | { type: "body_pull"; id: number }
-  | { type: "body_cancel"; id: number };
+  | { type: "body_cancel"; id: number }
+  | WebSocketFrame;

@@ -15,6 +15,7 @@
 
 import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
+import { acceptInner, functionHeaders, isUpgrade, type Link, PROTOCOL_HEADER } from "./tunnel.ts";
 
 /** The router's options (the supervisor's, through the standard input of `host.ts`). */
 export interface RouterOptions {
@@ -121,6 +122,8 @@ interface Pending {
   next?: (message: FromWorker) => void;
   /** The worker asks for the next chunk of the request's body, or gives it up. */
   upload?: (message: Extract<FromWorker, { type: "body_pull" | "body_cancel" }>) => void;
+  /** An upgraded request's frames that came before the tunnel listened (`tunnel.ts`). */
+  frames?: FromWorker[];
 }
 
 /** A function's worker: booted once, then reused until it fails or runs past a limit. */
@@ -208,7 +211,8 @@ class FunctionWorker {
     } else if (message.type === "error" && !pending.next) {
       this.settle(message.id);
       pending.fail("worker", message.message);
-    } else pending.next?.(message);
+    } else if (pending.next) pending.next(message);
+    else if (message.type === "ws_message" || message.type === "ws_close") (pending.frames ??= []).push(message);
   }
 
   /** Stop the worker: every request on it fails with `kind`. */
@@ -259,7 +263,17 @@ export function createRouter(options: RouterOptions): Router {
     return idle.length;
   }
 
-  const handle = async (req: Request): Promise<Response> => {
+  const handle = (req: Request): Promise<Response> => {
+    // The supervisor's inner socket for a WebSocket handshake: accepted, then the head is its
+    // first frame (`tunnel.ts`). The request's headers are read before the upgrade closes them.
+    if (isUpgrade(req) && req.headers.get(HEADER.secret) === options.secret) {
+      const copy = new Request(req.url, { method: req.method, headers: new Headers(req.headers) });
+      return Promise.resolve(acceptInner(req, (onLink) => run(copy, onLink)));
+    }
+    return run(req);
+  };
+
+  const run = async (req: Request, onLink?: (link: Link) => void): Promise<Response> => {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
     if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
@@ -274,7 +288,8 @@ export function createRouter(options: RouterOptions): Router {
     const timeoutMs = Number(req.headers.get(HEADER.timeout) ?? "0");
     const idleMs = Number(req.headers.get(HEADER.idle) ?? "0");
     const added = (req.headers.get(HEADER.added) ?? "").split(",").map((h) => h.trim().toLowerCase());
-    const headers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-") && !added.includes(name));
+    const callers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-") && !added.includes(name));
+    const headers = onLink ? functionHeaders(callers, req.headers.get(PROTOCOL_HEADER)) : callers;
     const upload = req.method === "GET" || req.method === "HEAD" ? null : req.body;
 
     const name = req.headers.get(HEADER.name) ?? undefined;
@@ -343,10 +358,16 @@ export function createRouter(options: RouterOptions): Router {
           headers,
           body: reader !== undefined,
           requestId,
+          upgrade: onLink !== undefined,
         });
         // Closed between its boot and now (a limit, a crash): the request fails as the others on it.
         if (!sent) reject(new Failure("worker", "the worker stopped before the request reached it"));
       });
+      if (head.status === 101 && onLink) {
+        // The function upgraded: the request stays in flight (its limits too) until the socket closes.
+        onLink(link(worker, id, done));
+        return head;
+      }
       const response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
       response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
@@ -364,6 +385,25 @@ export function createRouter(options: RouterOptions): Router {
     await workerFor(entrypoint, version, name).ready.catch(() => {});
   }
   return Object.assign(handle, { sweep, preload });
+}
+
+/** The worker's side of upgraded request `id`, for the tunnel. */
+function link(worker: FunctionWorker, id: number, done: () => void): Link {
+  return {
+    post: (message, transfer) => worker.post({ ...message, id } as ToWorker, transfer),
+    listen(onMessage) {
+      const pending = worker.pending.get(id);
+      if (!pending) return onMessage({ type: "error", id, message: "the worker stopped" });
+      const early = pending.frames ?? [];
+      pending.frames = undefined;
+      pending.next = onMessage;
+      early.forEach(onMessage);
+    },
+    end() {
+      worker.settle(id);
+      done();
+    },
+  };
 }
 
 /**

@@ -23,6 +23,7 @@
 import { failure, firstLine, HEADER, type LimitKind, type RouterOptions } from "./router.ts";
 import type { Assignment, HostOptions } from "./host.ts";
 import { DENY_NET } from "./net_guard.ts";
+import { innerHeaders, isUpgrade, openInner } from "./tunnel.ts";
 
 /** What the server writes on the supervisor's standard input, as one JSON line. */
 export interface SupervisorOptions extends RouterOptions {
@@ -50,7 +51,7 @@ const HOST = new URL("./host.ts", import.meta.url).pathname;
 /** The worker's bootstrap, which the process must read to start its worker (public code, no secret). */
 const WORKER = new URL("./worker.ts", import.meta.url).pathname;
 /** What the worker's bootstrap imports (public code too). */
-const WORKER_IMPORTS = [new URL("./net_guard.ts", import.meta.url).pathname];
+const WORKER_IMPORTS = ["./net_guard.ts", "./worker_socket.ts"].map((f) => new URL(f, import.meta.url).pathname);
 /** One request in flight on a process. */
 type Flight = Record<never, never>;
 
@@ -424,6 +425,20 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (!headers.has("user-agent")) added.push("user-agent");
     if (!headers.has("accept-encoding")) (added.push("accept-encoding"), headers.set("accept-encoding", "identity"));
     headers.set(HEADER.added, added.join(","));
+    if (isUpgrade(req)) {
+      // A WebSocket handshake: through an inner socket to the process (`tunnel.ts`), in flight
+      // until either side closes.
+      try {
+        return await openInner(req, `ws://127.0.0.1:${port}${url.pathname}${url.search}`, innerHeaders(headers), () => {
+          process.end(flight);
+          if (cold) refill();
+        });
+      } catch (err) {
+        process.end(flight);
+        if (cold) refill();
+        return why(process, err);
+      }
+    }
     let response: Response;
     try {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";

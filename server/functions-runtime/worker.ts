@@ -3,12 +3,14 @@
  * `Deno.serve` (or its default export's `fetch`), then answers the router's requests with it.
  *
  * It runs user code and nothing else: limits, routing and JWT checks are decided outside it.
- * Messages in and out are `ToWorker` / `FromWorker` (docs/functions.md).
+ * Messages in and out are `ToWorker` / `FromWorker` (docs/functions.md); a request that came as
+ * a WebSocket handshake may be upgraded with `Deno.upgradeWebSocket` (`worker_socket.ts`).
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FromWorker, ToWorker } from "./messages.ts";
 import { guardPorts } from "./net_guard.ts";
+import { allowUpgrade, forget, installUpgrade, socketOf, upgradeOf } from "./worker_socket.ts";
 
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
 
@@ -124,6 +126,7 @@ function install(): void {
     handler = handlerOf(args);
     return fakeServer();
   };
+  installUpgrade(post);
   // Supabase's `EdgeRuntime.waitUntil`: the worker lives on, so the promise only needs watching.
   (globalThis as Record<string, unknown>).EdgeRuntime = {
     waitUntil(promise: Promise<unknown>) {
@@ -163,6 +166,7 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
       // @ts-ignore: a streamed request body (fetch's `duplex`)
       duplex: "half",
     });
+    if (message.upgrade) allowUpgrade(request, id);
     if (!handler) throw new Error("the function has no handler");
     const info = { remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 0 } };
     response = await currentRequest.run(message.requestId, () => handler!(request, info));
@@ -170,6 +174,13 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
   } catch (err) {
     console.error(err);
     post({ type: "error", id, message: describe(err) });
+    return;
+  }
+  const socket = upgradeOf(response);
+  if (socket) {
+    // The router upgrades the connection on this head; frames come and go from now on.
+    post({ type: "head", id, status: 101, headers: [...response.headers] });
+    socket.opened();
     return;
   }
   post({ type: "head", id, status: response.status, headers: [...response.headers] });
@@ -216,6 +227,13 @@ function receive(message: ToWorker): void {
     case "pull":
       credits.get(message.id)?.();
       credits.delete(message.id);
+      break;
+    case "ws_message":
+      socketOf(message.id)?.received(message.data);
+      break;
+    case "ws_close":
+      socketOf(message.id)?.closed(message.code, message.reason);
+      forget(message.id);
       break;
     case "cancel": {
       const stream = streams.get(message.id);

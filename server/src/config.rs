@@ -373,7 +373,8 @@ pub struct Config {
     pub db_shared_connections: usize,
 
     /// Origins browsers may call the API from, comma-separated (`https://example.com`); unset,
-    /// any origin. PostgREST's `server-cors-allowed-origins`, for every surface.
+    /// any origin. PostgREST's `server-cors-allowed-origins`, for every surface but `/functions/v1`
+    /// (a function answers its own CORS, as on Supabase).
     #[arg(long, env = "CORS_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub cors_allowed_origins: Vec<String>,
 

@@ -32,6 +32,7 @@ const SURFACES: &[&str] = &["auth", "backup", "functions", "outbox", "realtime",
 const TOP: &[&str] = &[
     "bin",
     "config_doc",
+    "cors",
     "health",
     "import_rule",
     "lib",

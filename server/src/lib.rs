@@ -7,6 +7,7 @@ pub mod auth;
 pub mod backup;
 pub mod config;
 pub mod config_doc;
+pub mod cors;
 pub mod db;
 pub mod functions;
 pub mod gate;

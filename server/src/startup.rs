@@ -426,7 +426,7 @@ impl Application {
                 .app_data(realtime_data.clone())
                 .app_data(functions.clone())
                 .wrap(from_fn(crate::panic_guard::middleware))
-                .wrap(cors(&cors_origins))
+                .wrap(crate::cors::except_functions(cors(&cors_origins)))
                 .wrap(from_fn(telemetry::middleware))
                 .wrap(actix_web::middleware::DefaultHeaders::new().add(("Keep-Alive", KEEP_ALIVE_HINT)))
                 .route("/health", web::get().to(health::health))
@@ -627,7 +627,7 @@ fn check_origins(origins: &[String]) -> Result<(), StartupError> {
     Ok(())
 }
 
-/// CORS for every surface: any origin (answered `*`) unless `CORS_ALLOWED_ORIGINS` lists them;
+/// CORS for every surface but `/functions/v1` (a function answers its own: `crate::cors`): any origin (answered `*`) unless `CORS_ALLOWED_ORIGINS` lists them;
 /// then a listed origin is echoed back and another gets no CORS headers (the browser refuses
 /// the response; clients outside a browser are not affected).
 fn cors(allowed_origins: &[String]) -> Cors {

@@ -26,6 +26,7 @@ pub mod schedule;
 pub mod seal;
 pub mod store;
 pub mod upload;
+pub mod websocket;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};

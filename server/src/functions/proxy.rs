@@ -7,6 +7,10 @@
 //! The function sees the path without `/functions/v1` (`/<name>/<path>?<query>`), and every
 //! header but the hop-by-hop ones and the router's own `x-functions-*`; with telemetry on, its
 //! `traceparent` is the request's span (a child of the caller's), else the caller's as sent.
+//!
+//! A WebSocket handshake goes to the router as one too (`Connection`/`Upgrade` kept, no body); a
+//! 101 from the function is spliced to the client by `websocket`. Its token may come as
+//! `?apikey=` when it has no `Authorization` (a browser's `WebSocket` cannot send one).
 
 use std::time::Duration;
 
@@ -87,8 +91,9 @@ async fn forward(
     state: &FunctionsState,
     function: &super::registry::Function,
 ) -> Result<HttpResponse, FunctionsError> {
+    let handshake = super::websocket::is_handshake(req);
     if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
-        check_jwt(req, state)?;
+        check_jwt(req, state, handshake)?;
     }
     let limit = state.config.max_request_bytes;
     let declared = content_length(req);
@@ -136,8 +141,14 @@ async fn forward(
     if let Some(traceparent) = traceparent {
         forward = forward.header("traceparent", traceparent);
     }
+    if handshake {
+        forward =
+            forward.header("connection", "upgrade").header("upgrade", "websocket").version(reqwest::Version::HTTP_11);
+    }
     let mut exceeded = None;
-    if has_body {
+    let mut payload = Some(payload);
+    if has_body && !handshake {
+        let Some(payload) = payload.take() else { return Err(FunctionsError::Worker) };
         let upload = super::upload::Upload::start(payload, limit);
         exceeded = Some(upload.exceeded());
         forward = forward.body(upload.body);
@@ -174,6 +185,10 @@ async fn forward(
             crate::metrics::function_cpu_time(&function.name, Duration::from_millis(cpu_ms));
         }
     }
+    if handshake && answer.status() == reqwest::StatusCode::SWITCHING_PROTOCOLS {
+        let Some(payload) = payload.take() else { return Err(FunctionsError::Worker) };
+        return super::websocket::splice(answer, payload).await;
+    }
     let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|_| FunctionsError::Worker)?;
     let mut response = HttpResponse::build(status);
     if answer.headers().contains_key(COLD_HEADER) {
@@ -183,6 +198,12 @@ async fn forward(
         if let Ok(value) = actix_web::http::header::HeaderValue::from_bytes(value.as_bytes()) {
             response.append_header((header.as_str(), value));
         }
+    }
+    if handshake {
+        // A refused handshake: actix frames a streamed answer to an upgrade request as if it had
+        // been upgraded (chunked announced, raw bytes sent), so the refusal goes out whole.
+        let body = answer.bytes().await.map_err(|_| FunctionsError::Worker)?;
+        return Ok(response.body(body));
     }
     let function_name = function.name.clone();
     Ok(response.streaming(answer.bytes_stream().map(move |chunk| {
@@ -308,12 +329,23 @@ async fn push_secrets(state: &FunctionsState, port: u16) -> Result<String, Funct
     }
 }
 
-/// `Authorization: Bearer <JWT>` signed by the project's keys (HS256 secret or signing keys).
+/// `Authorization: Bearer <JWT>` signed by the project's keys (HS256 secret or signing keys);
+/// for a WebSocket handshake without that header, the JWT in `?apikey=`.
 /// The opaque `sb_…` API keys are not JWTs and are refused, as the edge runtime refuses them.
-fn check_jwt(req: &HttpRequest, state: &FunctionsState) -> Result<(), FunctionsError> {
-    let header = req.headers().get("authorization").ok_or(FunctionsError::MissingAuthorization)?;
-    let value = header.to_str().map_err(|_| FunctionsError::NotBearer)?;
-    let token = value.strip_prefix("Bearer ").ok_or(FunctionsError::NotBearer)?.trim();
+fn check_jwt(req: &HttpRequest, state: &FunctionsState, handshake: bool) -> Result<(), FunctionsError> {
+    let from_query = if handshake && !req.headers().contains_key("authorization") {
+        super::websocket::query_token(req)
+    } else {
+        None
+    };
+    let token = match &from_query {
+        Some(token) => token.trim(),
+        None => {
+            let header = req.headers().get("authorization").ok_or(FunctionsError::MissingAuthorization)?;
+            let value = header.to_str().map_err(|_| FunctionsError::NotBearer)?;
+            value.strip_prefix("Bearer ").ok_or(FunctionsError::NotBearer)?.trim()
+        }
+    };
     if crate::keys::ApiKeys::is_opaque(token) {
         return Err(FunctionsError::InvalidJwt);
     }

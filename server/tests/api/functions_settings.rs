@@ -179,18 +179,9 @@ async fn with_edge_runtime_disabled_no_function_is_served_and_no_deno_starts() {
 }
 
 #[tokio::test]
-async fn a_preflight_naming_a_header_no_list_knows_is_allowed_and_a_refused_token_is_a_relay_error() {
+async fn a_refused_token_is_a_relay_error() {
     let app = serve("", &[("functions/counter/index.ts", COUNTER)], |_| {}).await;
 
-    let preflight = app
-        .http
-        .request(Method::OPTIONS, format!("{}/functions/v1/counter", app.address))
-        .header("Origin", "https://example.com")
-        .header("Access-Control-Request-Method", "POST")
-        .header("Access-Control-Request-Headers", "authorization, x-supabase-new-feature")
-        .send()
-        .await
-        .expect("preflight");
     let refused = app
         .http
         .post(format!("{}/functions/v1/counter", app.address))
@@ -199,9 +190,6 @@ async fn a_preflight_naming_a_header_no_list_knows_is_allowed_and_a_refused_toke
         .await
         .expect("request");
 
-    assert!(preflight.status().is_success(), "{}", preflight.status());
-    let allowed = preflight.headers()["access-control-allow-headers"].to_str().unwrap_or_default().to_lowercase();
-    assert!(allowed.contains("x-supabase-new-feature"), "{allowed}");
     assert_eq!(refused.status().as_u16(), 401);
     assert_eq!(refused.headers().get("x-relay-error").and_then(|v| v.to_str().ok()), Some("true"));
 }

@@ -8,6 +8,7 @@ mod auth_settings;
 mod backup;
 mod foundation;
 mod functions;
+mod functions_cors;
 mod functions_deploy;
 mod functions_limits;
 mod functions_settings;
