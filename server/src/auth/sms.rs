@@ -139,9 +139,11 @@ fn provider(config: &AuthConfig) -> Result<Provider, String> {
             sender: config.sms_textlocal_sender.clone().ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_SENDER")?,
             api_url: config.sms_textlocal_api_url.trim_end_matches('/').to_string(),
         },
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "SMS_PROVIDER {other:?} is not supported (inbox, twilio, twilio_verify, messagebird, textlocal or vonage)"
-        )),
+        ))
+        }
     };
     Ok(provider)
 }

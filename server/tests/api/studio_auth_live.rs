@@ -221,3 +221,36 @@ async fn an_sms_provider_chosen_in_studio_texts_the_next_code_with_its_sealed_to
     assert_eq!(status, 400);
     assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("SMS_VONAGE_API_KEY"), "{refused}");
 }
+
+#[tokio::test]
+async fn a_webauthn_relying_party_changed_in_studio_is_the_one_the_next_registration_names() {
+    // Arrange: passkeys on, the relying party from SITE_URL
+    let app = spawn_app_with(|c| c.auth.passkey_enabled = true).await;
+    add_operator(&app, "ops@studio.test", "correct horse battery").await;
+    let studio = signed_in(&app).await;
+    create_user(&app, &studio, "keys@webauthn.test").await;
+    let (status, session) =
+        app.auth_post("/token?grant_type=password", json!({"email": "keys@webauthn.test", "password": PASSWORD})).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let token = session["access_token"].as_str().expect("a token").to_string();
+    let rp = async || {
+        let (status, body) = app.auth_post_as(&token, "/passkeys/registration/options", json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["options"]["rp"].clone()
+    };
+    let before = rp().await;
+    assert!(before["id"].as_str().is_some_and(|id| id != "rental.test"), "{before}");
+
+    // Act
+    let change = json!({"settings": {
+        "WEBAUTHN_RP_ID": "rental.test", "WEBAUTHN_RP_DISPLAY_NAME": "Rental",
+        "WEBAUTHN_RP_ORIGINS": ["https://rental.test"],
+    }});
+    let (status, after) = put_settings(&app, &studio, change).await;
+
+    // Assert
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(setting(&after, "WEBAUTHN_RP_ORIGINS")["value"], json!(["https://rental.test"]));
+    let next = rp().await;
+    assert_eq!((next["id"].as_str(), next["name"].as_str()), (Some("rental.test"), Some("Rental")), "{next}");
+}
