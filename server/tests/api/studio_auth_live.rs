@@ -254,3 +254,32 @@ async fn a_webauthn_relying_party_changed_in_studio_is_the_one_the_next_registra
     let next = rp().await;
     assert_eq!((next["id"].as_str(), next["name"].as_str()), (Some("rental.test"), Some("Rental")), "{next}");
 }
+
+#[tokio::test]
+async fn the_oauth_server_switched_on_in_studio_answers_at_once_and_off_again_after_a_reset() {
+    // Arrange
+    let app = spawn_app_with(|_| {}).await;
+    add_operator(&app, "ops@studio.test", "correct horse battery").await;
+    let studio = signed_in(&app).await;
+    let discovery = async || {
+        let url = format!("{}/auth/v1/.well-known/oauth-authorization-server", app.address);
+        let res = app.http.get(url).send().await.expect("discovery");
+        (res.status(), res.json::<Value>().await.unwrap_or(Value::Null))
+    };
+    let (status, off) = discovery().await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{off}");
+    assert!(off.to_string().contains("feature_disabled"), "{off}");
+
+    // Act
+    let on = json!({"settings": {"OAUTH_SERVER_ENABLED": true, "OAUTH_SERVER_DEFAULT_SCOPE": "email profile"}});
+    let (status, after) = put_settings(&app, &studio, on).await;
+
+    // Assert
+    assert_eq!(status, 200, "{after}");
+    let (status, doc) = discovery().await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert!(doc["authorization_endpoint"].as_str().unwrap_or_default().ends_with("/auth/v1/oauth/authorize"), "{doc}");
+    let (status, _) = put_settings(&app, &studio, json!({"settings": {"OAUTH_SERVER_ENABLED": null}})).await;
+    assert_eq!(status, 200);
+    assert_eq!(discovery().await.0, StatusCode::NOT_FOUND);
+}

@@ -2,9 +2,9 @@
 //! names: what kind of value each takes, where it sits in `AuthConfig`, and how an override is
 //! applied over the configuration the server started with (environment and `config.toml`).
 //!
-//! SMTP (the next mail takes the new transport), the SMS provider, the auth hooks and the
-//! WebAuthn relying party are here too. Settings read once at start (JWT lifetime, the OAuth 2.1
-//! server) are not: they keep needing a restart. Secrets (OAuth client secrets, the SMTP
+//! SMTP (the next mail takes the new transport), the SMS provider, the auth hooks, the WebAuthn
+//! relying party and the OAuth 2.1 server are here too. Settings read once at start (JWT
+//! lifetime, refresh tokens, passkeys) are not: they keep needing a restart. Secrets (OAuth client secrets, the SMTP
 //! password, SMS providers' tokens, hook signing secrets) are write-only: the catalogue says whether one is set, never
 //! its value. Nothing here touches the database.
 
@@ -311,6 +311,35 @@ pub static SETTINGS: &[Setting] = &[
     setting!("SMS_TEXTLOCAL_SENDER", "sms", "Textlocal: sender", opt_text, sms_textlocal_sender),
     setting!("SMS_VONAGE_API_KEY", "sms", "Vonage: API key", opt_text, sms_vonage_api_key),
     setting!("SMS_VONAGE_FROM", "sms", "Vonage: sender", opt_text, sms_vonage_from),
+    setting!("OAUTH_SERVER_ENABLED", "oauth_server", "Enabled", bool, oauth_server_enabled),
+    setting!(
+        "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION",
+        "oauth_server",
+        "Dynamic client registration",
+        bool,
+        oauth_server_allow_dynamic_registration
+    ),
+    setting!(
+        "OAUTH_SERVER_AUTHORIZATION_PATH",
+        "oauth_server",
+        "Consent page path on the site",
+        opt_text,
+        oauth_server_authorization_path
+    ),
+    setting!(
+        "OAUTH_SERVER_AUTHORIZATION_TTL",
+        "oauth_server",
+        "Authorization request and code lifetime (seconds)",
+        int,
+        oauth_server_authorization_ttl_secs
+    ),
+    setting!(
+        "OAUTH_SERVER_DEFAULT_SCOPE",
+        "oauth_server",
+        "Scopes when none are asked (space-separated)",
+        text,
+        oauth_server_default_scope
+    ),
     setting!("EXTERNAL_GOOGLE_ENABLED", "google", "Enabled", bool, google_enabled),
     setting!("EXTERNAL_GOOGLE_CLIENT_ID", "google", "Client IDs", list, google_client_id),
     setting!("EXTERNAL_APPLE_ENABLED", "apple", "Enabled", bool, apple_enabled),

@@ -14,6 +14,7 @@ export const GROUPS: { id: string; title: string }[] = [
   { id: 'hook_mfa_verification_attempt', title: 'Hook: MFA verification attempt' },
   { id: 'hook_before_user_created', title: 'Hook: before user created' },
   { id: 'webauthn', title: 'WebAuthn relying party' },
+  { id: 'oauth_server', title: 'OAuth 2.1 server (sign in with this project)' },
 ];
 
 export const PROVIDERS: Record<string, string> = {
