@@ -1,6 +1,7 @@
 //! Auth → Settings: the auth settings an operator changes while the server runs (sign-ups,
 //! providers with their client ids and write-only secrets, redirect allow list, password rules,
-//! rate limits, MFA switches). Each is shown with its start-up value (environment and
+//! rate limits, MFA switches, SMTP, the SMS provider, hooks, the WebAuthn relying party, the
+//! OAuth 2.1 server). Each is shown with its start-up value (environment and
 //! `config.toml`), the override if any, and the value in force; saving writes the overrides
 //! (`_studio.auth_settings`, secrets sealed into `_studio.auth_secrets`) and its audit row in one
 //! transaction, and the auth surface reloads (`auth::live`: here at once, on the other instances
