@@ -618,6 +618,11 @@ pub struct AuthConfig {
     #[arg(long = "smtp-port", env = "SMTP_PORT", default_value_t = 587)]
     pub smtp_port: u16,
 
+    /// SMTP transport security: `auto` (implicit TLS on port 465, else STARTTLS when the server
+    /// offers it), `starttls` (STARTTLS required), `tls` (implicit TLS) or `none` (plain text).
+    #[arg(long = "smtp-tls", env = "SMTP_TLS", default_value = "auto", value_parser = ["auto", "starttls", "tls", "none"])]
+    pub smtp_tls: String,
+
     /// SMTP user name (no authentication when unset).
     #[arg(long = "smtp-user", env = "SMTP_USER")]
     pub smtp_user: Option<String>,

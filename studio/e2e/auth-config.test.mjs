@@ -1,14 +1,16 @@
 // Auth settings, mail templates, signing keys and the operator's TOTP in Chromium against the
 // real server: sign-ups turned off in Studio are refused by /auth/v1/signup, and work again when
 // turned back on; an edited confirmation mail is the one a sign-up receives in the inbox; a
-// rotation adds a key to the JWKS; an operator enrols TOTP and signs in with a code; axe on each
-// screen. Screenshots go to docs/studio/.
+// rotation adds a key to the JWKS; SMTP pointed at a (Node, TCP) mail server in the form carries
+// the next recovery mail, its password write-only; an operator enrols TOTP and signs in with a
+// code; axe on each screen. Screenshots go to docs/studio/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeClean, launchBrowser, startStack } from './stack.mjs';
+import { axeClean, DEMO, launchBrowser, startStack, studioApi } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
@@ -90,13 +92,96 @@ test('sign-ups turned off in Auth settings are refused at once, and work again w
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved: DISABLE_SIGNUP' }).waitFor();
   assert.deepEqual(await signUp('refused@e2e.test'), { status: 422, code: 'signup_disabled' });
-  await page.getByRole('button', { name: 'Use the start-up value of DISABLE_SIGNUP' }).waitFor();
+  await page.getByRole('button', { name: 'Reset DISABLE_SIGNUP to its start-up value' }).waitFor();
   await page.screenshot({ path: path.join(docs, 'auth-settings.png') });
 
-  await page.getByRole('button', { name: 'Use the start-up value of DISABLE_SIGNUP' }).click();
+  await page.getByRole('button', { name: 'Reset DISABLE_SIGNUP to its start-up value' }).click();
   await page.getByRole('status').filter({ hasText: 'DISABLE_SIGNUP is back to its start-up value' }).waitFor();
   assert.equal(await off.isChecked(), false);
   assert.equal((await signUp('welcome@e2e.test')).status, 200);
+});
+
+/** A mail server on 127.0.0.1 that speaks enough SMTP (EHLO, AUTH PLAIN, MAIL, RCPT, DATA) and keeps what it gets. */
+function smtpSink() {
+  const sink = { messages: [], logins: [] };
+  sink.server = net.createServer((socket) => {
+    let data = null;
+    let buffered = '';
+    socket.write('220 sink.e2e ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('utf8');
+      let at;
+      while ((at = buffered.indexOf('\r\n')) >= 0) {
+        const line = buffered.slice(0, at);
+        buffered = buffered.slice(at + 2);
+        if (data !== null) {
+          if (line === '.') {
+            sink.messages.push(data);
+            data = null;
+            socket.write('250 kept\r\n');
+          } else data += `${line}\n`;
+          continue;
+        }
+        const verb = line.split(' ')[0].toUpperCase();
+        if (verb === 'EHLO' || verb === 'HELO') socket.write('250-sink.e2e\r\n250 AUTH PLAIN\r\n');
+        else if (verb === 'AUTH') {
+          const [, user, pass] = Buffer.from(line.split(' ')[2] ?? '', 'base64').toString('utf8').split('\0');
+          sink.logins.push(`${user}:${pass}`);
+          socket.write('235 authenticated\r\n');
+        } else if (verb === 'DATA') {
+          data = '';
+          socket.write('354 go on\r\n');
+        } else if (verb === 'QUIT') socket.end('221 bye\r\n');
+        else socket.write('250 ok\r\n');
+      }
+    });
+    socket.on('error', () => {});
+  });
+  return new Promise((resolve) => sink.server.listen(0, '127.0.0.1', () => resolve({ ...sink, port: sink.server.address().port })));
+}
+
+test('SMTP set in Auth settings carries the next recovery mail, its password write-only', async () => {
+  const sink = await smtpSink();
+  try {
+    await nav().getByRole('link', { name: 'Auth settings' }).click();
+    const host = page.locator('#setting-SMTP_HOST');
+    await host.waitFor();
+    await host.fill('127.0.0.1');
+    await page.locator('#setting-SMTP_PORT').fill(String(sink.port));
+    await page.locator('#setting-SMTP_TLS').fill('none');
+    await page.locator('#setting-SMTP_USER').fill('mailer');
+    await page.locator('#secret-SMTP_PASS').fill('e2e-smtp-pass');
+    await page.locator('#setting-SMTP_SENDER_NAME').fill('Kinshasa Auto desk');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: SMTP_HOST' }).waitFor();
+    await page.getByRole('button', { name: 'Remove the secret SMTP_PASS' }).waitFor();
+    assert.equal(await page.locator('#secret-SMTP_PASS').inputValue(), '', 'the password is not shown again');
+    assert.match(await page.locator('#secret-SMTP_PASS').getAttribute('placeholder'), /set; type to replace/);
+    await page.getByRole('heading', { name: 'SMTP (outgoing mail)' }).scrollIntoViewIfNeeded();
+    await axe('auth settings, SMTP');
+    await page.screenshot({ path: path.join(docs, 'auth-settings-smtp.png') });
+
+    const settings = await page.evaluate(async () => (await fetch('/studio/api/auth/settings')).text());
+    assert.ok(!settings.includes('e2e-smtp-pass'), 'the browser never receives the password');
+    const status = await page.evaluate(async (email) => {
+      const res = await fetch('/auth/v1/recover', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+      return res.status;
+    }, DEMO.email);
+    assert.equal(status, 200);
+    for (let i = 0; i < 50 && !sink.messages.length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sink.messages.length, 1, 'the mail reached the SMTP server set in the form');
+    assert.match(sink.messages[0], /From: "Kinshasa Auto desk"/);
+    assert.deepEqual(sink.logins, ['mailer:e2e-smtp-pass']);
+
+    // Back to the environment: the development inbox.
+    await page.getByRole('button', { name: 'Reset SMTP_HOST to its start-up value' }).click();
+    await page.getByRole('status').filter({ hasText: 'SMTP_HOST is back to its start-up value' }).waitFor();
+    assert.equal(await host.inputValue(), '');
+  } finally {
+    sink.server.close();
+    const smtp = ['SMTP_HOST', 'SMTP_PORT', 'SMTP_TLS', 'SMTP_USER', 'SMTP_SENDER_NAME'];
+    await studioApi(page, stack, 'PUT', '/auth/settings', { settings: Object.fromEntries(smtp.map((n) => [n, null])), secrets: { SMTP_PASS: null } });
+  }
 });
 
 test('the confirmation mail edited in Studio is the one a sign-up receives in the inbox', async () => {

@@ -63,16 +63,6 @@ pub struct AuthState {
     pub issuer: String,
     pub site_url: String,
     pub mailer: Mailer,
-    pub sms: sms::Sms,
-    pub webauthn: webauthn::WebAuthn,
-    /// The before-user-created hook's function, quoted, when the hook is on.
-    pub hook_before_user_created: Option<String>,
-    /// The custom-access-token hook, when it is on.
-    pub hook_custom_access_token: Option<hooks::Target>,
-    /// The password-verification-attempt hook, when it is on.
-    pub hook_password_verification_attempt: Option<hooks::Target>,
-    /// The MFA-verification-attempt hook, when it is on.
-    pub hook_mfa_verification_attempt: Option<hooks::Target>,
     /// The client of HTTP hooks.
     pub hook_http: reqwest::Client,
     /// Refresh grants queued to be granted together.
@@ -96,36 +86,6 @@ impl AuthState {
         site_url: &str,
     ) -> Result<AuthState, String> {
         let mailer = Mailer::new(&config, pool.clone())?;
-        let sms = sms::Sms::new(&config, pool.clone())?;
-        let webauthn = webauthn::WebAuthn::new(&config, site_url)?;
-        let hook_before_user_created =
-            match (&config.hook_before_user_created_enabled, &config.hook_before_user_created_uri) {
-                (false, _) => None,
-                (true, Some(uri)) => {
-                    Some(hooks::function_of_uri(uri).map_err(|e| format!("HOOK_BEFORE_USER_CREATED_URI: {e}"))?)
-                }
-                (true, None) => {
-                    return Err("HOOK_BEFORE_USER_CREATED_ENABLED needs HOOK_BEFORE_USER_CREATED_URI".into())
-                }
-            };
-        let hook_custom_access_token = hooks::Target::configured(
-            "HOOK_CUSTOM_ACCESS_TOKEN",
-            config.hook_custom_access_token_enabled,
-            config.hook_custom_access_token_uri.as_deref(),
-            config.hook_custom_access_token_secrets.as_ref().map(|s| s.expose_secret()),
-        )?;
-        let hook_password_verification_attempt = hooks::Target::configured(
-            "HOOK_PASSWORD_VERIFICATION_ATTEMPT",
-            config.hook_password_verification_attempt_enabled,
-            config.hook_password_verification_attempt_uri.as_deref(),
-            config.hook_password_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
-        )?;
-        let hook_mfa_verification_attempt = hooks::Target::configured(
-            "HOOK_MFA_VERIFICATION_ATTEMPT",
-            config.hook_mfa_verification_attempt_enabled,
-            config.hook_mfa_verification_attempt_uri.as_deref(),
-            config.hook_mfa_verification_attempt_secrets.as_ref().map(|s| s.expose_secret()),
-        )?;
         if mailer.uses_inbox() {
             tracing::warn!(
                 "SMTP_HOST is unset: auth mail goes to the development inbox at /inbox (local requests only)"
@@ -136,7 +96,7 @@ impl AuthState {
             i32::try_from(config.rate_limit_token_refresh).unwrap_or(i32::MAX),
             rate_limit::IP_WINDOW_SECS as f64,
         );
-        let live = live::Live::new(config, (*mailer.templates()).clone(), &keys.jwt_secret)?;
+        let live = live::Live::new(config, (*mailer.templates()).clone(), site_url, pool.clone(), &keys.jwt_secret)?;
         Ok(AuthState {
             live,
             pool,
@@ -152,12 +112,6 @@ impl AuthState {
             issuer: format!("{}/auth/v1", external_url.trim_end_matches('/')),
             site_url: site_url.trim_end_matches('/').to_string(),
             mailer,
-            sms,
-            webauthn,
-            hook_before_user_created,
-            hook_custom_access_token,
-            hook_password_verification_attempt,
-            hook_mfa_verification_attempt,
             hook_http: reqwest::Client::new(),
         })
     }
@@ -172,16 +126,33 @@ impl AuthState {
         self.live.current().oidc.clone()
     }
 
+    /// The hooks in force.
+    pub fn hooks(&self) -> Arc<hooks::Hooks> {
+        self.live.current().hooks.clone()
+    }
+
+    /// The SMS sender in force.
+    pub fn sms(&self) -> Arc<sms::Sms> {
+        self.live.current().sms.clone()
+    }
+
+    /// The WebAuthn relying party in force.
+    pub fn webauthn(&self) -> Arc<webauthn::WebAuthn> {
+        self.live.current().webauthn.clone()
+    }
+
     /// The base configuration, the sealer of secrets and the snapshot in force (for Studio).
     pub fn live(&self) -> &live::Live {
         &self.live
     }
 
-    /// Re-read Studio's overrides and put them in force (templates included).
+    /// Re-read Studio's overrides and put them in force (templates and SMTP included).
     pub async fn reload_settings(&self) -> Result<(), String> {
         let client = self.pool.get().await.map_err(|e| format!("auth settings: {e}"))?;
         self.live.reload(&client).await?;
-        self.mailer.set_templates(self.live.current().templates.clone());
+        let effective = self.live.current();
+        self.mailer.set_templates(effective.templates.clone());
+        self.mailer.set_delivery(effective.delivery.clone());
         Ok(())
     }
 

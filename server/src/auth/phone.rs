@@ -77,11 +77,11 @@ pub async fn send_code(
         }
     }
     limit_texts(state, phone).await?;
-    let code = state.sms.test_code(phone).map(str::to_string).unwrap_or_else(|| tokens::otp(6));
+    let code = state.sms().test_code(phone).map(str::to_string).unwrap_or_else(|| tokens::otp(6));
     one_time::set_token(db, user.id, otp.column(), &tokens::token_hash(phone, &code), phone).await?;
     // A new code gets its own count of wrong guesses.
     rate_limit::clear(&state.pool, &failed_key(otp, phone)).await?;
-    state.sms.send(phone, otp.name(), &code).await
+    state.sms().send(phone, otp.name(), &code).await
 }
 
 /// The hourly caps on texts: `RATE_LIMIT_SMS_PER_NUMBER` for `phone`, then
@@ -153,9 +153,9 @@ async fn check_code(
     phone: &str,
     code: &str,
 ) -> Result<User, AuthError> {
-    let user = if state.sms.makes_codes(phone) {
+    let user = if state.sms().makes_codes(phone) {
         let user = one_time::by_pending_number(db, otp.column(), phone).await?.ok_or(AuthError::OtpExpired)?;
-        if !state.sms.check(phone, code).await? {
+        if !state.sms().check(phone, code).await? {
             return Err(AuthError::OtpExpired);
         }
         user

@@ -3,12 +3,13 @@
 //!
 //! Authentication follows GoTrue: no Bearer is 401 `no_authorization`; a token that does not
 //! verify is 403 `bad_jwt`; a token whose user or session is gone is 403 `user_not_found` /
-//! `session_not_found`; the admin API wants the `service_role` (or `supabase_admin`) role.
+//! `session_not_found`; the admin API wants the `service_role` (or `supabase_admin`) role. A token
+//! that verifies sets the request's caller, which the request log reads for its user and role.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use actix_web::HttpRequest;
+use actix_web::{HttpMessage, HttpRequest};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use uuid::Uuid;
@@ -54,7 +55,17 @@ fn bearer(req: &HttpRequest) -> Result<String, AuthError> {
     crate::gate::bearer_of(req).filter(|t| !t.is_empty()).ok_or(AuthError::NoAuthorization)
 }
 
-fn verify(state: &AuthState, token: &str) -> Result<Arc<Value>, AuthError> {
+/// The claims of `token` when it verifies. The caller (its `sub` and role) is then set on the
+/// request, as the gate does for the other surfaces, so that the request log records who made
+/// an auth request.
+fn verify(state: &AuthState, req: &HttpRequest, token: &str) -> Result<Arc<Value>, AuthError> {
+    let claims = verify_token(state, token)?;
+    let role = claims.get("role").and_then(Value::as_str).unwrap_or_default().to_string();
+    req.extensions_mut().insert(crate::db::context::Caller { role, claims: claims.clone() });
+    Ok(claims)
+}
+
+fn verify_token(state: &AuthState, token: &str) -> Result<Arc<Value>, AuthError> {
     state.verifier.verify(token).map_err(|err| {
         let why = match err {
             crate::jwt::JwtError::Expired => "token has invalid claims: token is expired".to_string(),
@@ -81,7 +92,7 @@ pub async fn require_user(
     req: &HttpRequest,
     db: &impl crate::db::cached::Db,
 ) -> Result<Authed, AuthError> {
-    let claims = verify(state, &bearer(req)?)?;
+    let claims = verify(state, req, &bearer(req)?)?;
     let sub = claims
         .get("sub")
         .and_then(Value::as_str)
@@ -128,7 +139,7 @@ fn require_admin(state: &AuthState, req: &HttpRequest) -> Result<Arc<Value>, Aut
     if crate::keys::secret_key_from_browser(None, Some(&token), user_agent) {
         return Err(AuthError::SecretKeyInBrowser);
     }
-    let claims = verify(state, &token)?;
+    let claims = verify(state, req, &token)?;
     match claims.get("role").and_then(Value::as_str) {
         Some("service_role" | "supabase_admin") => Ok(claims),
         _ => Err(AuthError::NotAdmin),

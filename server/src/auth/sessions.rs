@@ -206,7 +206,7 @@ async fn response_with(
     let mut claims = user.access_claims(&state.issuer, now, exp, aal, amr, issued.session_id.to_string());
     claims.client_id = oauth.map(|o| o.client_id.to_string());
     claims.scope = oauth.map(|o| o.scope.clone());
-    let access_token = if state.hook_custom_access_token.is_some() {
+    let access_token = if state.hooks().custom_access_token.is_some() {
         let claims = serde_json::to_value(&claims).map_err(AuthError::internal)?;
         let claims = super::hooks::custom_access_token(state, user.id, claims, method).await?;
         state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?

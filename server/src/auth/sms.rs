@@ -72,87 +72,103 @@ impl std::fmt::Debug for Sms {
     }
 }
 
+/// Whether `config`'s SMS settings describe a sender (what Studio checks before it saves).
+pub fn check(config: &AuthConfig) -> Result<(), String> {
+    provider(config).map(drop)?;
+    test_otp(config).map(drop)
+}
+
+fn provider(config: &AuthConfig) -> Result<Provider, String> {
+    let provider = match config.sms_provider.as_deref().unwrap_or("inbox") {
+        "" | "inbox" => Provider::Inbox,
+        "twilio" => Provider::Twilio {
+            account_sid: config
+                .sms_twilio_account_sid
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_ACCOUNT_SID")?,
+            auth_token: config
+                .sms_twilio_auth_token
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_AUTH_TOKEN")?,
+            sender: config
+                .sms_twilio_message_service_sid
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_MESSAGE_SERVICE_SID")?,
+            api_url: config.sms_twilio_api_url.trim_end_matches('/').to_string(),
+        },
+        "messagebird" => Provider::MessageBird {
+            access_key: config
+                .sms_messagebird_access_key
+                .clone()
+                .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ACCESS_KEY")?,
+            originator: config
+                .sms_messagebird_originator
+                .clone()
+                .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ORIGINATOR")?,
+            api_url: config.sms_messagebird_api_url.trim_end_matches('/').to_string(),
+        },
+        "vonage" => Provider::Vonage {
+            api_key: config.sms_vonage_api_key.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_KEY")?,
+            api_secret: config
+                .sms_vonage_api_secret
+                .clone()
+                .ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_SECRET")?,
+            from: config.sms_vonage_from.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_FROM")?,
+            api_url: config.sms_vonage_api_url.trim_end_matches('/').to_string(),
+        },
+        "twilio_verify" => Provider::TwilioVerify {
+            account_sid: config
+                .sms_twilio_verify_account_sid
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_ACCOUNT_SID")?,
+            auth_token: config
+                .sms_twilio_verify_auth_token
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_AUTH_TOKEN")?,
+            service_sid: config
+                .sms_twilio_verify_message_service_sid
+                .clone()
+                .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")?,
+            api_url: config.sms_twilio_verify_api_url.trim_end_matches('/').to_string(),
+        },
+        "textlocal" => Provider::Textlocal {
+            api_key: config
+                .sms_textlocal_api_key
+                .clone()
+                .ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_API_KEY")?,
+            sender: config.sms_textlocal_sender.clone().ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_SENDER")?,
+            api_url: config.sms_textlocal_api_url.trim_end_matches('/').to_string(),
+        },
+        other => {
+            return Err(format!(
+            "SMS_PROVIDER {other:?} is not supported (inbox, twilio, twilio_verify, messagebird, textlocal or vonage)"
+        ))
+        }
+    };
+    Ok(provider)
+}
+
+fn test_otp(config: &AuthConfig) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut test_otp = std::collections::HashMap::new();
+    for pair in config.sms_test_otp.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let (number, code) =
+            pair.split_once(':').ok_or_else(|| format!("SMS_TEST_OTP: {pair:?} is not number:code"))?;
+        let number = normalize_phone(number).map_err(|_| format!("SMS_TEST_OTP: {number:?} is not a phone number"))?;
+        test_otp.insert(number, code.trim().to_string());
+    }
+    Ok(test_otp)
+}
+
 impl Sms {
-    /// Build the sender from the configuration.
+    /// Build the sender from the configuration (the live settings build it again on each
+    /// reload; a text being sent keeps the sender it started with).
     pub fn new(config: &AuthConfig, pool: Pool) -> Result<Sms, String> {
-        let provider = match config.sms_provider.as_deref().unwrap_or("inbox") {
-            "" | "inbox" => Provider::Inbox,
-            "twilio" => Provider::Twilio {
-                account_sid: config
-                    .sms_twilio_account_sid
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_ACCOUNT_SID")?,
-                auth_token: config
-                    .sms_twilio_auth_token
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_AUTH_TOKEN")?,
-                sender: config
-                    .sms_twilio_message_service_sid
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio needs SMS_TWILIO_MESSAGE_SERVICE_SID")?,
-                api_url: config.sms_twilio_api_url.trim_end_matches('/').to_string(),
-            },
-            "messagebird" => Provider::MessageBird {
-                access_key: config
-                    .sms_messagebird_access_key
-                    .clone()
-                    .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ACCESS_KEY")?,
-                originator: config
-                    .sms_messagebird_originator
-                    .clone()
-                    .ok_or("SMS_PROVIDER=messagebird needs SMS_MESSAGEBIRD_ORIGINATOR")?,
-                api_url: config.sms_messagebird_api_url.trim_end_matches('/').to_string(),
-            },
-            "vonage" => Provider::Vonage {
-                api_key: config.sms_vonage_api_key.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_KEY")?,
-                api_secret: config
-                    .sms_vonage_api_secret
-                    .clone()
-                    .ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_API_SECRET")?,
-                from: config.sms_vonage_from.clone().ok_or("SMS_PROVIDER=vonage needs SMS_VONAGE_FROM")?,
-                api_url: config.sms_vonage_api_url.trim_end_matches('/').to_string(),
-            },
-            "twilio_verify" => Provider::TwilioVerify {
-                account_sid: config
-                    .sms_twilio_verify_account_sid
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_ACCOUNT_SID")?,
-                auth_token: config
-                    .sms_twilio_verify_auth_token
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_AUTH_TOKEN")?,
-                service_sid: config
-                    .sms_twilio_verify_message_service_sid
-                    .clone()
-                    .ok_or("SMS_PROVIDER=twilio_verify needs SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")?,
-                api_url: config.sms_twilio_verify_api_url.trim_end_matches('/').to_string(),
-            },
-            "textlocal" => Provider::Textlocal {
-                api_key: config
-                    .sms_textlocal_api_key
-                    .clone()
-                    .ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_API_KEY")?,
-                sender: config.sms_textlocal_sender.clone().ok_or("SMS_PROVIDER=textlocal needs SMS_TEXTLOCAL_SENDER")?,
-                api_url: config.sms_textlocal_api_url.trim_end_matches('/').to_string(),
-            },
-            other => {
-                return Err(format!(
-                    "SMS_PROVIDER {other:?} is not supported (inbox, twilio, twilio_verify, messagebird, textlocal or vonage)"
-                ))
-            }
-        };
+        let provider = provider(config)?;
+        let test_otp = test_otp(config)?;
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(10))
             .build()
             .map_err(|e| format!("SMS HTTP client: {e}"))?;
-        let mut test_otp = std::collections::HashMap::new();
-        for pair in config.sms_test_otp.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            let (number, code) =
-                pair.split_once(':').ok_or_else(|| format!("SMS_TEST_OTP: {pair:?} is not number:code"))?;
-            let number =
-                normalize_phone(number).map_err(|_| format!("SMS_TEST_OTP: {number:?} is not a phone number"))?;
-            test_otp.insert(number, code.trim().to_string());
-        }
         Ok(Sms {
             provider,
             test_otp,

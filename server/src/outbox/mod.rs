@@ -227,7 +227,7 @@ async fn send(auth: &AuthState, target: &http::Target, message: &Claimed) -> Res
         "sms" => {
             let phone = crate::auth::sms::normalize_phone(&message.recipient)
                 .map_err(|_| Failure { permanent: true, why: "not a phone number".into() })?;
-            auth.sms
+            auth.sms()
                 .send_message(&phone, &message.topic, &message.body_text)
                 .await
                 .map_err(|e| Failure { permanent: false, why: describe(&e) })

@@ -1,6 +1,7 @@
 //! Auth → Settings: the auth settings an operator changes while the server runs (sign-ups,
 //! providers with their client ids and write-only secrets, redirect allow list, password rules,
-//! rate limits, MFA switches). Each is shown with its start-up value (environment and
+//! rate limits, MFA switches, SMTP, the SMS provider, hooks, the WebAuthn relying party, the
+//! OAuth 2.1 server). Each is shown with its start-up value (environment and
 //! `config.toml`), the override if any, and the value in force; saving writes the overrides
 //! (`_studio.auth_settings`, secrets sealed into `_studio.auth_secrets`) and its audit row in one
 //! transaction, and the auth surface reloads (`auth::live`: here at once, on the other instances
@@ -46,7 +47,7 @@ pub async fn get(state: web::Data<AppState>) -> Result<HttpResponse, StudioError
         .iter()
         .map(|s| {
             json!({
-                "name": s.name, "group": s.group,
+                "name": s.name, "group": s.group, "label": s.label,
                 "set": (s.is_set)(&effective.config), "overridden": sealed.iter().any(|n| n == s.name),
             })
         })
@@ -67,7 +68,12 @@ pub struct Change {
 
 /// Check a change against the catalogue and the overrides in force: every name known, every value
 /// of its type, and the result runnable (an enabled provider has what it needs).
-pub fn check(base: &crate::config::AuthConfig, current: &live::Overrides, change: &Change) -> Result<(), String> {
+pub fn check(
+    base: &crate::config::AuthConfig,
+    site_url: &str,
+    current: &live::Overrides,
+    change: &Change,
+) -> Result<(), String> {
     let mut scratch = base.clone();
     for (name, value) in &change.settings {
         if !value.is_null() {
@@ -97,7 +103,7 @@ pub fn check(base: &crate::config::AuthConfig, current: &live::Overrides, change
     for (name, value) in &next.secrets {
         catalog::apply_secret(&mut config, name, value.clone())?;
     }
-    crate::auth::oidc::Oidc::new(&config).map(drop)
+    live::runnable(&config, site_url)
 }
 
 /// `PUT /studio/api/auth/settings` `{settings: {NAME: value|null}, secrets: {NAME: "…"|null}}`:
@@ -111,7 +117,7 @@ pub async fn put(
     let live = state.auth.live();
     let mut client = state.pools.admin.get().await?;
     let current = live::read(&client, &live.sealer).await?;
-    check(&live.base, &current, &change).map_err(StudioError::BadRequest)?;
+    check(&live.base, &live.site_url, &current, &change).map_err(StudioError::BadRequest)?;
     let tx = client.transaction().await?;
     for (name, value) in &change.settings {
         if value.is_null() {
@@ -159,6 +165,8 @@ mod tests {
         crate::config::Cli::parse_from(["server"]).config.auth
     }
 
+    const SITE: &str = "http://localhost:5173";
+
     fn change(settings: Value, secrets: Value) -> Change {
         serde_json::from_value(json!({"settings": settings, "secrets": secrets})).unwrap()
     }
@@ -166,18 +174,36 @@ mod tests {
     #[test]
     fn a_change_is_checked_against_the_catalogue_and_the_providers_needs() {
         let none = live::Overrides::default();
-        assert!(check(&base(), &none, &change(json!({"DISABLE_SIGNUP": true}), json!({}))).is_ok());
-        assert!(check(&base(), &none, &change(json!({"DISABLE_SIGNUP": null}), json!({}))).is_ok());
+        assert!(check(&base(), SITE, &none, &change(json!({"DISABLE_SIGNUP": true}), json!({}))).is_ok());
+        assert!(check(&base(), SITE, &none, &change(json!({"DISABLE_SIGNUP": null}), json!({}))).is_ok());
         assert_eq!(
-            check(&base(), &none, &change(json!({"JWT_EXP": 1}), json!({}))).unwrap_err(),
+            check(&base(), SITE, &none, &change(json!({"JWT_EXP": 1}), json!({}))).unwrap_err(),
             "JWT_EXP: not a setting that can be changed here"
         );
-        assert!(check(&base(), &none, &change(json!({}), json!({"SMTP_PASS": "x"}))).is_err());
+        assert!(check(&base(), SITE, &none, &change(json!({}), json!({"JWT_SECRET": "x"}))).is_err());
+        // A hook turned on needs its URI; an HTTP hook needs its signing secret.
+        let hook = json!({"HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": true});
+        assert_eq!(
+            check(&base(), SITE, &none, &change(hook, json!({}))).unwrap_err(),
+            "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED needs HOOK_CUSTOM_ACCESS_TOKEN_URI"
+        );
+        let http =
+            json!({"HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": true, "HOOK_CUSTOM_ACCESS_TOKEN_URI": "https://h.test/x"});
+        assert!(check(&base(), SITE, &none, &change(http.clone(), json!({})))
+            .unwrap_err()
+            .starts_with("HOOK_CUSTOM_ACCESS_TOKEN_SECRETS"));
+        let signed = json!({"HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": "v1,whsec_c2VjcmV0"});
+        assert!(check(&base(), SITE, &none, &change(http, signed)).is_ok());
+        // A WebAuthn origin must be a URL.
+        let origins = json!({"WEBAUTHN_RP_ORIGINS": ["not a url"]});
+        assert!(check(&base(), SITE, &none, &change(origins, json!({})))
+            .unwrap_err()
+            .starts_with("WEBAUTHN_RP_ORIGINS"));
         // GitHub needs its secret: refused without it, accepted with it.
         let github = json!({"EXTERNAL_GITHUB_ENABLED": true, "EXTERNAL_GITHUB_CLIENT_ID": ["abc"]});
-        assert!(check(&base(), &none, &change(github.clone(), json!({})))
+        assert!(check(&base(), SITE, &none, &change(github.clone(), json!({})))
             .unwrap_err()
             .contains("EXTERNAL_GITHUB_SECRET"));
-        assert!(check(&base(), &none, &change(github, json!({"EXTERNAL_GITHUB_SECRET": "s3cret"}))).is_ok());
+        assert!(check(&base(), SITE, &none, &change(github, json!({"EXTERNAL_GITHUB_SECRET": "s3cret"}))).is_ok());
     }
 }

@@ -41,6 +41,7 @@ mod storage;
 mod studio;
 mod studio_auth;
 mod studio_auth_config;
+mod studio_auth_live;
 mod studio_backups;
 mod studio_database;
 mod studio_ddl;

@@ -200,10 +200,10 @@ async fn a_project_whose_sms_providers_are_all_disabled_refuses_phone_sign_in_as
 }
 
 /// What the stand-in for Twilio received: the path, the Authorization header and the form.
-type Received = Arc<Mutex<Vec<(String, String, Vec<(String, String)>)>>>;
+pub type Received = Arc<Mutex<Vec<(String, String, Vec<(String, String)>)>>>;
 
 /// A stand-in for Twilio's Messages API on 127.0.0.1 answering `status`; its base URL.
-async fn twilio(status: u16, received: Received) -> String {
+pub async fn twilio(status: u16, received: Received) -> String {
     let answer = if status == 201 {
         json!({"sid": "SM123", "status": "queued"})
     } else {

@@ -86,6 +86,55 @@ async fn a_rest_request_lands_in_the_log_with_its_id_user_and_role_and_without_i
 }
 
 #[tokio::test]
+async fn an_auth_request_with_a_users_token_lands_in_the_log_with_that_user() {
+    // Arrange: a user signed in (auth checks its tokens itself, not through the gate)
+    let app = logging_app().await;
+    let studio = signed_in(&app).await;
+    let body = serde_json::json!({"email": "logged@logs.test", "password": "Str0ng-pass-2026", "auto_confirm": true});
+    let (status, created) = studio.call(&app, Method::POST, "/studio/api/auth/users", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let user = created["user"]["id"].as_str().expect("the user's id").to_string();
+    let (status, session) = app
+        .auth_post(
+            "/token?grant_type=password",
+            serde_json::json!({"email": "logged@logs.test", "password": "Str0ng-pass-2026"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{session}");
+    let token = session["access_token"].as_str().expect("a token");
+
+    // Act
+    let res = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .bearer_auth(token)
+        .header("x-request-id", "logs-auth-0001")
+        .send()
+        .await
+        .expect("user");
+    assert_eq!(res.status(), 200);
+    let refused = app
+        .http
+        .get(format!("{}/auth/v1/user", app.address))
+        .bearer_auth("not-a-token")
+        .header("x-request-id", "logs-auth-0002")
+        .send()
+        .await
+        .expect("user");
+    assert_eq!(refused.status(), 403);
+
+    // Assert: the user and role of the verified token; none for a token that does not verify
+    let rows = logged(&app, &studio, "request_id=logs-auth-0001").await;
+    assert_eq!((rows[0]["surface"].as_str(), rows[0]["path"].as_str()), (Some("auth"), Some("/auth/v1/user")));
+    assert_eq!(rows[0]["user_id"], user.as_str());
+    assert_eq!(rows[0]["role"], "authenticated");
+    let rows = logged(&app, &studio, "request_id=logs-auth-0002").await;
+    assert_eq!(rows[0]["user_id"], Value::Null);
+    let mine = logged(&app, &studio, &format!("user={user}&surface=auth")).await;
+    assert!(mine.iter().any(|r| r["request_id"] == "logs-auth-0001"));
+}
+
+#[tokio::test]
 async fn the_explorer_filters_by_surface_status_user_path_and_pages_newest_first() {
     let app = logging_app().await;
     let studio = signed_in(&app).await;

@@ -212,7 +212,7 @@ async fn webauthn_ceremony(
     }
     match &factor.webauthn {
         Some(stored) if factor.status == "verified" => {
-            let (options, session) = state.webauthn.start_authentication(vec![webauthn::stored(stored.clone())?])?;
+            let (options, session) = state.webauthn().start_authentication(vec![webauthn::stored(stored.clone())?])?;
             Ok((json!({"type": "request", "credential_options": {"publicKey": options}}), session))
         }
         _ => {
@@ -233,7 +233,7 @@ async fn webauthn_ceremony(
             } else {
                 user.email_str().to_string()
             };
-            let (options, session) = state.webauthn.start_registration(user.id, &name, &name, exclude, false)?;
+            let (options, session) = state.webauthn().start_registration(user.id, &name, &name, exclude, false)?;
             Ok((json!({"type": "create", "credential_options": {"publicKey": options}}), session))
         }
     }
@@ -271,7 +271,7 @@ fn check_webauthn_answer(
             }
             let mut key = webauthn::stored(stored.clone())?;
             let assertion = webauthn::parse_assertion(&response)?;
-            let result = state.webauthn.finish_authentication(&assertion, &session, vec![key.clone()])?;
+            let result = state.webauthn().finish_authentication(&assertion, &session, vec![key.clone()])?;
             if result.counter() > key.counter {
                 key.counter = result.counter();
             }
@@ -282,7 +282,7 @@ fn check_webauthn_answer(
             if kind != "create" {
                 return Err(AuthError::Validation("WebAuthn type must be create for an unverified factor".into()));
             }
-            state.webauthn.finish_registration(&response, &session)?
+            state.webauthn().finish_registration(&response, &session)?
         }
     };
     serde_json::to_value(&credential).map_err(AuthError::internal)
@@ -386,7 +386,7 @@ pub async fn challenge(
         crate::auth::phone::limit_texts(&state, &factor.phone).await?;
         // A new code gets its own count of wrong guesses.
         rate_limit::clear(&state.pool, &failed_factor_key(id)).await?;
-        Some(state.sms.test_code(&factor.phone).map(str::to_string).unwrap_or_else(|| tokens::otp(6)))
+        Some(state.sms().test_code(&factor.phone).map(str::to_string).unwrap_or_else(|| tokens::otp(6)))
     } else {
         None
     };
@@ -409,7 +409,7 @@ pub async fn challenge(
         )
         .await?;
     if let Some(code) = &code {
-        state.sms.send(&factor.phone, "mfa", code).await?;
+        state.sms().send(&factor.phone, "mfa", code).await?;
     }
     client
         .cached_execute("update auth.mfa_factors set last_challenged_at = clock_timestamp() where id = $1", &[&id])
@@ -493,7 +493,7 @@ pub async fn verify(
                 return Err(err);
             }
         },
-        "phone" if state.sms.makes_codes(&factor.phone) => state.sms.check(&factor.phone, code).await?,
+        "phone" if state.sms().makes_codes(&factor.phone) => state.sms().check(&factor.phone, code).await?,
         "phone" => {
             let stored: String = row.get(2);
             !stored.is_empty() && sha256_hex(&format!("{challenge_id}{code}")) == stored

@@ -152,7 +152,7 @@ async fn store_challenge(
             "insert into auth.webauthn_challenges (id, user_id, challenge_type, session_data, expires_at) \
              values ($1, $2, $3, $4, now() + make_interval(secs => $5)) \
              returning extract(epoch from expires_at)::int8",
-            &[&id, &user, &kind, session_data, &(state.webauthn.challenge_expiry_secs as f64)],
+            &[&id, &user, &kind, session_data, &(state.webauthn().challenge_expiry_secs as f64)],
         )
         .await?
         .get(0);
@@ -174,7 +174,7 @@ pub async fn registration_options(state: web::Data<AuthState>, req: HttpRequest)
         if user.email_str().is_empty() { user.phone.clone().unwrap_or_default() } else { user.email_str().to_string() };
     let display = user.user_metadata.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).unwrap_or(&name);
     let exclude = existing.into_iter().map(|c| c.cred_id).collect();
-    let (options, session_data) = state.webauthn.start_registration(user.id, &name, display, exclude, true)?;
+    let (options, session_data) = state.webauthn().start_registration(user.id, &name, display, exclude, true)?;
     let (id, expires_at) = store_challenge(&state, &client, "registration", Some(user.id), &session_data).await?;
     Ok(HttpResponse::Ok().json(json!({ "challenge_id": id, "options": options, "expires_at": expires_at })))
 }
@@ -191,7 +191,7 @@ pub async fn registration_verify(
     require_management_aal(&client, &authed).await?;
     let (challenge_id, response) = VerifyBody::parse(&body)?;
     let session_data = consume_challenge(&client, challenge_id, "registration", Some(authed.user.id)).await?;
-    let credential = state.webauthn.finish_registration(&response, &session_data)?;
+    let credential = state.webauthn().finish_registration(&response, &session_data)?;
     let tx = client.transaction().await?;
     let count: i64 = tx
         .cached_query_one(
@@ -264,7 +264,7 @@ pub async fn authentication_options(state: web::Data<AuthState>, req: HttpReques
             &[],
         )
         .await?;
-    let (options, session_data) = state.webauthn.start_authentication(vec![])?;
+    let (options, session_data) = state.webauthn().start_authentication(vec![])?;
     let (id, expires_at) = store_challenge(&state, &client, "authentication", None, &session_data).await?;
     Ok(HttpResponse::Ok().json(json!({ "challenge_id": id, "options": options, "expires_at": expires_at })))
 }
@@ -286,7 +286,7 @@ pub async fn authentication_verify(
     if credentials.is_empty() {
         return Err(verification_failed("Credential verification failed"));
     }
-    let result = state.webauthn.finish_authentication(&assertion, &session_data, credentials.clone())?;
+    let result = state.webauthn().finish_authentication(&assertion, &session_data, credentials.clone())?;
     let user =
         users::by_id(&client, user_id).await?.ok_or_else(|| verification_failed("Credential verification failed"))?;
     if !user.email_str().is_empty() && !user.is_confirmed() {

@@ -37,13 +37,13 @@ pub async fn reauthenticate(state: web::Data<AuthState>, req: HttpRequest) -> Re
         }
     }
     let code = match user.email_str() {
-        "" => state.sms.test_code(&target).map(str::to_string).unwrap_or_else(|| tokens::otp(6)),
+        "" => state.sms().test_code(&target).map(str::to_string).unwrap_or_else(|| tokens::otp(6)),
         _ => tokens::otp(state.mailer_otp_length()),
     };
     one_time::set_token(&client, user.id, TokenColumn::Reauthentication, &tokens::token_hash(&target, &code), &target)
         .await?;
     if user.email_str().is_empty() {
-        state.sms.send(&target, "reauthentication", &code).await?;
+        state.sms().send(&target, "reauthentication", &code).await?;
     } else {
         let vars = Vars { token: code, email: target.clone(), site_url: state.site_url.clone(), ..Vars::default() };
         state.mailer.send(&target, Kind::Reauthentication, &vars).await?;
@@ -107,8 +107,8 @@ async fn verify(state: &AuthState, db: &impl crate::db::cached::Db, user: &User,
         "" => (user.phone.clone().unwrap_or_default(), state.config().sms_otp_exp),
         email => (email.to_string(), state.config().mailer_otp_exp),
     };
-    let matches = if user.email_str().is_empty() && state.sms.makes_codes(&target) {
-        state.sms.check(&target, nonce).await?
+    let matches = if user.email_str().is_empty() && state.sms().makes_codes(&target) {
+        state.sms().check(&target, nonce).await?
     } else {
         let hash = tokens::token_hash(&target, nonce);
         one_time::by_token(db, TokenColumn::Reauthentication, &hash).await?.is_some_and(|u| u.id == user.id)

@@ -21,7 +21,7 @@ pub async fn before_user_created(
     user: &User,
     ip: &str,
 ) -> Result<(), AuthError> {
-    let Some(function) = &state.hook_before_user_created else {
+    let Some(function) = state.hooks().before_user_created.clone() else {
         return Ok(());
     };
     let event = json!({

@@ -24,7 +24,7 @@ pub async fn custom_access_token(
     claims: Value,
     authentication_method: &str,
 ) -> Result<Value, AuthError> {
-    let Some(target) = &state.hook_custom_access_token else {
+    let Some(target) = state.hooks().custom_access_token.clone() else {
         return Ok(claims);
     };
     let input = json!({
@@ -37,7 +37,7 @@ pub async fn custom_access_token(
         "claims": claims,
         "authentication_method": authentication_method,
     });
-    claims_of(super::call(state, target, &input).await?)
+    claims_of(super::call(state, &target, &input).await?)
 }
 
 fn failure(message: impl Into<String>) -> AuthError {

@@ -25,7 +25,7 @@ pub async fn mfa_verification_attempt(
     valid: bool,
     ip: &str,
 ) -> Result<(), AuthError> {
-    let Some(target) = &state.hook_mfa_verification_attempt else {
+    let Some(target) = state.hooks().mfa_verification_attempt.clone() else {
         return Ok(());
     };
     let input = json!({
@@ -40,7 +40,7 @@ pub async fn mfa_verification_attempt(
         "factor_type": factor_type,
         "valid": valid,
     });
-    let Some((message, _)) = rejection(super::call(state, target, &input).await?, DEFAULT_MESSAGE)? else {
+    let Some((message, _)) = rejection(super::call(state, &target, &input).await?, DEFAULT_MESSAGE)? else {
         return Ok(());
     };
     state.pool.get().await?.cached_execute("delete from auth.sessions where user_id = $1", &[&user_id]).await?;

@@ -18,9 +18,59 @@ pub use password_verification_attempt::password_verification_attempt;
 use actix_web::http::StatusCode;
 use serde_json::Value;
 
+use secrecy::ExposeSecret;
+
 use super::error::AuthError;
 use super::AuthState;
+use crate::config::AuthConfig;
 use crate::db::cached::CachedQueries;
+
+/// The hooks in force, built from the configuration (start-up values with Studio's overrides)
+/// and swapped whole by the live settings (`auth::live`).
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    /// The before-user-created hook's function, quoted, when the hook is on.
+    pub before_user_created: Option<String>,
+    pub custom_access_token: Option<Target>,
+    pub password_verification_attempt: Option<Target>,
+    pub mfa_verification_attempt: Option<Target>,
+}
+
+impl Hooks {
+    /// The hooks `config` turns on; an error names the setting that is missing or malformed.
+    pub fn new(config: &AuthConfig) -> Result<Hooks, String> {
+        let before_user_created =
+            match (&config.hook_before_user_created_enabled, config.hook_before_user_created_uri.as_deref()) {
+                (false, _) => None,
+                (true, Some(uri)) if !uri.trim().is_empty() => {
+                    Some(function_of_uri(uri).map_err(|e| format!("HOOK_BEFORE_USER_CREATED_URI: {e}"))?)
+                }
+                (true, _) => return Err("HOOK_BEFORE_USER_CREATED_ENABLED needs HOOK_BEFORE_USER_CREATED_URI".into()),
+            };
+        let secret = |s: &Option<secrecy::SecretString>| s.as_ref().map(|s| s.expose_secret().to_string());
+        Ok(Hooks {
+            before_user_created,
+            custom_access_token: Target::configured(
+                "HOOK_CUSTOM_ACCESS_TOKEN",
+                config.hook_custom_access_token_enabled,
+                config.hook_custom_access_token_uri.as_deref(),
+                secret(&config.hook_custom_access_token_secrets).as_deref(),
+            )?,
+            password_verification_attempt: Target::configured(
+                "HOOK_PASSWORD_VERIFICATION_ATTEMPT",
+                config.hook_password_verification_attempt_enabled,
+                config.hook_password_verification_attempt_uri.as_deref(),
+                secret(&config.hook_password_verification_attempt_secrets).as_deref(),
+            )?,
+            mfa_verification_attempt: Target::configured(
+                "HOOK_MFA_VERIFICATION_ATTEMPT",
+                config.hook_mfa_verification_attempt_enabled,
+                config.hook_mfa_verification_attempt_uri.as_deref(),
+                secret(&config.hook_mfa_verification_attempt_secrets).as_deref(),
+            )?,
+        })
+    }
+}
 
 /// Where a hook is.
 #[derive(Debug, Clone)]
@@ -39,7 +89,7 @@ impl Target {
         uri: Option<&str>,
         secrets: Option<&str>,
     ) -> Result<Option<Target>, String> {
-        match (enabled, uri) {
+        match (enabled, uri.map(str::trim).filter(|u| !u.is_empty())) {
             (false, _) => Ok(None),
             (true, Some(uri)) => Target::parse(name, uri, secrets).map(Some),
             (true, None) => Err(format!("{name}_ENABLED needs {name}_URI")),

@@ -23,7 +23,7 @@ pub async fn password_verification_attempt(
     valid: bool,
     ip: &str,
 ) -> Result<(), AuthError> {
-    let Some(target) = &state.hook_password_verification_attempt else {
+    let Some(target) = state.hooks().password_verification_attempt.clone() else {
         return Ok(());
     };
     let input = json!({
@@ -36,7 +36,7 @@ pub async fn password_verification_attempt(
         "user_id": user_id,
         "valid": valid,
     });
-    let Some(rejection) = rejection(super::call(state, target, &input).await?, DEFAULT_MESSAGE)? else {
+    let Some(rejection) = rejection(super::call(state, &target, &input).await?, DEFAULT_MESSAGE)? else {
         return Ok(());
     };
     if rejection.1 {

@@ -2,9 +2,11 @@
 //! names: what kind of value each takes, where it sits in `AuthConfig`, and how an override is
 //! applied over the configuration the server started with (environment and `config.toml`).
 //!
-//! Settings read once at start (SMTP, hooks, JWT lifetime, WebAuthn relying party, SMS provider
-//! credentials) are not here: they keep needing a restart. Secrets are write-only: the catalogue
-//! says whether one is set, never its value. Nothing here touches the database.
+//! SMTP (the next mail takes the new transport), the SMS provider, the auth hooks, the WebAuthn
+//! relying party and the OAuth 2.1 server are here too. Settings read once at start (JWT
+//! lifetime, refresh tokens, passkeys) are not: they keep needing a restart. Secrets (OAuth client secrets, the SMTP
+//! password, SMS providers' tokens, hook signing secrets) are write-only: the catalogue says whether one is set, never
+//! its value. Nothing here touches the database.
 
 use secrecy::SecretString;
 use serde_json::{json, Value};
@@ -48,10 +50,11 @@ pub struct Setting {
     pub set: Set,
 }
 
-/// One write-only secret (an OAuth client secret).
+/// One write-only secret (an OAuth client secret, the SMTP password, a hook's signing secrets).
 pub struct Secret {
     pub name: &'static str,
     pub group: &'static str,
+    pub label: &'static str,
     pub slot: fn(&mut AuthConfig) -> &mut Option<SecretString>,
     pub is_set: fn(&AuthConfig) -> bool,
 }
@@ -104,8 +107,30 @@ macro_rules! setting {
 
 macro_rules! secret {
     ($name:literal, $group:literal, $f:ident) => {
-        Secret { name: $name, group: $group, slot: |c| &mut c.$f, is_set: |c| c.$f.is_some() }
+        secret!($name, $group, "Client secret", $f)
     };
+    ($name:literal, $group:literal, $label:literal, $f:ident) => {
+        Secret { name: $name, group: $group, label: $label, slot: |c| &mut c.$f, is_set: |c| c.$f.is_some() }
+    };
+}
+
+/// The SMTP security modes (`SMTP_TLS`).
+const SMTP_TLS_MODES: [&str; 4] = ["auto", "starttls", "tls", "none"];
+
+fn smtp_tls(c: &mut AuthConfig, v: &Value) -> Result<(), String> {
+    let mode = as_text(v)?.to_ascii_lowercase();
+    if !SMTP_TLS_MODES.contains(&mode.as_str()) {
+        return Err("expected auto, starttls, tls or none".to_string());
+    }
+    c.smtp_tls = mode;
+    Ok(())
+}
+
+fn smtp_admin_email(c: &mut AuthConfig, v: &Value) -> Result<(), String> {
+    let address = as_text(v)?;
+    address.parse::<lettre::Address>().map_err(|e| format!("not an e-mail address: {e}"))?;
+    c.smtp_admin_email = address;
+    Ok(())
 }
 
 /// Every changeable setting, in the screen's order.
@@ -167,6 +192,154 @@ pub static SETTINGS: &[Setting] = &[
     setting!("MFA_PHONE_VERIFY_ENABLED", "mfa", "Phone: verification", bool, mfa_phone_verify_enabled),
     setting!("MFA_WEB_AUTHN_ENROLL_ENABLED", "mfa", "WebAuthn: enrolment", bool, mfa_webauthn_enroll_enabled),
     setting!("MFA_WEB_AUTHN_VERIFY_ENABLED", "mfa", "WebAuthn: verification", bool, mfa_webauthn_verify_enabled),
+    setting!("SMTP_HOST", "smtp", "Host (empty: the development inbox)", opt_text, smtp_host),
+    setting!("SMTP_PORT", "smtp", "Port", int, smtp_port),
+    Setting {
+        name: "SMTP_TLS",
+        group: "smtp",
+        label: "Security: auto, starttls, tls or none",
+        kind: Kind::Text,
+        get: |c| json!(c.smtp_tls),
+        set: smtp_tls,
+    },
+    setting!("SMTP_USER", "smtp", "User name (empty: no authentication)", opt_text, smtp_user),
+    Setting {
+        name: "SMTP_ADMIN_EMAIL",
+        group: "smtp",
+        label: "Sender address",
+        kind: Kind::Text,
+        get: |c| json!(c.smtp_admin_email),
+        set: smtp_admin_email,
+    },
+    setting!("SMTP_SENDER_NAME", "smtp", "Sender name", text, smtp_sender_name),
+    setting!(
+        "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED",
+        "hook_custom_access_token",
+        "Enabled",
+        bool,
+        hook_custom_access_token_enabled
+    ),
+    setting!(
+        "HOOK_CUSTOM_ACCESS_TOKEN_URI",
+        "hook_custom_access_token",
+        "pg-functions://postgres/<schema>/<function> or https://…",
+        opt_text,
+        hook_custom_access_token_uri
+    ),
+    setting!(
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED",
+        "hook_password_verification_attempt",
+        "Enabled",
+        bool,
+        hook_password_verification_attempt_enabled
+    ),
+    setting!(
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI",
+        "hook_password_verification_attempt",
+        "pg-functions://postgres/<schema>/<function> or https://…",
+        opt_text,
+        hook_password_verification_attempt_uri
+    ),
+    setting!(
+        "HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED",
+        "hook_mfa_verification_attempt",
+        "Enabled",
+        bool,
+        hook_mfa_verification_attempt_enabled
+    ),
+    setting!(
+        "HOOK_MFA_VERIFICATION_ATTEMPT_URI",
+        "hook_mfa_verification_attempt",
+        "pg-functions://postgres/<schema>/<function> or https://…",
+        opt_text,
+        hook_mfa_verification_attempt_uri
+    ),
+    setting!(
+        "HOOK_BEFORE_USER_CREATED_ENABLED",
+        "hook_before_user_created",
+        "Enabled",
+        bool,
+        hook_before_user_created_enabled
+    ),
+    setting!(
+        "HOOK_BEFORE_USER_CREATED_URI",
+        "hook_before_user_created",
+        "pg-functions://postgres/<schema>/<function>",
+        opt_text,
+        hook_before_user_created_uri
+    ),
+    setting!("WEBAUTHN_RP_ID", "webauthn", "Relying party id (empty: SITE_URL's host)", opt_text, webauthn_rp_id),
+    setting!(
+        "WEBAUTHN_RP_DISPLAY_NAME",
+        "webauthn",
+        "Relying party name (empty: its id)",
+        opt_text,
+        webauthn_rp_display_name
+    ),
+    setting!("WEBAUTHN_RP_ORIGINS", "webauthn", "Allowed origins (empty: SITE_URL)", list, webauthn_rp_origins),
+    setting!(
+        "SMS_PROVIDER",
+        "sms",
+        "Provider: inbox, twilio, twilio_verify, messagebird, textlocal or vonage",
+        opt_text,
+        sms_provider
+    ),
+    setting!("SMS_TEMPLATE", "sms", "Text of the message ({{ .Code }} is the code)", text, sms_template),
+    setting!("SMS_TWILIO_ACCOUNT_SID", "sms", "Twilio: account SID", opt_text, sms_twilio_account_sid),
+    setting!(
+        "SMS_TWILIO_MESSAGE_SERVICE_SID",
+        "sms",
+        "Twilio: messaging service SID or sender number",
+        opt_text,
+        sms_twilio_message_service_sid
+    ),
+    setting!(
+        "SMS_TWILIO_VERIFY_ACCOUNT_SID",
+        "sms",
+        "Twilio Verify: account SID",
+        opt_text,
+        sms_twilio_verify_account_sid
+    ),
+    setting!(
+        "SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID",
+        "sms",
+        "Twilio Verify: service SID",
+        opt_text,
+        sms_twilio_verify_message_service_sid
+    ),
+    setting!("SMS_MESSAGEBIRD_ORIGINATOR", "sms", "MessageBird: originator", opt_text, sms_messagebird_originator),
+    setting!("SMS_TEXTLOCAL_SENDER", "sms", "Textlocal: sender", opt_text, sms_textlocal_sender),
+    setting!("SMS_VONAGE_API_KEY", "sms", "Vonage: API key", opt_text, sms_vonage_api_key),
+    setting!("SMS_VONAGE_FROM", "sms", "Vonage: sender", opt_text, sms_vonage_from),
+    setting!("OAUTH_SERVER_ENABLED", "oauth_server", "Enabled", bool, oauth_server_enabled),
+    setting!(
+        "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION",
+        "oauth_server",
+        "Dynamic client registration",
+        bool,
+        oauth_server_allow_dynamic_registration
+    ),
+    setting!(
+        "OAUTH_SERVER_AUTHORIZATION_PATH",
+        "oauth_server",
+        "Consent page path on the site",
+        opt_text,
+        oauth_server_authorization_path
+    ),
+    setting!(
+        "OAUTH_SERVER_AUTHORIZATION_TTL",
+        "oauth_server",
+        "Authorization request and code lifetime (seconds)",
+        int,
+        oauth_server_authorization_ttl_secs
+    ),
+    setting!(
+        "OAUTH_SERVER_DEFAULT_SCOPE",
+        "oauth_server",
+        "Scopes when none are asked (space-separated)",
+        text,
+        oauth_server_default_scope
+    ),
     setting!("EXTERNAL_GOOGLE_ENABLED", "google", "Enabled", bool, google_enabled),
     setting!("EXTERNAL_GOOGLE_CLIENT_ID", "google", "Client IDs", list, google_client_id),
     setting!("EXTERNAL_APPLE_ENABLED", "apple", "Enabled", bool, apple_enabled),
@@ -190,6 +363,30 @@ pub static SETTINGS: &[Setting] = &[
 
 /// Every write-only secret.
 pub static SECRETS: &[Secret] = &[
+    secret!("SMTP_PASS", "smtp", "Password", smtp_pass),
+    secret!("SMS_TWILIO_AUTH_TOKEN", "sms", "Twilio: auth token", sms_twilio_auth_token),
+    secret!("SMS_TWILIO_VERIFY_AUTH_TOKEN", "sms", "Twilio Verify: auth token", sms_twilio_verify_auth_token),
+    secret!("SMS_MESSAGEBIRD_ACCESS_KEY", "sms", "MessageBird: access key", sms_messagebird_access_key),
+    secret!("SMS_TEXTLOCAL_API_KEY", "sms", "Textlocal: API key", sms_textlocal_api_key),
+    secret!("SMS_VONAGE_API_SECRET", "sms", "Vonage: API secret", sms_vonage_api_secret),
+    secret!(
+        "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS",
+        "hook_custom_access_token",
+        "HTTP signing secrets (v1,whsec_…, |-separated)",
+        hook_custom_access_token_secrets
+    ),
+    secret!(
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS",
+        "hook_password_verification_attempt",
+        "HTTP signing secrets (v1,whsec_…, |-separated)",
+        hook_password_verification_attempt_secrets
+    ),
+    secret!(
+        "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS",
+        "hook_mfa_verification_attempt",
+        "HTTP signing secrets (v1,whsec_…, |-separated)",
+        hook_mfa_verification_attempt_secrets
+    ),
     secret!("EXTERNAL_GOOGLE_SECRET", "google", google_secret),
     secret!("EXTERNAL_APPLE_SECRET", "apple", apple_secret),
     secret!("EXTERNAL_AZURE_SECRET", "azure", azure_secret),
@@ -258,7 +455,15 @@ mod tests {
             "RATE_LIMIT_OTP: expected a whole number, 0 or more"
         );
         assert!(apply_one(&mut c, "SMTP_PASS", &json!("x")).unwrap_err().contains("not a setting"));
-        assert!(apply_secret(&mut c, "SMTP_PASS", SecretString::from("x")).is_err());
+        assert!(apply_secret(&mut c, "JWT_SECRET", SecretString::from("x")).is_err());
+        assert_eq!(
+            apply_one(&mut c, "SMTP_TLS", &json!("ssl")).unwrap_err(),
+            "SMTP_TLS: expected auto, starttls, tls or none"
+        );
+        assert!(apply_one(&mut c, "SMTP_ADMIN_EMAIL", &json!("not an address"))
+            .unwrap_err()
+            .starts_with("SMTP_ADMIN_EMAIL: not an e-mail address"));
+        assert!(apply_one(&mut c, "SMTP_PORT", &json!(70000)).unwrap_err().contains("too large"));
     }
 
     #[test]

@@ -16,12 +16,15 @@ pub mod catalog;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use deadpool_postgres::GenericClient;
+use deadpool_postgres::{GenericClient, Pool};
 use secrecy::SecretString;
 use serde_json::Value;
 
-use super::mail::{Kind, Templates};
+use super::hooks::Hooks;
+use super::mail::{Delivery, Kind, Templates};
 use super::oidc::Oidc;
+use super::sms::Sms;
+use super::webauthn::WebAuthn;
 use crate::config::AuthConfig;
 use crate::sealed::Sealer;
 
@@ -43,11 +46,36 @@ pub struct Effective {
     pub oidc: Arc<Oidc>,
     pub templates: Arc<Templates>,
     pub password_required: Arc<Vec<String>>,
+    /// The SMTP transport and sender (or the development inbox).
+    pub delivery: Arc<Delivery>,
+    pub hooks: Arc<Hooks>,
+    /// The WebAuthn relying party (id, name, origins).
+    pub webauthn: Arc<WebAuthn>,
+    /// The SMS provider (or the development inbox).
+    pub sms: Arc<Sms>,
+}
+
+/// The parts of `config` that must build for the server to run with it (OAuth providers, SMTP,
+/// hooks, WebAuthn, SMS), or the first that does not, named by its setting.
+fn parts(config: &AuthConfig, site_url: &str) -> Result<(Oidc, Delivery, Hooks, WebAuthn), String> {
+    Ok((Oidc::new(config)?, Delivery::new(config)?, Hooks::new(config)?, WebAuthn::new(config, site_url)?))
+}
+
+/// Whether the server can run with `config` (what Studio checks before it saves).
+pub fn runnable(config: &AuthConfig, site_url: &str) -> Result<(), String> {
+    parts(config, site_url)?;
+    super::sms::check(config)
 }
 
 /// `base` with `overrides` applied; an override that does not apply is logged and skipped.
 /// Errors only when the result cannot run (an OAuth provider enabled without what it needs).
-pub fn build(base: &AuthConfig, base_templates: &Templates, overrides: &Overrides) -> Result<Effective, String> {
+pub fn build(
+    base: &AuthConfig,
+    base_templates: &Templates,
+    site_url: &str,
+    pool: &Pool,
+    overrides: &Overrides,
+) -> Result<Effective, String> {
     let mut config = base.clone();
     for (name, value) in &overrides.settings {
         if let Err(err) = catalog::apply_one(&mut config, name, value) {
@@ -66,13 +94,18 @@ pub fn build(base: &AuthConfig, base_templates: &Templates, overrides: &Override
             templates = templates.with_html(*kind, html);
         }
     }
-    let oidc = Oidc::new(&config)?;
+    let (oidc, delivery, hooks, webauthn) = parts(&config, site_url)?;
+    let sms = Sms::new(&config, pool.clone())?;
     let password_required = super::password::required_character_sets(&config.password_required_characters);
     Ok(Effective {
         config: Arc::new(config),
         oidc: Arc::new(oidc),
         templates: Arc::new(templates),
         password_required: Arc::new(password_required),
+        delivery: Arc::new(delivery),
+        hooks: Arc::new(hooks),
+        webauthn: Arc::new(webauthn),
+        sms: Arc::new(sms),
     })
 }
 
@@ -106,7 +139,11 @@ pub async fn read(db: &impl GenericClient, sealer: &Sealer) -> Result<Overrides,
 pub struct Live {
     pub base: AuthConfig,
     pub base_templates: Templates,
+    /// SITE_URL: the WebAuthn relying party's default origin.
+    pub site_url: String,
     pub sealer: Sealer,
+    /// The auth pool (the SMS sender's development inbox writes through it).
+    pool: Pool,
     current: RwLock<Arc<Effective>>,
 }
 
@@ -118,11 +155,19 @@ impl std::fmt::Debug for Live {
 
 impl Live {
     /// The base in force until the first reload.
-    pub fn new(base: AuthConfig, base_templates: Templates, jwt_secret: &SecretString) -> Result<Live, String> {
-        let first = build(&base, &base_templates, &Overrides::default())?;
+    pub fn new(
+        base: AuthConfig,
+        base_templates: Templates,
+        site_url: &str,
+        pool: Pool,
+        jwt_secret: &SecretString,
+    ) -> Result<Live, String> {
+        let first = build(&base, &base_templates, site_url, &pool, &Overrides::default())?;
         Ok(Live {
+            pool,
             base,
             base_templates,
+            site_url: site_url.to_string(),
             sealer: Sealer::new(jwt_secret, SECRETS_PURPOSE),
             current: RwLock::new(Arc::new(first)),
         })
@@ -139,7 +184,7 @@ impl Live {
     /// Studio refuses to save), the snapshot in force stays and the error is returned.
     pub async fn reload(&self, db: &impl GenericClient) -> Result<(), String> {
         let overrides = read(db, &self.sealer).await.map_err(|e| format!("reading auth settings: {e}"))?;
-        let next = build(&self.base, &self.base_templates, &overrides)?;
+        let next = build(&self.base, &self.base_templates, &self.site_url, &self.pool, &overrides)?;
         match self.current.write() {
             Ok(mut guard) => *guard = Arc::new(next),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(next),

@@ -80,7 +80,7 @@ async fn rows(state: &AuthState, to: Option<&str>) -> Result<Vec<tokio_postgres:
 
 /// The inbox is shown only while it is the transport, and only to local, unproxied requests.
 fn check_access(state: &AuthState, req: &HttpRequest) -> Result<(), AuthError> {
-    let texts_here = state.config().phone_enabled && state.sms.uses_inbox();
+    let texts_here = state.config().phone_enabled && state.sms().uses_inbox();
     if !state.mailer.uses_inbox() && !texts_here {
         return Err(AuthError::NotFound(
             "The development inbox is off (SMTP and an SMS provider are configured)".into(),

@@ -1,5 +1,7 @@
 //! Sending auth mail: through SMTP (lettre) when `SMTP_HOST` is set, otherwise into the
-//! development inbox (`auth.dev_inbox`, shown at `/inbox`).
+//! development inbox (`auth.dev_inbox`, shown at `/inbox`). The SMTP settings and the templates
+//! can change while the server runs (Studio's overrides, `auth::live`): each is held as a
+//! snapshot swapped whole, and each mail takes the snapshot in force when it starts.
 //!
 //! The mailer only delivers rendered messages; what to send and when (spacing, limits) is the
 //! handlers' business. SMTP errors are returned so the request fails as GoTrue's does. A message
@@ -36,35 +38,39 @@ enum Transport {
     Inbox,
 }
 
-/// Renders and delivers auth mail.
-pub struct Mailer {
+/// The transport and sender in force, built from the SMTP settings (start-up values with
+/// Studio's overrides) and swapped whole by the live settings: a mail being sent keeps the one
+/// it started with, the next mail takes the new one. Building opens no connection.
+pub struct Delivery {
     transport: Transport,
     from: Mailbox,
-    /// The templates in force: built from the configuration, swapped by the live settings.
-    templates: std::sync::RwLock<std::sync::Arc<Templates>>,
-    pool: Pool,
 }
 
-impl std::fmt::Debug for Mailer {
+impl std::fmt::Debug for Delivery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.transport {
             Transport::Smtp(_) => "smtp",
             Transport::Inbox => "inbox",
         };
-        f.debug_struct("Mailer").field("transport", &kind).finish()
+        f.debug_struct("Delivery").field("transport", &kind).field("from", &self.from.to_string()).finish()
     }
 }
 
-impl Mailer {
-    /// Build the mailer from the configuration (no connection is opened yet).
-    pub fn new(config: &AuthConfig, pool: Pool) -> Result<Mailer, String> {
-        let from_address = config.smtp_admin_email.parse().map_err(|e| format!("SMTP_ADMIN_EMAIL: {e}"))?;
-        let from = Mailbox::new(Some(config.smtp_sender_name.clone()), from_address);
-        let transport = match &config.smtp_host {
+impl Delivery {
+    /// The delivery `config`'s SMTP settings describe; an error names the setting at fault.
+    pub fn new(config: &AuthConfig) -> Result<Delivery, String> {
+        let from_address = config.smtp_admin_email.trim().parse().map_err(|e| format!("SMTP_ADMIN_EMAIL: {e}"))?;
+        let from = Mailbox::new(Some(config.smtp_sender_name.clone()).filter(|n| !n.is_empty()), from_address);
+        let transport = match config.smtp_host.as_deref().map(str::trim) {
             Some(host) if !host.is_empty() => {
-                let tls_params = TlsParameters::new(host.clone()).map_err(|e| format!("SMTP TLS: {e}"))?;
-                let tls =
-                    if config.smtp_port == 465 { Tls::Wrapper(tls_params) } else { Tls::Opportunistic(tls_params) };
+                let tls_params = || TlsParameters::new(host.to_string()).map_err(|e| format!("SMTP_HOST: TLS: {e}"));
+                let tls = match (config.smtp_tls.as_str(), config.smtp_port) {
+                    ("auto", 465) | ("tls", _) => Tls::Wrapper(tls_params()?),
+                    ("auto", _) => Tls::Opportunistic(tls_params()?),
+                    ("starttls", _) => Tls::Required(tls_params()?),
+                    ("none", _) => Tls::None,
+                    (other, _) => return Err(format!("SMTP_TLS: {other:?}: expected auto, starttls, tls or none")),
+                };
                 let mut builder =
                     AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(config.smtp_port).tls(tls);
                 if let Some(user) = config.smtp_user.as_ref().filter(|u| !u.is_empty()) {
@@ -75,6 +81,34 @@ impl Mailer {
             }
             _ => Transport::Inbox,
         };
+        Ok(Delivery { transport, from })
+    }
+
+    /// Whether mail goes to the development inbox.
+    pub fn uses_inbox(&self) -> bool {
+        matches!(self.transport, Transport::Inbox)
+    }
+}
+
+/// Renders and delivers auth mail.
+pub struct Mailer {
+    /// The transport in force: built from the configuration, swapped by the live settings.
+    delivery: std::sync::RwLock<std::sync::Arc<Delivery>>,
+    /// The templates in force: built from the configuration, swapped by the live settings.
+    templates: std::sync::RwLock<std::sync::Arc<Templates>>,
+    pool: Pool,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailer").field("delivery", &self.delivery()).finish()
+    }
+}
+
+impl Mailer {
+    /// Build the mailer from the configuration (no connection is opened yet).
+    pub fn new(config: &AuthConfig, pool: Pool) -> Result<Mailer, String> {
+        let delivery = Delivery::new(config)?;
         let templates = Templates::load(config.mailer_templates_dir.as_deref())
             .with_file(Kind::Confirmation, config.mailer_templates_confirmation.as_deref())
             .with_file(Kind::Recovery, config.mailer_templates_recovery.as_deref())
@@ -88,7 +122,27 @@ impl Mailer {
             .with_subject(Kind::Invite, config.mailer_subjects_invite.as_deref())
             .with_subject(Kind::EmailChange, config.mailer_subjects_email_change.as_deref())
             .with_subject(Kind::Reauthentication, config.mailer_subjects_reauthentication.as_deref());
-        Ok(Mailer { transport, from, templates: std::sync::RwLock::new(std::sync::Arc::new(templates)), pool })
+        Ok(Mailer {
+            delivery: std::sync::RwLock::new(std::sync::Arc::new(delivery)),
+            templates: std::sync::RwLock::new(std::sync::Arc::new(templates)),
+            pool,
+        })
+    }
+
+    /// The transport in force.
+    pub fn delivery(&self) -> std::sync::Arc<Delivery> {
+        match self.delivery.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Put `delivery` in force (the live settings do, on each reload): the next mail takes it.
+    pub fn set_delivery(&self, delivery: std::sync::Arc<Delivery>) {
+        match self.delivery.write() {
+            Ok(mut guard) => *guard = delivery,
+            Err(poisoned) => *poisoned.into_inner() = delivery,
+        }
     }
 
     /// The templates in force.
@@ -109,7 +163,7 @@ impl Mailer {
 
     /// Whether mail goes to the development inbox.
     pub fn uses_inbox(&self) -> bool {
-        matches!(self.transport, Transport::Inbox)
+        self.delivery().uses_inbox()
     }
 
     /// Render `kind` and deliver it to `to`.
@@ -139,12 +193,13 @@ impl Mailer {
         link: Option<&str>,
         attachments: &[Attachment],
     ) -> Result<(), AuthError> {
-        match &self.transport {
+        let delivery = self.delivery();
+        match &delivery.transport {
             Transport::Inbox => inbox::store(&self.pool, to, kind, rendered, link, attachments).await,
             Transport::Smtp(smtp) => {
                 let to_box: Mailbox = to.parse().map_err(|e| AuthError::internal(format!("recipient {to}: {e}")))?;
                 let message = Message::builder()
-                    .from(self.from.clone())
+                    .from(delivery.from.clone())
                     .to(to_box)
                     .subject(rendered.subject.clone())
                     .multipart(body(rendered, attachments)?)

@@ -21,7 +21,7 @@ const settingSchema = z.object({
   overridden: z.boolean(),
 });
 export type Setting = z.infer<typeof settingSchema>;
-const secretSchema = z.object({ name: z.string(), group: z.string(), set: z.boolean(), overridden: z.boolean() });
+const secretSchema = z.object({ name: z.string(), group: z.string(), label: z.string(), set: z.boolean(), overridden: z.boolean() });
 export type SecretInfo = z.infer<typeof secretSchema>;
 const settingsSchema = z.object({ settings: z.array(settingSchema), secrets: z.array(secretSchema) });
 export type AuthSettings = z.infer<typeof settingsSchema>;

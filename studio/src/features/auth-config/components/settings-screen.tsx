@@ -39,7 +39,7 @@ function SettingRow({ setting, register, error, onReset, busy }: { setting: Sett
         {setting.overridden ? (
           <>
             <span className="rounded bg-amber-100 px-1.5 text-xs text-amber-900">changed</span>
-            <Button variant="ghost" disabled={busy} onClick={onReset} aria-label={`Use the start-up value of ${setting.name}`}>
+            <Button variant="ghost" disabled={busy} onClick={onReset} aria-label={`Reset ${setting.name} to its start-up value`}>
               Reset
             </Button>
           </>
@@ -54,7 +54,7 @@ function SecretRow({ secret, value, onChange, onRemove, busy }: { secret: Secret
   return (
     <div className="grid grid-cols-1 items-start gap-x-3 gap-y-1 border-t border-slate-100 py-2 sm:grid-cols-[minmax(0,18rem)_minmax(0,1fr)_auto]">
       <label htmlFor={id} className="text-sm text-slate-800">
-        Client secret
+        {secret.label}
         <span className="block font-mono text-[11px] text-slate-600">{secret.name}</span>
       </label>
       <div className="flex flex-col gap-1">
@@ -77,7 +77,7 @@ function SettingsForm({ data }: { data: AuthSettings }) {
   const defaults = Object.fromEntries(data.settings.map((s) => [s.name, toField(s, s.value)]));
   const form = useForm<Fields>({ defaultValues: defaults });
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [typed, setTyped] = useState<Record<string, string>>({});
   const [note, setNote] = useState<string | null>(null);
   const groups = [...GROUPS, ...Object.entries(PROVIDERS).map(([id, name]) => ({ id, title: `${name} sign-in` }))];
 
@@ -85,18 +85,18 @@ function SettingsForm({ data }: { data: AuthSettings }) {
     const { changes, errors } = changedSettings(data.settings, fields);
     setErrors(errors);
     if (Object.keys(errors).length) return;
-    const typed = Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
-    if (!Object.keys(changes).length && !Object.keys(typed).length) {
+    const newSecrets = Object.fromEntries(Object.entries(typed).filter(([, v]) => v !== ''));
+    if (!Object.keys(changes).length && !Object.keys(newSecrets).length) {
       setNote('Nothing changed.');
       return;
     }
     save.mutate(
-      { settings: changes, secrets: typed },
+      { settings: changes, secrets: newSecrets },
       {
         onSuccess: (next) => {
-          setSecrets({});
+          setTyped({});
           form.reset(Object.fromEntries(next.settings.map((s) => [s.name, toField(s, s.value)])));
-          setNote(`Saved: ${[...Object.keys(changes), ...Object.keys(typed)].join(', ')}. In force now.`);
+          setNote(`Saved: ${[...Object.keys(changes), ...Object.keys(newSecrets)].join(', ')}. In force now.`);
         },
       },
     );
@@ -114,7 +114,7 @@ function SettingsForm({ data }: { data: AuthSettings }) {
       <div className="min-h-0 flex-1 overflow-auto px-3">
         {groups.map((g) => {
           const settings = data.settings.filter((s) => s.group === g.id);
-          const secret = data.secrets.find((s) => s.group === g.id);
+          const secrets = data.secrets.filter((s) => s.group === g.id);
           if (!settings.length) return null;
           return (
             <section key={g.id} aria-labelledby={`group-${g.id}`} className="py-2">
@@ -124,15 +124,16 @@ function SettingsForm({ data }: { data: AuthSettings }) {
               {settings.map((s) => (
                 <SettingRow key={s.name} setting={s} register={form.register} error={errors[s.name]} busy={save.isPending} onReset={() => reset({ settings: { [s.name]: null } }, s.name)} />
               ))}
-              {secret && (
+              {secrets.map((secret) => (
                 <SecretRow
+                  key={secret.name}
                   secret={secret}
-                  value={secrets[secret.name] ?? ''}
+                  value={typed[secret.name] ?? ''}
                   busy={save.isPending}
-                  onChange={(v) => setSecrets((all) => ({ ...all, [secret.name]: v }))}
+                  onChange={(v) => setTyped((all) => ({ ...all, [secret.name]: v }))}
                   onRemove={() => reset({ secrets: { [secret.name]: null } }, secret.name)}
                 />
-              )}
+              ))}
             </section>
           );
         })}
@@ -141,7 +142,7 @@ function SettingsForm({ data }: { data: AuthSettings }) {
         <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save changes'}
         </Button>
-        <Button variant="ghost" onClick={() => { form.reset(defaults); setSecrets({}); setErrors({}); setNote(null); }}>
+        <Button variant="ghost" onClick={() => { form.reset(defaults); setTyped({}); setErrors({}); setNote(null); }}>
           Discard
         </Button>
         <p role="status" className="text-sm text-slate-700">
@@ -153,7 +154,7 @@ function SettingsForm({ data }: { data: AuthSettings }) {
   );
 }
 
-/** Auth → Settings: what sign-up and sign-in allow, changed without a restart. */
+/** Auth → Settings: what sign-up and sign-in allow, SMTP, hooks and WebAuthn, changed without a restart. */
 export function AuthSettingsScreen() {
   const settings = useAuthSettings();
   return (

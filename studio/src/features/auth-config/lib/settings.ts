@@ -7,6 +7,14 @@ export const GROUPS: { id: string; title: string }[] = [
   { id: 'passwords', title: 'Passwords' },
   { id: 'rate_limits', title: 'Rate limits' },
   { id: 'mfa', title: 'Multi-factor authentication' },
+  { id: 'smtp', title: 'SMTP (outgoing mail)' },
+  { id: 'sms', title: 'SMS provider (text messages)' },
+  { id: 'hook_custom_access_token', title: 'Hook: custom access token' },
+  { id: 'hook_password_verification_attempt', title: 'Hook: password verification attempt' },
+  { id: 'hook_mfa_verification_attempt', title: 'Hook: MFA verification attempt' },
+  { id: 'hook_before_user_created', title: 'Hook: before user created' },
+  { id: 'webauthn', title: 'WebAuthn relying party' },
+  { id: 'oauth_server', title: 'OAuth 2.1 server (sign in with this project)' },
 ];
 
 export const PROVIDERS: Record<string, string> = {
