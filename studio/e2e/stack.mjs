@@ -86,8 +86,9 @@ function listening(server, ms = 60000) {
   });
 }
 
-/** { baseUrl, operator: {email, password}, stop() } */
-export async function startStack() {
+/** { baseUrl, operator: {email, password}, stop() }: on the rental project, or on `project` (a
+ * `supabase/` folder). */
+export async function startStack({ project } = {}) {
   const bin = process.env.SERVER_BIN;
   if (!bin || !existsSync(bin)) throw new Error(`server binary not found: ${bin} (set SERVER_BIN)`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'studio-e2e-'));
@@ -98,7 +99,7 @@ export async function startStack() {
     DB_PORT: '0',
     PORT: '0',
     WEB_DIR: '/nonexistent',
-    SUPABASE_PROJECT_DIR: process.env.SUPABASE_PROJECT_DIR ?? path.resolve(here, '../../web/supabase'),
+    SUPABASE_PROJECT_DIR: project ?? process.env.SUPABASE_PROJECT_DIR ?? path.resolve(here, '../../web/supabase'),
     SEED_ADMIN_PASSWORD: 'AdminE2e2026',
     SEED_DEMO_PASSWORD: DEMO.password,
     RUST_LOG: 'warn',

@@ -79,8 +79,8 @@ export const router = createBrowserRouter(
         { path: 'auth/templates', element: later(<TemplatesRoute />) },
         { path: 'auth/signing-keys', element: later(<SigningKeysRoute />) },
         { path: 'account', element: later(<AccountRoute />) },
-        { path: 'api', element: later(<ApiRoute />) },
-        { path: 'api/tables/:table', element: later(<ApiRoute />) },
+        { path: 'api-docs', element: later(<ApiRoute />) },
+        { path: 'api-docs/tables/:table', element: later(<ApiRoute />) },
         // Logs and reports
         { path: 'logs', element: <Navigate to="/logs/requests" replace /> },
         { path: 'logs/:source', element: later(<LogsRoute />) },

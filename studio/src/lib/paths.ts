@@ -33,7 +33,8 @@ export const paths = {
   realtime: '/realtime',
   function: (slug?: string) => (slug ? `/functions/${encodeURIComponent(slug)}` : '/functions'),
   functionSecrets: '/functions-secrets',
-  api: (table?: string) => (table ? `/api/tables/${encodeURIComponent(table)}` : '/api'),
+  // Not /api: /studio/api/ is the dashboard's own HTTP API, which a reload would reach.
+  api: (table?: string) => (table ? `/api-docs/tables/${encodeURIComponent(table)}` : '/api-docs'),
   // Logs and reports
   logs: (source: 'requests' | 'postgres' | 'auth' = 'requests') => `/logs/${source}`,
   reports: '/reports',
