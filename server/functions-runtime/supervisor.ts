@@ -375,7 +375,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     entrypoint: string,
   ): { process: FunctionProcess; cold: boolean } {
     const version = req.headers.get(HEADER.version) ?? "";
-    let process = processes.get(entrypoint);
+    const process = processes.get(entrypoint);
     if (process && !process.exited && process.spawn?.version === version) return { process, cold: false };
     const spawn = spawnOf(req, entrypoint, version);
     if (process && !process.exited && process.spawn && sameLaunch(process.spawn, spawn)) {

@@ -384,7 +384,7 @@ test("a new version whose permissions changed takes the spare process, while the
   assertEquals(typeof next === "number" && next !== spare && next !== oldPid, true, "a new spare started");
 });
 
-test("a process is reused for another version only when started the same way, never with an import map", async () => {
+Deno.test("a process is reused for another version only when started the same way, never with an import map", () => {
   const spawn: Spawn = {
     entrypoint: "file:///f/a/index.ts",
     version: "1",
