@@ -36,6 +36,12 @@ export interface SupervisorOptions extends RouterOptions {
    * (default: true).
    */
   spare?: boolean;
+  /**
+   * Folders no function may write although they lie under /tmp, which every function may write
+   * (the data folder, the project, the functions folder when they lie there): every function's
+   * process gets them as `--deny-write`, which its worker inherits. No spare is used then.
+   */
+  denyWrite?: string[];
 }
 
 export type Supervisor = ((req: Request) => Promise<Response>) & {
@@ -113,6 +119,7 @@ class FunctionProcess {
     const memoryMb = spawn?.memoryMb ?? defaultMemoryMb(options);
     const readPaths = spawn?.readPaths ?? options.readPaths;
     const denyPaths = spawn?.denyPaths ?? [];
+    const denyWrite = options.denyWrite ?? [];
     const args = [
       "run",
       ...importMapFlags(spawn?.importMap),
@@ -128,6 +135,7 @@ class FunctionProcess {
       `--allow-read=${[...readPaths, "/tmp", WORKER, ...WORKER_IMPORTS].join(",")}`,
       "--allow-write=/tmp",
       ...(denyPaths.length > 0 ? [`--deny-read=${denyPaths.join(",")}`] : []),
+      ...(denyWrite.length > 0 ? [`--deny-write=${denyWrite.join(",")}`] : []),
       HOST,
     ];
     this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
@@ -362,7 +370,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    * never competes with a function's boot or its first answer.
    */
   function refill(): void {
-    if (options.spare === false || stopped || spare) return;
+    // A spare's worker asks for writing /tmp, which a process denying a folder in it refuses.
+    if (options.spare === false || (options.denyWrite ?? []).length > 0 || stopped || spare) return;
     spare = new FunctionProcess(null, options, onEnd);
     // A spare that cannot start is left ended: the next cold request starts its own process.
     spare.port.catch(() => {});

@@ -537,3 +537,44 @@ test("a function served by the spare process reads files relative to its own fol
   assertEquals(supervisor.pid(reader), spare, "served by the former spare");
   assertEquals([response.status, await response.text()], [200, "beside the function"]);
 });
+
+test("with its folders under /tmp, a function writes /tmp but not the folders denied writing, and no spare is kept", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/tmp", prefix: "functions-supervisor-write-" }));
+  await Deno.mkdir(`${root}/data`);
+  await Deno.writeTextFile(`${root}/data/secret.txt`, "the server's");
+  await Deno.mkdir(`${root}/functions/writer`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/functions/writer/index.ts`,
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       return Response.json({
+         tmp: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/scratch.txt`)}, "x")),
+         data: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/data/secret.txt`)}, "x")),
+         added: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/data/added.txt`)}, "x")),
+         own: await tryIt(() => Deno.writeTextFile(new URL("./index.ts", import.meta.url).pathname, "x")),
+       });
+     });`,
+  );
+  const guarded = createSupervisor({
+    secret: SECRET,
+    readPaths: [`${root}/functions`],
+    idleMs: 60_000,
+    memoryMb: 64,
+    denyWrite: [`${root}/data`, `${root}/functions`],
+  });
+  try {
+    const headers = new Headers({
+      [HEADER.secret]: SECRET,
+      [HEADER.entrypoint]: `file://${root}/functions/writer/index.ts`,
+      [HEADER.read]: JSON.stringify([`${root}/functions/writer`]),
+      [HEADER.deny]: JSON.stringify([`${root}/data`]),
+    });
+    const answer = await (await guarded(new Request("http://127.0.0.1/writer", { headers }))).json();
+    assertEquals(answer, { tmp: "ok", data: "NotCapable", added: "NotCapable", own: "NotCapable" });
+    assertEquals(await Deno.readTextFile(`${root}/data/secret.txt`), "the server's", "the file unchanged");
+    assertEquals(await guarded.sparePid(), undefined, "no spare kept");
+  } finally {
+    guarded.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
