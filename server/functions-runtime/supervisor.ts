@@ -8,8 +8,9 @@
  * `x-functions-error: limit` with `x-functions-limit: memory`, and every other function keeps
  * answering. (The CPU time per request and the resident memory are watched inside each process,
  * by its router: Deno lets a process read its own usage, not another's `/proc/<pid>`.) A new
- * version of a function gets a new process; the old one finishes its requests, then ends. A
- * process idle for `idleMs` ends.
+ * version of a function gets a new worker in its running process when that process was started
+ * exactly as one for the new version would be (`sameLaunch`), else a new process; either way the
+ * old worker or process finishes its requests, then ends. A process idle for `idleMs` ends.
  *
  * One spare process is kept started ahead of need (after a cold request's answer, once taken):
  * the default heap limit, the reads every function may be given, no worker. The next cold
@@ -388,9 +389,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (process && !process.exited && process.spawn?.version === version) return { process, cold: false };
     const spawn = spawnOf(req, entrypoint, version);
     if (process && !process.exited && process.spawn && sameLaunch(process.spawn, spawn)) {
-      // A new version of the function (an edit, a deploy) started the way its process was: a new
-      // worker in that process serves it (its router retires the old worker once its requests
-      // are done), no Deno process to start.
+      // A new version of the function (an edit of its folder, a `oneshot` request) started the
+      // way its process was: a new worker in that process serves it (its router retires the old
+      // worker once its requests are done), no Deno process to start.
       process.spawn = spawn;
       counts.reused += 1;
       return { process, cold: true };
