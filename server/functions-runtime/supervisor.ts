@@ -8,8 +8,9 @@
  * `x-functions-error: limit` with `x-functions-limit: memory`, and every other function keeps
  * answering. (The CPU time per request and the resident memory are watched inside each process,
  * by its router: Deno lets a process read its own usage, not another's `/proc/<pid>`.) A new
- * version of a function gets a new process; the old one finishes its requests, then ends. A
- * process idle for `idleMs` ends.
+ * version of a function gets a new worker in its running process when that process was started
+ * exactly as one for the new version would be (`sameLaunch`), else a new process; either way the
+ * old worker or process finishes its requests, then ends. A process idle for `idleMs` ends.
  *
  * One spare process is kept started ahead of need (after a cold request's answer, once taken):
  * the default heap limit, the reads every function may be given, no worker. The next cold
@@ -36,12 +37,20 @@ export interface SupervisorOptions extends RouterOptions {
    * (default: true).
    */
   spare?: boolean;
+  /**
+   * Folders no function may write although they lie under /tmp, which every function may write
+   * (the data folder, the project, the functions folder when they lie there): every function's
+   * process gets them as `--deny-write`, which its worker inherits. No spare is used then.
+   */
+  denyWrite?: string[];
 }
 
 export type Supervisor = ((req: Request) => Promise<Response>) & {
   sweep(now?: number): number;
   /** The pid of a function's process (tests). */
   pid(entrypoint: string): number | undefined;
+  /** How cold requests were served so far (a copy). */
+  counts(): ColdCounts;
   /** The pid of the spare process, once it listens (tests). */
   sparePid(): Promise<number | undefined>;
   stop(): void;
@@ -55,7 +64,7 @@ const WORKER_IMPORTS = ["./net_guard.ts", "./worker_socket.ts"].map((f) => new U
 /** One request in flight on a process. */
 type Flight = Record<never, never>;
 
-interface Spawn {
+export interface Spawn {
   entrypoint: string;
   version: string;
   name?: string;
@@ -111,6 +120,7 @@ class FunctionProcess {
     const memoryMb = spawn?.memoryMb ?? defaultMemoryMb(options);
     const readPaths = spawn?.readPaths ?? options.readPaths;
     const denyPaths = spawn?.denyPaths ?? [];
+    const denyWrite = options.denyWrite ?? [];
     const args = [
       "run",
       ...importMapFlags(spawn?.importMap),
@@ -126,6 +136,7 @@ class FunctionProcess {
       `--allow-read=${[...readPaths, "/tmp", WORKER, ...WORKER_IMPORTS].join(",")}`,
       "--allow-write=/tmp",
       ...(denyPaths.length > 0 ? [`--deny-read=${denyPaths.join(",")}`] : []),
+      ...(denyWrite.length > 0 ? [`--deny-write=${denyWrite.join(",")}`] : []),
       HOST,
     ];
     this.#child = new Deno.Command(options.denoBin ?? Deno.execPath(), {
@@ -313,6 +324,30 @@ export function spareFits(roots: string[], read: string[], deny: string[]): bool
     deny.every((d) => !granted.some((g) => within(d, g) || within(g, d)));
 }
 
+/**
+ * Whether a function's live process can serve another version of it: started with the same
+ * permissions, heap limit, secrets and folder, and without an import map (read once, when the
+ * process starts). Its new worker then gets exactly what a process started for the new version
+ * would give it; a process that is a former spare narrows it the same way (the same read folders).
+ */
+export function sameLaunch(running: Spawn, next: Spawn): boolean {
+  const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+  return running.entrypoint === next.entrypoint && running.name === next.name &&
+    running.memoryMb === next.memoryMb && !running.importMap && !next.importMap &&
+    same(running.readPaths, next.readPaths) && same(running.denyPaths, next.denyPaths) &&
+    same(running.secrets, next.secrets);
+}
+
+/** How the cold requests were served since the supervisor started (tests, `/_internal/health`). */
+export interface ColdCounts {
+  /** A new version served by a new worker in the function's own live process. */
+  reused: number;
+  /** Served by the spare process. */
+  spareTaken: number;
+  /** A process started for the function. */
+  started: number;
+}
+
 const LIMIT_MESSAGE: Record<LimitKind, string> = {
   memory: "the function's memory limit was reached",
   cpu: "the function's CPU time limit was reached",
@@ -323,6 +358,7 @@ const LIMIT_MESSAGE: Record<LimitKind, string> = {
 export function createSupervisor(options: SupervisorOptions): Supervisor {
   const processes = new Map<string, FunctionProcess>();
   let spare: FunctionProcess | null = null;
+  const counts: ColdCounts = { reused: 0, spareTaken: 0, started: 0 };
   let stopped = false;
   const onEnd = (ended: FunctionProcess) => {
     if (spare === ended) spare = null;
@@ -335,7 +371,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    * never competes with a function's boot or its first answer.
    */
   function refill(): void {
-    if (options.spare === false || stopped || spare) return;
+    // A spare's worker asks for writing /tmp, which a process denying a folder in it refuses.
+    if (options.spare === false || (options.denyWrite ?? []).length > 0 || stopped || spare) return;
     spare = new FunctionProcess(null, options, onEnd);
     // A spare that cannot start is left ended: the next cold request starts its own process.
     spare.port.catch(() => {});
@@ -348,26 +385,21 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     entrypoint: string,
   ): { process: FunctionProcess; cold: boolean } {
     const version = req.headers.get(HEADER.version) ?? "";
-    let process = processes.get(entrypoint);
-    if (process && (process.spawn?.version !== version || process.exited)) {
+    const process = processes.get(entrypoint);
+    if (process && !process.exited && process.spawn?.version === version) return { process, cold: false };
+    const spawn = spawnOf(req, entrypoint, version);
+    if (process && !process.exited && process.spawn && sameLaunch(process.spawn, spawn)) {
+      // A new version of the function (an edit of its folder, a `oneshot` request) started the
+      // way its process was: a new worker in that process serves it (its router retires the old
+      // worker once its requests are done), no Deno process to start.
+      process.spawn = spawn;
+      counts.reused += 1;
+      return { process, cold: true };
+    }
+    if (process) {
       processes.delete(entrypoint);
       process.retire();
-      process = undefined;
     }
-    if (process) return { process, cold: false };
-    const read = req.headers.get(HEADER.read);
-    const deny = req.headers.get(HEADER.deny);
-    const importMap = req.headers.get(HEADER.importMap);
-    const spawn: Spawn = {
-      entrypoint,
-      version,
-      name: req.headers.get(HEADER.name) ?? undefined,
-      memoryMb: Number(req.headers.get(HEADER.memory)) || defaultMemoryMb(options),
-      readPaths: read ? JSON.parse(read) : options.readPaths,
-      denyPaths: deny ? JSON.parse(deny) : [],
-      importMap: importMap ? JSON.parse(importMap)[0] : undefined,
-      secrets,
-    };
     const taken = spare;
     if (
       // The spare runs without an import map: a function with one starts its own process.
@@ -377,11 +409,30 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       spare = null;
       taken.assign(spawn);
       processes.set(entrypoint, taken);
+      counts.spareTaken += 1;
       return { process: taken, cold: true };
     }
     const created = new FunctionProcess(spawn, options, onEnd);
     processes.set(entrypoint, created);
+    counts.started += 1;
     return { process: created, cold: true };
+  }
+
+  /** What a request's headers say its function's process must be started with. */
+  function spawnOf(req: Request, entrypoint: string, version: string): Spawn {
+    const read = req.headers.get(HEADER.read);
+    const deny = req.headers.get(HEADER.deny);
+    const importMap = req.headers.get(HEADER.importMap);
+    return {
+      entrypoint,
+      version,
+      name: req.headers.get(HEADER.name) ?? undefined,
+      memoryMb: Number(req.headers.get(HEADER.memory)) || defaultMemoryMb(options),
+      readPaths: read ? JSON.parse(read) : options.readPaths,
+      denyPaths: deny ? JSON.parse(deny) : [],
+      importMap: importMap ? JSON.parse(importMap)[0] : undefined,
+      secrets,
+    };
   }
 
   /** Why a request to `process` failed: the limit that killed it, else the worker failure. */
@@ -394,7 +445,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const handle = async (req: Request): Promise<Response> => {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
-    if (url.pathname === "/_internal/health") return Response.json({ workers: processes.size });
+    if (url.pathname === "/_internal/health") return Response.json({ workers: processes.size, cold: counts });
     if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
       // Processes started from now on get these; the server changes the functions' versions with
       // them, so the processes of the old secrets are retired.
@@ -507,6 +558,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   return Object.assign(handle, {
     sweep,
     pid: (entrypoint: string) => processes.get(entrypoint)?.pid,
+    counts: () => ({ ...counts }),
     sparePid: async () => {
       const current = spare;
       if (!current) return undefined;

@@ -6,7 +6,7 @@
  */
 
 import { HEADER } from "./router.ts";
-import { createSupervisor } from "./supervisor.ts";
+import { createSupervisor, sameLaunch, type Spawn } from "./supervisor.ts";
 
 function assertEquals<T>(actual: T, expected: T, what = ""): void {
   const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
@@ -308,7 +308,7 @@ test("a 50 MB upload reaches the function as a stream it counts", async () => {
   assertEquals(answer.chunks > 1, true, "in several chunks");
 });
 
-test("a new version gets a new process, while the old one finishes the answer it was streaming", async () => {
+test("a new version started the same way gets a new worker in its process, while the old one finishes the answer it was streaming", async () => {
   const source = (word: string) =>
     `Deno.serve(() => {
        const chunks = ["${word}:", "done"];
@@ -324,11 +324,83 @@ test("a new version gets a new process, while the old one finishes the answer it
   const old = await call(entry, "/versioned", { version: "1" });
   const oldReader = old.body!.getReader();
   assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
+  const pid = supervisor.pid(entry);
+  const before = supervisor.counts();
   await Deno.writeTextFile(new URL(entry).pathname, source("new"));
-  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+  const edited = await call(entry, "/versioned", { version: "2" });
+  assertEquals(edited.headers.get(HEADER.cold), "1", "a cold start of the new version");
+  assertEquals(await edited.text(), "new:done");
+  assertEquals(supervisor.pid(entry), pid, "the same process");
+  assertEquals(supervisor.counts().reused, before.reused + 1, "counted as reused");
+  assertEquals(supervisor.counts().started, before.started, "no process started");
   let rest = "";
   for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
   assertEquals(rest, "done");
+  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+});
+
+test("a new version whose permissions changed takes the spare process, while the old process finishes its answer", async () => {
+  const source = (word: string) =>
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       const chunks = ["${word}:", await tryIt(() => Deno.readTextFile(${JSON.stringify(`${dir}/static/page.html`)}))];
+       return new Response(new ReadableStream({
+         pull(controller) {
+           const next = chunks.shift();
+           if (next) controller.enqueue(new TextEncoder().encode(next));
+           else controller.close();
+         },
+       }, { highWaterMark: 0 }));
+     });`;
+  await Deno.mkdir(`${dir}/static`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/static/page.html`, "page");
+  const entry = await fn("restaticked", source("old"));
+  // Its first answer delivered, a spare is started (if the first took the previous one).
+  assertEquals(
+    await (await call(entry, "/restaticked", { version: "1", read: [`${dir}/restaticked`] })).text(),
+    "old:NotCapable",
+  );
+  const spare = await supervisor.sparePid();
+  assertEquals(typeof spare, "number", "a spare process is waiting");
+  const old = await call(entry, "/restaticked", { version: "1", read: [`${dir}/restaticked`] });
+  const oldPid = supervisor.pid(entry);
+  const oldReader = old.body!.getReader();
+  assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
+  const before = supervisor.counts();
+
+  // The edit adds a static file (config.toml's `static_files`): its read folders grow.
+  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
+  const read = [`${dir}/restaticked`, `${dir}/static`];
+  const edited = await call(entry, "/restaticked", { version: "2", read });
+
+  assertEquals(await edited.text(), "new:ok", "the new code, reading its static file");
+  assertEquals(supervisor.pid(entry), spare, "served by the former spare");
+  assertEquals(supervisor.counts().spareTaken, before.spareTaken + 1, "counted as the spare taken");
+  assertEquals(supervisor.counts().started, before.started, "no process started");
+  let rest = "";
+  for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
+  assertEquals(rest, "NotCapable", "the old version finished in its own process, with its own permissions");
+  const next = await supervisor.sparePid();
+  assertEquals(typeof next === "number" && next !== spare && next !== oldPid, true, "a new spare started");
+});
+
+Deno.test("a process is reused for another version only when started the same way, never with an import map", () => {
+  const spawn: Spawn = {
+    entrypoint: "file:///f/a/index.ts",
+    version: "1",
+    memoryMb: 256,
+    readPaths: ["/f/a"],
+    denyPaths: ["/f/b"],
+    secrets: { K: "1" },
+  };
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", readPaths: ["/f/a"], secrets: { K: "1" } }), true);
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", readPaths: ["/f/a", "/f/static"] }), false, "reads");
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", denyPaths: ["/f/b", "/f/c"] }), false, "denied folders");
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", memoryMb: 512 }), false, "heap limit");
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", secrets: { K: "2" } }), false, "secrets");
+  assertEquals(sameLaunch(spawn, { ...spawn, version: "2", entrypoint: "file:///f/b/index.ts" }), false, "entry");
+  const mapped = { ...spawn, importMap: "/f/a/deno.json" };
+  assertEquals(sameLaunch(mapped, { ...mapped, version: "2" }), false, "an import map is read at the process's start");
 });
 
 test("a process idle past idleMs is ended by the sweep, and the next request starts a new one", async () => {
@@ -464,4 +536,45 @@ test("a function served by the spare process reads files relative to its own fol
   const response = await call(reader, "/spare-relative", { read: [`${dir}/spare-relative`] });
   assertEquals(supervisor.pid(reader), spare, "served by the former spare");
   assertEquals([response.status, await response.text()], [200, "beside the function"]);
+});
+
+test("with its folders under /tmp, a function writes /tmp but not the folders denied writing, and no spare is kept", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/tmp", prefix: "functions-supervisor-write-" }));
+  await Deno.mkdir(`${root}/data`);
+  await Deno.writeTextFile(`${root}/data/secret.txt`, "the server's");
+  await Deno.mkdir(`${root}/functions/writer`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/functions/writer/index.ts`,
+    `Deno.serve(async () => {
+       const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+       return Response.json({
+         tmp: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/scratch.txt`)}, "x")),
+         data: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/data/secret.txt`)}, "x")),
+         added: await tryIt(() => Deno.writeTextFile(${JSON.stringify(`${root}/data/added.txt`)}, "x")),
+         own: await tryIt(() => Deno.writeTextFile(new URL("./index.ts", import.meta.url).pathname, "x")),
+       });
+     });`,
+  );
+  const guarded = createSupervisor({
+    secret: SECRET,
+    readPaths: [`${root}/functions`],
+    idleMs: 60_000,
+    memoryMb: 64,
+    denyWrite: [`${root}/data`, `${root}/functions`],
+  });
+  try {
+    const headers = new Headers({
+      [HEADER.secret]: SECRET,
+      [HEADER.entrypoint]: `file://${root}/functions/writer/index.ts`,
+      [HEADER.read]: JSON.stringify([`${root}/functions/writer`]),
+      [HEADER.deny]: JSON.stringify([`${root}/data`]),
+    });
+    const answer = await (await guarded(new Request("http://127.0.0.1/writer", { headers }))).json();
+    assertEquals(answer, { tmp: "ok", data: "NotCapable", added: "NotCapable", own: "NotCapable" });
+    assertEquals(await Deno.readTextFile(`${root}/data/secret.txt`), "the server's", "the file unchanged");
+    assertEquals(await guarded.sparePid(), undefined, "no spare kept");
+  } finally {
+    guarded.stop();
+    await Deno.remove(root, { recursive: true });
+  }
 });

@@ -145,6 +145,7 @@ impl FunctionsState {
             extra_read: if dir.is_some() { vec![deployed_dir.clone()] } else { Vec::new() },
             memory_limit_mb: start.config.memory_limit_mb,
             spare: guarded.none_within(std::path::Path::new("/tmp")),
+            deny_write: guarded.within(std::path::Path::new("/tmp")),
             logs: match &start.database {
                 Some((pool, _)) => logs::LogSink::to_database(pool.clone()),
                 None => logs::LogSink::log_only(),

@@ -39,8 +39,15 @@ impl Guarded {
     /// folder, so it can serve a function only when the folders it must not read lie outside
     /// `/tmp`, which every function's worker may read.
     pub fn none_within(&self, folder: &Path) -> bool {
+        self.within(folder).is_empty()
+    }
+
+    /// The guarded folders that lie in `folder`. Under `/tmp`, which every function may write,
+    /// each function's process is denied writing them (`--deny-write`): a function writes no file
+    /// of the data folder, the project or another function, wherever they lie.
+    pub fn within(&self, folder: &Path) -> Vec<PathBuf> {
         let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-        self.folders.iter().all(|guarded| !guarded.starts_with(&folder))
+        self.folders.iter().filter(|guarded| guarded.starts_with(&folder)).cloned().collect()
     }
 
     /// The entries of the guarded folders that a function allowed to read `read` must not read:
@@ -76,6 +83,7 @@ mod tests {
         assert!(!guarded.none_within(Path::new("/srv")));
         assert!(!guarded.none_within(Path::new("/var/lib/server")));
         assert!(guarded.none_within(Path::new("/var/lib/server-other")));
+        assert_eq!(guarded.within(Path::new("/var/lib")), [PathBuf::from("/var/lib/server")]);
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub struct Launch {
     /// Keep a spare process started ahead of need (false when the folders functions must not
     /// read lie under `/tmp`, where a spare could not keep them out: `Guarded::none_within`).
     pub spare: bool,
+    /// Folders no function may write although they lie where every function may (the guarded
+    /// folders under `/tmp`: `Guarded::within`), each function's process's `--deny-write`.
+    pub deny_write: Vec<PathBuf>,
     /// Takes the functions' log lines from the child's output.
     pub logs: super::logs::LogSink,
 }
@@ -220,6 +223,9 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         "denoBin": deno.to_string_lossy(),
         "memoryMb": launch.memory_limit_mb,
         "spare": launch.spare,
+        // Paths holding a comma cannot be given to Deno's flags (which separate paths by commas).
+        "denyWrite": launch.deny_write.iter().map(|p| p.to_string_lossy().into_owned())
+            .filter(|p| !p.contains(',')).collect::<Vec<_>>(),
     });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
     tokio::spawn(forward_lines(BufReader::new(stderr), "stderr"));

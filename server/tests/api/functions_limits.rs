@@ -142,12 +142,15 @@ async fn a_function_s_own_memory_and_cpu_limits_take_over_from_the_server_s() {
 }
 
 #[tokio::test]
-async fn a_function_reads_its_folder_and_the_shared_code_but_not_another_function_s_or_the_data_folder() {
-    // Arrange: the project and the data folder both lie under /tmp, which every function may read.
+async fn a_function_reads_its_folders_not_another_function_s_or_the_data_folder_and_writes_only_tmp() {
+    // Arrange: the project and the data folder both lie under /tmp, which every function may read
+    // and write.
     let data_dir = std::env::temp_dir().join(format!("functions-isolation-{}", &server::keys::random_secret()[..12]));
     std::fs::create_dir_all(&data_dir).expect("data folder");
     std::fs::write(data_dir.join("private.txt"), "the server's").expect("write");
     let data_file = std::fs::canonicalize(data_dir.join("private.txt")).expect("canonical");
+    let scratch =
+        std::env::temp_dir().join(format!("functions-isolation-scratch-{}", &server::keys::random_secret()[..12]));
     let snoop = format!(
         r#"
 const tryIt = async (f) => {{ try {{ await f(); return "ok"; }} catch (e) {{ return e.name; }} }};
@@ -160,9 +163,16 @@ Deno.serve(async () => Response.json({{
   data: await tryIt(() => Deno.readTextFile({data:?})),
   etc: await tryIt(() => Deno.readTextFile("/etc/hostname")),
   run: await tryIt(() => new Deno.Command("/bin/true").output()),
+  tmpWrite: await tryIt(() => Deno.writeTextFile({scratch:?}, "x")),
+  dataWrite: await tryIt(() => Deno.writeTextFile({data:?}, "x")),
+  runtimeWrite: await tryIt(() => Deno.writeTextFile({runtime:?}, "x")),
+  envWrite: await tryIt(() => Deno.writeTextFile(here + "../.env", "X=1")),
+  otherWrite: await tryIt(() => Deno.writeTextFile(here + "../echo/index.ts", "x")),
 }}));
 "#,
-        data = data_file.to_string_lossy()
+        data = data_file.to_string_lossy(),
+        runtime = data_file.with_file_name("functions-runtime").join("host.ts").to_string_lossy(),
+        scratch = scratch.to_string_lossy(),
     );
     let files = [
         ("functions/snoop/index.ts", snoop.as_str()),
@@ -182,8 +192,12 @@ Deno.serve(async () => Response.json({{
         serde_json::json!({
             "own": "ok", "shared": "ok", "other": "NotCapable", "secrets": "NotCapable",
             "data": "NotCapable", "etc": "NotCapable", "run": "NotCapable",
+            "tmpWrite": "ok", "dataWrite": "NotCapable", "runtimeWrite": "NotCapable",
+            "envWrite": "NotCapable", "otherWrite": "NotCapable",
         })
     );
+    assert_eq!(std::fs::read_to_string(&data_file).expect("read"), "the server's", "the data folder's file unchanged");
+    let _ = std::fs::remove_file(scratch);
 }
 
 #[tokio::test]
