@@ -3,33 +3,22 @@
 // attributes, granted membership in `authenticated` (which Postgres then reports), refused for
 // the platform's roles, and dropped; pg_trgm installed at 1.5 offered its update, updated with
 // the SQL shown first. Every write in the audit log, without the password. axe on each form.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeClean, launchBrowser, ownerSql, signedInPage, startStack } from './stack.mjs';
+import { axeClean, ownerSql, signedInSuite } from './stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const docs = path.resolve(here, '../../docs/studio');
 
 let stack;
-let browser;
 let page;
+signedInSuite({ ready: (s) => ({ stack, page } = s) });
 
 const axe = (name) => axeClean(page, name);
 const sql = (text) => ownerSql(page, stack, text);
 const one = async (text) => (await sql(text))[0].rows[0][0];
-
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-  page = await signedInPage(browser, stack);
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
 
 test('a login role is created, granted membership in authenticated, listed with its attributes and dropped', async () => {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Database' }).click();

@@ -1,12 +1,12 @@
 // Every screen of the dashboard on an empty project: a `supabase/` folder with only its
 // config.toml (no migration, no seed, no function, no bucket), as `supabase init` leaves one.
 // Each screen must load without an error, end its loading, and pass axe.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { axeClean, launchBrowser, signedInPage, startStack } from './stack.mjs';
+import { axeClean, signedInSuite } from './stack.mjs';
 
 const SCREENS = [
   ['/tables', 'table editor'],
@@ -37,26 +37,13 @@ const SCREENS = [
   ['/account', 'account'],
 ];
 
+const folder = mkdtempSync(path.join(tmpdir(), 'studio-empty-'));
+mkdirSync(path.join(folder, 'supabase'));
+writeFileSync(path.join(folder, 'supabase', 'config.toml'), 'project_id = "empty"\n');
 let stack;
-let browser;
 let page;
-let folder;
-
-before(async () => {
-  folder = mkdtempSync(path.join(tmpdir(), 'studio-empty-'));
-  const project = path.join(folder, 'supabase');
-  mkdirSync(project);
-  writeFileSync(path.join(project, 'config.toml'), 'project_id = "empty"\n');
-  stack = await startStack({ project });
-  browser = await launchBrowser();
-  page = await signedInPage(browser, stack);
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-  if (folder) rmSync(folder, { recursive: true, force: true });
-});
+signedInSuite({ project: path.join(folder, 'supabase'), ready: (s) => ({ stack, page } = s) });
+after(() => rmSync(folder, { recursive: true, force: true }));
 
 for (const [route, name] of SCREENS) {
   test(`on an empty project, ${name} (${route}) loads without an error and passes axe`, async () => {

@@ -1,26 +1,15 @@
 // The realtime inspector's Postgres-changes filter in Chromium against the real server: joined
 // on one table with `id=eq.2` (then `id=in.(1,3)`), only the matching row's change appears in
 // the inspector though every row of the table changes. axe on the form.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeClean, launchBrowser, ownerSql, signedInPage, startStack } from './stack.mjs';
+import { axeClean, ownerSql, signedInSuite } from './stack.mjs';
 
 let stack;
-let browser;
 let page;
+signedInSuite({ ready: (s) => ({ stack, page } = s) });
 
 const sql = (text) => ownerSql(page, stack, text);
-
-before(async () => {
-  stack = await startStack();
-  browser = await launchBrowser();
-  page = await signedInPage(browser, stack);
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
 
 const changes = () => page.locator('[data-testid="inspector-message"][data-kind="postgres_changes"]');
 

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -49,6 +50,25 @@ export async function signedInPage(browser, stack, { options = {}, timeout = 300
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Tables' }).waitFor();
   return page;
+}
+
+/**
+ * A test file's stack, Chromium and signed-in page: made in a `before` hook and ended in an
+ * `after` hook, both registered here. `ready({ stack, page })` runs at the end of that `before`
+ * (the file keeps them; its own set-up goes there too). `page` holds `signedInPage`'s options.
+ */
+export function signedInSuite({ project, page: pageOptions, ready = () => {} } = {}) {
+  let stack;
+  let browser;
+  before(async () => {
+    stack = await startStack({ project });
+    browser = await launchBrowser();
+    await ready({ stack, page: await signedInPage(browser, stack, pageOptions) });
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
 }
 
 /** The dashboard's own API with the page's cookie and the session's CSRF token: the answer's JSON. */
