@@ -6,11 +6,11 @@
 use actix_web::{web, HttpResponse};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::audit;
+use super::body::read_limited;
 use super::catalog::relation;
 use super::error::StudioError;
 use super::query;
@@ -109,14 +109,7 @@ pub async fn set(
     mut payload: web::Payload,
 ) -> Result<HttpResponse, StudioError> {
     let (schema, name) = path.into_inner();
-    let mut raw = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| StudioError::BadRequest(format!("body: {e}")))?;
-        if raw.len() + chunk.len() > MAX_BODY {
-            return Err(BytesError::TooLarge.into());
-        }
-        raw.extend_from_slice(&chunk);
-    }
+    let raw = read_limited(&mut payload, MAX_BODY, || BytesError::TooLarge.into()).await?;
     let body: SetBytes = serde_json::from_slice(&raw).map_err(|e| StudioError::BadRequest(format!("body: {e}")))?;
     let bytes = body.bytes()?;
     let mut client = state.pools.admin.get().await?;

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::audit;
+use super::body::read_limited;
 use super::catalog::relation;
 use super::error::StudioError;
 use super::query::{self, Relation, Select};
@@ -168,14 +169,10 @@ pub async fn import(
     mut payload: web::Payload,
 ) -> Result<HttpResponse, StudioError> {
     let (schema, name) = path.into_inner();
-    let mut raw = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| StudioError::BadRequest(format!("body: {e}")))?;
-        if raw.len() + chunk.len() > MAX_IMPORT_BYTES {
-            return Err(StudioError::BadRequest(format!("An import is at most {} MB", MAX_IMPORT_BYTES >> 20)));
-        }
-        raw.extend_from_slice(&chunk);
-    }
+    let raw = read_limited(&mut payload, MAX_IMPORT_BYTES, || {
+        StudioError::BadRequest(format!("An import is at most {} MB", MAX_IMPORT_BYTES >> 20))
+    })
+    .await?;
     let body: ImportBody = serde_json::from_slice(&raw).map_err(|e| StudioError::BadRequest(format!("body: {e}")))?;
     if body.rows.is_empty() {
         return Err(StudioError::BadRequest("The file has no rows".into()));

@@ -35,6 +35,7 @@ pub mod auth_settings;
 pub mod auth_templates;
 pub mod auth_users;
 pub mod backups;
+pub mod body;
 pub mod bytea;
 pub mod catalog;
 pub mod cli;

@@ -3,6 +3,7 @@ import { bytesUrl, useSetBytes, type Column, type Row } from '../api/tables';
 import { byteaSize, formatBytes, MAX_BYTES, toBase64 } from '../lib/bytea';
 import { parseText } from '../lib/cell-value';
 import { Button } from '@/components/ui/button';
+import { NullOrCancel } from './null-or-cancel';
 import { inputClass } from '@/components/ui/field';
 import { ApiError } from '@/lib/api';
 
@@ -82,14 +83,7 @@ export function BytesEditor({ schema, table, rowKey, column, value, onDone, onSe
             Download
           </a>
         )}
-        {column.nullable && (
-          <Button onClick={onSetNull} disabled={pending}>
-            Set NULL
-          </Button>
-        )}
-        <Button variant="ghost" onClick={onCancel}>
-          Cancel
-        </Button>
+        <NullOrCancel nullable={column.nullable} onNull={onSetNull} busy={pending} onCancel={onCancel} />
       </div>
     </div>
   );

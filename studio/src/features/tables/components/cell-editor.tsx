@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Column } from '../api/tables';
 import { editorKind, parseText, toText } from '../lib/cell-value';
 import { Button } from '@/components/ui/button';
+import { NullOrCancel } from './null-or-cancel';
 import { inputClass } from '@/components/ui/field';
 
 /**
@@ -73,14 +74,7 @@ export function CellEditor({ column, value, onSave, onCancel, busy, error }: { c
         <Button variant="primary" onClick={() => save()} disabled={busy}>
           Save
         </Button>
-        {column.nullable && (
-          <Button onClick={() => save(null)} disabled={busy}>
-            Set NULL
-          </Button>
-        )}
-        <Button variant="ghost" onClick={onCancel}>
-          Cancel
-        </Button>
+        <NullOrCancel nullable={column.nullable} onNull={() => save(null)} busy={busy} onCancel={onCancel} />
       </div>
     </div>
   );

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { fetchFkPage, structureKeys } from '../api/structure';
 import { Button } from '@/components/ui/button';
+import { NullOrCancel } from './null-or-cancel';
 import { Input } from '@/components/ui/field';
 import { ErrorNote, Loading } from '@/components/ui/states';
 import { cellText } from '@/lib/format';
@@ -117,14 +118,7 @@ export function FkPicker({ schema, table, column, value, nullable, busy, error, 
             More rows
           </Button>
         )}
-        {nullable && (
-          <Button onClick={() => onPick(null)} disabled={busy}>
-            Set NULL
-          </Button>
-        )}
-        <Button variant="ghost" onClick={onCancel}>
-          Cancel
-        </Button>
+        <NullOrCancel nullable={nullable} onNull={() => onPick(null)} busy={busy} onCancel={onCancel} />
       </div>
     </div>
   );
