@@ -405,6 +405,8 @@ impl Application {
             embedded_pgdata: cluster.cluster.as_ref().map(|e| e.pgdata().to_path_buf()),
             backups: database.backups.clone(),
         });
+        // The reports' history of the database, storage and realtime figures, sampled here.
+        crate::studio::samples::spawn(config.studio.reports_sample_secs, state.pools.admin.clone(), realtime.clone());
         let realtime_data = web::Data::from(realtime);
         // The request log's writer: requests are offered to it by the telemetry middleware.
         let request_log =

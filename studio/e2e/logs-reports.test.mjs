@@ -2,7 +2,8 @@
 // rental data): a REST request with a known x-request-id is found in the log explorer by that id
 // and its detail opened; the live tail shows a request made after it was switched on; the
 // Postgres log shows the embedded cluster's lines; the auth audit tab lists; the reports' request
-// chart counts a burst of requests. axe on each screen.
+// chart counts a burst of requests and the sampled history (sampled every second here) charts
+// the database connections, cache hit ratio, storage and realtime. axe on each screen.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -29,6 +30,8 @@ async function rest(pathAndQuery, requestId) {
 }
 
 before(async () => {
+  // The server inherits this: a sample of the database, storage and realtime figures every second.
+  process.env.REPORTS_SAMPLE_SECS = '1';
   stack = await startStack();
   browser = await launchBrowser();
   page = await signedInPage(browser, stack);
@@ -126,6 +129,14 @@ test('the reports count a burst of requests in the request chart', async () => {
   );
   assert.ok((await count()) >= before + 20);
   await page.getByText('Database connections').first().waitFor();
+  // The sampled history: a connection count in the last bucket, and the other three charts.
+  const history = (title) => page.getByRole('figure').filter({ hasText: title }).getByTestId('chart-summary');
+  await page.waitForFunction((el) => /on average in the last bucket, sampled every 1 s/.test(el.textContent ?? ''), await history('Database connections by state').elementHandle(), {
+    timeout: 30000,
+  });
+  assert.match(await history('Cache hit ratio').innerText(), /^\d+\.\d+ % in the last bucket/);
+  assert.match(await history('Storage used per bucket').innerText(), /in the last bucket$/);
+  assert.match(await history('Realtime connections').innerText(), /^\d+\.\d sockets on average/);
   await page.getByRole('heading', { name: /Slowest statements/ }).waitFor();
   await axe('reports');
   await page.screenshot({ path: path.join(docs, 'reports.png'), fullPage: true });

@@ -1,4 +1,5 @@
-//! Studio's settings: how long an idle session lasts and how many sign-ins are let through.
+//! Studio's settings: how long an idle session lasts, how many sign-ins are let through and how
+//! often the reports' history is sampled.
 
 use clap::Args;
 
@@ -16,6 +17,12 @@ pub struct StudioConfig {
     /// Sign-in attempts to the dashboard allowed per client IP address in 5 minutes (0: no limit).
     #[arg(long = "studio-signin-per-ip", env = "STUDIO_SIGNIN_PER_IP", default_value_t = 30)]
     pub signin_per_ip: u64,
+
+    /// Seconds between two samples of the reports' history (database connections, cache hit
+    /// ratio, storage per bucket, realtime sockets) written to `_studio.metric_samples` and kept
+    /// 7 days (0: no sampling, the reports show those figures as they are now only).
+    #[arg(long = "reports-sample-secs", env = "REPORTS_SAMPLE_SECS", default_value_t = 60)]
+    pub reports_sample_secs: u64,
 }
 
 /// `server studio ...`.

@@ -19,7 +19,8 @@
 //! (`operator_totp`); `api_keys` shows the API's URL, keys
 //! and generated types; `backups` drives the backup room; `database` (with its SQL in `database_sql`) shows roles,
 //! extensions, migrations, sizes and index hints, and `roles` (its SQL in `roles_sql`) edits roles; `explain` and `snippets` extend the SQL editor; `logs` and `reports` read the request
-//! log (`request_log`), the embedded cluster's log file and Postgres's statistics. This room imports shared parts (`db`,
+//! log (`request_log`), the embedded cluster's log file and Postgres's statistics, and the history
+//! the sampler `samples` writes (`figures`, `report_history`). This room imports shared parts (`db`,
 //! `config`), `auth`'s password hashing, rate limits, claims and admin actions on users
 //! (`auth::user_admin`), `storage`'s routes and S3 keys, `backup`, the type generator of
 //! `project`, and nothing of `startup` but the application state. The realtime inspector
@@ -47,6 +48,7 @@ pub mod ddl;
 pub mod ddl_sql;
 pub mod error;
 pub mod explain;
+pub mod figures;
 pub mod fk_picker;
 pub mod function_invoke;
 pub mod functions;
@@ -61,10 +63,12 @@ pub mod policy_sql;
 pub mod policy_tester;
 pub mod query;
 pub mod realtime;
+pub mod report_history;
 pub mod reports;
 pub mod roles;
 pub mod roles_sql;
 pub mod rows;
+pub mod samples;
 pub mod session;
 pub mod signin;
 pub mod signing_keys;

@@ -1,9 +1,10 @@
 //! The reports screen's API: `GET /studio/api/reports?period=15m|1h|24h|7d` answers, over the
 //! period cut into buckets, the requests per second by surface, latency percentiles, error
-//! counts and active users from the request log; and, as they are now, the database's
-//! connections (`pg_stat_activity`), cache hit ratio (`pg_stat_database`), slowest statements
-//! (`pg_stat_statements`, when the extension exists), storage used per bucket and the
-//! realtime sockets open on this instance.
+//! counts and active users from the request log; the database's connections by state, cache hit
+//! ratio, storage used per bucket and realtime sockets (summed over the instances) from the
+//! sampler's history (`samples`, `report_history`); and, as they are now, those figures again
+//! (`figures`), the slowest statements (`pg_stat_statements`, when the extension exists) and
+//! the realtime channels of this instance.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -15,6 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::StudioError;
+use super::{figures, report_history};
 use crate::state::AppState;
 
 /// A period the reports cover, and the width of its buckets.
@@ -84,6 +86,7 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
         let count: i64 = r.get(2);
         by_surface.entry(r.get(0)).or_default().insert(r.get(1), json!(count as f64 / width));
     }
+    let mut sampled = report_history::fold(&report_history::read(&client, secs, width).await?);
     let buckets: Vec<Value> = client
         .query(BUCKETS, &[&secs, &width])
         .await?
@@ -91,7 +94,7 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
         .map(|r| {
             let at: DateTime<Utc> = r.get(0);
             let total: i64 = r.get(1);
-            json!({
+            let mut bucket = json!({
                 "at": at,
                 "requests": total,
                 "per_second": total as f64 / width,
@@ -102,7 +105,13 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
                 "p95_ms": r.get::<_, Option<f64>>(5),
                 "p99_ms": r.get::<_, Option<f64>>(6),
                 "active_users": r.get::<_, i64>(7),
-            })
+            });
+            if let (Some(fields), Value::Object(figures)) =
+                (bucket.as_object_mut(), sampled.remove(&at).unwrap_or_default().to_json())
+            {
+                fields.extend(figures);
+            }
+            bucket
         })
         .collect();
     let t = client.query_one(TOTALS, &[&secs]).await?;
@@ -125,6 +134,7 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
         "period": period.name,
         "bucket_seconds": period.bucket_seconds,
         "request_log_enabled": state.config.request_log.enabled,
+        "sample_seconds": state.config.studio.reports_sample_secs,
         "buckets": buckets,
         "totals": totals,
         "database": database,
@@ -139,22 +149,11 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
 
 /// Connections by state, the limit, and the cache hit ratio of this database.
 async fn database(db: &impl GenericClient) -> Result<Value, StudioError> {
-    let states = db
-        .query(
-            "select coalesce(state, backend_type), count(*) from pg_stat_activity \
-             where datname = current_database() or datname is null group by 1 order by 2 desc",
-            &[],
-        )
-        .await?;
-    let max: String = db.query_one("select current_setting('max_connections')", &[]).await?.get(0);
-    let cache = db
-        .query_one("select blks_hit, blks_read from pg_stat_database where datname = current_database()", &[])
-        .await?;
-    let (hit, read): (i64, i64) = (cache.get(0), cache.get(1));
+    let states = figures::connections(db).await?;
     Ok(json!({
-        "connections": states.iter().map(|r| json!({"state": r.get::<_, String>(0), "count": r.get::<_, i64>(1)})).collect::<Vec<_>>(),
-        "max_connections": max.parse::<i64>().ok(),
-        "cache_hit_ratio": if hit + read > 0 { Some(hit as f64 / (hit + read) as f64) } else { None },
+        "connections": states.iter().map(|(state, count)| json!({"state": state, "count": count})).collect::<Vec<_>>(),
+        "max_connections": figures::max_connections(db).await?,
+        "cache_hit_ratio": figures::cache_hit_ratio(db).await?,
     }))
 }
 
@@ -199,18 +198,10 @@ async fn statements(db: &impl GenericClient) -> Value {
 
 /// Objects and bytes per bucket (the sizes the storage surface recorded in each object's metadata).
 async fn storage(db: &impl GenericClient) -> Result<Value, StudioError> {
-    let rows = db
-        .query(
-            "select b.id, count(o.id), coalesce(sum(case when o.metadata->>'size' ~ '^[0-9]+$' \
-               then (o.metadata->>'size')::bigint end), 0)::int8 \
-             from storage.buckets b left join storage.objects o on o.bucket_id = b.id \
-             group by b.id order by 3 desc, 1",
-            &[],
-        )
-        .await?;
-    Ok(json!(rows
+    Ok(json!(figures::storage(db)
+        .await?
         .iter()
-        .map(|r| json!({"bucket": r.get::<_, String>(0), "objects": r.get::<_, i64>(1), "bytes": r.get::<_, i64>(2)}))
+        .map(|b| json!({"bucket": b.bucket, "objects": b.objects, "bytes": b.bytes}))
         .collect::<Vec<_>>()))
 }
 

@@ -135,6 +135,8 @@ pub fn base_config() -> Config {
     cli.config.project = Some(rental_project());
     // The request log writes beside every test's statements: on only where a test asks for it.
     cli.config.request_log.enabled = false;
+    // The reports' sampler too: on only in the test of the reports' history.
+    cli.config.studio.reports_sample_secs = 0;
     cli.config
 }
 

@@ -263,6 +263,69 @@ async fn reports_count_logged_requests_and_show_the_database_storage_and_realtim
     assert!(report["statements"]["available"].is_boolean());
     assert!(report["storage"].is_array());
     assert_eq!(report["realtime"]["connections"], 0);
+    // The sampler is off in this app: no history, the figures of now only.
+    assert_eq!(report["sample_seconds"], 0);
+    assert!(buckets.iter().all(|b| b["realtime_connections"].is_null() && b["storage_bytes"] == serde_json::json!({})));
+}
+
+#[tokio::test]
+async fn the_sampler_records_the_database_storage_and_realtime_figures_and_reports_them_per_bucket() {
+    // Arrange: a sample a second, a bucket holding one object of 1234 bytes, a sample too old to keep.
+    let app = spawn_app_with(|c| c.studio.reports_sample_secs = 1).await;
+    add_operator(&app, "ops@studio.test", "correct horse battery").await;
+    app.admin_sql(
+        "insert into storage.buckets (id, name) values ('history-test', 'history-test');
+         insert into storage.objects (bucket_id, name, metadata)
+           values ('history-test', 'a.bin', '{\"size\": 1234, \"mimetype\": \"application/octet-stream\"}');
+         insert into _studio.metric_samples (at, instance, name, key, value)
+           values (now() - interval '8 days', 'gone', 'realtime_connections', '', 9);",
+    )
+    .await;
+    let studio = signed_in(&app).await;
+
+    // Act: wait for a few rounds of samples.
+    let rounds = eventually(async || {
+        let n: i64 = app
+            .admin_query_one(
+                "select count(distinct at) from _studio.metric_samples \
+                 where name = 'storage_bytes' and key = 'history-test'",
+            )
+            .await
+            .get(0);
+        (n >= 3).then_some(n)
+    })
+    .await
+    .expect("three rounds of samples with the bucket");
+    let (status, report) = studio.call(&app, Method::GET, "/studio/api/reports?period=15m", None).await;
+
+    // Assert
+    assert!(rounds >= 3);
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["sample_seconds"], 1);
+    let old: i64 =
+        app.admin_query_one("select count(*) from _studio.metric_samples where instance = 'gone'").await.get(0);
+    assert_eq!(old, 0, "samples older than 7 days are pruned");
+    let buckets = report["buckets"].as_array().expect("buckets");
+    assert!((30..=31).contains(&buckets.len()), "{} buckets of 30 s in 15 min", buckets.len());
+    let sampled: Vec<&Value> = buckets.iter().filter(|b| !b["realtime_connections"].is_null()).collect();
+    assert!(!sampled.is_empty() && sampled.len() <= 2, "{} buckets with samples", sampled.len());
+    let last = sampled.last().expect("a sampled bucket");
+    assert_eq!(last["storage_bytes"]["history-test"], 1234.0);
+    assert_eq!(last["realtime_connections"], 0.0);
+    let connections: f64 =
+        last["db_connections"].as_object().expect("connections by state").values().filter_map(Value::as_f64).sum();
+    assert!(connections >= 1.0, "at least the sampler's own connection: {last}");
+    assert!(last["cache_hit_ratio"].as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)), "{last}");
+    // The figures of now stay.
+    assert!(report["storage"]
+        .as_array()
+        .expect("storage")
+        .iter()
+        .any(|b| b["bucket"] == "history-test" && b["bytes"] == 1234));
+    // Empty buckets carry no figure.
+    let empty = buckets.iter().find(|b| b["realtime_connections"].is_null()).expect("a bucket before the app started");
+    assert_eq!(empty["db_connections"], serde_json::json!({}));
+    assert!(empty["cache_hit_ratio"].is_null());
 }
 
 #[tokio::test]

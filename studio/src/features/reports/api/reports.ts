@@ -18,6 +18,11 @@ const bucketSchema = z.object({
   p95_ms: z.number().nullable(),
   p99_ms: z.number().nullable(),
   active_users: z.number(),
+  // The sampler's figures (means over the bucket; null and empty where nothing was sampled).
+  db_connections: z.record(z.string(), z.number()),
+  cache_hit_ratio: z.number().nullable(),
+  storage_bytes: z.record(z.string(), z.number()),
+  realtime_connections: z.number().nullable(),
 });
 export type Bucket = z.infer<typeof bucketSchema>;
 
@@ -25,6 +30,8 @@ const reportSchema = z.object({
   period: z.enum(PERIODS),
   bucket_seconds: z.number(),
   request_log_enabled: z.boolean(),
+  /** Seconds between two samples of the database, storage and realtime figures (0: not sampled). */
+  sample_seconds: z.number(),
   buckets: z.array(bucketSchema),
   totals: z.object({
     requests: z.number(),

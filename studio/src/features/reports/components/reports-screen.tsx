@@ -1,6 +1,17 @@
 import { useState } from 'react';
 import { PERIODS, useReport, type Period, type Report } from '../api/reports';
-import { activeUsers, errorRate, formatBytes, formatPercent, latency, requestsBySurface } from '../lib/series';
+import {
+  activeUsers,
+  cacheHitRatio,
+  connectionsByState,
+  errorRate,
+  formatBytes,
+  formatPercent,
+  latency,
+  realtimeConnections,
+  requestsBySurface,
+  storageByBucket,
+} from '../lib/series';
 import { TimeChart } from './chart';
 import { ErrorNote, Loading } from '@/components/ui/states';
 import { formatCount, formatMs } from '@/lib/format';
@@ -31,6 +42,46 @@ function Charts({ report }: { report: Report }) {
       <TimeChart title="Latency" unit="ms" data={latency(b)} summary={`p50 ${ms(t.p50_ms)} · p95 ${ms(t.p95_ms)} · p99 ${ms(t.p99_ms)}`} />
       <TimeChart title="Error rate" unit="%" data={errorRate(b)} summary={`${formatCount(t.errors)} 5xx and ${formatCount(t.client_errors)} 4xx answers`} />
       <TimeChart title="Active users" unit="" data={activeUsers(b)} summary={`${formatCount(t.active_users)} distinct users with a token`} />
+    </div>
+  );
+}
+
+/** The sampler's history: database connections, cache hit ratio, storage and realtime over the period. */
+function History({ report }: { report: Report }) {
+  const b = report.buckets;
+  if (report.sample_seconds === 0) {
+    return (
+      <p role="note" className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+        Sampling is off (<code>REPORTS_SAMPLE_SECS=0</code>): the database, storage and realtime figures below are as they are now, with no history.
+      </p>
+    );
+  }
+  const count = b.filter((x) => x.realtime_connections !== null).length;
+  const every = `sampled every ${report.sample_seconds} s`;
+  const storage = storageByBucket(b);
+  const last = [...b].reverse().find((x) => x.realtime_connections !== null);
+  const lastConnections = last ? Object.values(last.db_connections).reduce((a, v) => a + v, 0) : null;
+  return (
+    <div className="grid gap-3 lg:grid-cols-2">
+      <TimeChart
+        title="Database connections by state"
+        unit=""
+        data={connectionsByState(b)}
+        summary={count === 0 ? `no sample yet, ${every}` : `${lastConnections?.toFixed(1)} on average in the last bucket, ${every}`}
+      />
+      <TimeChart title="Cache hit ratio" unit="%" data={cacheHitRatio(b)} summary={`${formatPercent(last?.cache_hit_ratio ?? null)} in the last bucket, since the statistics' reset`} />
+      <TimeChart
+        title="Storage used per bucket"
+        unit={storage.unit}
+        data={storage.data}
+        summary={`${formatBytes(Math.round(Object.values(last?.storage_bytes ?? {}).reduce((a, v) => a + v, 0)))} in the last bucket`}
+      />
+      <TimeChart
+        title="Realtime connections"
+        unit=""
+        data={realtimeConnections(b)}
+        summary={`${last?.realtime_connections?.toFixed(1) ?? '—'} sockets on average in the last bucket, all instances`}
+      />
     </div>
   );
 }
@@ -141,7 +192,7 @@ function Storage({ report }: { report: Report }) {
   );
 }
 
-/** Reports: traffic, latency, errors and users over a period from the request log, and the database, storage and realtime as they are now. */
+/** Reports: traffic, latency, errors and users over a period from the request log; database, storage and realtime over the period from the sampler, and as they are now. */
 export function ReportsScreen() {
   const [period, setPeriod] = useState<Period>('1h');
   const report = useReport(period);
@@ -184,6 +235,7 @@ export function ReportsScreen() {
             <Stat label="Realtime connections" value={formatCount(r.realtime.connections)} note={`${r.realtime.channels} channels, this instance`} />
           </dl>
           <Charts report={r} />
+          <History report={r} />
           <div className="grid gap-3 lg:grid-cols-2">
             <Database report={r} />
             <Storage report={r} />

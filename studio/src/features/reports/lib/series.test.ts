@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { Bucket } from '../api/reports';
-import { errorRate, formatBytes, formatPercent, latency, requestsBySurface, surfacesOf } from './series';
+import {
+  byteUnit,
+  cacheHitRatio,
+  connectionsByState,
+  errorRate,
+  formatBytes,
+  formatPercent,
+  latency,
+  realtimeConnections,
+  requestsBySurface,
+  storageByBucket,
+  surfacesOf,
+} from './series';
 
 const bucket = (at: string, by: Record<string, number>, extra: Partial<Bucket> = {}): Bucket => ({
   at,
@@ -13,6 +25,10 @@ const bucket = (at: string, by: Record<string, number>, extra: Partial<Bucket> =
   p95_ms: null,
   p99_ms: null,
   active_users: 0,
+  db_connections: {},
+  cache_hit_ratio: null,
+  storage_bytes: {},
+  realtime_connections: null,
   ...extra,
 });
 
@@ -51,4 +67,41 @@ it('formats sizes and ratios', () => {
   expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MiB');
   expect(formatPercent(0.5)).toBe('50.0 %');
   expect(formatPercent(null)).toBe('—');
+});
+
+describe('the sampled figures', () => {
+  const SAMPLED = [
+    bucket('2026-12-06T12:00:00Z', {}),
+    bucket('2026-12-06T12:01:00Z', {}, { db_connections: { idle: 4, active: 1 }, cache_hit_ratio: 0.99, storage_bytes: { avatars: 2048 }, realtime_connections: 3 }),
+    bucket('2026-12-06T12:02:00Z', {}, { db_connections: { idle: 5 }, cache_hit_ratio: 0.5, storage_bytes: { avatars: 3072, docs: 1024 }, realtime_connections: 0 }),
+  ];
+
+  it('draws one connection series per state, busiest first, 0 where a sampled bucket lacks it and a gap where nothing was sampled', () => {
+    const data = connectionsByState(SAMPLED);
+    expect(data.series).toEqual([
+      { label: 'idle', values: [null, 4, 5] },
+      { label: 'active', values: [null, 1, 0] },
+    ]);
+  });
+
+  it('gives the cache hit ratio in percent and the realtime sockets as sampled', () => {
+    expect(cacheHitRatio(SAMPLED).series[0]?.values).toEqual([null, 99, 50]);
+    expect(realtimeConnections(SAMPLED).series[0]?.values).toEqual([null, 3, 0]);
+  });
+
+  it('draws storage per bucket in the unit of the largest value', () => {
+    const { data, unit } = storageByBucket(SAMPLED);
+    expect(unit).toBe('KiB');
+    expect(data.series).toEqual([
+      { label: 'avatars', values: [null, 2, 3] },
+      { label: 'docs', values: [null, 0, 1] },
+    ]);
+    expect(byteUnit(0)).toEqual({ unit: 'B', scale: 1 });
+    expect(byteUnit(5 * 1024 ** 3)).toEqual({ unit: 'GiB', scale: 1024 ** 3 });
+  });
+
+  it('draws an empty line when nothing was sampled', () => {
+    expect(connectionsByState([bucket('2026-12-06T12:00:00Z', {})]).series).toEqual([{ label: 'connections', values: [null] }]);
+    expect(storageByBucket([bucket('2026-12-06T12:00:00Z', {})]).data.series).toEqual([{ label: 'no bucket', values: [null] }]);
+  });
 });
