@@ -50,6 +50,10 @@ async fn param_types(sql: &str) -> Result<Arc<[Type]>, Error> {
         return Ok(types.clone());
     }
     let mut learner = LEARNER.lock().await;
+    // Another caller may have learnt this text while this one waited for the learner.
+    if let Some(types) = TYPES.lock().unwrap_or_else(PoisonError::into_inner).get(sql) {
+        return Ok(types.clone());
+    }
     if learner.as_ref().is_none_or(tokio_postgres::Client::is_closed) {
         let url = DIRECT_URL.get().map(|u| u.expose_secret().to_string()).unwrap_or_default();
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await?;
