@@ -338,7 +338,7 @@ def pb_refresh_lua(pb_token, scratch):
         return None
     path = os.path.join(scratch, "pb-tokens.txt")
     with open(path, "w") as f:
-        f.write("\n".join([pb_token] * REFRESH_CONNS))
+        f.write("\n".join([pb_token] * (REFRESH_CONNS + THREADS)))
     return chain_lua(path, min(THREADS, REFRESH_CONNS), REFRESH_CONNS, '"token":"([^"]+)"', "Authorization")
 
 
@@ -491,7 +491,8 @@ def main():
                     proc.kill()
                     proc.wait()
         subprocess.run([SERVER, "db", "stop"], env=env, capture_output=True)
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not os.environ.get("BENCH_KEEP"):
+            shutil.rmtree(scratch, ignore_errors=True)
     if interrupted:
         sys.exit(130)
 

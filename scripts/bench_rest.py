@@ -45,6 +45,11 @@ CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 # The load generators yield to the server and Postgres (see the module's doc).
 LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
+# The measured runs keep the server's default logging (a line per request at info, the request log
+# kept for the dashboard) unless BENCH_RUST_LOG names a level (`warn` was the earlier variant).
+MEASURED_LOG = os.environ.get("BENCH_RUST_LOG") or None
+# A comma-separated list of scenario names runs only those.
+ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").replace(" ", "").split(",")))
 USER_ID = "0b6f0a44-7f6e-4c55-9a36-3c1d2a2b9f10"
 
 
@@ -106,7 +111,10 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
 def start_server(server_bin, data, log, rust_log):
     """`server_bin` serving on PORT with its cluster under `data`; the process and its keys."""
     env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
-               RUST_LOG=rust_log, DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
+               DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
+    env.pop("RUST_LOG", None)
+    if rust_log is not None:
+        env["RUST_LOG"] = rust_log
     server = subprocess.Popen([server_bin], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     keys = {}
     while len(keys) < 2:
@@ -218,9 +226,11 @@ def run_suite(server_bin):
             prepared.append((name, method, path, body, headers, variables, sequential, pipelined))
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
-        server, _ = start_server(server_bin, data, log, "warn")
+        server, _ = start_server(server_bin, data, log, MEASURED_LOG)
         rows = []
         for name, method, path, body, headers, variables, sequential, pipelined in prepared:
+            if ONLY and name not in ONLY:
+                continue
             # CPU per request (the server's and Postgres's) does not swing with the machine's
             # load the way requests per second do.
             # A short unmeasured run first: the pool opens its connections and each prepares the
@@ -244,6 +254,9 @@ def run_suite(server_bin):
 
 
 def print_table(title, rows):
+    request_log = os.environ.get("REQUEST_LOG_ENABLED", "true")
+    print(f"\nserver settings: RUST_LOG={MEASURED_LOG or 'unset (the default: info, a line per request)'}, "
+          f"REQUEST_LOG_ENABLED={request_log}, DB_POOL_SIZE={CONNS}")
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
           f" ({CONNS} connections, {DURATION}s each, signed in unless the name says Anon, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"

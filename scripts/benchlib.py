@@ -171,8 +171,11 @@ def chain_lua(path, threads, conns, pattern, header=None):
     first tokens, shared out among the `threads` threads; each request presents a token the
     previous answer returned (read from the body with the Lua `pattern`), in the JSON body as
     `refresh_token`, or in the header `header` when given. Each connection has one request in
-    flight, so a thread's queue holds a token for each of its connections; an answer without a
-    token ends that chain (its next request carries an invalid token and counts as non-2xx)."""
+    flight, so a thread's queue holds a token for each of its connections, and one more: wrk asks
+    one of its threads for a request more than it has connections (seen: the first thread's queue
+    ran dry at once, and one chain in sixteen was all 400s), so `path` must hold `conns + threads`
+    lines. An answer without a token ends that chain (its next request carries an invalid token
+    and counts as non-2xx)."""
     if header:
         send = ("local headers = {}; for k, v in pairs(wrk.headers) do headers[k] = v end; "
                 f"headers['{header}'] = token; return wrk.format(nil, nil, headers, '{{}}')")
@@ -186,7 +189,7 @@ function init(args)
   local n = 0
   for line in io.lines("PATH") do
     n = n + 1
-    if n > CONNS then break end
+    if n > CONNS + THREADS then break end
     if n % THREADS == (tid or 1) - 1 then queue[#queue + 1] = line end
   end
 end

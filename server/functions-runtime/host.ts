@@ -11,7 +11,10 @@
  *
  * It decides nothing: the router (`router.ts`) runs the requests and watches this process's CPU
  * time and memory; the supervisor starts and ends the process.
- * It ends when its standard input closes (the supervisor is gone).
+ * It ends when its standard input closes (the supervisor is gone), or, once told to drain (a line
+ * `{"drain":true}`: the supervisor retired it), when no request is in flight: the server may send
+ * requests straight to this process's port (`x-functions-direct`), which the supervisor does not
+ * see, so the process itself waits for them.
  */
 
 import { createRouter, firstLine, nextLine, type Router, type RouterOptions } from "./router.ts";
@@ -32,6 +35,38 @@ export interface Assignment {
   secrets: Record<string, string>;
 }
 
+/** How often a draining process looks for the end of its last request. */
+const DRAIN_POLL_MS = 20;
+
+/** Follow the supervisor's later lines: `{"drain":true}` ends the process once `inFlight()` is 0. */
+async function follow(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  buffered: string,
+  inFlight: () => number,
+): Promise<void> {
+  for (;;) {
+    const next = await nextLine(reader, buffered);
+    buffered = next.buffered;
+    if (next.line === "" && buffered === "") {
+      // Standard input closed (nextLine gives the text left, here none): the supervisor is gone.
+      const { done } = await reader.read().catch(() => ({ done: true }));
+      if (done) Deno.exit(0);
+      continue;
+    }
+    let drain = false;
+    try {
+      drain = JSON.parse(next.line)?.drain === true;
+    } catch { /* not a command */ }
+    if (drain) {
+      const check = () => {
+        if (inFlight() === 0) Deno.exit(0);
+      };
+      check();
+      setInterval(check, DRAIN_POLL_MS);
+    }
+  }
+}
+
 function listen(handler: (req: Request) => Promise<Response>): void {
   Deno.serve({
     hostname: "127.0.0.1",
@@ -44,8 +79,11 @@ if (import.meta.main) {
   const first = await firstLine(Deno.stdin.readable);
   let { rest } = first;
   const options: HostOptions = JSON.parse(first.line);
+  let inFlight = () => 0;
+  let buffered = first.buffered;
   if (options.preload) {
     const router = createRouter(options);
+    inFlight = router.inFlight;
     await router.preload(options.preload.entrypoint, options.preload.version, options.preload.name);
     listen(router);
   } else {
@@ -54,6 +92,7 @@ if (import.meta.main) {
     listen(async (req) => (await ready)(req));
     const next = await nextLine(rest, first.buffered);
     rest = next.rest;
+    buffered = next.buffered;
     if (next.line) {
       const assignment: Assignment = JSON.parse(next.line);
       // Relative paths (a function's static files) start from the function's folder.
@@ -69,9 +108,9 @@ if (import.meta.main) {
         inheritPermissions: false,
       });
       router.preload(assignment.entrypoint, assignment.version, assignment.name);
+      inFlight = router.inFlight;
       assigned(router);
-    }
+    } else Deno.exit(0);
   }
-  while (!(await rest.read()).done) { /* nothing else is sent */ }
-  Deno.exit(0);
+  await follow(rest, buffered, () => inFlight());
 }

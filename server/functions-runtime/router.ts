@@ -46,6 +46,8 @@ export interface RouterOptions {
 export type Router = ((req: Request) => Promise<Response>) & {
   sweep(now?: number): number;
   preload(entrypoint: string, version: string, name?: string): Promise<void>;
+  /** Requests in flight on every worker, retired ones finishing theirs included. */
+  inFlight(): number;
 };
 
 export const HEADER = {
@@ -71,6 +73,8 @@ export const HEADER = {
   deny: "x-functions-deny",
   /** The function's import map or deno.json, as a JSON array of zero or one path (the supervisor's). */
   importMap: "x-functions-import-map",
+  /** The supervisor's answer: `<port> <secret>` of the function's process, for the server's direct requests. */
+  direct: "x-functions-direct",
   /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
   cpuUsed: "x-functions-cpu-used-ms",
 } as const;
@@ -232,6 +236,8 @@ class FunctionWorker {
 /** The router's request handler. */
 export function createRouter(options: RouterOptions): Router {
   const workers = new Map<string, FunctionWorker>();
+  /** Every worker not closed yet, the retired ones finishing their requests included. */
+  const open = new Set<FunctionWorker>();
   let nextId = 1;
   /** The secrets the server last sent (`PUT /_internal/secrets`), given to workers as they boot. */
   let secrets: Record<string, string> = options.secrets ?? {};
@@ -245,8 +251,10 @@ export function createRouter(options: RouterOptions): Router {
     }
     if (!worker) {
       const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, () => {
+        open.delete(created);
         if (workers.get(entrypoint) === created) workers.delete(entrypoint);
       }, { name, env: secrets });
+      open.add(created);
       worker = created;
       workers.set(entrypoint, worker);
     }
@@ -384,7 +392,8 @@ export function createRouter(options: RouterOptions): Router {
   async function preload(entrypoint: string, version: string, name?: string): Promise<void> {
     await workerFor(entrypoint, version, name).ready.catch(() => {});
   }
-  return Object.assign(handle, { sweep, preload });
+  const inFlight = () => [...open].reduce((sum, worker) => sum + worker.pending.size, 0);
+  return Object.assign(handle, { sweep, preload, inFlight });
 }
 
 /** The worker's side of upgraded request `id`, for the tunnel. */

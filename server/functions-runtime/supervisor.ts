@@ -61,6 +61,13 @@ const HOST = new URL("./host.ts", import.meta.url).pathname;
 const WORKER = new URL("./worker.ts", import.meta.url).pathname;
 /** What the worker's bootstrap imports (public code too). */
 const WORKER_IMPORTS = ["./net_guard.ts", "./worker_socket.ts"].map((f) => new URL(f, import.meta.url).pathname);
+/**
+ * How long a retired process may keep running requests it was sent straight (see `retire`)
+ * before it is killed: the default wall-clock limit and a margin.
+ */
+const DRAIN_LIMIT_MS = 410_000;
+/** Processes remembered after they ended, by port, to tell the server why (`/_internal/ended`). */
+const ENDED_KEPT = 32;
 /** One request in flight on a process. */
 type Flight = Record<never, never>;
 
@@ -108,6 +115,8 @@ class FunctionProcess {
   /** Resolves once the process ended, with the limit that ended it, if one did. */
   readonly ended: Promise<LimitKind | null>;
   lastUsed = Date.now();
+  /** The port, once the process listens. */
+  portNumber: number | null = null;
   #child: Deno.ChildProcess;
   #killedFor: LimitKind | null = null;
   #outOfMemory = false;
@@ -161,6 +170,7 @@ class FunctionProcess {
     // Held open for the process's life: its end tells the process the supervisor is gone.
     stdin.write(new TextEncoder().encode(JSON.stringify(hostOptions) + "\n")).catch(() => {});
     this.port = this.#readPort();
+    this.port.then((port) => (this.portNumber = port), () => {});
     this.#forwardErrors();
     this.ended = this.#child.status.then((status) => {
       this.#exited = true;
@@ -239,17 +249,29 @@ class FunctionProcess {
     return flight;
   }
 
-  /** A request ended (its answer sent, or failed); a retired process ends with its last one. */
+  /** A request ended (its answer sent, or failed). */
   end(flight: Flight): void {
     this.flights.delete(flight);
     this.lastUsed = Date.now();
-    if (this.flights.size === 0 && this.#retired) this.kill();
   }
 
-  /** Serve no new requests; end once the ones in flight are done. */
+  /**
+   * Serve no new requests; end once the ones in flight are done. The process itself waits for
+   * them (it is told to drain): the server may have sent some straight to its port, which this
+   * supervisor does not see. A process still running `DRAIN_LIMIT_MS` later is killed.
+   */
   retire(): void {
+    if (this.#retired) return;
     this.#retired = true;
-    if (this.flights.size === 0) this.kill();
+    if (this.#exited) return;
+    this.#stdin.write(new TextEncoder().encode('{"drain":true}\n')).catch(() => this.kill());
+    const timer = setTimeout(() => this.kill(), DRAIN_LIMIT_MS);
+    Deno.unrefTimer(timer);
+    this.ended.then(() => clearTimeout(timer));
+  }
+
+  get retired(): boolean {
+    return this.#retired;
   }
 
   /** End now (the supervisor stops). */
@@ -360,7 +382,18 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let spare: FunctionProcess | null = null;
   const counts: ColdCounts = { reused: 0, spareTaken: 0, started: 0 };
   let stopped = false;
+  /** Every process by its port, the ended ones kept a while (`/_internal/ended`). */
+  const byPort = new Map<number, FunctionProcess>();
   const onEnd = (ended: FunctionProcess) => {
+    if (ended.portNumber !== null) {
+      byPort.delete(ended.portNumber);
+      byPort.set(ended.portNumber, ended);
+      while (byPort.size > ENDED_KEPT && [...byPort.values()].filter((p) => p.exited).length > ENDED_KEPT) {
+        const oldest = [...byPort.entries()].find(([, p]) => p.exited);
+        if (!oldest) break;
+        byPort.delete(oldest[0]);
+      }
+    }
     if (spare === ended) spare = null;
     const entrypoint = ended.spawn?.entrypoint;
     if (entrypoint !== undefined && processes.get(entrypoint) === ended) processes.delete(entrypoint);
@@ -446,6 +479,14 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
     if (url.pathname === "/_internal/health") return Response.json({ workers: processes.size, cold: counts });
+    if (url.pathname === "/_internal/ended") {
+      // A request the server sent straight to a process's port failed: did that process end,
+      // and at which limit? (Waits as `why` does for the process's end to be seen.)
+      const process = byPort.get(Number(url.searchParams.get("port")));
+      if (!process) return Response.json({ ended: false, limit: null });
+      const limit = await Promise.race([process.ended, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
+      return Response.json({ ended: limit !== undefined, limit: limit ?? null });
+    }
     if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
       // Processes started from now on get these; the server changes the functions' versions with
       // them, so the processes of the old secrets are retired.
@@ -469,6 +510,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       process.end(flight);
       return failure("boot", 503, String(err instanceof Error ? err.message : err));
     }
+    byPort.set(port, process);
     const headers = new Headers(req.headers);
     headers.set(HEADER.secret, process.secret);
     // What fetch would add on its own is marked, so the function sees the caller's headers only.
@@ -514,7 +556,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     };
     const answer = new Headers(response.headers);
     answer.delete(HEADER.cold);
+    answer.delete(HEADER.direct);
     if (cold) answer.set(HEADER.cold, "1");
+    // Where the server may send this function's next requests of this version itself, without
+    // this proxy (`functions::direct`): the process's port and secret, loopback only.
+    if (!process.retired && !process.exited) answer.set(HEADER.direct, `${port} ${process.secret}`);
     if (!response.body) {
       over();
       return new Response(null, { status: response.status, headers: answer });

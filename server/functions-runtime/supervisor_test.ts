@@ -403,6 +403,47 @@ Deno.test("a process is reused for another version only when started the same wa
   assertEquals(sameLaunch(mapped, { ...mapped, version: "2" }), false, "an import map is read at the process's start");
 });
 
+test("an answer names its process's port and secret; a request sent there straight is answered, and a retired process finishes it before it ends", async () => {
+  const source = (word: string) =>
+    `let n = 0;
+     Deno.serve(async (req) => {
+       n += 1;
+       if (new URL(req.url).searchParams.has("slow")) await new Promise((r) => setTimeout(r, 600));
+       return new Response("${word}" + n);
+     });`;
+  const entry = await fn("direct", source("old"));
+  const first = await call(entry, "/direct", { version: "1" });
+  assertEquals(await first.text(), "old1");
+  const direct = first.headers.get(HEADER.direct) ?? "";
+  const [port, secret] = direct.split(" ");
+  assertEquals(Number(port) > 0 && secret.length > 0, true, `x-functions-direct is "<port> <secret>": ${direct}`);
+  const pid = supervisor.pid(entry)!;
+  const straight = (query = "", processSecret = secret) =>
+    fetch(`http://127.0.0.1:${port}/direct${query}`, {
+      headers: { [HEADER.secret]: processSecret, [HEADER.entrypoint]: entry, [HEADER.version]: "1" },
+    });
+  const wrong = await straight("", "not-its-secret");
+  assertEquals(wrong.status, 403, "the process's own secret is required");
+  await wrong.body?.cancel();
+  assertEquals(await (await straight()).text(), "old2", "the same worker answers a request sent straight");
+
+  // A request in flight straight to the process when a new version (started another way) retires it.
+  const slow = straight("?slow");
+  await new Promise((r) => setTimeout(r, 100));
+  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
+  const edited = await call(entry, "/direct", { version: "2", memoryMb: 80 });
+  assertEquals(await edited.text(), "new1", "the new version in a new process");
+  assertEquals(supervisor.pid(entry) !== pid, true, "a new process");
+  assertEquals(await (await slow).text(), "old3", "the retired process answered the request sent straight");
+  // Then it ends on its own: its port is closed.
+  let closed = false;
+  for (let i = 0; i < 50 && !closed; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    closed = await straight().then((r) => (r.body?.cancel(), false), () => true);
+  }
+  assertEquals(closed, true, "the retired process ended once its last request was answered");
+});
+
 test("a process idle past idleMs is ended by the sweep, and the next request starts a new one", async () => {
   const counter = await fn("idle", `let n = 0; Deno.serve(() => new Response(String(++n)));`);
   assertEquals(await (await call(counter, "/idle")).text(), "1");

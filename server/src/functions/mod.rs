@@ -13,6 +13,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod direct;
 pub mod env;
 pub mod error;
 pub mod logs;
@@ -63,6 +64,8 @@ pub struct FunctionsState {
     pub edge_runtime: crate::project::config::EdgeRuntimeSettings,
     /// Counts requests under the `oneshot` policy, each its own version (a fresh worker).
     pub(crate) oneshots: std::sync::atomic::AtomicU64,
+    /// Where warm requests go without the supervisor (`direct`).
+    pub(crate) direct: direct::Routes,
 }
 
 impl FunctionsState {
@@ -168,6 +171,7 @@ impl FunctionsState {
             secrets_sent: Mutex::new(None),
             edge_runtime,
             oneshots: std::sync::atomic::AtomicU64::new(0),
+            direct: direct::Routes::default(),
             access_token: manage::access_token(&start.jwt_secret),
         });
         if let Some(dir) = &dir {

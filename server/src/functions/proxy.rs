@@ -116,57 +116,123 @@ async fn forward(
     let method = reqwest::Method::from_bytes(req.method().as_str().as_bytes()).map_err(|_| FunctionsError::Worker)?;
     let wall_clock = Duration::from_secs(state.config.wall_clock_secs);
     let idle = Duration::from_secs(function.request_idle_secs.unwrap_or(state.config.request_idle_secs));
-    let mut forward = state
-        .http
-        .request(method, format!("http://127.0.0.1:{port}{path}{query}"))
-        .header(SECRET_HEADER, runtime.secret.expose_secret())
-        .header(ENTRYPOINT_HEADER, file_url(&function.entrypoint))
-        .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
-        .header(IDLE_HEADER, idle.as_millis().to_string())
-        .header(VERSION_HEADER, format!("{}-{secrets_version}{}", function.version, oneshot(state)))
-        .header(NAME_HEADER, &function.name)
-        .header(REQUEST_ID_HEADER, request_id)
-        .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
-        .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string())
-        .header(READ_HEADER, read_paths(&function.read))
-        .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)))
-        .header(IMPORT_MAP_HEADER, read_paths(function.import_map.as_slice()));
+    let version = format!("{}-{secrets_version}{}", function.version, oneshot(state));
+    let entry = file_url(&function.entrypoint);
     let traceparent = crate::telemetry::current_traceparent();
-    for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
-        if traceparent.is_some() && matches!(header.as_str(), "traceparent" | "tracestate") {
-            continue;
+    // The request to the supervisor on `to`, or straight to a function's process there.
+    let request = |to: u16, secret: &str| {
+        let mut forward = state
+            .http
+            .request(method.clone(), format!("http://127.0.0.1:{to}{path}{query}"))
+            .header(SECRET_HEADER, secret)
+            .header(ENTRYPOINT_HEADER, &entry)
+            .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
+            .header(IDLE_HEADER, idle.as_millis().to_string())
+            .header(VERSION_HEADER, &version)
+            .header(NAME_HEADER, &function.name)
+            .header(REQUEST_ID_HEADER, &request_id)
+            .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
+            .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string())
+            .header(READ_HEADER, read_paths(&function.read))
+            .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)))
+            .header(IMPORT_MAP_HEADER, read_paths(function.import_map.as_slice()));
+        for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
+            if traceparent.is_some() && matches!(header.as_str(), "traceparent" | "tracestate") {
+                continue;
+            }
+            forward = forward.header(header.as_str(), value.as_bytes());
         }
-        forward = forward.header(header.as_str(), value.as_bytes());
-    }
-    if let Some(traceparent) = traceparent {
-        forward = forward.header("traceparent", traceparent);
-    }
-    if handshake {
-        forward =
-            forward.header("connection", "upgrade").header("upgrade", "websocket").version(reqwest::Version::HTTP_11);
-    }
+        if let Some(traceparent) = &traceparent {
+            forward = forward.header("traceparent", traceparent);
+        }
+        if handshake {
+            forward = forward
+                .header("connection", "upgrade")
+                .header("upgrade", "websocket")
+                .version(reqwest::Version::HTTP_11);
+        }
+        forward
+    };
     let mut exceeded = None;
     let mut payload = Some(payload);
-    if has_body && !handshake {
-        let Some(payload) = payload.take() else { return Err(FunctionsError::Worker) };
-        let upload = super::upload::Upload::start(payload, limit);
-        exceeded = Some(upload.exceeded());
-        forward = forward.body(upload.body);
-    }
-    let over_limit = || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
-    // The router holds the wall-clock limit; this only covers a router that stopped answering.
-    let answer = match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(_)) if over_limit() => return Err(FunctionsError::PayloadTooLarge(limit)),
-        Ok(Err(err)) => {
-            tracing::error!(function = %function.name, error = %err, "functions: the runtime did not answer");
-            return Err(FunctionsError::Boot);
+    // A small body declared by its length is read whole first, so that a request sent straight
+    // to the function's process can go through the supervisor after all when that process is gone.
+    let kept = declared.filter(|&length| has_body && !handshake && length <= super::direct::MAX_BODY);
+    let kept = match (kept, req.headers().contains_key("transfer-encoding")) {
+        (Some(_), false) => {
+            let Some(payload) = payload.take() else { return Err(FunctionsError::Worker) };
+            Some(read_whole(payload, limit).await?)
         }
-        Err(_) => {
-            limit_reached(&function.name, "wall_clock");
-            return Err(FunctionsError::Limit);
+        _ => None,
+    };
+    let direct_key = super::direct::key(port, &version);
+    let mut answer = None;
+    if !handshake && (!has_body || kept.is_some()) {
+        if let Some(route) = state.direct.get(&entry, &direct_key) {
+            let mut straight = added_as_the_supervisor_does(req, request(route.port, &route.secret));
+            if let Some(body) = &kept {
+                straight = straight.body(body.clone());
+            }
+            match tokio::time::timeout(wall_clock + Duration::from_secs(10), straight.send()).await {
+                Ok(Ok(straight)) => answer = Some(straight),
+                // Its process ended (a limit, an idle sweep): through the supervisor, which starts another.
+                Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, route.port),
+                Ok(Err(err)) => {
+                    state.direct.forget(&entry, route.port);
+                    match ended(state, port, route.port).await {
+                        Ended::AtLimit(kind) => {
+                            limit_reached(&function.name, &kind);
+                            return Err(FunctionsError::Limit);
+                        }
+                        // Ended otherwise (killed, crashed), mostly before this request reached it
+                        // (a kept-alive connection to a process gone since): through the supervisor.
+                        Ended::Otherwise => {}
+                        Ended::No => {
+                            tracing::warn!(function = %function.name, error = %err, "functions: the function's process broke off");
+                            return Err(FunctionsError::Worker);
+                        }
+                    }
+                }
+                Err(_) => {
+                    limit_reached(&function.name, "wall_clock");
+                    return Err(FunctionsError::Limit);
+                }
+            }
+        }
+    }
+    let answer = match answer {
+        Some(answer) => answer,
+        None => {
+            let mut forward = request(port, runtime.secret.expose_secret());
+            if let Some(body) = &kept {
+                forward = forward.body(body.clone());
+            } else if has_body && !handshake {
+                let Some(payload) = payload.take() else { return Err(FunctionsError::Worker) };
+                let upload = super::upload::Upload::start(payload, limit);
+                exceeded = Some(upload.exceeded());
+                forward = forward.body(upload.body);
+            }
+            let over_limit =
+                || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
+            // The router holds the wall-clock limit; this only covers a router that stopped answering.
+            match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
+                Ok(Ok(answer)) => answer,
+                Ok(Err(_)) if over_limit() => return Err(FunctionsError::PayloadTooLarge(limit)),
+                Ok(Err(err)) => {
+                    tracing::error!(function = %function.name, error = %err, "functions: the runtime did not answer");
+                    return Err(FunctionsError::Boot);
+                }
+                Err(_) => {
+                    limit_reached(&function.name, "wall_clock");
+                    return Err(FunctionsError::Limit);
+                }
+            }
         }
     };
+    if let Some(route) = answer.headers().get(super::direct::HEADER).and_then(|v| v.to_str().ok()) {
+        state.direct.learn(&entry, direct_key, route);
+    }
+    let over_limit = || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
     let header = |name: &str| answer.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     if over_limit() {
         return Err(FunctionsError::PayloadTooLarge(limit));
@@ -212,6 +278,62 @@ async fn forward(
             actix_web::error::ErrorBadGateway("the function's answer broke off")
         })
     })))
+}
+
+/// What the supervisor's own fetch adds to a request and marks (`x-functions-added`), added the
+/// same way to a request sent straight to a function's process: the function sees the same.
+fn added_as_the_supervisor_does(req: &HttpRequest, mut straight: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    let mut added = Vec::new();
+    if !req.headers().contains_key("user-agent") {
+        added.push("user-agent");
+    }
+    if !req.headers().contains_key("accept-encoding") {
+        straight = straight.header("accept-encoding", "identity");
+        added.push("accept-encoding");
+    }
+    straight.header("x-functions-added", added.join(","))
+}
+
+/// A small body read whole, at most `limit` bytes (413 past it).
+async fn read_whole(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, FunctionsError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| FunctionsError::Worker)?;
+        if body.len() + chunk.len() > limit {
+            return Err(FunctionsError::PayloadTooLarge(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// Whether the function's process that a straight request lost has ended, and how.
+enum Ended {
+    AtLimit(String),
+    Otherwise,
+    No,
+}
+
+/// A request sent straight to a function's process broke off: the supervisor on `supervisor` says
+/// whether that process ended, at a limit or otherwise, as it knows for its own requests.
+async fn ended(state: &FunctionsState, supervisor: u16, process: u16) -> Ended {
+    let Some(runtime) = state.runtime() else { return Ended::No };
+    let asked = state
+        .http
+        .get(format!("http://127.0.0.1:{supervisor}/_internal/ended?port={process}"))
+        .header(SECRET_HEADER, runtime.secret.expose_secret())
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await;
+    // A supervisor that does not answer is gone too (its processes end with it): through it
+    // again, which waits for the runtime's restart as any request does.
+    let Ok(answer) = asked else { return Ended::Otherwise };
+    let Ok(said) = answer.json::<serde_json::Value>().await else { return Ended::No };
+    match (said["ended"].as_bool(), said["limit"].as_str()) {
+        (Some(true), Some(kind)) => Ended::AtLimit(kind.to_string()),
+        (Some(true), None) => Ended::Otherwise,
+        _ => Ended::No,
+    }
 }
 
 /// Under `[edge_runtime] policy = "oneshot"`, a version suffix of the request's own: the router
