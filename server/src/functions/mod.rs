@@ -15,6 +15,7 @@ pub mod cli;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod eszip;
 pub mod logs;
 pub mod manage;
 pub mod permissions;
