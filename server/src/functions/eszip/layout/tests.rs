@@ -228,3 +228,36 @@ fn a_bundle_built_by_denos_eszip_crate_is_laid_out_with_its_jsr_and_remote_modul
     assert_eq!(map["imports"]["https://deno.land/x/greet/mod.ts"], "./vendor/deno.land/x/greet@1.0.0/mod.ts");
     assert_eq!(map["imports"].as_object().map(|m| m.len()), Some(5), "{map}");
 }
+
+#[test]
+fn odd_specifiers_are_an_error_or_ignored_never_a_panic() {
+    let odd = [
+        "",
+        ":",
+        "/",
+        "file://",
+        "file:///",
+        "file:///%ff%fe",
+        "static:",
+        "static:file:///",
+        "https://",
+        "https:///x",
+        "http://[::1]:8/a?b#c",
+        "jsr:",
+        "npm:",
+        "vfs://",
+        "------",
+        "a:b/c",
+        "C:/x.ts",
+        "data:text/javascript,1",
+    ];
+    for specifier in odd {
+        let entries = vec![
+            js("file:///f/index.ts", "1"),
+            js(specifier, "x"),
+            Entry::Redirect { specifier: specifier.into(), target: specifier.into() },
+        ];
+        let _ = lay_out(archive(entries), &Hints { entrypoint: Some(specifier), import_map: Some(specifier) });
+        let _ = lay_out(archive(vec![js(specifier, "x")]), &Hints::default());
+    }
+}
