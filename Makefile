@@ -166,6 +166,11 @@ test: setup
 test-functions-runtime: server/functions-runtime/node_modules/.package-lock.json
 	cd server/functions-runtime && NO_COLOR=1 $(FUNCTIONS_DENO_BIN) test --allow-all --unstable-worker-options --no-config router_test.ts supervisor_test.ts tunnel_test.ts
 
+## eszip-fixtures: rebuild the eszip bundles of the deploy tests with Deno's eszip crate (@deno/eszip); they are committed.
+.PHONY: eszip-fixtures
+eszip-fixtures:
+	cd server/tests/fixtures/eszip && npm ci --no-audit --no-fund && node build.mjs
+
 ## test-sql: pgTAP tests of the app schema and policies, on a fresh migrated database.
 test-sql:
 	@db=sqltest_$$$$; socket=$(TEST_DATA_DIR)/pg-run; \

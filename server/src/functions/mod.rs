@@ -16,6 +16,7 @@ pub mod config;
 pub mod direct;
 pub mod env;
 pub mod error;
+pub mod eszip;
 pub mod logs;
 pub mod manage;
 pub mod permissions;

@@ -10,6 +10,7 @@ mod foundation;
 mod functions;
 mod functions_cors;
 mod functions_deploy;
+mod functions_eszip;
 mod functions_limits;
 mod functions_settings;
 mod fuzz;

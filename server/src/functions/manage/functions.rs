@@ -1,8 +1,10 @@
 //! `/v1/projects/{ref}/functions[...]`: deploy (multipart metadata and files, as the Supabase
 //! CLI's `functions deploy --use-api` sends them, or JSON with the source in `body`), list, get,
 //! update the settings of, delete a function, and read its kept logs (a route of ours: Supabase
-//! reads logs through its analytics API). An eszip body is refused (415): this server runs
-//! source files, it does not unpack Deno's bundle format.
+//! reads logs through its analytics API). An eszip body (`supabase functions deploy` without
+//! `--use-api`: `POST /functions` or `PATCH /functions/{slug}` with
+//! `Content-Type: application/vnd.denoland.eszip`, or a file part of `/functions/deploy` that is
+//! one) is unpacked into source files by `functions::eszip` and deployed as they are.
 
 use actix_multipart::Multipart;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -11,8 +13,18 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{authorize, client, read_body, refresh, ManageError, MAX_JSON_BYTES};
+use crate::functions::eszip::{self, EszipError};
 use crate::functions::store::{self, Deployed, MAX_BUNDLE_BYTES};
 use crate::functions::FunctionsState;
+
+/// The content type of the Supabase CLI's bundles (`pkg/function/batch.go`).
+const ESZIP_CONTENT_TYPE: &str = "application/vnd.denoland.eszip";
+
+impl From<EszipError> for ManageError {
+    fn from(err: EszipError) -> ManageError {
+        ManageError::BadRequest(format!("eszip: {err}"))
+    }
+}
 
 /// A function as the Management API describes it.
 fn describe(f: &Deployed) -> Value {
@@ -86,20 +98,87 @@ pub async fn deploy(
         }
     }
     let slug = query.slug.clone().or_else(|| metadata.name.clone()).ok_or_else(|| missing("slug"))?;
-    let entrypoint_path = metadata.entrypoint_path.ok_or_else(|| missing("metadata.entrypoint_path"))?;
+    let mut entrypoint_path = metadata.entrypoint_path.ok_or_else(|| missing("metadata.entrypoint_path"))?;
+    let mut import_map_path = metadata.import_map_path;
+    // A part that is a bundle brings its files; the other parts (a `deno.json`) stay beside them.
+    if let Some(at) = files.iter().position(|(_, content)| eszip::looks_like_eszip(content)) {
+        let (_, bundle) = files.remove(at);
+        if files.iter().any(|(_, content)| eszip::looks_like_eszip(content)) {
+            return Err(ManageError::BadRequest("send one eszip bundle per function".into()));
+        }
+        let hints = eszip::Hints { entrypoint: Some(entrypoint_path.as_str()), import_map: import_map_path.as_deref() };
+        let unpacked = unpack(bundle, hints).await?;
+        files.retain(|(path, _)| {
+            !unpacked.files.iter().any(|(p, _)| store::relative_path(path).as_deref() == Some(p.as_str()))
+        });
+        files.extend(unpacked.files);
+        entrypoint_path = unpacked.entrypoint_path;
+        import_map_path = unpacked.import_map_path.or(import_map_path.filter(|p| !p.starts_with("file:")));
+    }
     let deploy = store::Deploy {
         slug,
         name: metadata.name,
         entrypoint_path,
-        import_map_path: metadata.import_map_path,
+        import_map_path,
         verify_jwt: metadata.verify_jwt.unwrap_or(true),
         files,
     };
     store_deploy(&state, deploy).await
 }
 
-/// `POST /functions?slug=…` with JSON `{slug, name, body, verify_jwt, entrypoint_path?}`: the
-/// older create call, one source file (`index.ts` unless `entrypoint_path` names it).
+/// Unpack a bundle off the request's thread (decompressing and parsing take a while).
+async fn unpack(bundle: Vec<u8>, hints: eszip::Hints<'_>) -> Result<eszip::Unpacked, ManageError> {
+    let (entrypoint, import_map) = (hints.entrypoint.map(str::to_string), hints.import_map.map(str::to_string));
+    let unpacked = web::block(move || {
+        let hints = eszip::Hints { entrypoint: entrypoint.as_deref(), import_map: import_map.as_deref() };
+        eszip::unpack(&bundle, &hints)
+    })
+    .await
+    .map_err(|err| {
+        tracing::error!(error = %err, "functions: unpacking an eszip failed");
+        ManageError::Internal
+    })??;
+    if unpacked.npm_files_dropped > 0 {
+        tracing::info!(
+            files = unpacked.npm_files_dropped,
+            "functions: an eszip's npm package files were dropped (Deno fetches npm: packages itself)"
+        );
+    }
+    Ok(unpacked)
+}
+
+fn is_eszip(req: &HttpRequest) -> bool {
+    let content_type = req.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    content_type.starts_with(ESZIP_CONTENT_TYPE)
+}
+
+/// A deploy of an eszip body with the settings in the query (the Supabase CLI's create and
+/// update calls); `slug` names the function.
+async fn deploy_eszip(
+    payload: web::Payload,
+    slug: String,
+    query: SlugQuery,
+    state: &FunctionsState,
+) -> Result<Deployed, ManageError> {
+    let body = read_body(payload, MAX_BUNDLE_BYTES).await?;
+    let hints =
+        eszip::Hints { entrypoint: query.entrypoint_path.as_deref(), import_map: query.import_map_path.as_deref() };
+    let unpacked = unpack(body.to_vec(), hints).await?;
+    let deploy = store::Deploy {
+        slug,
+        name: query.name,
+        entrypoint_path: unpacked.entrypoint_path,
+        import_map_path: unpacked.import_map_path,
+        verify_jwt: query.verify_jwt.unwrap_or(true),
+        files: unpacked.files,
+    };
+    super::ops::deploy(state, deploy).await
+}
+
+/// `POST /functions?slug=…`: an eszip body (`Content-Type: application/vnd.denoland.eszip`,
+/// the settings in the query, as the Supabase CLI creates a function), or JSON
+/// `{slug, name, body, verify_jwt, entrypoint_path?}`: one source file (`index.ts` unless
+/// `entrypoint_path` names it).
 pub async fn create(
     req: HttpRequest,
     payload: web::Payload,
@@ -107,12 +186,17 @@ pub async fn create(
     state: web::Data<FunctionsState>,
 ) -> Result<HttpResponse, ManageError> {
     authorize(&req, &state)?;
+    if is_eszip(&req) {
+        let query = query.into_inner();
+        let slug = query.slug.clone().or_else(|| query.name.clone()).ok_or_else(|| missing("slug"))?;
+        let deployed = deploy_eszip(payload, slug, query, &state).await?;
+        return Ok(HttpResponse::Created().json(describe(&deployed)));
+    }
     let content_type = req.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
     if !content_type.starts_with("application/json") {
-        return Err(ManageError::Unsupported(
-            "send the source as JSON {slug, body} or multipart to /functions/deploy; eszip bundles are not supported"
-                .into(),
-        ));
+        return Err(ManageError::Unsupported(format!(
+            "send the source as JSON {{slug, body}}, an eszip bundle as {ESZIP_CONTENT_TYPE}, or multipart to /functions/deploy"
+        )));
     }
     let body = read_body(payload, MAX_JSON_BYTES).await?;
     #[derive(Deserialize)]
@@ -173,14 +257,21 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(describe(&function)))
 }
 
-/// `PATCH /functions/{slug}` with JSON `{name?, verify_jwt?}`.
+/// `PATCH /functions/{slug}` with JSON `{name?, verify_jwt?}`, or with an eszip body and the
+/// settings in the query (the Supabase CLI redeploying a function): a new version, 200.
 pub async fn update(
     req: HttpRequest,
     path: web::Path<(String, String)>,
     payload: web::Payload,
+    query: web::Query<SlugQuery>,
     state: web::Data<FunctionsState>,
 ) -> Result<HttpResponse, ManageError> {
     authorize(&req, &state)?;
+    if is_eszip(&req) {
+        let slug = path.into_inner().1;
+        let deployed = deploy_eszip(payload, slug, query.into_inner(), &state).await?;
+        return Ok(HttpResponse::Ok().json(describe(&deployed)));
+    }
     #[derive(Deserialize)]
     struct Update {
         name: Option<String>,
