@@ -60,7 +60,10 @@ impl Routes {
         let Some((port, secret)) = header.split_once(' ') else { return };
         let (Ok(port), false) = (port.parse::<u16>(), secret.is_empty()) else { return };
         if let Ok(mut map) = self.by_entry.lock() {
-            map.insert(entry.to_string(), Entry { key, route: Route { port, secret: secret.to_string() }, at: Instant::now() });
+            map.insert(
+                entry.to_string(),
+                Entry { key, route: Route { port, secret: secret.to_string() }, at: Instant::now() },
+            );
         }
     }
 

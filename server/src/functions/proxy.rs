@@ -212,8 +212,7 @@ async fn forward(
                 exceeded = Some(upload.exceeded());
                 forward = forward.body(upload.body);
             }
-            let over_limit =
-                || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
+            let over_limit = || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
             // The router holds the wall-clock limit; this only covers a router that stopped answering.
             match tokio::time::timeout(wall_clock + Duration::from_secs(10), forward.send()).await {
                 Ok(Ok(answer)) => answer,

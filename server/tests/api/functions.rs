@@ -419,7 +419,8 @@ async fn the_runtime_is_started_again_after_it_dies_and_serves_the_function_anew
 async fn a_warm_function_whose_process_was_killed_answers_its_next_requests_from_a_new_process() {
     // Arrange: a function answering its process's pid and how many requests it served, warm (its
     // requests go straight to its process once the supervisor named it).
-    const COUNTER: &str = "let n = 0; Deno.serve(async (req) => Response.json({ pid: Deno.pid, n: ++n, body: await req.text() }));";
+    const COUNTER: &str =
+        "let n = 0; Deno.serve(async (req) => Response.json({ pid: Deno.pid, n: ++n, body: await req.text() }));";
     let data_dir = std::env::temp_dir().join(format!("functions-direct-{}", &server::keys::random_secret()[..12]));
     let dir = data_dir.clone();
     let app = serve("", &[("functions/counter/index.ts", COUNTER)], move |c| c.data_dir = dir).await;
