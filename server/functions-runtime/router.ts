@@ -126,7 +126,10 @@ interface Pending {
   next?: (message: FromWorker) => void;
   /** The worker asks for the next chunk of the request's body, or gives it up. */
   upload?: (message: Extract<FromWorker, { type: "body_pull" | "body_cancel" }>) => void;
-  /** An upgraded request's frames that came before the tunnel listened (`tunnel.ts`). */
+  /**
+   * What came after the head before its reader listened: an upgraded request's frames before the
+   * tunnel did (`tunnel.ts`), or the answer's first chunk and end before `stream` did.
+   */
   frames?: FromWorker[];
 }
 
@@ -216,7 +219,8 @@ class FunctionWorker {
       this.settle(message.id);
       pending.fail("worker", message.message);
     } else if (pending.next) pending.next(message);
-    else if (message.type === "ws_message" || message.type === "ws_close") (pending.frames ??= []).push(message);
+    // Came before the answer's reader (or the tunnel) listened: kept for it.
+    else (pending.frames ??= []).push(message);
   }
 
   /** Stop the worker: every request on it fails with `kind`. */
@@ -416,9 +420,11 @@ function link(worker: FunctionWorker, id: number, done: () => void): Link {
 }
 
 /**
- * The worker's answer as a response whose body pulls one chunk at a time. A pull the function
- * leaves unanswered for `idleMs` breaks the body off (the status is already sent): a stream that
- * keeps sending is never idle, and a client that reads slowly does not count against it.
+ * The worker's answer as a response whose body pulls one chunk at a time. The worker sends the
+ * first chunk with the head, unasked, and each later one for a `pull` (its credit): one credit at
+ * most is outstanding, so the worker is never more than a chunk ahead of the client. A pull the
+ * function leaves unanswered for `idleMs` breaks the body off (the status is already sent): a
+ * stream that keeps sending is never idle, and a client that reads slowly does not count against it.
  */
 function stream(worker: FunctionWorker, id: number, head: Response, idleMs: number, done: () => void): Response {
   const pending = worker.pending.get(id);
@@ -428,10 +434,13 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
     done();
     return head;
   }
-  // A message that came while no pull waited (the worker closed under a limit): the next pull's.
-  let early: FromWorker | null = null;
+  // Messages that came while no pull waited (the first chunk, the end, a failure under a limit).
+  const early: FromWorker[] = pending.frames ?? [];
+  pending.frames = undefined;
+  // The worker may send a chunk now: the first one needs no pull.
+  let credit = true;
   let waiting: ((message: FromWorker) => void) | null = null;
-  pending.next = (message) => (waiting ? waiting(message) : (early = message));
+  pending.next = (message) => (waiting ? waiting(message) : early.push(message));
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       return new Promise<void>((resolve) => {
@@ -439,8 +448,13 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
         waiting = (message) => {
           clearTimeout(idle);
           waiting = null;
-          if (message.type === "chunk") controller.enqueue(message.chunk);
-          else {
+          if (message.type === "chunk") {
+            credit = false;
+            controller.enqueue(message.chunk);
+            // The next chunk asked for now, unless the end already came: it travels while the
+            // client reads this one.
+            if (early.length === 0) (credit = true, worker.post({ type: "pull", id }));
+          } else {
             worker.settle(id);
             done();
             if (message.type === "end") controller.close();
@@ -448,16 +462,15 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
           }
           resolve();
         };
-        if (early) waiting(early);
-        else {
-          worker.post({ type: "pull", id });
-          if (idleMs > 0) {
-            idle = setTimeout(() => {
-              worker.post({ type: "cancel", id });
-              const message = `no chunk within the request idle timeout of ${idleMs} ms`;
-              waiting?.({ type: "error", id, message });
-            }, idleMs);
-          }
+        const next = early.shift();
+        if (next) return waiting(next);
+        if (!credit) (credit = true, worker.post({ type: "pull", id }));
+        if (idleMs > 0) {
+          idle = setTimeout(() => {
+            worker.post({ type: "cancel", id });
+            const message = `no chunk within the request idle timeout of ${idleMs} ms`;
+            waiting?.({ type: "error", id, message });
+          }, idleMs);
         }
       });
     },
@@ -466,7 +479,7 @@ function stream(worker: FunctionWorker, id: number, head: Response, idleMs: numb
       worker.settle(id);
       done();
     },
-  });
+  }, { highWaterMark: 0 });
   return new Response(body, { status: head.status, headers: head.headers });
 }
 

@@ -15,9 +15,13 @@ import { allowUpgrade, forget, installUpgrade, socketOf, upgradeOf } from "./wor
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
 
 let handler: Handler | null = null;
-/** Per request whose body streams: its reader, and the router's credit for its next chunk. */
+/**
+ * Per request whose body streams: its reader, and the router's credit for its next chunk (a `pull`
+ * that came before the worker waited for it is kept in `granted`).
+ */
 const streams = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
 const credits = new Map<number, () => void>();
+const granted = new Set<number>();
 /** Per request whose body is being read: where the router's next `body_chunk` or `body_end` goes. */
 const uploads = new Map<number, (message: Extract<ToWorker, { type: "body_chunk" | "body_end" }>) => void>();
 
@@ -152,6 +156,7 @@ async function boot(entrypoint: string): Promise<void> {
 }
 
 function nextCredit(id: number): Promise<void> {
+  if (granted.delete(id)) return Promise.resolve();
   return new Promise((resolve) => credits.set(id, resolve));
 }
 
@@ -191,11 +196,19 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
   const reader = response.body.getReader();
   streams.set(id, reader);
   try {
+    // The first chunk goes with the head, unasked; each later one waits for the router's `pull`.
+    // Each chunk is read before its credit comes (one read ahead), so the end follows the last
+    // chunk at once: a small answer is a head, a chunk and an end, with no round trip between.
+    let credit = true;
     for (;;) {
-      await nextCredit(id);
-      if (!streams.has(id)) return;
       const { done, value } = await reader.read();
+      if (!streams.has(id)) return;
       if (done) break;
+      if (!credit) {
+        await nextCredit(id);
+        if (!streams.has(id)) return;
+      }
+      credit = false;
       const chunk = value instanceof Uint8Array ? value.slice() : new TextEncoder().encode(String(value));
       post({ type: "chunk", id, chunk }, [chunk.buffer]);
     }
@@ -206,6 +219,7 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
   } finally {
     streams.delete(id);
     credits.delete(id);
+    granted.delete(id);
   }
 }
 
@@ -224,10 +238,13 @@ function receive(message: ToWorker): void {
     case "body_end":
       uploads.get(message.id)?.(message);
       break;
-    case "pull":
-      credits.get(message.id)?.();
+    case "pull": {
+      const credit = credits.get(message.id);
       credits.delete(message.id);
+      if (credit) credit();
+      else if (streams.has(message.id)) granted.add(message.id);
       break;
+    }
     case "ws_message":
       socketOf(message.id)?.received(message.data);
       break;
@@ -238,6 +255,7 @@ function receive(message: ToWorker): void {
     case "cancel": {
       const stream = streams.get(message.id);
       streams.delete(message.id);
+      granted.delete(message.id);
       credits.get(message.id)?.();
       credits.delete(message.id);
       stream?.cancel().catch(() => {});
