@@ -30,6 +30,8 @@ export type ToWorker =
     headers: [string, string][];
     /** Whether a body follows (`body_chunk`s pulled by `body_pull`, then `body_end`). */
     body: boolean;
+    /** A small body (declared by `Content-Length`), whole: no `body_pull` then. */
+    inline?: Uint8Array<ArrayBuffer>;
     /** The server's request id, in the log lines printed while the request runs. */
     requestId?: string;
     /** A WebSocket upgrade: the function may call `Deno.upgradeWebSocket` on it. */

@@ -101,6 +101,9 @@ const STATUS: Record<FailureKind, number> = { boot: 503, worker: 500, limit: 546
 
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 
+/** Request bodies up to this size (by `Content-Length`) reach the worker whole, with the request. */
+const INLINE_BODY_BYTES = 64 * 1024;
+
 export function failure(
   kind: FailureKind | "forbidden" | "bad_request",
   status: number,
@@ -302,7 +305,14 @@ export function createRouter(options: RouterOptions): Router {
     const added = (req.headers.get(HEADER.added) ?? "").split(",").map((h) => h.trim().toLowerCase());
     const callers = [...req.headers].filter(([name]) => !name.startsWith("x-functions-") && !added.includes(name));
     const headers = onLink ? functionHeaders(callers, req.headers.get(PROTOCOL_HEADER)) : callers;
-    const upload = req.method === "GET" || req.method === "HEAD" ? null : req.body;
+    let upload = req.method === "GET" || req.method === "HEAD" ? null : req.body;
+    // A small body declared by its length goes whole with the request: no round trip per chunk.
+    const length = Number(req.headers.get("content-length") ?? Number.NaN);
+    let inline: Uint8Array<ArrayBuffer> | undefined;
+    if (upload && !onLink && Number.isInteger(length) && length <= INLINE_BODY_BYTES) {
+      inline = new Uint8Array(await req.arrayBuffer());
+      upload = null;
+    }
 
     const name = req.headers.get(HEADER.name) ?? undefined;
     const requestId = req.headers.get(HEADER.requestId) ?? undefined;
@@ -369,6 +379,7 @@ export function createRouter(options: RouterOptions): Router {
           url: req.url,
           headers,
           body: reader !== undefined,
+          inline,
           requestId,
           upgrade: onLink !== undefined,
         });

@@ -63,6 +63,15 @@ Deno.test("the function's answer comes back with its status, headers and body", 
   assertEquals([json.method, json.path, json.body, json.who, json.internal], ["POST", "/echo/sub", "hello", "me", []]);
 });
 
+Deno.test("a small body declared by its length and a larger streamed one reach the function whole", async () => {
+  const small = "x".repeat(1000);
+  const large = "y".repeat(200_000);
+  for (const [body, length] of [[small, "1000"], [large, "200000"]]) {
+    const response = await call(echo, "/echo", { method: "POST", body, headers: { "content-length": length } });
+    assertEquals((await response.json()).body === body, true, `${length} bytes`);
+  }
+});
+
 Deno.test("a function's worker is reused: its module state lives between requests", async () => {
   const first = await (await call(echo, "/echo")).json();
   const second = await (await call(echo, "/echo")).json();

@@ -167,7 +167,7 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
     const request = new Request(message.url, {
       method: message.method,
       headers: message.headers,
-      body: message.body ? uploadStream(id) : null,
+      body: message.inline ?? (message.body ? uploadStream(id) : null),
       // @ts-ignore: a streamed request body (fetch's `duplex`)
       duplex: "half",
     });
