@@ -408,7 +408,11 @@ test("an answer names its process's port and secret; a request sent there straig
     `let n = 0;
      Deno.serve(async (req) => {
        n += 1;
-       if (new URL(req.url).searchParams.has("slow")) await new Promise((r) => setTimeout(r, 600));
+       const slow = new URL(req.url).searchParams.get("slow");
+       if (slow) {
+         await Deno.writeTextFile(slow, "started");
+         await new Promise((r) => setTimeout(r, 600));
+       }
        return new Response("${word}" + n);
      });`;
   const entry = await fn("direct", source("old"));
@@ -428,8 +432,11 @@ test("an answer names its process's port and secret; a request sent there straig
   assertEquals(await (await straight()).text(), "old2", "the same worker answers a request sent straight");
 
   // A request in flight straight to the process when a new version (started another way) retires it.
-  const slow = straight("?slow");
-  await new Promise((r) => setTimeout(r, 100));
+  // The slow request marks its start in /tmp: the retirement comes once it is in flight.
+  const marker = `/tmp/functions-direct-${crypto.randomUUID()}`;
+  const slow = straight(`?slow=${encodeURIComponent(marker)}`);
+  while (!(await Deno.stat(marker).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 10));
+  await Deno.remove(marker);
   await Deno.writeTextFile(new URL(entry).pathname, source("new"));
   const edited = await call(entry, "/direct", { version: "2", memoryMb: 80 });
   assertEquals(await edited.text(), "new1", "the new version in a new process");

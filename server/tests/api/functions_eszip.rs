@@ -49,6 +49,12 @@ fn hello_answer(name: &str) -> Value {
     json!({ "message": format!("Hello, {}!", name.to_uppercase()), "answer": 42, "origin": "https://bundled.example" })
 }
 
+/// The deployed `hello` called with `?name=<name>`: its status and JSON answer.
+async fn call_hello(app: &TestApp, name: &str) -> (StatusCode, Value) {
+    let (status, text) = call(app, &format!("hello?name={name}")).await;
+    (status, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null))
+}
+
 #[tokio::test]
 async fn a_cli_eszip_bundle_is_deployed_and_runs_its_shared_json_and_vendored_remote_modules() {
     // Arrange: a project without functions; the bundle as the CLI sends it (EZBR-compressed).
@@ -78,11 +84,7 @@ async fn the_clis_update_call_redeploys_from_a_bundle_and_an_uncompressed_eszip_
 
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(updated["version"], 2);
-    let (called, text) = call(&app, "hello?name=again").await;
-    assert_eq!(
-        (called, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)),
-        (StatusCode::OK, hello_answer("again"))
-    );
+    assert_eq!(call_hello(&app, "again").await, (StatusCode::OK, hello_answer("again")));
 }
 
 #[tokio::test]
@@ -111,11 +113,7 @@ async fn an_eszip_file_part_of_a_multipart_deploy_is_unpacked() {
 
     assert_eq!(response.status(), StatusCode::CREATED);
     assert_eq!(response.json::<Value>().await.expect("json")["entrypoint_path"], "hello/index.ts");
-    let (called, text) = call(&app, "hello?name=part").await;
-    assert_eq!(
-        (called, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)),
-        (StatusCode::OK, hello_answer("part"))
-    );
+    assert_eq!(call_hello(&app, "part").await, (StatusCode::OK, hello_answer("part")));
 }
 
 #[tokio::test]
