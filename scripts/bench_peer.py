@@ -56,7 +56,7 @@ on. Not a test: numbers vary with the machine and whatever else runs on it.
 """
 import json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
-from benchlib import chain_lua, cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, start_seeded_server, v2_sessions_sql, v2_token, yielding
+from benchlib import chain_lua, cluster_pids, cpu_seconds, cpu_used, ensure_wrk, field_kb, headers_lua, pg_bin, refresh_lua, start_seeded_server, v2_sessions_sql, wait_backups_idle, v2_token, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -467,7 +467,8 @@ def main():
                 expect(answer, f"{name} on {'our server' if kind == 'ours' else 'PocketBase'} ({method} {url})")
                 shapes.append(describe(kind, answer))
             answers.append((name, ours[0], theirs[0], shapes))
-            print(f"{name} ...", flush=True)
+            waited = wait_backups_idle()
+            print(f"{name} ..." + (f" (waited {waited:.0f} s for the start's backup and WAL archiving to end)" if waited > 3 else ""), flush=True)
             if name in BATCH_CTE:
                 subprocess.run(psql + ["select pg_stat_statements_reset()"], check=True, capture_output=True)
             results.append((name, ours[5], measure(ours, ours_pids, scratch), measure(theirs, pb_pids, scratch)))

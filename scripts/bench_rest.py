@@ -33,7 +33,7 @@ gives each scenario's REST req/s after/before: a change's cost measured in one r
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, yielding
+from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, wait_backups_idle, yielding
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -236,6 +236,9 @@ def run_suite(server_bin):
             # A short unmeasured run first: the pool opens its connections and each prepares the
             # statement, as pgbench's connections are open before it starts timing.
             run_wrk(base + path, headers, method, body, seconds=2)
+            waited = wait_backups_idle()
+            if waited > 3:
+                print(f"({name}: waited {waited:.0f} s for the start's backup and WAL archiving to end)", flush=True)
             server_before, pg_before = cpu_seconds([server.pid]), cluster_cpu_seconds(data)
             rest = run_wrk(base + path, headers, method, body)
             served = rest[0] * DURATION
@@ -256,7 +259,8 @@ def run_suite(server_bin):
 def print_table(title, rows):
     request_log = os.environ.get("REQUEST_LOG_ENABLED", "true")
     print(f"\nserver settings: RUST_LOG={MEASURED_LOG or 'unset (the default: info, a line per request)'}, "
-          f"REQUEST_LOG_ENABLED={request_log}, DB_POOL_SIZE={CONNS}")
+          f"REQUEST_LOG_ENABLED={request_log}, BACKUP_ENABLED={os.environ.get('BACKUP_ENABLED', 'unset (the default: on)')}, "
+          f"DB_POOL_SIZE={CONNS}")
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
           f" ({CONNS} connections, {DURATION}s each, signed in unless the name says Anon, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"

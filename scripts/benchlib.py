@@ -44,6 +44,26 @@ def yielding(nice):
     return {"start_new_session": True, "preexec_fn": child}
 
 
+def wait_backups_idle(limit=180):
+    """Wait until no pgBackRest process runs (for at most `limit` seconds): a freshly started
+    server takes its first full backup and archives the WAL of its start with pgBackRest (backups
+    are on by default), a few seconds of both cores that the steady state does not spend. The
+    measured runs start after them, as a server in service has long taken its first backup;
+    returns the seconds waited, which the scripts print."""
+    started = time.time()
+    quiet_since = None
+    while time.time() - started < limit:
+        busy = subprocess.run(["pgrep", "-x", "pgbackrest"], capture_output=True).returncode == 0
+        if busy:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.time()
+        elif time.time() - quiet_since >= 2:
+            break
+        time.sleep(0.25)
+    return time.time() - started
+
+
 def ensure_wrk():
     """Install wrk from Debian's packages when it is missing (the HTTP benchmarks drive it)."""
     if shutil.which("wrk"):

@@ -21,6 +21,7 @@ const SHARED: &[&str] = &[
     "jwt",
     "keys",
     "listener",
+    "log_writer",
     "metrics",
     "project",
     "request_log",

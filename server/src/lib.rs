@@ -15,6 +15,7 @@ pub mod health;
 pub mod jwt;
 pub mod keys;
 pub mod listener;
+pub mod log_writer;
 pub mod metrics;
 pub mod outbox;
 pub mod panic_guard;

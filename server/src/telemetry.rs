@@ -60,7 +60,7 @@ pub fn current_traceparent() -> Option<String> {
 
 /// Flushes the traces still batched and the log lines still buffered when dropped (keep it until
 /// the process ends).
-pub struct TelemetryGuard(Option<SdkTracerProvider>, Option<tracing_appender::non_blocking::WorkerGuard>);
+pub struct TelemetryGuard(Option<SdkTracerProvider>, Option<crate::log_writer::FlushGuard>);
 
 impl Drop for TelemetryGuard {
     fn drop(&mut self) {
@@ -89,15 +89,30 @@ pub fn init(format: &str) -> TelemetryGuard {
         .map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer("supabase-rs")).with_filter(trace_filter()));
     let registry = tracing_subscriber::registry().with(traces);
     // Lines are formatted where they happen and written to stderr by a thread of their own, in
-    // batches: a request's worker thread never waits on the terminal or the log file (a write
-    // system call and stderr's lock per line were 13 % of a single-row read's CPU). When the
-    // writer falls 128k lines behind, callers wait rather than lose lines.
-    let (writer, flush) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .thread_name("log-writer")
-        .finish(std::io::stderr());
+    // batches (`log_writer`): a request's worker thread never waits on the terminal or the log
+    // file (a write system call and stderr's lock per line were 13 % of a single-row read's CPU)
+    // and wakes no thread per line. When the writer falls behind, callers wait rather than lose
+    // lines.
+    let (writer, flush) = match crate::log_writer::spawn(std::io::stderr()) {
+        Ok(pair) => pair,
+        Err(err) => {
+            eprintln!("warning: no log writer thread ({err}); log lines are off");
+            return TelemetryGuard(provider, None);
+        }
+    };
     let result = if format == "json" {
-        registry.with(fmt::layer().with_writer(writer).json().with_current_span(true).with_filter(filter)).try_init()
+        // A JSON line carries its request's span (id, method, path) once, as `span`: the list of
+        // enclosing spans (`spans`) only repeated it.
+        registry
+            .with(
+                fmt::layer()
+                    .with_writer(writer)
+                    .json()
+                    .with_current_span(true)
+                    .with_span_list(false)
+                    .with_filter(filter),
+            )
+            .try_init()
     } else {
         registry.with(fmt::layer().with_writer(writer).with_target(false).with_filter(filter)).try_init()
     };

@@ -32,7 +32,7 @@ pub async fn requests(state: web::Data<AppState>, q: web::Query<RequestParams>) 
 }
 
 /// `GET /studio/api/logs/requests/{id}`: one request, with what else the log holds under its
-/// request id (a retried request id shows each answer).
+/// request id within an hour of it (a retried request id shows each answer; the id has no index).
 pub async fn request(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, StudioError> {
     let id: i64 = id.parse().map_err(|_| StudioError::BadRequest("a request's row id is a number".into()))?;
     let client = state.pools.admin.get().await?;
@@ -42,10 +42,15 @@ pub async fn request(state: web::Data<AppState>, id: web::Path<String>) -> Resul
         .ok_or_else(|| StudioError::NotFound("No such request in the log (it may have been pruned)".into()))?;
     let entry = row_json(&row);
     let request_id: String = row.get(8);
+    let at: chrono::DateTime<chrono::Utc> = row.get(1);
     let same = client
         .query(
-            &format!("select {COLUMNS} from _studio.request_log where request_id = $1 and id <> $2 order by id desc limit 20"),
-            &[&request_id, &id],
+            &format!(
+                "select {COLUMNS} from _studio.request_log where request_id = $1 and id <> $2 \
+                 and at between $3::timestamptz - interval '1 hour' and $3::timestamptz + interval '1 hour' \
+                 order by id desc limit 20"
+            ),
+            &[&request_id, &id, &at],
         )
         .await?;
     Ok(HttpResponse::Ok().json(json!({

@@ -78,11 +78,24 @@ async fn a_rest_request_lands_in_the_log_with_its_id_user_and_role_and_without_i
         app.admin_query_one("select count(*) from _studio.request_log where path like '%hunter2%'").await.get(0);
     assert_eq!(stored, 0, "the query string is never kept");
 
-    // and the detail of the row
+    // and the detail of the row, with the other answer given under the same request id
     let id = row["id"].as_i64().expect("id");
+    let again = app
+        .rest_req(Method::GET, "/notes?select=body", Some(&token))
+        .header("x-request-id", "logs-test-0001")
+        .send()
+        .await
+        .expect("rest");
+    assert_eq!(again.status(), 200);
+    let both = logged_n(&app, &studio, "request_id=logs-test-0001", 2).await;
+    assert_eq!(both.len(), 2, "{both:?}");
     let (status, detail) = studio.call(&app, Method::GET, &format!("/studio/api/logs/requests/{id}"), None).await;
     assert_eq!(status, 200);
     assert_eq!(detail["entry"]["request_id"], "logs-test-0001");
+    let same = detail["same_request_id"].as_array().expect("same_request_id");
+    assert_eq!(same.len(), 1, "{detail}");
+    assert_ne!(same[0]["id"], detail["entry"]["id"]);
+    assert_eq!(same[0]["request_id"], "logs-test-0001");
 }
 
 #[tokio::test]
