@@ -295,15 +295,10 @@ fn added_as_the_supervisor_does(req: &HttpRequest, mut straight: reqwest::Reques
 
 /// A small body read whole, at most `limit` bytes (413 past it).
 async fn read_whole(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, FunctionsError> {
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| FunctionsError::Worker)?;
-        if body.len() + chunk.len() > limit {
-            return Err(FunctionsError::PayloadTooLarge(limit));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
+    read_body(&mut payload, limit).await.map_err(|err| match err {
+        BodyError::Broken => FunctionsError::Worker,
+        BodyError::TooLarge => FunctionsError::PayloadTooLarge(limit),
+    })
 }
 
 /// Whether the function's process that a straight request lost has ended, and how.
@@ -379,17 +374,25 @@ fn read_paths(paths: &[std::path::PathBuf]) -> String {
     ascii
 }
 
-/// The whole body, up to `limit` bytes; `None` past it (or when the client broke it off).
-pub(super) async fn read_body(payload: &mut web::Payload, limit: usize) -> Option<web::Bytes> {
+/// Why a whole body was not read.
+pub(super) enum BodyError {
+    /// The client broke it off (or sent a malformed one).
+    Broken,
+    /// It went past the limit.
+    TooLarge,
+}
+
+/// The whole body, up to `limit` bytes.
+pub(super) async fn read_body(payload: &mut web::Payload, limit: usize) -> Result<web::Bytes, BodyError> {
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.ok()?;
+        let chunk = chunk.map_err(|_| BodyError::Broken)?;
         if body.len() + chunk.len() > limit {
-            return None;
+            return Err(BodyError::TooLarge);
         }
         body.extend_from_slice(&chunk);
     }
-    Some(body.freeze())
+    Ok(body.freeze())
 }
 
 impl FunctionsState {

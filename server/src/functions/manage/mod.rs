@@ -144,7 +144,10 @@ async fn refresh(state: &FunctionsState) -> Result<(), ManageError> {
 
 /// The whole body, up to `limit` bytes.
 async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, ManageError> {
-    super::proxy::read_body(&mut payload, limit).await.ok_or(ManageError::TooLarge(limit))
+    super::proxy::read_body(&mut payload, limit).await.map_err(|err| match err {
+        super::proxy::BodyError::Broken => ManageError::BadRequest("the request body was broken off".into()),
+        super::proxy::BodyError::TooLarge => ManageError::TooLarge(limit),
+    })
 }
 
 #[cfg(test)]
