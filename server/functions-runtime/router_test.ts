@@ -220,13 +220,15 @@ Deno.test("a 204 answer has no body", async () => {
 });
 
 Deno.test("a new version gets a new worker, while the old one finishes the answer it was streaming", async () => {
-  // Each chunk is made when the client reads on: the old answer's end needs the old worker.
+  // The old answer's last chunk comes 300 ms after its first, once the new version has answered:
+  // it needs the old worker still there (and is not read ahead with the first chunk).
   const source = (word: string) =>
     `Deno.serve(() => {
        const chunks = ["${word}:", "done"];
        const body = new ReadableStream({
-         pull(controller) {
+         async pull(controller) {
            const next = chunks.shift();
+           if (next === "done" && "${word}" === "old") await new Promise((r) => setTimeout(r, 300));
            if (next) controller.enqueue(new TextEncoder().encode(next));
            else controller.close();
          },

@@ -309,43 +309,64 @@ test("a 50 MB upload reaches the function as a stream it counts", async () => {
 });
 
 test("a new version started the same way gets a new worker in its process, while the old one finishes the answer it was streaming", async () => {
-  const source = (word: string) =>
+  // The old version's last chunk waits for a file the test writes after the new version has
+  // answered (a chunk may be read ahead of the caller, so a plain stream could end too soon).
+  const go = `${dir}/versioned/go`;
+  const read = [`${dir}/versioned`];
+  const source = (word: string, wait: boolean) =>
     `Deno.serve(() => {
        const chunks = ["${word}:", "done"];
        return new Response(new ReadableStream({
-         pull(controller) {
+         async pull(controller) {
            const next = chunks.shift();
+           if (next === "done" && ${wait}) {
+             for (let i = 0; i < 1000; i++) {
+               try { await Deno.stat(${JSON.stringify(go)}); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
+             }
+           }
            if (next) controller.enqueue(new TextEncoder().encode(next));
            else controller.close();
          },
        }, { highWaterMark: 0 }));
      });`;
-  const entry = await fn("versioned", source("old"));
-  const old = await call(entry, "/versioned", { version: "1" });
+  const entry = await fn("versioned", source("old", true));
+  const old = await call(entry, "/versioned", { version: "1", read });
   const oldReader = old.body!.getReader();
   assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
   const pid = supervisor.pid(entry);
   const before = supervisor.counts();
-  await Deno.writeTextFile(new URL(entry).pathname, source("new"));
-  const edited = await call(entry, "/versioned", { version: "2" });
+  await Deno.writeTextFile(new URL(entry).pathname, source("new", false));
+  const edited = await call(entry, "/versioned", { version: "2", read });
   assertEquals(edited.headers.get(HEADER.cold), "1", "a cold start of the new version");
   assertEquals(await edited.text(), "new:done");
   assertEquals(supervisor.pid(entry), pid, "the same process");
   assertEquals(supervisor.counts().reused, before.reused + 1, "counted as reused");
   assertEquals(supervisor.counts().started, before.started, "no process started");
+  await Deno.writeTextFile(go, "");
   let rest = "";
   for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
   assertEquals(rest, "done");
-  assertEquals(await (await call(entry, "/versioned", { version: "2" })).text(), "new:done");
+  assertEquals(await (await call(entry, "/versioned", { version: "2", read })).text(), "new:done");
 });
 
 test("a new version whose permissions changed takes the spare process, while the old process finishes its answer", async () => {
+  // The old version's last chunk (asked with ?wait) waits for a file the test writes once the new
+  // version has answered (a chunk may be read ahead of the caller, so a plain stream could end too soon).
+  const go = `${dir}/restaticked/go`;
   const source = (word: string) =>
-    `Deno.serve(async () => {
+    `Deno.serve(async (req) => {
+       const wait = new URL(req.url).searchParams.has("wait");
        const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
        const chunks = ["${word}:", await tryIt(() => Deno.readTextFile(${JSON.stringify(`${dir}/static/page.html`)}))];
+       let first = true;
        return new Response(new ReadableStream({
-         pull(controller) {
+         async pull(controller) {
+           if (!first && wait) {
+             for (let i = 0; i < 1000; i++) {
+               try { await Deno.stat(${JSON.stringify(go)}); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
+             }
+           }
+           first = false;
            const next = chunks.shift();
            if (next) controller.enqueue(new TextEncoder().encode(next));
            else controller.close();
@@ -362,7 +383,7 @@ test("a new version whose permissions changed takes the spare process, while the
   );
   const spare = await supervisor.sparePid();
   assertEquals(typeof spare, "number", "a spare process is waiting");
-  const old = await call(entry, "/restaticked", { version: "1", read: [`${dir}/restaticked`] });
+  const old = await call(entry, "/restaticked?wait", { version: "1", read: [`${dir}/restaticked`] });
   const oldPid = supervisor.pid(entry);
   const oldReader = old.body!.getReader();
   assertEquals(new TextDecoder().decode((await oldReader.read()).value), "old:");
@@ -377,6 +398,7 @@ test("a new version whose permissions changed takes the spare process, while the
   assertEquals(supervisor.pid(entry), spare, "served by the former spare");
   assertEquals(supervisor.counts().spareTaken, before.spareTaken + 1, "counted as the spare taken");
   assertEquals(supervisor.counts().started, before.started, "no process started");
+  await Deno.writeTextFile(go, "");
   let rest = "";
   for (let r = await oldReader.read(); !r.done; r = await oldReader.read()) rest += new TextDecoder().decode(r.value);
   assertEquals(rest, "NotCapable", "the old version finished in its own process, with its own permissions");
