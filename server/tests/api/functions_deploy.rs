@@ -129,6 +129,28 @@ async fn the_management_api_refuses_the_anon_key_a_user_token_and_no_token() {
 }
 
 #[tokio::test]
+async fn a_management_body_with_a_corrupt_chunk_is_a_400_not_too_large() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = serve("", &[], |_| {}).await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+    // A first chunk, then a chunk size that is not hexadecimal.
+    let request = format!(
+        "POST /v1/projects/x/secrets HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {key}\r\n\
+         content-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
+         2\r\n[{{\r\nzz\r\n",
+        key = app.service_key
+    );
+    stream.write_all(request.as_bytes()).await.expect("request");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("broken off"), "{answer}");
+    assert_eq!(app.managed("secrets").await.as_array().map(Vec::len), Some(0), "nothing set");
+}
+
+#[tokio::test]
 async fn a_deploy_on_one_instance_is_served_by_a_second_instance_on_the_same_database_within_seconds() {
     // Arrange: two servers on one database and one JWT secret.
     let first = serve("", &[], |_| {}).await;
