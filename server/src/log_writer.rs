@@ -235,8 +235,13 @@ mod tests {
                 }
             })
         };
-        // The producer cannot finish while the output is stuck: it waits at BLOCK_AT.
-        std::thread::sleep(Duration::from_millis(300));
+        // The producer cannot finish while the output is stuck: it fills the buffer to BLOCK_AT
+        // and waits there, however slow the machine.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while writer.shared.lock().bytes.len() < BLOCK_AT {
+            assert!(std::time::Instant::now() < deadline, "the buffer never filled");
+            std::thread::sleep(Duration::from_millis(5));
+        }
         assert!(!producer.is_finished(), "the producer went past a stuck output");
         assert!(writer.shared.lock().bytes.len() <= BLOCK_AT + 1024, "the buffer grew past its bound");
         *gate.0.lock().unwrap() = true;

@@ -40,6 +40,11 @@ async fn logged_n(app: &TestApp, studio: &Studio, query: &str, n: usize) -> Vec<
     .unwrap_or_else(|| panic!("fewer than {n} logged requests for {query}"))
 }
 
+/// `GET /rest/v1{path}` as the user of `token`, under the request id `id`.
+async fn get_as_request(app: &TestApp, path: &str, token: &str, id: &str) -> reqwest::Response {
+    app.rest_req(Method::GET, path, Some(token)).header("x-request-id", id).send().await.expect("rest")
+}
+
 async fn logged(app: &TestApp, studio: &Studio, query: &str) -> Vec<Value> {
     logged_n(app, studio, query, 1).await
 }
@@ -52,12 +57,7 @@ async fn a_rest_request_lands_in_the_log_with_its_id_user_and_role_and_without_i
     let token = app.user_token(USER);
 
     // Act
-    let res = app
-        .rest_req(Method::GET, "/notes?select=id&body=neq.hunter2", Some(&token))
-        .header("x-request-id", "logs-test-0001")
-        .send()
-        .await
-        .expect("rest");
+    let res = get_as_request(&app, "/notes?select=id&body=neq.hunter2", &token, "logs-test-0001").await;
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["x-request-id"], "logs-test-0001");
 
@@ -80,12 +80,7 @@ async fn a_rest_request_lands_in_the_log_with_its_id_user_and_role_and_without_i
 
     // and the detail of the row, with the other answer given under the same request id
     let id = row["id"].as_i64().expect("id");
-    let again = app
-        .rest_req(Method::GET, "/notes?select=body", Some(&token))
-        .header("x-request-id", "logs-test-0001")
-        .send()
-        .await
-        .expect("rest");
+    let again = get_as_request(&app, "/notes?select=body", &token, "logs-test-0001").await;
     assert_eq!(again.status(), 200);
     let both = logged_n(&app, &studio, "request_id=logs-test-0001", 2).await;
     assert_eq!(both.len(), 2, "{both:?}");
