@@ -113,6 +113,9 @@ test('a function is created, deployed, given a secret it reads, invoked, logged 
   await page.getByRole('button', { name: 'Deploy' }).click();
   await page.getByText('Deployed version 1.').waitFor({ timeout: 60000 });
   await page.getByRole('navigation', { name: 'Functions' }).getByRole('link', { name: /e2e-hello/ }).getByText('v1').waitFor();
+  // The editor is mounted afresh with the deployed version; the confirmation outlives that.
+  await page.getByTestId('deployed-version').getByText(/^Version 1, deployed/).waitFor();
+  assert.ok(await page.getByText('Deployed version 1.').isVisible(), 'the deploy confirmation is still shown once the deployed version is loaded');
 
   // A secret, listed by name only.
   await page.getByRole('link', { name: 'Secrets' }).click();

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api, ApiError } from '@/lib/api';
 
@@ -6,6 +6,7 @@ export const functionKeys = {
   list: ['functions'] as const,
   one: (slug: string) => ['functions', 'one', slug] as const,
   logs: (slug: string) => ['functions', 'logs', slug] as const,
+  deploy: (slug: string) => ['functions', 'deploy', slug] as const,
   secrets: ['functions', 'secrets'] as const,
   users: (q: string) => ['functions', 'users', q] as const,
 };
@@ -57,15 +58,30 @@ export function useFunction(slug: string) {
 
 export type DeployInput = { slug: string; verify_jwt: boolean; entrypoint_path: string; files: { path: string; content: string }[] };
 
-export function useDeploy() {
+const deployedAnswer = z.object({ function: deployedSchema });
+
+export function useDeploy(slug: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ slug, ...body }: DeployInput) => api(`/functions/${encodeURIComponent(slug)}/deploy`, z.object({ function: deployedSchema }), { method: 'POST', body }),
+    mutationKey: functionKeys.deploy(slug),
+    mutationFn: ({ slug, ...body }: DeployInput) => api(`/functions/${encodeURIComponent(slug)}/deploy`, deployedAnswer, { method: 'POST', body }),
     onSuccess: (_, v) => {
       void qc.invalidateQueries({ queryKey: functionKeys.list });
       void qc.invalidateQueries({ queryKey: functionKeys.one(v.slug) });
     },
   });
+}
+
+/**
+ * The version of this function's latest deploy from this page, read from the mutation cache, so it
+ * outlives the editor, which is mounted afresh for each deployed version.
+ */
+export function useLastDeployedVersion(slug: string): number | undefined {
+  const versions = useMutationState({
+    filters: { mutationKey: functionKeys.deploy(slug), status: 'success' },
+    select: (m) => (m.state.data as z.infer<typeof deployedAnswer> | undefined)?.function.version,
+  });
+  return versions.at(-1);
 }
 
 export function useDeleteFunction() {

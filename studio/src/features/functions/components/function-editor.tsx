@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useDeploy, type DeployedFunction } from '../api/functions';
+import { useDeploy, useLastDeployedVersion, type DeployedFunction } from '../api/functions';
 import { validPath, type EditedFile } from '../lib/functions';
 import { CodeEditor } from './code-editor';
 import { Button } from '@/components/ui/button';
@@ -8,7 +8,9 @@ import { ErrorNote } from '@/components/ui/states';
 
 /** A function's files in tabs, its entry file and JWT switch, and Deploy (Ctrl/Cmd+S). */
 export function FunctionEditor({ slug, deployed, initial }: { slug: string; deployed: DeployedFunction | null; initial: EditedFile[] }) {
-  const deploy = useDeploy();
+  const deploy = useDeploy(slug);
+  const lastDeployed = useLastDeployedVersion(slug);
+  const justDeployed = deploy.data?.function.version ?? (lastDeployed === deployed?.version ? lastDeployed : undefined);
   const [files, setFiles] = useState<EditedFile[]>(initial);
   const [current, setCurrent] = useState(initial[0]?.path ?? 'index.ts');
   const [entry, setEntry] = useState(deployed?.entrypoint_path ?? initial[0]?.path ?? 'index.ts');
@@ -70,9 +72,9 @@ export function FunctionEditor({ slug, deployed, initial }: { slug: string; depl
         </div>
       </div>
       {deploy.error && <ErrorNote error={deploy.error} />}
-      {deploy.data && !dirty && (
+      {justDeployed !== undefined && !dirty && (
         <p role="status" className="text-xs text-emerald-800">
-          Deployed version {deploy.data.function.version}.
+          Deployed version {justDeployed}.
         </p>
       )}
       <div className="flex flex-wrap items-center gap-1 border-b border-slate-200" role="group" aria-label="Files">
