@@ -4,7 +4,9 @@
  * One request is one `request`; its body, when it has one, follows as `body_chunk`s, each sent
  * only after the worker's `body_pull`, then `body_end` (an upload is never held whole in memory).
  * Its answer is `head`, then `chunk`s, each sent only after the router's `pull` (so a fast body
- * never piles up in memory), then `end`; or `error` instead.
+ * never piles up in memory), then `end`; or `error` instead. An answer whose body is ready at once
+ * (given whole: text, bytes, JSON, a `Blob`) is one `head` carrying that body as `whole`: nothing
+ * follows it.
  *
  * A WebSocket upgrade is a `request` with `upgrade: true`: a function that calls
  * `Deno.upgradeWebSocket(req)` and returns its response answers `head` with status 101 and no
@@ -51,7 +53,14 @@ export type WebSocketFrame =
 export type FromWorker =
   | { type: "ready" }
   | { type: "boot_error"; message: string }
-  | { type: "head"; id: number; status: number; headers: [string, string][] }
+  | {
+    type: "head";
+    id: number;
+    status: number;
+    headers: [string, string][];
+    /** The whole body, when it was ready with the head: the answer is complete (no chunk, no end). */
+    whole?: Uint8Array<ArrayBuffer>;
+  }
   | { type: "chunk"; id: number; chunk: Uint8Array }
   | { type: "end"; id: number }
   | { type: "error"; id: number; message: string }

@@ -125,6 +125,8 @@ class Failure extends Error {
 interface Pending {
   head(response: Response): void;
   fail(kind: FailureKind, message: string, limit?: LimitKind): void;
+  /** The head carried the whole body: the answer is complete, nothing follows. */
+  complete?: boolean;
   /** Set once the head arrived: where the next chunk, the end or an error goes. */
   next?: (message: FromWorker) => void;
   /** The worker asks for the next chunk of the request's body, or gives it up. */
@@ -217,7 +219,11 @@ class FunctionWorker {
     } else if (message.type === "head") {
       // `x-functions-*` answers are the router's own: a function cannot fake a failure.
       const headers = message.headers.filter(([name]) => !name.toLowerCase().startsWith("x-functions-"));
-      pending.head(new Response(null, { status: message.status, headers }));
+      if (message.whole) {
+        pending.complete = true;
+        const body = NULL_BODY_STATUS.includes(message.status) ? null : message.whole;
+        pending.head(new Response(body, { status: message.status, headers }));
+      } else pending.head(new Response(null, { status: message.status, headers }));
     } else if (message.type === "error" && !pending.next) {
       this.settle(message.id);
       pending.fail("worker", message.message);
@@ -238,6 +244,64 @@ class FunctionWorker {
     }
     this.pending.clear();
   }
+}
+
+/** What the watcher checks of a request in flight. */
+interface Watched {
+  worker: FunctionWorker;
+  /** The wall-clock limit in ms (0: none), and when it is reached (ms since the epoch). */
+  wallClockMs: number;
+  deadline: number;
+  /** The process's CPU time when the function started on the request (set once its worker is ready). */
+  cpuStart?: number;
+  cpuMs: number;
+  memoryMb: number;
+  /** While no head has come: when the request idle timeout is reached, and what it does then. */
+  idleAt?: number;
+  onIdle?: () => void;
+}
+
+/**
+ * The limits of every request in flight, checked together every `WATCH_MS` while any is (the
+ * process's CPU time and memory read once per check): no timer is set per request, and none runs
+ * while the process is idle. A limit is seen up to `WATCH_MS` after it is reached.
+ */
+function createWatcher() {
+  const watched = new Set<Watched>();
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const check = () => {
+    const now = Date.now();
+    let cpu: number | undefined;
+    let rssMb: number | undefined;
+    for (const w of watched) {
+      if (w.deadline > 0 && now >= w.deadline) {
+        w.worker.close("limit", `wall clock limit of ${w.wallClockMs} ms reached`, "wall_clock");
+        continue;
+      }
+      if (w.idleAt !== undefined && now >= w.idleAt) {
+        const onIdle = w.onIdle;
+        w.idleAt = w.onIdle = undefined;
+        onIdle?.();
+      }
+      if (w.cpuStart === undefined) continue;
+      if (w.cpuMs > 0 && (cpu ??= cpuTimeMs()) - w.cpuStart > w.cpuMs) {
+        w.worker.close("limit", `CPU time limit of ${w.cpuMs} ms reached`, "cpu");
+      } else if (w.memoryMb > 0 && (rssMb ??= Deno.memoryUsage().rss / 1048576) > w.memoryMb + RSS_ALLOWANCE_MB) {
+        w.worker.close("limit", `memory limit of ${w.memoryMb} MB reached`, "memory");
+      }
+    }
+  };
+  return {
+    /** Watch a request until the returned function is called (more than once is harmless). */
+    watch(w: Watched): () => void {
+      watched.add(w);
+      ticker ??= setInterval(check, WATCH_MS);
+      return () => {
+        watched.delete(w);
+        if (watched.size === 0 && ticker !== undefined) (clearInterval(ticker), ticker = undefined);
+      };
+    },
+  };
 }
 
 /** The router's request handler. */
@@ -278,6 +342,7 @@ export function createRouter(options: RouterOptions): Router {
     return idle.length;
   }
 
+  const watcher = createWatcher();
   const handle = (req: Request): Promise<Response> => {
     // The supervisor's inner socket for a WebSocket handshake: accepted, then the head is its
     // first frame (`tunnel.ts`). The request's headers are read before the upgrade closes them.
@@ -322,43 +387,35 @@ export function createRouter(options: RouterOptions): Router {
     const worker = workerFor(entrypoint, version, name);
     const id = nextId++;
     const cpuMs = Number(req.headers.get(HEADER.cpu) ?? "0") || 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let watch: ReturnType<typeof setInterval> | undefined;
     let cpuStart = 0;
-    const done = () => (clearTimeout(timer), clearInterval(watch));
-    if (timeoutMs > 0) {
-      timer = setTimeout(
-        () => worker.close("limit", `wall clock limit of ${timeoutMs} ms reached`, "wall_clock"),
-        timeoutMs,
-      );
-    }
+    const watch: Watched = {
+      worker,
+      wallClockMs: timeoutMs,
+      deadline: timeoutMs > 0 ? Date.now() + timeoutMs : 0,
+      cpuMs,
+      memoryMb: options.memoryMb ?? 0,
+    };
+    const done = watcher.watch(watch);
     try {
       await worker.ready;
       // The CPU time and memory of the process while the request runs (its boot not counted).
       // The process's CPU time counts every request running at once on it.
       cpuStart = cpuTimeMs();
-      const memoryMb = options.memoryMb ?? 0;
-      if (cpuMs > 0 || memoryMb > 0) {
-        watch = setInterval(() => {
-          if (cpuMs > 0 && cpuTimeMs() - cpuStart > cpuMs) {
-            worker.close("limit", `CPU time limit of ${cpuMs} ms reached`, "cpu");
-          } else if (memoryMb > 0 && Deno.memoryUsage().rss / 1048576 > memoryMb + RSS_ALLOWANCE_MB) {
-            worker.close("limit", `memory limit of ${memoryMb} MB reached`, "memory");
-          }
-        }, WATCH_MS);
-      }
+      watch.cpuStart = cpuStart;
       const head = await new Promise<Response>((resolve, reject) => {
         // The request idle timeout: no head from the function this long after it got the request.
-        const idle = idleMs > 0
-          ? setTimeout(() => {
+        if (idleMs > 0) {
+          watch.idleAt = Date.now() + idleMs;
+          watch.onIdle = () => {
             worker.post({ type: "cancel", id });
             reject(new Failure("idle", `no answer within the request idle timeout of ${idleMs} ms`));
-          }, idleMs)
-          : undefined;
+          };
+        }
+        const headCame = () => (watch.idleAt = watch.onIdle = undefined);
         const reader = upload?.getReader();
         worker.pending.set(id, {
-          head: (response) => (clearTimeout(idle), resolve(response)),
-          fail: (kind, message, limit) => (clearTimeout(idle), reject(new Failure(kind, message, limit))),
+          head: (response) => (headCame(), resolve(response)),
+          fail: (kind, message, limit) => (headCame(), reject(new Failure(kind, message, limit))),
           upload: (message) => {
             if (message.type === "body_cancel") reader?.cancel().catch(() => {});
             else if (reader) {
@@ -391,7 +448,9 @@ export function createRouter(options: RouterOptions): Router {
         onLink(link(worker, id, done));
         return head;
       }
-      const response = stream(worker, id, head, idleMs, done);
+      let response = head;
+      if (worker.pending.get(id)?.complete) (worker.settle(id), done());
+      else response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
       response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
       return response;

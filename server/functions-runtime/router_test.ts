@@ -219,6 +219,38 @@ Deno.test("a 204 answer has no body", async () => {
   assertEquals([response.status, response.body], [204, null]);
 });
 
+Deno.test("an answer given whole goes out with its length; one that streams on still streams", async () => {
+  const whole = await fn("whole", `Deno.serve(() => Response.json({ hello: "whole" }));`);
+  const later = await fn(
+    "later",
+    `Deno.serve(() => new Response(new ReadableStream({
+       start(c) { c.enqueue(new TextEncoder().encode("first ")); setTimeout(() => (c.enqueue(new TextEncoder().encode("then")), c.close()), 50); },
+     })));`,
+  );
+  const broken = await fn(
+    "broken",
+    `Deno.serve(() => new Response(new ReadableStream({ start(c) { c.error(new Error("no body after all")); } })));`,
+  );
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, router);
+  const get = (entrypoint: string) =>
+    fetch(`http://127.0.0.1:${server.addr.port}/`, { headers: { [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint } });
+  try {
+    const one = await get(whole);
+    assertEquals([one.status, one.headers.get("content-length"), await one.text()], [200, "17", `{"hello":"whole"}`]);
+    const streamed = await get(later);
+    assertEquals(
+      [streamed.headers.get("content-length"), streamed.headers.get("transfer-encoding"), await streamed.text()],
+      [null, "chunked", "first then"],
+    );
+    // A body that fails before any of it is read: a worker failure, not a 200 cut short.
+    const failed = await get(broken);
+    assertEquals([failed.status, failed.headers.get(HEADER.error)], [500, "worker"]);
+    await failed.body?.cancel();
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("a new version gets a new worker, while the old one finishes the answer it was streaming", async () => {
   // The old answer's last chunk comes 300 ms after its first, once the new version has answered:
   // it needs the old worker still there (and is not read ahead with the first chunk).

@@ -155,6 +155,26 @@ async function boot(entrypoint: string): Promise<void> {
   }
 }
 
+/**
+ * Microtask turns a body's read may take and still count as ready: a body given whole (a string,
+ * bytes, JSON, a `Blob`) is read within 5; a stream waiting on anything else (a timer, I/O) takes
+ * a turn of the event loop, which no microtask turn reaches.
+ */
+const READY_TURNS = 16;
+
+/** Whether `promise` settles within `READY_TURNS` microtask turns. */
+async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(() => (settled = true), () => (settled = true));
+  for (let turn = 0; turn < READY_TURNS && !settled; turn++) await null;
+  return settled;
+}
+
+/** A chunk of the answer as bytes of its own (transferred to the router). */
+function bytesOf(value: unknown): Uint8Array<ArrayBuffer> {
+  return value instanceof Uint8Array ? value.slice() : new TextEncoder().encode(String(value));
+}
+
 function nextCredit(id: number): Promise<void> {
   if (granted.delete(id)) return Promise.resolve();
   return new Promise((resolve) => credits.set(id, resolve));
@@ -188,20 +208,37 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
     socket.opened();
     return;
   }
-  post({ type: "head", id, status: response.status, headers: [...response.headers] });
+  const head: Extract<FromWorker, { type: "head" }> = { type: "head", id, status: response.status, headers: [...response.headers] };
   if (!response.body) {
-    post({ type: "end", id });
+    post({ ...head, whole: new Uint8Array(0) });
     return;
   }
   const reader = response.body.getReader();
   streams.set(id, reader);
   try {
+    let read = reader.read();
+    let credit = true;
+    // A body given whole is read at once: it goes with the head, in one message. A stream not
+    // ready within a few microtask turns gets its head alone, as before.
+    if (await settledSoon(read)) {
+      const first = await read;
+      if (!streams.has(id)) return;
+      const chunk = first.done ? new Uint8Array(0) : bytesOf(first.value);
+      read = reader.read();
+      if (first.done || await settledSoon(read) && (await read).done) {
+        if (!streams.has(id)) return;
+        post({ ...head, whole: chunk }, [chunk.buffer]);
+        return;
+      }
+      post(head);
+      post({ type: "chunk", id, chunk }, [chunk.buffer]);
+      credit = false;
+    } else post(head);
     // The first chunk goes with the head, unasked; each later one waits for the router's `pull`.
     // Each chunk is read before its credit comes (one read ahead), so the end follows the last
-    // chunk at once: a small answer is a head, a chunk and an end, with no round trip between.
-    let credit = true;
+    // chunk at once.
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await read;
       if (!streams.has(id)) return;
       if (done) break;
       if (!credit) {
@@ -209,8 +246,9 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
         if (!streams.has(id)) return;
       }
       credit = false;
-      const chunk = value instanceof Uint8Array ? value.slice() : new TextEncoder().encode(String(value));
+      const chunk = bytesOf(value);
       post({ type: "chunk", id, chunk }, [chunk.buffer]);
+      read = reader.read();
     }
     post({ type: "end", id });
   } catch (err) {

@@ -26,6 +26,7 @@ pub mod runtime;
 pub mod scaffold;
 pub mod schedule;
 pub mod seal;
+pub mod stamps;
 pub mod store;
 pub mod upload;
 pub mod websocket;
@@ -161,7 +162,13 @@ impl FunctionsState {
             .map(|_| Arc::new(catalog::Catalog::new(deployed_dir, seal::Sealer::new(&start.jwt_secret))));
         let state = Arc::new(FunctionsState {
             guarded,
-            registry: Registry { dir: dir.clone(), project_dir, settings, import_map: start.config.import_map.clone() },
+            registry: Registry {
+                dir: dir.clone(),
+                project_dir,
+                settings,
+                import_map: start.config.import_map.clone(),
+                readings: Default::default(),
+            },
             runtime: OnceLock::new(),
             launch,
             catalog: catalog.clone(),

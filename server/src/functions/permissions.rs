@@ -7,12 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
+use super::stamps::{Readings, Stamped};
+
 /// The folders whose entries a function must not read: the project folder (its `.env`, its other
 /// files), the functions folder (other functions' code and their `.env`), the data folder (the database, stored files, the server's secrets) and the deployed
 /// functions' folder (other functions' versions).
 #[derive(Debug, Clone, Default)]
 pub struct Guarded {
     pub folders: Vec<PathBuf>,
+    /// What `denied` worked out, by the folders a function may read, while no guarded folder's
+    /// entries changed.
+    readings: Readings<Vec<PathBuf>, Vec<PathBuf>>,
 }
 
 /// Entries of the data folder functions need: the runtime's scripts and Deno's cache, and the
@@ -32,7 +37,7 @@ impl Guarded {
         folders.extend(functions_dir.map(canonical));
         folders.push(canonical(data_dir));
         folders.push(deployed_dir.to_path_buf());
-        Guarded { folders }
+        Guarded { folders, readings: Readings::default() }
     }
 
     /// Whether no guarded folder lies in `folder`. A spare process (docs/functions.md) denies no
@@ -52,7 +57,18 @@ impl Guarded {
 
     /// The entries of the guarded folders that a function allowed to read `read` must not read:
     /// every entry that holds none of `read`, but the shared code and what the runtime needs.
+    /// Listed again only when a guarded folder's entries changed (its stamp).
     pub fn denied(&self, read: &[PathBuf]) -> Vec<PathBuf> {
+        self.readings.get_or_read(&read.to_vec(), || {
+            let mut stamped = Stamped::default();
+            for folder in &self.folders {
+                stamped.add(folder);
+            }
+            (self.list_denied(read), Some(stamped))
+        })
+    }
+
+    fn list_denied(&self, read: &[PathBuf]) -> Vec<PathBuf> {
         let mut denied = Vec::new();
         for folder in &self.folders {
             let Ok(entries) = std::fs::read_dir(folder) else { continue };
@@ -78,7 +94,10 @@ mod tests {
 
     #[test]
     fn guarded_folders_are_seen_within_the_folder_that_holds_them_only() {
-        let guarded = Guarded { folders: vec![PathBuf::from("/srv/project"), PathBuf::from("/var/lib/server")] };
+        let guarded = Guarded {
+            folders: vec![PathBuf::from("/srv/project"), PathBuf::from("/var/lib/server")],
+            ..Default::default()
+        };
         assert!(guarded.none_within(Path::new("/nonexistent-tmp")));
         assert!(!guarded.none_within(Path::new("/srv")));
         assert!(!guarded.none_within(Path::new("/var/lib/server")));

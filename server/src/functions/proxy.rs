@@ -38,6 +38,8 @@ const READ_HEADER: &str = "x-functions-read";
 const DENY_HEADER: &str = "x-functions-deny";
 const IMPORT_MAP_HEADER: &str = "x-functions-import-map";
 const CPU_USED_HEADER: &str = "x-functions-cpu-used-ms";
+/// Answers of a known length up to this size are read whole and sent with their length.
+const WHOLE_ANSWER_BYTES: u64 = 64 * 1024;
 /// How long a request waits for a router that is restarting.
 const ROUTER_WAIT: Duration = Duration::from_secs(10);
 /// How long a request waits for the router's first start (Deno started at the first request,
@@ -119,8 +121,9 @@ async fn forward(
     let version = format!("{}-{secrets_version}{}", function.version, oneshot(state));
     let entry = file_url(&function.entrypoint);
     let traceparent = crate::telemetry::current_traceparent();
-    // The request to the supervisor on `to`, or straight to a function's process there.
-    let request = |to: u16, secret: &str| {
+    // The request to the supervisor on `to`, or straight to a function's process there, which
+    // was started with the function's permissions: only the supervisor reads them.
+    let request = |to: u16, secret: &str, straight: bool| {
         let mut forward = state
             .http
             .request(method.clone(), format!("http://127.0.0.1:{to}{path}{query}"))
@@ -131,11 +134,14 @@ async fn forward(
             .header(VERSION_HEADER, &version)
             .header(NAME_HEADER, &function.name)
             .header(REQUEST_ID_HEADER, &request_id)
-            .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
-            .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string())
-            .header(READ_HEADER, read_paths(&function.read))
-            .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)))
-            .header(IMPORT_MAP_HEADER, read_paths(function.import_map.as_slice()));
+            .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string());
+        if !straight {
+            forward = forward
+                .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
+                .header(READ_HEADER, read_paths(&function.read))
+                .header(DENY_HEADER, read_paths(&state.guarded.denied(&function.read)))
+                .header(IMPORT_MAP_HEADER, read_paths(function.import_map.as_slice()));
+        }
         for (header, value) in req.headers().iter().filter(|(h, _)| forwarded(h.as_str())) {
             if traceparent.is_some() && matches!(header.as_str(), "traceparent" | "tracestate") {
                 continue;
@@ -169,7 +175,7 @@ async fn forward(
     let mut answer = None;
     if !handshake && (!has_body || kept.is_some()) {
         if let Some(route) = state.direct.get(&entry, &direct_key) {
-            let mut straight = added_as_the_supervisor_does(req, request(route.port, &route.secret));
+            let mut straight = added_as_the_supervisor_does(req, request(route.port, &route.secret, true));
             if let Some(body) = &kept {
                 straight = straight.body(body.clone());
             }
@@ -203,7 +209,7 @@ async fn forward(
     let answer = match answer {
         Some(answer) => answer,
         None => {
-            let mut forward = request(port, runtime.secret.expose_secret());
+            let mut forward = request(port, runtime.secret.expose_secret(), false);
             if let Some(body) = &kept {
                 forward = forward.body(body.clone());
             } else if has_body && !handshake {
@@ -268,6 +274,16 @@ async fn forward(
         // A refused handshake: actix frames a streamed answer to an upgrade request as if it had
         // been upgraded (chunked announced, raw bytes sent), so the refusal goes out whole.
         let body = answer.bytes().await.map_err(|_| FunctionsError::Worker)?;
+        return Ok(response.body(body));
+    }
+    // An answer of a small known length (a body the function gave whole) goes out whole, with
+    // its length, in one write; any other is streamed as it comes.
+    if req.method() != actix_web::http::Method::HEAD && answer.content_length().is_some_and(|n| n <= WHOLE_ANSWER_BYTES)
+    {
+        let body = answer.bytes().await.map_err(|err| {
+            tracing::warn!(function = %function.name, error = %err, "functions: the answer's body broke off");
+            FunctionsError::Worker
+        })?;
         return Ok(response.body(body));
     }
     let function_name = function.name.clone();

@@ -9,11 +9,14 @@
 //!
 //! Looked up on each request, so a function added while the server runs is found, and one
 //! edited gets a new `version` (its files' sizes and modification times, with `_shared/`'s, its
-//! import map's and its static files'), which makes the router boot a new worker for it. It reads
-//! the file system only and never runs code.
+//! import map's and its static files'), which makes the router boot a new worker for it; what
+//! was found is kept while the stamps of the folders and files it was found from hold (`stamps`).
+//! It reads the file system only and never runs code.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use super::stamps::{Readings, Stamped};
 
 pub use crate::project::config::FunctionSettings;
 
@@ -51,6 +54,8 @@ pub struct Registry {
     pub settings: HashMap<String, FunctionSettings>,
     /// `FUNCTIONS_IMPORT_MAP`: the import map of every function, over the others.
     pub import_map: Option<PathBuf>,
+    /// Functions found, by name, while nothing they were found from changed (`stamps`).
+    pub readings: Readings<String, Option<Function>>,
 }
 
 /// Whether `name` can be a function's name (letters, digits, `-` and `_`, not starting with `_`).
@@ -63,6 +68,10 @@ pub fn valid_name(name: &str) -> bool {
 
 impl Registry {
     /// The function `name`, if it exists and is enabled.
+    ///
+    /// A function laid out as the CLI lays it out (no `entrypoint`, `import_map` or
+    /// `static_files` setting, no `FUNCTIONS_IMPORT_MAP`) is found again from the stamps of the
+    /// folders and files it was found from, which a request only `stat`s.
     pub fn find(&self, name: &str) -> Option<Function> {
         let dir = self.dir.as_deref()?;
         if !valid_name(name) {
@@ -72,19 +81,45 @@ impl Registry {
         if !settings.enabled {
             return None;
         }
+        let plain = settings.entrypoint.is_none()
+            && settings.import_map.is_none()
+            && settings.static_files.is_empty()
+            && self.import_map.is_none();
+        if !plain {
+            return self.find_in(dir, name, &settings, None);
+        }
+        self.readings.get_or_read(&name.to_string(), || {
+            let mut stamped = Stamped::default();
+            // Entries added to or removed from these change their stamps: a new entry file, a
+            // new `deno.json`, `_shared/` or `import_map.json` appearing.
+            stamped.add(dir);
+            stamped.add(&dir.join(name));
+            // Stamps follow symbolic links: one pointed elsewhere changes the stamp of its path.
+            let found = self.find_in(dir, name, &settings, Some(&mut stamped));
+            (found, Some(stamped))
+        })
+    }
+
+    fn find_in(
+        &self,
+        dir: &Path,
+        name: &str,
+        settings: &FunctionSettings,
+        stamped: Option<&mut Stamped>,
+    ) -> Option<Function> {
         let entrypoint = match (&settings.entrypoint, &self.project_dir) {
             (Some(entry), Some(project)) => Some(project.join(entry)).filter(|p| p.is_file()),
             _ => entry_file(&dir.join(name)),
         }?;
         let entrypoint = std::fs::canonicalize(&entrypoint).ok()?;
         let folder = entrypoint.parent().unwrap_or(dir);
-        let import_map = self.import_map(name, &settings, folder);
-        let static_files = self.static_files(name, &settings);
+        let import_map = self.import_map(name, settings, folder);
+        let static_files = self.static_files(name, settings);
         let shared = dir.join("_shared");
         let mut watched: Vec<&Path> = vec![folder, &shared];
         watched.extend(import_map.iter().map(PathBuf::as_path));
         watched.extend(static_files.iter().map(PathBuf::as_path));
-        let version = version(&watched);
+        let version = version(&watched, stamped);
         let mut read = vec![folder.to_path_buf(), shared.clone()];
         read.extend(
             static_files.iter().filter(|file| !file.starts_with(folder) && !file.starts_with(&shared)).cloned(),
@@ -153,11 +188,18 @@ const VERSION_FILES: usize = 2000;
 
 /// A digest of the sizes and modification times of `paths` and of the files under those that are
 /// folders (hidden folders and `node_modules` left out).
-fn version(paths: &[&Path]) -> String {
+/// The folders walked and files looked at are noted in `stamped`, when given.
+fn version(paths: &[&Path], mut stamped: Option<&mut Stamped>) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let mut pending = Vec::new();
+    let mut note = |path: &Path| {
+        if let Some(stamped) = stamped.as_deref_mut() {
+            stamped.add(path);
+        }
+    };
     for path in paths {
+        note(path);
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_file() => {
                 path.hash(&mut hasher);
@@ -178,6 +220,7 @@ fn version(paths: &[&Path]) -> String {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };
+            note(&entry.path());
             if meta.is_dir() {
                 pending.push(entry.path());
                 continue;
@@ -226,7 +269,13 @@ mod tests {
             "moved".to_string(),
             FunctionSettings { verify_jwt: false, entrypoint: Some("elsewhere/main.ts".into()), ..Default::default() },
         );
-        Registry { dir: Some(dir.join("functions")), project_dir: Some(dir.to_path_buf()), settings, import_map: None }
+        Registry {
+            dir: Some(dir.join("functions")),
+            project_dir: Some(dir.to_path_buf()),
+            settings,
+            import_map: None,
+            readings: Readings::default(),
+        }
     }
 
     #[test]
@@ -264,6 +313,58 @@ mod tests {
         assert_ne!(edited, first);
         std::fs::write(dir.join("functions/_shared/cors.ts"), "export const cors = {};").unwrap();
         assert_ne!(version(), edited);
+    }
+
+    /// Set the modification time of `path` and everything under it to `ago` before now.
+    fn backdate(path: &Path, ago: std::time::Duration) {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                backdate(&entry.path(), ago);
+            }
+        }
+        if let Ok(file) = std::fs::File::open(path) {
+            file.set_modified(std::time::SystemTime::now() - ago).unwrap_or_default();
+        }
+    }
+
+    #[test]
+    fn a_function_found_again_from_its_stamps_still_sees_edits_new_files_and_a_new_entry_file() {
+        let dir = folder();
+        let minute = std::time::Duration::from_secs(60);
+        backdate(&dir, minute);
+        let registry = registry(&dir);
+        let find = || registry.find("hello").expect("hello is found");
+        let first = find();
+        assert_eq!(find(), first, "found again, unchanged");
+
+        let index = dir.join("functions/hello/index.ts");
+        std::fs::write(&index, "Deno.serve(() => new Response('hi there'))").unwrap_or_default();
+        let edited = find();
+        assert_ne!(edited.version, first.version, "an edit is seen");
+        backdate(&index, minute / 2);
+        let settled = find();
+        assert_ne!(settled.version, edited.version, "a new modification time is seen");
+        assert_eq!(find(), settled);
+
+        std::fs::write(dir.join("functions/_shared/util.ts"), "export {}").unwrap_or_default();
+        let shared = find();
+        assert_ne!(shared.version, settled.version, "a new file in _shared/ is seen");
+
+        backdate(&dir, minute);
+        assert_eq!(find().import_map, None);
+        std::fs::write(dir.join("functions/hello/deno.json"), "{}").unwrap_or_default();
+        assert!(
+            find().import_map.is_some_and(|map| map.ends_with("functions/hello/deno.json")),
+            "a new deno.json is seen"
+        );
+
+        backdate(&dir, minute);
+        std::fs::remove_file(&index).unwrap_or_default();
+        std::fs::write(dir.join("functions/hello/index.js"), "").unwrap_or_default();
+        assert!(find().entrypoint.ends_with("functions/hello/index.js"), "a new entry file is seen");
+        std::fs::remove_file(dir.join("functions/hello/index.js")).unwrap_or_default();
+        assert_eq!(registry.find("hello"), None, "a function without an entry file is gone");
+        std::fs::remove_dir_all(&dir).unwrap_or_default();
     }
 
     #[test]
