@@ -312,6 +312,31 @@ async fn a_body_over_the_limit_is_refused_with_413_before_the_function_runs() {
 }
 
 #[tokio::test]
+async fn an_answer_given_whole_is_sent_with_its_length_and_a_stream_is_not() {
+    let whole = r#"Deno.serve(() => Response.json({ hello: "whole" }));"#;
+    let streamed = r#"
+Deno.serve(() => new Response(new ReadableStream({
+  start(controller) {
+    controller.enqueue(new TextEncoder().encode("first "));
+    setTimeout(() => (controller.enqueue(new TextEncoder().encode("then")), controller.close()), 20);
+  },
+})));
+"#;
+    let app = serve("", &[("functions/whole/index.ts", whole), ("functions/streamed/index.ts", streamed)], |_| {}).await;
+
+    for _ in 0..2 {
+        // The first request goes through the supervisor, the second straight to the function's process.
+        let response = app.function(reqwest::Method::GET, "whole").send().await.expect("request");
+        assert_eq!(response.headers().get("content-length").map(|v| v.as_bytes()), Some(&b"17"[..]));
+        assert_eq!(response.text().await.expect("text"), r#"{"hello":"whole"}"#);
+    }
+    let response = app.function(reqwest::Method::GET, "streamed").send().await.expect("request");
+    assert_eq!(response.headers().get("content-length"), None);
+    assert_eq!(response.headers().get("transfer-encoding").map(|v| v.as_bytes()), Some(&b"chunked"[..]));
+    assert_eq!(response.text().await.expect("text"), "first then");
+}
+
+#[tokio::test]
 async fn a_streamed_answer_reaches_the_client_before_the_function_has_finished() {
     let source = r#"
 let release = () => {};
