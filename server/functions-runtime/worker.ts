@@ -223,12 +223,12 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
     if (await settledSoon(read)) {
       const first = await read;
       if (!streams.has(id)) return;
-      const chunk = first.done ? new Uint8Array(0) : bytesOf(first.value);
+      if (first.done) return post({ ...head, whole: new Uint8Array(0) });
+      const chunk = bytesOf(first.value);
       read = reader.read();
-      if (first.done || await settledSoon(read) && (await read).done) {
+      if (await settledSoon(read) && (await read).done) {
         if (!streams.has(id)) return;
-        post({ ...head, whole: chunk }, [chunk.buffer]);
-        return;
+        return post({ ...head, whole: chunk }, [chunk.buffer]);
       }
       post(head);
       post({ type: "chunk", id, chunk }, [chunk.buffer]);

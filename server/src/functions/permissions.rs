@@ -59,7 +59,7 @@ impl Guarded {
     /// every entry that holds none of `read`, but the shared code and what the runtime needs.
     /// Listed again only when a guarded folder's entries changed (its stamp).
     pub fn denied(&self, read: &[PathBuf]) -> Vec<PathBuf> {
-        self.readings.get_or_read(&read.to_vec(), || {
+        self.readings.get_or_read(read, || {
             let mut stamped = Stamped::default();
             for folder in &self.folders {
                 stamped.add(folder);

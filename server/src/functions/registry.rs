@@ -88,7 +88,7 @@ impl Registry {
         if !plain {
             return self.find_in(dir, name, &settings, None);
         }
-        self.readings.get_or_read(&name.to_string(), || {
+        self.readings.get_or_read(name, || {
             let mut stamped = Stamped::default();
             // Entries added to or removed from these change their stamps: a new entry file, a
             // new `deno.json`, `_shared/` or `import_map.json` appearing.
@@ -315,21 +315,10 @@ mod tests {
         assert_ne!(version(), edited);
     }
 
-    /// Set the modification time of `path` and everything under it to `ago` before now.
-    fn backdate(path: &Path, ago: std::time::Duration) {
-        if path.is_dir() {
-            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
-                backdate(&entry.path(), ago);
-            }
-        }
-        if let Ok(file) = std::fs::File::open(path) {
-            file.set_modified(std::time::SystemTime::now() - ago).unwrap_or_default();
-        }
-    }
-
     #[test]
     fn a_function_found_again_from_its_stamps_still_sees_edits_new_files_and_a_new_entry_file() {
         let dir = folder();
+        use super::super::stamps::backdate;
         let minute = std::time::Duration::from_secs(60);
         backdate(&dir, minute);
         let registry = registry(&dir);

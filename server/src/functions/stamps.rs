@@ -8,6 +8,7 @@
 //! everything it read had been unchanged for [`SETTLED`] (as git treats "racily clean" files).
 //! It reads metadata only, never a file's content.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::os::unix::fs::MetadataExt;
@@ -63,10 +64,13 @@ impl Stamped {
     }
 }
 
+/// A reading kept: what it depended on, and what it gave.
+type Kept<V> = Arc<(Stamped, V)>;
+
 /// Readings by key, each reused while the paths it depended on are unchanged.
 #[derive(Debug)]
 pub struct Readings<K, V> {
-    kept: Arc<Mutex<HashMap<K, (Stamped, V)>>>,
+    kept: Arc<Mutex<HashMap<K, Kept<V>>>>,
 }
 
 impl<K, V> Clone for Readings<K, V> {
@@ -81,33 +85,50 @@ impl<K, V> Default for Readings<K, V> {
     }
 }
 
-impl<K: Eq + Hash + Clone, V: Clone> Readings<K, V> {
+impl<K: Eq + Hash, V: Clone> Readings<K, V> {
     /// The reading kept for `key` if nothing it read changed since, else `read()` again (which
     /// gives what it depended on, or `None` to keep nothing this time), kept when settled.
-    pub fn get_or_read(&self, key: &K, read: impl FnOnce() -> (V, Option<Stamped>)) -> V {
+    pub fn get_or_read<Q>(&self, key: &Q, read: impl FnOnce() -> (V, Option<Stamped>)) -> V
+    where
+        K: Borrow<Q>,
+        Q: Eq + Hash + ToOwned<Owned = K> + ?Sized,
+    {
+        // Checked outside the lock: the `stat`s of one request do not hold up another's.
         let kept = self.kept.lock().ok().and_then(|kept| kept.get(key).cloned());
-        if let Some((stamped, value)) = kept {
-            if stamped.current() {
-                return value;
+        if let Some(kept) = kept {
+            if kept.0.current() {
+                return kept.1.clone();
             }
         }
         let (value, stamped) = read();
-        match stamped {
-            Some(stamped) if stamped.settled(SystemTime::now()) => {
-                if let Ok(mut kept) = self.kept.lock() {
+        if let Ok(mut kept) = self.kept.lock() {
+            match stamped {
+                Some(stamped) if stamped.settled(SystemTime::now()) => {
                     if kept.len() >= KEPT {
                         kept.clear();
                     }
-                    kept.insert(key.clone(), (stamped, value.clone()));
+                    kept.insert(key.to_owned(), Arc::new((stamped, value.clone())));
                 }
-            }
-            _ => {
-                if let Ok(mut kept) = self.kept.lock() {
+                _ => {
                     kept.remove(key);
                 }
             }
         }
         value
+    }
+}
+
+/// Set the modification time of `path` and of everything under it to `ago` before now (tests
+/// date what they wrote as settled).
+#[cfg(test)]
+pub fn backdate(path: &Path, ago: Duration) {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+            backdate(&entry.path(), ago);
+        }
+    }
+    if let Ok(file) = std::fs::File::open(path) {
+        file.set_modified(SystemTime::now() - ago).unwrap_or_default();
     }
 }
 
@@ -124,9 +145,7 @@ mod tests {
 
     /// Backdate `path` so a reading of it counts as settled.
     fn age(path: &Path) {
-        let old = SystemTime::now() - Duration::from_secs(60);
-        let file = std::fs::File::open(path).expect("open");
-        file.set_modified(old).expect("set the modification time");
+        backdate(path, Duration::from_secs(60));
     }
 
     #[test]

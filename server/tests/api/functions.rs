@@ -322,7 +322,8 @@ Deno.serve(() => new Response(new ReadableStream({
   },
 })));
 "#;
-    let app = serve("", &[("functions/whole/index.ts", whole), ("functions/streamed/index.ts", streamed)], |_| {}).await;
+    let app =
+        serve("", &[("functions/whole/index.ts", whole), ("functions/streamed/index.ts", streamed)], |_| {}).await;
 
     for _ in 0..2 {
         // The first request goes through the supervisor, the second straight to the function's process.
