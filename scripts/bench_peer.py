@@ -32,7 +32,8 @@ first scenario on both (BENCH_WARMUP_SECONDS, default 3) so that our pool's conn
                (token rows); PocketBase POST /api/collections/users/auth-refresh. By default
                (BENCH_PEER_MODE=chain) both run at BENCH_REFRESH_CONNECTIONS (default 16) in chains
                of rotations: each connection starts from one token (ours: made in SQL, a session
-               each) and every request presents the token the previous answer returned, as a
+               each, among BENCH_PEER_SESSIONS (default 20,000) sessions the database holds, as
+               a live app's does) and every request presents the token the previous answer returned, as a
                client keeping its session alive does; both servers keep their default logging
                (ours: RUST_LOG unset, info, a line per request; PocketBase: its request log).
                BENCH_PEER_MODE=pool is the earlier variant: ours at RUST_LOG=warn, each request
@@ -74,6 +75,13 @@ if MODE not in ("chain", "pool"):
     sys.exit(f"BENCH_PEER_MODE is chain or pool, not {MODE!r}")
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 REFRESH_CONNS = int(os.environ.get("BENCH_REFRESH_CONNECTIONS", 16)) if MODE == "chain" else CONNS
+# Sessions (each with its refresh token, of each algorithm) in our database before the runs, as a
+# live app's auth tables hold: the chains start from the first of them. With only the chains' two
+# dozen, the statistics the setup's `analyze` records describe one-page tables, every connection's
+# refresh statement is planned once for them and keeps scanning `auth.refresh_tokens` whole as
+# the run grows it (until autovacuum analyzes it again, about a minute later): a state no app in
+# service is in. BENCH_PEER_SESSIONS=0 runs with the chains' sessions alone.
+SESSIONS = int(os.environ.get("BENCH_PEER_SESSIONS", 20000))
 SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", 3))
@@ -284,7 +292,7 @@ def setup_ours(psql, anon, service):
                              {"apikey": anon}), "our sign-in")
     # One unused refresh token per refresh request, each in its own session (bench_auth does the same).
     # In chains, one token starts each connection's chain (and one more for the single request).
-    needed = REFRESH_CONNS + 8 if MODE == "chain" else max(30000, 8000 * DURATION)  # pool: above the fastest rate seen (4,300/s): a token reused is a 400
+    needed = max(REFRESH_CONNS + 8, SESSIONS) if MODE == "chain" else max(30000, 8000 * DURATION)  # pool: above the fastest rate seen (4,300/s): a token reused is a 400
     tokens_sql = (
         "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal) "
         f"select gen_random_uuid(), '{session['user']['id']}', now(), now(), 'aal1' from generate_series(1, {needed}) returning id) "
@@ -409,7 +417,8 @@ def settings(env):
     logging = env.get("RUST_LOG", "the default, info: a line per request")
     refresh = ("chains of rotations: each refresh presents the token the previous one returned"
                if MODE == "chain" else "each refresh with its own fresh token made beforehand (PocketBase: one token replayed)")
-    return (f"mode {MODE} (BENCH_PEER_MODE): refresh at {REFRESH_CONNS} connections, {refresh}\n"
+    held = f"; the database holds {max(REFRESH_CONNS + 8, SESSIONS)} sessions of each algorithm first (BENCH_PEER_SESSIONS)" if MODE == "chain" else ""
+    return (f"mode {MODE} (BENCH_PEER_MODE): refresh at {REFRESH_CONNS} connections, {refresh}{held}\n"
             f"ours: RUST_LOG {logging}; pool {env['DB_POOL_SIZE']}; auth rate limits off; refresh algorithms 1 and 2\n"
             "PocketBase: `serve` defaults (request log on, in its logs database; rate limiter off)")
 

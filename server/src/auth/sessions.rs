@@ -13,7 +13,7 @@
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
@@ -213,14 +213,16 @@ async fn response_with(
     } else {
         state.signing_keys.sign(&claims, &state.encoding_key).map_err(AuthError::internal)?
     };
-    Ok(json!({
-        "access_token": access_token,
-        "token_type": "bearer",
-        "expires_in": state.config().jwt_exp,
-        "expires_at": exp,
-        "refresh_token": issued.refresh_token,
-        "user": user.to_json(),
-    }))
+    // Built field by field: `json!` would copy the user's JSON (it serializes what it is given
+    // by reference), a deep copy of its metadata and identities on every grant.
+    let mut session = serde_json::Map::with_capacity(6);
+    session.insert("access_token".into(), Value::String(access_token));
+    session.insert("token_type".into(), Value::from("bearer"));
+    session.insert("expires_in".into(), Value::from(state.config().jwt_exp));
+    session.insert("expires_at".into(), Value::from(exp));
+    session.insert("refresh_token".into(), Value::String(issued.refresh_token.clone()));
+    session.insert("user".into(), user.to_json());
+    Ok(Value::Object(session))
 }
 
 /// The refresh-token grant of algorithm 1 as one statement (`auth.grant_refresh`, rate limit and

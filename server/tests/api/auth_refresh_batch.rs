@@ -111,8 +111,14 @@ fn lock_of(algorithm: u8) -> &'static str {
 
 #[tokio::test]
 async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_alone() {
-    for algorithm in [1u8, 2] {
-        let (app, session) = session_of(algorithm, "together@example.test", |_| {}).await;
+    // With the default rate limit, and with none (the batch statement then counts nothing).
+    for (algorithm, limit) in [(1u8, None), (2, None), (1, Some(0)), (2, Some(0))] {
+        let (app, session) = session_of(algorithm, "together@example.test", |c| {
+            if let Some(limit) = limit {
+                c.auth.rate_limit_token_refresh = limit;
+            }
+        })
+        .await;
         let mut db = connect_with_statements(&app.db_url).await;
         let tokens = more_sessions(&db, &session, algorithm, GRANTS).await;
 
@@ -148,6 +154,21 @@ async fn refreshes_that_arrive_together_are_granted_in_one_statement_each_as_if_
             .await
             .expect("state");
         assert_eq!(row.get::<_, i64>(0), GRANTS as i64, "algorithm {algorithm}: audit rows");
+        let counted: i64 = db
+            .query_one("select coalesce(sum(count), 0)::int8 from auth.rate_limits where key like 'token:%'", &[])
+            .await
+            .expect("rate limits")
+            .get(0);
+        // Without a limit the batch statement holds no counting at all (a data-modifying CTE
+        // would open and lock the counters' table even with a false condition).
+        let counts =
+            ran.iter().filter(|(q, _)| q.contains("with ordinality")).any(|(q, _)| q.contains("auth.rate_limits"));
+        assert_eq!(counts, limit != Some(0), "algorithm {algorithm}, limit {limit:?}: the batch statement counts hits");
+        if limit == Some(0) {
+            assert_eq!(counted, 0, "algorithm {algorithm}: no limit, no hit counted");
+        } else {
+            assert!(counted >= GRANTS as i64, "algorithm {algorithm}: each grant's hit counted ({counted})");
+        }
         if algorithm == 1 {
             assert_eq!(row.get::<_, i64>(1), GRANTS as i64, "every presented token revoked");
             assert_eq!(row.get::<_, i64>(2), GRANTS as i64, "every new token the child of the one presented");
