@@ -82,6 +82,8 @@ REFRESH_CONNS = int(os.environ.get("BENCH_REFRESH_CONNECTIONS", 16)) if MODE == 
 # the run grows it (until autovacuum analyzes it again, about a minute later): a state no app in
 # service is in. BENCH_PEER_SESSIONS=0 runs with the chains' sessions alone.
 SESSIONS = int(os.environ.get("BENCH_PEER_SESSIONS", 20000))
+# Sessions made in chain mode: the chains' first tokens (and one for the single request) among them.
+CHAIN_SESSIONS = max(REFRESH_CONNS + 8, SESSIONS)
 SIGNIN_CONNS = int(os.environ.get("BENCH_SIGNIN_CONNECTIONS", 8))
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", 3))
@@ -292,7 +294,7 @@ def setup_ours(psql, anon, service):
                              {"apikey": anon}), "our sign-in")
     # One unused refresh token per refresh request, each in its own session (bench_auth does the same).
     # In chains, one token starts each connection's chain (and one more for the single request).
-    needed = max(REFRESH_CONNS + 8, SESSIONS) if MODE == "chain" else max(30000, 8000 * DURATION)  # pool: above the fastest rate seen (4,300/s): a token reused is a 400
+    needed = CHAIN_SESSIONS if MODE == "chain" else max(30000, 8000 * DURATION)  # pool: above the fastest rate seen (4,300/s): a token reused is a 400
     tokens_sql = (
         "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal) "
         f"select gen_random_uuid(), '{session['user']['id']}', now(), now(), 'aal1' from generate_series(1, {needed}) returning id) "
@@ -417,7 +419,7 @@ def settings(env):
     logging = env.get("RUST_LOG", "the default, info: a line per request")
     refresh = ("chains of rotations: each refresh presents the token the previous one returned"
                if MODE == "chain" else "each refresh with its own fresh token made beforehand (PocketBase: one token replayed)")
-    held = f"; the database holds {max(REFRESH_CONNS + 8, SESSIONS)} sessions of each algorithm first (BENCH_PEER_SESSIONS)" if MODE == "chain" else ""
+    held = f"; the database holds {CHAIN_SESSIONS} sessions of each algorithm first (BENCH_PEER_SESSIONS)" if MODE == "chain" else ""
     return (f"mode {MODE} (BENCH_PEER_MODE): refresh at {REFRESH_CONNS} connections, {refresh}{held}\n"
             f"ours: RUST_LOG {logging}; pool {env['DB_POOL_SIZE']}; auth rate limits off; refresh algorithms 1 and 2\n"
             "PocketBase: `serve` defaults (request log on, in its logs database; rate limiter off)")
