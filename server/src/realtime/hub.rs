@@ -2,7 +2,8 @@
 //!
 //! Each socket owns a bounded outbox; the hub only ever `try_send`s into it, so a slow client
 //! loses its connection (it is marked lagged and its task closes it) instead of slowing anyone
-//! else. A message is encoded once per serializer version, then shared by every recipient.
+//! else. A message is encoded once per serializer version, then shared by every recipient; each
+//! worker thread's sockets get it from that thread's lane (`fanout.rs`).
 //! The hub holds presence too (`presence.rs`). It never touches the database or the relay.
 
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use tokio::sync::mpsc;
 
+use super::fanout::{Lanes, WorkerId};
 use super::presence::Presence;
 use super::protocol::{Frame, Vsn};
 
@@ -22,19 +24,30 @@ pub type SocketId = u64;
 pub struct Outbox {
     pub socket: SocketId,
     pub vsn: Vsn,
+    /// The worker thread that writes this socket, when it has a lane.
+    pub worker: Option<WorkerId>,
     tx: mpsc::Sender<Frame>,
     lagged: Arc<AtomicBool>,
 }
 
 impl Outbox {
-    /// A queue of `capacity` frames and its receiving end.
-    pub fn new(socket: SocketId, vsn: Vsn, capacity: usize) -> (Outbox, mpsc::Receiver<Frame>) {
+    /// A queue of `capacity` frames and its receiving end, read on `worker`'s thread.
+    pub fn new(
+        socket: SocketId,
+        vsn: Vsn,
+        capacity: usize,
+        worker: Option<WorkerId>,
+    ) -> (Outbox, mpsc::Receiver<Frame>) {
         let (tx, rx) = mpsc::channel(capacity);
-        (Outbox { socket, vsn, tx, lagged: Arc::new(AtomicBool::new(false)) }, rx)
+        (Outbox { socket, vsn, worker, tx, lagged: Arc::new(AtomicBool::new(false)) }, rx)
     }
 
-    /// Queue a frame without waiting; a full queue marks the socket lagged.
+    /// Queue a frame without waiting; a full queue marks the socket lagged, and a lagging socket
+    /// takes nothing more (it is being closed after what it has queued, which thus has no gap).
     pub fn send(&self, frame: Frame) {
+        if self.is_lagged() {
+            return;
+        }
         match self.tx.try_send(frame) {
             Ok(()) => crate::metrics::realtime_frames("sent", 1),
             Err(mpsc::error::TrySendError::Full(_)) => self.lagged.store(true, Ordering::Relaxed),
@@ -45,6 +58,11 @@ impl Outbox {
     /// Whether a frame was dropped because the client did not keep up.
     pub fn is_lagged(&self) -> bool {
         self.lagged.load(Ordering::Relaxed)
+    }
+
+    /// The flag behind `is_lagged`, for the socket's writer.
+    pub fn lagged_flag(&self) -> Arc<AtomicBool> {
+        self.lagged.clone()
     }
 }
 
@@ -113,9 +131,24 @@ pub struct TopicInfo {
 #[derive(Default)]
 pub struct Hub {
     topics: RwLock<HashMap<TopicKey, Topic>>,
+    lanes: Lanes,
+}
+
+/// Workers with recipients of one broadcast, as bits (worker numbers under 64; others are
+/// delivered to by the broadcasting thread).
+#[derive(Default, Clone, Copy)]
+struct Recipients {
+    workers: u64,
+    v1: bool,
+    v2: bool,
 }
 
 impl Hub {
+    /// The current worker thread's number for a socket it will write, its lane started if needed.
+    pub fn enlist_current_worker(&self) -> Option<WorkerId> {
+        self.lanes.enlist_current()
+    }
+
     /// Add a channel to a topic (replacing an earlier join of the same socket).
     pub fn join(&self, key: &TopicKey, member: Member) {
         let mut topics = self.topics.write().unwrap_or_else(|e| e.into_inner());
@@ -167,24 +200,68 @@ impl Hub {
         listed
     }
 
-    /// Send a broadcast to the topic's members (not to `from` unless it asked for its own).
+    /// Send a broadcast to the topic's members (not to `from` unless it asked for its own): each
+    /// worker's members from that worker's lane, so every member gets broadcasts in the order
+    /// they were made (two made one after the other, on any threads, arrive in that order).
+    /// Returns how many members it goes to.
     pub fn broadcast<F: Fn(Vsn) -> Frame>(
-        &self,
+        self: &Arc<Self>,
         key: &TopicKey,
         from: Option<SocketId>,
         message: &Encoded<F>,
     ) -> usize {
-        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
-        let Some(topic) = topics.get(key) else { return 0 };
+        let mut lanes = Recipients::default();
         let mut sent = 0;
-        for member in &topic.members {
-            if !member.receive_broadcast || (Some(member.outbox.socket) == from && !member.receive_own) {
-                continue;
+        {
+            let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+            let Some(topic) = topics.get(key) else { return 0 };
+            for member in topic.members.iter().filter(|m| receives_broadcast(m, from)) {
+                sent += 1;
+                match member.outbox.worker.filter(|w| *w < 64) {
+                    Some(worker) => {
+                        lanes.workers |= 1 << worker;
+                        match member.outbox.vsn {
+                            Vsn::V1 => lanes.v1 = true,
+                            Vsn::V2 => lanes.v2 = true,
+                        }
+                    }
+                    None => member.outbox.send(message.get(member.outbox.vsn)),
+                }
             }
-            member.outbox.send(message.get(member.outbox.vsn));
-            sent += 1;
+        }
+        let v1 = lanes.v1.then(|| message.get(Vsn::V1));
+        let v2 = lanes.v2.then(|| message.get(Vsn::V2));
+        for worker in (0..64).filter(|w| lanes.workers & (1 << w) != 0) {
+            let (hub, owned_key, lane_v1, lane_v2) = (self.clone(), key.clone(), v1.clone(), v2.clone());
+            let job = Box::new(move || hub.deliver_here(&owned_key, from, Some(worker), lane_v1, lane_v2));
+            if self.lanes.run_on(worker, job).is_err() {
+                // The worker's runtime is gone (shutting down): its sockets are written from here.
+                self.deliver_here(key, from, Some(worker), v1.clone(), v2.clone());
+            }
         }
         sent
+    }
+
+    /// The broadcast part of `broadcast` for the members written by `worker`.
+    fn deliver_here(
+        &self,
+        key: &TopicKey,
+        from: Option<SocketId>,
+        worker: Option<WorkerId>,
+        v1: Option<Frame>,
+        v2: Option<Frame>,
+    ) {
+        let topics = self.topics.read().unwrap_or_else(|e| e.into_inner());
+        let Some(topic) = topics.get(key) else { return };
+        for member in topic.members.iter().filter(|m| m.outbox.worker == worker && receives_broadcast(m, from)) {
+            let frame = match member.outbox.vsn {
+                Vsn::V1 => v1.as_ref(),
+                Vsn::V2 => v2.as_ref(),
+            };
+            if let Some(frame) = frame {
+                member.outbox.send(frame.clone());
+            }
+        }
     }
 
     /// Run `f` on the topic's presence, then send the resulting event (if any) to members that
@@ -232,6 +309,11 @@ impl Hub {
 }
 
 /// The wire topic of a key.
+/// Whether `member` gets a broadcast sent by socket `from`.
+fn receives_broadcast(member: &Member, from: Option<SocketId>) -> bool {
+    member.receive_broadcast && (Some(member.outbox.socket) != from || member.receive_own)
+}
+
 pub fn topic_name(key: &TopicKey) -> String {
     format!("realtime:{}", key.name)
 }

@@ -15,11 +15,13 @@ pub mod changes;
 mod channel;
 pub mod config;
 pub mod error;
+mod fanout;
 pub mod hub;
 pub mod presence;
 pub mod protocol;
 pub mod relay;
 mod socket;
+mod wire;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::Arc;
@@ -40,7 +42,7 @@ pub struct Realtime {
     /// Owner credentials, for the connections the relay and the change reader keep open.
     pub database_url: secrecy::SecretString,
     pub pools: Pools,
-    pub hub: Hub,
+    pub hub: Arc<Hub>,
     pub relay: relay::Relay,
     pub changes: changes::Changes,
     /// Open WebSocket connections.
@@ -69,7 +71,7 @@ impl Realtime {
             gate,
             database_url: database_url.clone(),
             pools,
-            hub: Hub::default(),
+            hub: Arc::new(Hub::default()),
             relay,
             changes,
             connections: AtomicUsize::new(0),

@@ -1,7 +1,8 @@
 //! One WebSocket connection: the upgrade (API key, serializer version, connection limit) and
-//! the task that serves it — a `select!` loop over the client's frames, the socket's outbox,
-//! a one-second tick (idle timeout, token expiry, lagging) and the server's shutdown signal.
-//! What a message means is `channel.rs`'s business.
+//! the task that serves it — a `select!` loop over the client's frames, a one-second tick (idle
+//! timeout, token expiry) and the server's shutdown signal. What the server writes (the outbox,
+//! pongs, the closing frame) is the response body's business (`wire.rs`); what a message means
+//! is `channel.rs`'s.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -10,12 +11,14 @@ use std::time::{Duration, Instant};
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+use tokio::sync::mpsc;
 
 use super::authz::{self, Token};
 use super::channel::Connection;
 use super::error::{RealtimeError, TokenError};
 use super::hub::Outbox;
-use super::protocol::{Frame, Vsn};
+use super::protocol::Vsn;
+use super::wire::{Control, Wire};
 use super::Realtime;
 
 /// Frames a socket may have waiting before it is considered lagging.
@@ -42,15 +45,19 @@ pub async fn websocket(req: HttpRequest, body: web::Payload, rt: web::Data<Realt
     let Some(seat) = Seat::take(&rt) else {
         return RealtimeError::TooManyUsers.connect_response();
     };
-    let (response, session, stream) = match actix_ws::handle(&req, body) {
+    let (response, _session, stream) = match actix_ws::handle(&req, body) {
         Ok(parts) => parts,
         Err(err) => return err.error_response(),
     };
+    let worker = rt.hub.enlist_current_worker();
+    let (outbox, outgoing) = Outbox::new(rt.next_socket_id(), vsn, OUTBOX_CAPACITY, worker);
+    let (control, control_rx) = tokio::sync::mpsc::unbounded_channel();
+    let response = Wire::attach(response, outgoing, control_rx, outbox.lagged_flag());
     // Frames may be larger than the payload limit (the envelope), and a too-large payload is
     // answered on its channel rather than by dropping the socket.
     let frame_limit = rt.config.max_payload_bytes().saturating_mul(2).max(1 << 20);
     let stream = stream.max_frame_size(frame_limit).aggregate_continuations().max_continuation_size(frame_limit);
-    actix_web::rt::spawn(serve(rt.into_inner(), session, stream, vsn, token, seat));
+    actix_web::rt::spawn(serve(rt.into_inner(), outbox, control, stream, token, seat));
     response
 }
 
@@ -90,14 +97,12 @@ fn close_code(err: &actix_ws::ProtocolError) -> CloseCode {
 
 async fn serve(
     rt: Arc<Realtime>,
-    mut session: actix_ws::Session,
+    outbox: Outbox,
+    control: mpsc::UnboundedSender<Control>,
     mut stream: actix_ws::AggregatedMessageStream,
-    vsn: Vsn,
     token: Token,
     _seat: Seat,
 ) {
-    let id = rt.next_socket_id();
-    let (outbox, mut outgoing) = Outbox::new(id, vsn, OUTBOX_CAPACITY);
     let mut conn = Connection::new(rt.clone(), outbox.clone(), token);
     let mut shutdown = rt.shutdown.subscribe();
     let idle = Duration::from_secs(rt.config.idle_timeout_secs.max(1));
@@ -117,7 +122,7 @@ async fn serve(
                         conn.on_binary(data).await
                     }
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {
-                        if session.pong(&bytes).await.is_err() {
+                        if control.send(Control::Pong(bytes)).is_err() {
                             break None;
                         }
                     }
@@ -125,6 +130,8 @@ async fn serve(
                     // The client's close code is echoed, as RFC 6455 says an endpoint typically does
                     // (Phoenix's client reconnects after a close that is not 1000 and not its own).
                     Some(Ok(AggregatedMessage::Close(reason))) => break reason,
+                    // The connection ended (the client went away, or the body closed it: a lagging
+                    // outbox).
                     None => break None,
                     Some(Err(err)) => {
                         tracing::debug!(error = %err, "realtime: websocket protocol error");
@@ -132,31 +139,16 @@ async fn serve(
                     }
                 }
             }
-            frame = outgoing.recv() => {
-                let Some(frame) = frame else { break None };
-                if write(&mut session, frame).await.is_err() {
-                    break None;
-                }
-                // Write whatever else is ready before going back to select.
-                let mut failed = false;
-                while let Ok(frame) = outgoing.try_recv() {
-                    if write(&mut session, frame).await.is_err() {
-                        failed = true;
-                        break;
-                    }
-                }
-                if failed {
-                    break None;
-                }
-                if outbox.is_lagged() {
-                    break Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) });
-                }
-            }
             _ = tick.tick() => {
                 if last_seen.elapsed() > idle {
                     break Some(CloseReason { code: CloseCode::Normal, description: Some("heartbeat timeout".into()) });
                 }
+                if control.is_closed() {
+                    break None;
+                }
                 conn.expire_tokens();
+                // The body closes a lagging socket after its queue; this leaves its channels now,
+                // even if the client reads nothing more.
                 if outbox.is_lagged() {
                     break Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) });
                 }
@@ -167,18 +159,6 @@ async fn serve(
         }
     };
     conn.close_all();
-    // Send what is already queued (e.g. a last error reply), then close.
-    while let Ok(frame) = outgoing.try_recv() {
-        if write(&mut session, frame).await.is_err() {
-            break;
-        }
-    }
-    let _ = session.close(close).await;
-}
-
-async fn write(session: &mut actix_ws::Session, frame: Frame) -> Result<(), actix_ws::Closed> {
-    match frame {
-        Frame::Text(text) => session.text(text).await,
-        Frame::Binary(bytes) => session.binary(bytes).await,
-    }
+    // The body writes what is already queued (e.g. a last error reply), then this closing frame.
+    let _ = control.send(Control::Close(close));
 }

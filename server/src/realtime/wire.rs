@@ -1,0 +1,134 @@
+//! A socket's response body: what the server writes on one WebSocket. Frames from the socket's
+//! outbox (its channel replies and every broadcast or change fanned out to it) and the socket
+//! task's control frames (pongs, the closing frame) are encoded straight into the connection's
+//! write buffer — all that are waiting in one write — so a fanned-out message reaches the
+//! connection in one hop: the hub's `try_send` wakes the connection itself, not a task that
+//! would pass the frame on through a second channel. A socket whose outbox overflowed is closed
+//! here with 1013 after what it has queued. Knows nothing of Phoenix or of channels.
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use actix_http::ws::{Codec, Message};
+use actix_web::body::{BodyStream, BoxBody, MessageBody};
+use actix_ws::{CloseCode, CloseReason};
+use bytes::{Bytes, BytesMut};
+use futures_util::Stream;
+use tokio::sync::mpsc;
+use tokio_util::codec::Encoder;
+
+use super::protocol::Frame;
+
+/// Bytes gathered before a chunk is handed to the connection, even if more frames wait.
+const CHUNK: usize = 64 * 1024;
+
+/// What the socket task itself writes.
+#[derive(Debug)]
+pub enum Control {
+    /// The answer to a client's ping.
+    Pong(Bytes),
+    /// The closing frame, after everything already queued; the body ends with it.
+    Close(Option<CloseReason>),
+}
+
+/// The body of a socket's `101 Switching Protocols` response.
+pub struct Wire {
+    outgoing: mpsc::Receiver<Frame>,
+    control: mpsc::UnboundedReceiver<Control>,
+    lagged: Arc<AtomicBool>,
+    codec: Codec,
+    buf: BytesMut,
+    closed: bool,
+    /// actix-ws's own body for this socket, never polled: dropping it (with this body, when the
+    /// connection ends) is what tells the socket's incoming message stream that it closed.
+    _handshake_body: BoxBody,
+}
+
+impl Wire {
+    /// Swap the body of actix-ws's handshake `response` for one fed by `outgoing` (the socket's
+    /// outbox), `control` and the outbox's lagging flag.
+    pub fn attach(
+        response: actix_web::HttpResponse,
+        outgoing: mpsc::Receiver<Frame>,
+        control: mpsc::UnboundedReceiver<Control>,
+        lagged: Arc<AtomicBool>,
+    ) -> actix_web::HttpResponse {
+        let (head, handshake_body) = response.into_parts();
+        let wire = Wire {
+            outgoing,
+            control,
+            lagged,
+            codec: Codec::new(),
+            buf: BytesMut::new(),
+            closed: false,
+            _handshake_body: handshake_body,
+        };
+        head.set_body(BodyStream::new(wire).boxed())
+    }
+
+    fn encode(&mut self, message: Message) {
+        // Encoding a text, binary, pong or close message into a buffer does not fail.
+        let _ = self.codec.encode(message, &mut self.buf);
+    }
+
+    fn close(&mut self, reason: Option<CloseReason>) {
+        self.encode(Message::Close(reason));
+        self.closed = true;
+        self.outgoing.close();
+        self.control.close();
+    }
+
+    /// Encode the outbox's waiting frames, up to a chunk; `true` when its senders are all gone.
+    fn drain_outbox(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.buf.len() < CHUNK {
+            match self.outgoing.poll_recv(cx) {
+                Poll::Ready(Some(Frame::Text(text))) => self.encode(Message::Text(text)),
+                Poll::Ready(Some(Frame::Binary(bytes))) => self.encode(Message::Binary(bytes)),
+                Poll::Ready(None) => return true,
+                Poll::Pending => break,
+            }
+        }
+        false
+    }
+}
+
+impl Stream for Wire {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        while !this.closed && this.buf.len() < CHUNK {
+            match this.control.poll_recv(cx) {
+                Poll::Ready(Some(Control::Pong(bytes))) => this.encode(Message::Pong(bytes)),
+                Poll::Ready(Some(Control::Close(reason))) => {
+                    // What was queued before the close goes first.
+                    this.drain_outbox(cx);
+                    this.close(reason);
+                }
+                // The socket task ended without a closing frame (it cannot, short of a panic).
+                Poll::Ready(None) => {
+                    this.drain_outbox(cx);
+                    this.close(None);
+                }
+                Poll::Pending => break,
+            }
+        }
+        if !this.closed {
+            let ended = this.drain_outbox(cx);
+            if this.lagged.load(Ordering::Relaxed) && this.buf.len() < CHUNK {
+                this.close(Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) }));
+            } else if ended {
+                this.close(None);
+            }
+        }
+        if !this.buf.is_empty() {
+            return Poll::Ready(Some(Ok(std::mem::take(&mut this.buf).freeze())));
+        }
+        if this.closed {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    }
+}
