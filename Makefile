@@ -151,6 +151,7 @@ test: setup
 	psql -h $(TEST_DATA_DIR)/pg-run -U postgres -q -d postgres -c "alter system set fsync = off" -c "select pg_reload_conf()" >/dev/null
 	@status=0; \
 	cargo test -p server || status=$$?; \
+	cargo test -p bench-realtime-load || status=$$?; \
 	$(MAKE) --no-print-directory test-functions-runtime || status=$$?; \
 	$(MAKE) --no-print-directory test-sql || status=$$?; \
 	$(MAKE) --no-print-directory test-types || status=$$?; \
