@@ -7,14 +7,12 @@
 //! The hub holds presence too (`presence.rs`). It never touches the database or the relay.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
-
-use tokio::sync::mpsc;
 
 use super::fanout::{Lanes, WorkerId};
 use super::presence::Presence;
 use super::protocol::{Frame, Vsn};
+use super::queue::{self, Pushed};
 
 /// Identifies a socket on this instance.
 pub type SocketId = u64;
@@ -26,43 +24,27 @@ pub struct Outbox {
     pub vsn: Vsn,
     /// The worker thread that writes this socket, when it has a lane.
     pub worker: Option<WorkerId>,
-    tx: mpsc::Sender<Frame>,
-    lagged: Arc<AtomicBool>,
+    tx: queue::Sender,
 }
 
 impl Outbox {
     /// A queue of `capacity` frames and its receiving end, read on `worker`'s thread.
-    pub fn new(
-        socket: SocketId,
-        vsn: Vsn,
-        capacity: usize,
-        worker: Option<WorkerId>,
-    ) -> (Outbox, mpsc::Receiver<Frame>) {
-        let (tx, rx) = mpsc::channel(capacity);
-        (Outbox { socket, vsn, worker, tx, lagged: Arc::new(AtomicBool::new(false)) }, rx)
+    pub fn new(socket: SocketId, vsn: Vsn, capacity: usize, worker: Option<WorkerId>) -> (Outbox, queue::Reader) {
+        let (tx, rx) = queue::queue(capacity);
+        (Outbox { socket, vsn, worker, tx }, rx)
     }
 
     /// Queue a frame without waiting; a full queue marks the socket lagged, and a lagging socket
     /// takes nothing more (it is being closed after what it has queued, which thus has no gap).
     pub fn send(&self, frame: Frame) {
-        if self.is_lagged() {
-            return;
-        }
-        match self.tx.try_send(frame) {
-            Ok(()) => crate::metrics::realtime_frames("sent", 1),
-            Err(mpsc::error::TrySendError::Full(_)) => self.lagged.store(true, Ordering::Relaxed),
-            Err(mpsc::error::TrySendError::Closed(_)) => {}
+        if self.tx.push(frame) == Pushed::Queued {
+            crate::metrics::realtime_frames("sent", 1);
         }
     }
 
     /// Whether a frame was dropped because the client did not keep up.
     pub fn is_lagged(&self) -> bool {
-        self.lagged.load(Ordering::Relaxed)
-    }
-
-    /// The flag behind `is_lagged`, for the socket's writer.
-    pub fn lagged_flag(&self) -> Arc<AtomicBool> {
-        self.lagged.clone()
+        self.tx.is_lagged()
     }
 }
 

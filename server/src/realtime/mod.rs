@@ -19,6 +19,7 @@ mod fanout;
 pub mod hub;
 pub mod presence;
 pub mod protocol;
+mod queue;
 pub mod relay;
 mod socket;
 mod wire;

@@ -52,7 +52,7 @@ pub async fn websocket(req: HttpRequest, body: web::Payload, rt: web::Data<Realt
     let worker = rt.hub.enlist_current_worker();
     let (outbox, outgoing) = Outbox::new(rt.next_socket_id(), vsn, OUTBOX_CAPACITY, worker);
     let (control, control_rx) = tokio::sync::mpsc::unbounded_channel();
-    let response = Wire::attach(response, outgoing, control_rx, outbox.lagged_flag());
+    let response = Wire::attach(response, outgoing, control_rx);
     // Frames may be larger than the payload limit (the envelope), and a too-large payload is
     // answered on its channel rather than by dropping the socket.
     let frame_limit = rt.config.max_payload_bytes().saturating_mul(2).max(1 << 20);

@@ -7,8 +7,6 @@
 //! here with 1013 after what it has queued. Knows nothing of Phoenix or of channels.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use actix_http::ws::{Codec, Message};
@@ -20,9 +18,13 @@ use tokio::sync::mpsc;
 use tokio_util::codec::Encoder;
 
 use super::protocol::Frame;
+use super::queue;
 
 /// Bytes gathered before a chunk is handed to the connection, even if more frames wait.
 const CHUNK: usize = 64 * 1024;
+
+/// Frames taken from the outbox under one lock.
+const BATCH: usize = 32;
 
 /// What the socket task itself writes.
 #[derive(Debug)]
@@ -35,9 +37,9 @@ pub enum Control {
 
 /// The body of a socket's `101 Switching Protocols` response.
 pub struct Wire {
-    outgoing: mpsc::Receiver<Frame>,
+    outgoing: queue::Reader,
     control: mpsc::UnboundedReceiver<Control>,
-    lagged: Arc<AtomicBool>,
+    taken: Vec<Frame>,
     codec: Codec,
     buf: BytesMut,
     closed: bool,
@@ -48,18 +50,17 @@ pub struct Wire {
 
 impl Wire {
     /// Swap the body of actix-ws's handshake `response` for one fed by `outgoing` (the socket's
-    /// outbox), `control` and the outbox's lagging flag.
+    /// outbox) and `control`.
     pub fn attach(
         response: actix_web::HttpResponse,
-        outgoing: mpsc::Receiver<Frame>,
+        outgoing: queue::Reader,
         control: mpsc::UnboundedReceiver<Control>,
-        lagged: Arc<AtomicBool>,
     ) -> actix_web::HttpResponse {
         let (head, handshake_body) = response.into_parts();
         let wire = Wire {
             outgoing,
             control,
-            lagged,
+            taken: Vec::new(),
             codec: Codec::new(),
             buf: BytesMut::new(),
             closed: false,
@@ -78,19 +79,32 @@ impl Wire {
         self.closed = true;
         self.outgoing.close();
         self.control.close();
+        self.taken = Vec::new();
     }
 
     /// Encode the outbox's waiting frames, up to a chunk; `true` when its senders are all gone.
     fn drain_outbox(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut taken = std::mem::take(&mut self.taken);
+        let mut ended = false;
         while self.buf.len() < CHUNK {
-            match self.outgoing.poll_recv(cx) {
-                Poll::Ready(Some(Frame::Text(text))) => self.encode(Message::Text(text)),
-                Poll::Ready(Some(Frame::Binary(bytes))) => self.encode(Message::Binary(bytes)),
-                Poll::Ready(None) => return true,
+            match self.outgoing.poll_take(cx, BATCH, &mut taken) {
+                Poll::Ready(false) => {
+                    for frame in taken.drain(..) {
+                        match frame {
+                            Frame::Text(text) => self.encode(Message::Text(text)),
+                            Frame::Binary(bytes) => self.encode(Message::Binary(bytes)),
+                        }
+                    }
+                }
+                Poll::Ready(true) => {
+                    ended = true;
+                    break;
+                }
                 Poll::Pending => break,
             }
         }
-        false
+        self.taken = taken;
+        ended
     }
 }
 
@@ -117,7 +131,7 @@ impl Stream for Wire {
         }
         if !this.closed {
             let ended = this.drain_outbox(cx);
-            if this.lagged.load(Ordering::Relaxed) && this.buf.len() < CHUNK {
+            if this.outgoing.is_lagged() && this.buf.len() < CHUNK {
                 this.close(Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) }));
             } else if ended {
                 this.close(None);
