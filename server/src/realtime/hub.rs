@@ -1,8 +1,8 @@
 //! Who is joined to which topic on this instance, and fan-out to them.
 //!
-//! Each socket owns a bounded outbox; the hub only ever `try_send`s into it, so a slow client
-//! loses its connection (it is marked lagged and its task closes it) instead of slowing anyone
-//! else. A message is encoded once per serializer version, then shared by every recipient; each
+//! Each socket owns a bounded outbox (`queue.rs`); the hub only ever pushes into it without
+//! waiting, so a slow client loses its connection (its outbox lags, and the socket is closed
+//! after what it had queued) instead of slowing anyone else. A message is encoded once per serializer version, then shared by every recipient; each
 //! worker thread's sockets get it from that thread's lane (`fanout.rs`).
 //! The hub holds presence too (`presence.rs`). It never touches the database or the relay.
 
