@@ -156,6 +156,7 @@ test('a socket that stops reading is closed with 1013 "client too slow" after th
   assert.equal(close.data.readUInt16BE(0), 1013);
   assert.equal(close.data.subarray(2).toString(), 'client too slow');
   const ticks = slow.ticks();
-  assert.ok(ticks.length > 0 && ticks.length < 3000, `the stalled socket got ${ticks.length} of 3,000 before its close`);
+  // Its whole queue (1,024 frames) is written before the close, besides what the kernel held.
+  assert.ok(ticks.length >= 1024 && ticks.length < 3000, `the stalled socket got ${ticks.length} of 3,000 before its close`);
   assert.deepEqual(ticks, range(ticks.length), 'what it got is the first broadcasts, in order, without a gap');
 });

@@ -42,6 +42,8 @@ pub struct Wire {
     taken: Vec<Frame>,
     codec: Codec,
     buf: BytesMut,
+    /// The socket task's closing frame, written once the outbox has nothing more waiting.
+    close_asked: Option<Option<CloseReason>>,
     closed: bool,
     /// actix-ws's own body for this socket, never polled: dropping it (with this body, when the
     /// connection ends) is what tells the socket's incoming message stream that it closed.
@@ -63,6 +65,7 @@ impl Wire {
             taken: Vec::new(),
             codec: Codec::new(),
             buf: BytesMut::new(),
+            close_asked: None,
             closed: false,
             _handshake_body: handshake_body,
         };
@@ -113,28 +116,27 @@ impl Stream for Wire {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        while !this.closed && this.buf.len() < CHUNK {
+        while !this.closed && this.close_asked.is_none() && this.buf.len() < CHUNK {
             match this.control.poll_recv(cx) {
                 Poll::Ready(Some(Control::Pong(bytes))) => this.encode(Message::Pong(bytes)),
-                Poll::Ready(Some(Control::Close(reason))) => {
-                    // What was queued before the close goes first.
-                    this.drain_outbox(cx);
-                    this.close(reason);
-                }
+                Poll::Ready(Some(Control::Close(reason))) => this.close_asked = Some(reason),
                 // The socket task ended without a closing frame (it cannot, short of a panic).
-                Poll::Ready(None) => {
-                    this.drain_outbox(cx);
-                    this.close(None);
-                }
+                Poll::Ready(None) => this.close_asked = Some(None),
                 Poll::Pending => break,
             }
         }
         if !this.closed {
             let ended = this.drain_outbox(cx);
-            if this.outgoing.is_lagged() && this.buf.len() < CHUNK {
-                this.close(Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) }));
-            } else if ended {
-                this.close(None);
+            // Under a chunk after draining: the outbox has nothing more waiting, so a close (asked
+            // for, lagging, or every sender gone) comes after everything that was queued.
+            if this.buf.len() < CHUNK {
+                if let Some(reason) = this.close_asked.take() {
+                    this.close(reason);
+                } else if this.outgoing.is_lagged() {
+                    this.close(Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) }));
+                } else if ended {
+                    this.close(None);
+                }
             }
         }
         if !this.buf.is_empty() {
