@@ -2,8 +2,9 @@
 //!
 //! Each socket owns a bounded outbox (`queue.rs`); the hub only ever pushes into it without
 //! waiting, so a slow client loses its connection (its outbox lags, and the socket is closed
-//! after what it had queued) instead of slowing anyone else. A message is encoded once per serializer version, then shared by every recipient; each
-//! worker thread's sockets get it from that thread's lane (`fanout.rs`).
+//! after what it had queued) instead of slowing anyone else. A message is encoded once per
+//! serializer version, then shared by every recipient; each worker thread's sockets get it from
+//! that thread's lane (`fanout.rs`).
 //! The hub holds presence too (`presence.rs`). It never touches the database or the relay.
 
 use std::collections::HashMap;
@@ -290,12 +291,12 @@ impl Hub {
     }
 }
 
-/// The wire topic of a key.
 /// Whether `member` gets a broadcast sent by socket `from`.
 fn receives_broadcast(member: &Member, from: Option<SocketId>) -> bool {
     member.receive_broadcast && (Some(member.outbox.socket) != from || member.receive_own)
 }
 
+/// The wire topic of a key.
 pub fn topic_name(key: &TopicKey) -> String {
     format!("realtime:{}", key.name)
 }

@@ -2,8 +2,8 @@
 //! outbox (its channel replies and every broadcast or change fanned out to it) and the socket
 //! task's control frames (pongs, the closing frame) are encoded straight into the connection's
 //! write buffer — all that are waiting in one write — so a fanned-out message reaches the
-//! connection in one hop: the hub's `try_send` wakes the connection itself, not a task that
-//! would pass the frame on through a second channel. A socket whose outbox overflowed is closed
+//! connection in one hop: the hub's push wakes the connection itself, not a task that would
+//! pass the frame on through a second channel. A socket whose outbox overflowed is closed
 //! here with 1013 after what it has queued. Knows nothing of Phoenix or of channels.
 
 use std::pin::Pin;
@@ -133,7 +133,10 @@ impl Stream for Wire {
                 if let Some(reason) = this.close_asked.take() {
                     this.close(reason);
                 } else if this.outgoing.is_lagged() {
-                    this.close(Some(CloseReason { code: CloseCode::Again, description: Some("client too slow".into()) }));
+                    this.close(Some(CloseReason {
+                        code: CloseCode::Again,
+                        description: Some("client too slow".into()),
+                    }));
                 } else if ended {
                     this.close(None);
                 }
