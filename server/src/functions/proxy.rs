@@ -185,7 +185,7 @@ async fn forward(
                 Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, route.port),
                 Ok(Err(err)) => {
                     state.direct.forget(&entry, route.port);
-                    match ended(state, port, route.port).await {
+                    match ended_soon(state, port, route.port).await {
                         Ended::AtLimit(kind) => {
                             limit_reached(&function.name, &kind);
                             return Err(FunctionsError::Limit);
@@ -344,6 +344,18 @@ async fn ended(state: &FunctionsState, supervisor: u16, process: u16) -> Ended {
         (Some(true), None) => Ended::Otherwise,
         _ => Ended::No,
     }
+}
+
+/// `ended`, asked again for a moment while the supervisor says no: a process killed a moment ago
+/// breaks the connection before its supervisor has seen it exit.
+async fn ended_soon(state: &FunctionsState, supervisor: u16, process: u16) -> Ended {
+    for _ in 0..10 {
+        match ended(state, supervisor, process).await {
+            Ended::No => tokio::time::sleep(Duration::from_millis(50)).await,
+            said => return said,
+        }
+    }
+    ended(state, supervisor, process).await
 }
 
 /// Under `[edge_runtime] policy = "oneshot"`, a version suffix of the request's own: the router
