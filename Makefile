@@ -165,7 +165,7 @@ test: setup
 ## test-functions-runtime: the Deno router of Edge Functions with real workers (deno test).
 .PHONY: test-functions-runtime
 test-functions-runtime: server/functions-runtime/node_modules/.package-lock.json
-	cd server/functions-runtime && NO_COLOR=1 $(FUNCTIONS_DENO_BIN) test --allow-all --unstable-worker-options --no-config router_test.ts supervisor_test.ts tunnel_test.ts
+	cd server/functions-runtime && NO_COLOR=1 $(FUNCTIONS_DENO_BIN) test --allow-all --unstable-worker-options --no-config router_test.ts lane_test.ts supervisor_test.ts tunnel_test.ts
 
 ## eszip-fixtures: rebuild the eszip bundles of the deploy tests with Deno's eszip crate (@deno/eszip); they are committed.
 .PHONY: eszip-fixtures

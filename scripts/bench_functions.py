@@ -28,6 +28,8 @@ folder, and the pinned Deno (FUNCTIONS_DENO_BIN) for the floor, then prints in o
     the retries are counted and printed.
 Then the targets of issue #43 (warm overhead within 1.3x of bare Deno, cold start under 150 ms)
 beside the measured values.
+The server's settings come from the environment: `FUNCTIONS_LANES=false` measures warm requests
+sent to the function's process instead of into its worker (the variant before lanes).
 Load is wrk on 127.0.0.1 only, bounded in time. Not a test: numbers vary by machine.
 """
 import http.client, json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
@@ -458,7 +460,8 @@ def main():
 
         webhooks = webhook_rates(db_url, auth, server.keys["anon"])
 
-        print(f"\nserver: {SERVER} ({build_kind(SERVER)})\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
+        lanes = os.environ.get("FUNCTIONS_LANES", "true")
+        print(f"\nserver: {SERVER} ({build_kind(SERVER)}; FUNCTIONS_LANES={lanes})\ndeno: {subprocess.run([DENO, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}")
         print(f"\nWarm, hello world ({DURATION} s of wrk per row; /functions/v1 with the anon key as Bearer):")
         print(f"{'path':<34}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU us/req':>12}{'errors':>8}")
         for c, fl, fn in warm:

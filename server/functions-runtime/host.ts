@@ -17,7 +17,15 @@
  * see, so the process itself waits for them.
  */
 
-import { createRouter, firstLine, nextLine, type Router, type RouterOptions } from "./router.ts";
+import {
+  createRouter,
+  firstLine,
+  LIMIT_EXIT,
+  type LimitKind,
+  nextLine,
+  type Router,
+  type RouterOptions,
+} from "./router.ts";
 
 /** What the supervisor writes on standard input. */
 export interface HostOptions extends RouterOptions {
@@ -37,6 +45,13 @@ export interface Assignment {
 
 /** How often a draining process looks for the end of its last request. */
 const DRAIN_POLL_MS = 20;
+/** How long a process stopped at a limit lets its router's answers (546) leave before it ends. */
+const LIMIT_EXIT_DELAY_MS = 100;
+
+/** A worker was stopped at its CPU-time or memory limit: the process ends, telling which by its exit code. */
+function endAtLimit(kind: LimitKind): void {
+  setTimeout(() => Deno.exit(LIMIT_EXIT[kind]), LIMIT_EXIT_DELAY_MS);
+}
 
 /** Follow the supervisor's later lines: `{"drain":true}` ends the process once `inFlight()` is 0. */
 async function follow(
@@ -82,7 +97,7 @@ if (import.meta.main) {
   let inFlight = () => 0;
   let buffered = first.buffered;
   if (options.preload) {
-    const router = createRouter(options);
+    const router = createRouter({ ...options, lanes: true, onLimit: endAtLimit });
     inFlight = router.inFlight;
     await router.preload(options.preload.entrypoint, options.preload.version, options.preload.name);
     listen(router);
@@ -106,6 +121,8 @@ if (import.meta.main) {
         readPaths: assignment.readPaths,
         secrets: assignment.secrets,
         inheritPermissions: false,
+        lanes: true,
+        onLimit: endAtLimit,
       });
       router.preload(assignment.entrypoint, assignment.version, assignment.name);
       inFlight = router.inFlight;

@@ -13,6 +13,10 @@
  * body; from then on the socket's frames go both ways as `ws_message`s, and either side ends it
  * with `ws_close` (the other side's close, with its code and reason). A 101 request stays in
  * flight until then (its limits apply).
+ *
+ * A worker booted with `lane` opens its lane (`lane.ts`) and names its port in `ready`; lane
+ * requests travel as HTTP, not as messages: only `lane_idle` (a request past its idle timeout)
+ * and `lane_close` (the worker is retired) concern them.
  */
 
 export type ToWorker =
@@ -23,6 +27,8 @@ export type ToWorker =
     name?: string;
     /** Its secrets: its `Deno.env` answers them first (each worker has its own). */
     env?: Record<string, string>;
+    /** Open a lane (`lane.ts`): the secret its requests carry, the slots shared with the router. */
+    lane?: { secret: string; shared: SharedArrayBuffer };
   }
   | {
     type: "request";
@@ -43,6 +49,10 @@ export type ToWorker =
   | { type: "body_end"; id: number; error?: string }
   | { type: "pull"; id: number }
   | { type: "cancel"; id: number }
+  /** The lane request in `slot` (its `seq`) reached the request idle timeout. */
+  | { type: "lane_idle"; slot: number; seq: number }
+  /** The worker is retired: its lane takes no new connection. */
+  | { type: "lane_close" }
   | WebSocketFrame;
 
 /** A frame of an upgraded request's socket, either way (text as a string, binary as bytes). */
@@ -51,7 +61,8 @@ export type WebSocketFrame =
   | { type: "ws_close"; id: number; code?: number; reason?: string };
 
 export type FromWorker =
-  | { type: "ready" }
+  /** Booted; `lane`: the port of its lane, when one opened. */
+  | { type: "ready"; lane?: number }
   | { type: "boot_error"; message: string }
   | {
     type: "head";

@@ -16,6 +16,23 @@
 import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
 import { acceptInner, functionHeaders, isUpgrade, type Link, PROTOCOL_HEADER } from "./tunnel.ts";
+import {
+  CPU_MS,
+  createShared,
+  field,
+  FREE,
+  IDLE_MS,
+  IN_FLIGHT,
+  LANE_HEADER,
+  type LaneView,
+  SEQ,
+  SLOTS,
+  STATE,
+  view,
+  WAITING,
+  WALL_MS,
+  WATCHING,
+} from "./lane.ts";
 
 /** The router's options (the supervisor's, through the standard input of `host.ts`). */
 export interface RouterOptions {
@@ -37,7 +54,18 @@ export interface RouterOptions {
   memoryMb?: number;
   /** The function's secrets, until the server sends others (`PUT /_internal/secrets`). */
   secrets?: Record<string, string>;
+  /** Each worker opens a lane (`lane.ts`) for the server's warm requests. */
+  lanes?: boolean;
+  /**
+   * Called when a worker is stopped at its CPU-time or memory limit, after its requests were
+   * answered: a function's process ends then (`host.ts`), since a worker stopped in a busy loop
+   * keeps its thread spinning (Deno's `terminate` does not end it) and memory is not returned.
+   */
+  onLimit?: (kind: LimitKind) => void;
 }
+
+/** The exit codes of a function's process that ended itself at a limit (`host.ts`; the supervisor reads them). */
+export const LIMIT_EXIT: Record<LimitKind, number> = { wall_clock: 81, memory: 82, cpu: 83 };
 
 /**
  * The request handler, the sweep of idle workers (`now` given by tests), and a boot ahead of the
@@ -77,6 +105,8 @@ export const HEADER = {
   direct: "x-functions-direct",
   /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
   cpuUsed: "x-functions-cpu-used-ms",
+  /** The answer's worker's lane port (`lane.ts`), where the server may send the function's next requests. */
+  lane: LANE_HEADER,
 } as const;
 
 export type LimitKind = "wall_clock" | "memory" | "cpu";
@@ -88,6 +118,11 @@ export type LimitKind = "wall_clock" | "memory" | "cpu";
 export const RSS_ALLOWANCE_MB = 128;
 /** How often CPU time and memory are read while a request runs. */
 const WATCH_MS = 50;
+/** The runtime's files a worker loads: readable by every worker, whatever its function may read. */
+const WORKER_FILES = ["./worker.ts", "./lane.ts", "./net_guard.ts", "./worker_socket.ts"]
+  .map((f) => new URL(f, import.meta.url).pathname);
+/** How many closed workers' lanes are remembered (`/_internal/lane`). */
+const ENDED_LANES_KEPT = 64;
 
 /** The CPU time (user + system) of this process so far, in ms (getrusage: no permission needed). */
 export function cpuTimeMs(): number {
@@ -144,15 +179,19 @@ class FunctionWorker {
   readonly pending = new Map<number, Pending>();
   /** When the last request came or ended. */
   lastUsed = Date.now();
+  /** Its lane, once the worker says it listens. */
+  lane: { port: number; view: LaneView } | null = null;
+  #shared: SharedArrayBuffer | undefined;
   #worker: Worker;
   #closed = false;
   #retired = false;
+  #drain: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     entrypoint: string,
     readonly version: string,
     options: RouterOptions,
-    private onClose: () => void,
+    private onClose: (limit: LimitKind | undefined) => void,
     boot: { name?: string; env?: Record<string, string> } = {},
   ) {
     this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
@@ -162,7 +201,7 @@ class FunctionWorker {
         permissions: options.inheritPermissions ? "inherit" : {
           net: true,
           env: true,
-          read: [...options.readPaths, "/tmp"],
+          read: [...options.readPaths, "/tmp", ...WORKER_FILES],
           write: ["/tmp"],
           import: true,
           sys: true,
@@ -174,8 +213,10 @@ class FunctionWorker {
     this.ready = new Promise((resolve, reject) => {
       this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const message = event.data;
-        if (message.type === "ready") resolve();
-        else if (message.type === "boot_error") {
+        if (message.type === "ready") {
+          if (message.lane && this.#shared) this.lane = { port: message.lane, view: view(this.#shared) };
+          resolve();
+        } else if (message.type === "boot_error") {
           console.error(`function ${entrypoint} failed to boot: ${message.message}`);
           this.close("boot", message.message);
           reject(new Failure("boot", message.message));
@@ -188,20 +229,46 @@ class FunctionWorker {
         this.close("worker", event.message);
       };
     });
-    this.post({ type: "boot", entrypoint, ...boot });
+    this.#shared = options.lanes ? createShared() : undefined;
+    const lane = this.#shared ? { secret: options.secret, shared: this.#shared } : undefined;
+    this.post({ type: "boot", entrypoint, ...boot, lane });
+  }
+
+  /** Requests in flight on its lane. */
+  laneInFlight(): number {
+    return this.lane ? Atomics.load(this.lane.view.ints, IN_FLIGHT) : 0;
+  }
+
+  get retired(): boolean {
+    return this.#retired;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** A request is over: forget it, and stop a retired worker once it has none left. */
   settle(id: number): void {
     this.pending.delete(id);
     this.lastUsed = Date.now();
-    if (this.#retired && this.pending.size === 0) this.close("worker", "replaced by a newer version");
+    if (this.#retired) this.#closeIfIdle();
   }
 
-  /** Take no new requests (a newer version of the function serves them); stop once idle. */
+  /**
+   * Take no new requests (a newer version of the function serves them); stop once idle. Its
+   * lane takes no new connection; its requests end without a message, so they are looked for.
+   */
   retire(): void {
+    if (this.#retired) return;
     this.#retired = true;
-    if (this.pending.size === 0) this.close("worker", "replaced by a newer version");
+    this.post({ type: "lane_close" });
+    if (!this.#closeIfIdle() && this.lane) this.#drain = setInterval(() => this.#closeIfIdle(), 20);
+  }
+
+  #closeIfIdle(): boolean {
+    if (this.pending.size > 0 || this.laneInFlight() > 0) return false;
+    this.close("worker", "replaced by a newer version");
+    return true;
   }
 
   /** Send to the worker; false when it is closed (nothing will answer). */
@@ -236,8 +303,11 @@ class FunctionWorker {
   close(kind: FailureKind, message: string, limit?: LimitKind): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#drain);
     this.#worker.terminate();
-    this.onClose();
+    // A watcher waiting for the lane's next request is let go.
+    if (this.lane) Atomics.notify(this.lane.view.ints, IN_FLIGHT);
+    this.onClose(kind === "limit" ? limit : undefined);
     for (const pending of this.pending.values()) {
       if (pending.next) pending.next({ type: "error", id: -1, message });
       else pending.fail(kind, message, limit);
@@ -261,18 +331,96 @@ interface Watched {
   onIdle?: () => void;
 }
 
+/** What the watcher keeps of a worker's lane: per slot, the request it saw there and its start. */
+interface LaneWatch {
+  worker: FunctionWorker;
+  view: LaneView;
+  seen: Int32Array;
+  /** The process's CPU time when the watcher first saw the slot's request. */
+  cpuStart: Float64Array;
+  /** The request of the slot already told its idle timeout. */
+  idleTold: Int32Array;
+  /** A wait for the lane's next request is pending (`Atomics.waitAsync`). */
+  armed: boolean;
+}
+
 /**
  * The limits of every request in flight, checked together every `WATCH_MS` while any is (the
  * process's CPU time and memory read once per check): no timer is set per request, and none runs
- * while the process is idle. A limit is seen up to `WATCH_MS` after it is reached.
+ * while the process is idle. A limit is seen up to `WATCH_MS` after it is reached. Requests on a
+ * lane (`lane.ts`) are read from their slots: a request shorter than a check is not seen at all;
+ * the CPU time of one that is counts from when it was first seen.
  */
-function createWatcher() {
+function createWatcher(memoryMb: number) {
   const watched = new Set<Watched>();
+  const lanes = new Set<LaneWatch>();
   let ticker: ReturnType<typeof setInterval> | undefined;
+
+  const start = () => {
+    if (ticker !== undefined) return;
+    for (const lane of lanes) Atomics.store(lane.view.ints, WATCHING, 1);
+    ticker = setInterval(check, WATCH_MS);
+  };
+  /** Sleep until a lane's next request (or a watched request) starts the ticker again. */
+  const stop = () => {
+    clearInterval(ticker);
+    ticker = undefined;
+    for (const lane of lanes) {
+      Atomics.store(lane.view.ints, WATCHING, 0);
+      arm(lane);
+    }
+  };
+  const arm = (lane: LaneWatch) => {
+    if (lane.armed || lane.worker.closed) return;
+    const wait = Atomics.waitAsync(lane.view.ints, IN_FLIGHT, 0);
+    if (!wait.async) return start();
+    lane.armed = true;
+    wait.value.then(() => {
+      lane.armed = false;
+      if (!lane.worker.closed) start();
+    });
+  };
+
+  const checkLane = (lane: LaneWatch, now: number, cpu: () => number, rssMb: () => number): boolean => {
+    const { ints, times } = lane.view;
+    if (Atomics.load(ints, IN_FLIGHT) === 0) return false;
+    const worker = lane.worker;
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const state = Atomics.load(ints, field(slot, STATE));
+      if (state === FREE) continue;
+      const seq = ints[field(slot, SEQ)];
+      if (lane.seen[slot] !== seq) (lane.seen[slot] = seq, lane.cpuStart[slot] = cpu());
+      const wallMs = ints[field(slot, WALL_MS)];
+      const started = times[slot * 2];
+      if (wallMs > 0 && now - started >= wallMs) {
+        worker.close("limit", `wall clock limit of ${wallMs} ms reached`, "wall_clock");
+        return true;
+      }
+      const idleMs = ints[field(slot, IDLE_MS)];
+      const since = state === WAITING ? started : times[slot * 2 + 1];
+      if (idleMs > 0 && now - since >= idleMs && lane.idleTold[slot] !== seq) {
+        lane.idleTold[slot] = seq;
+        worker.post({ type: "lane_idle", slot, seq });
+      }
+      const cpuMs = ints[field(slot, CPU_MS)];
+      if (cpuMs > 0 && cpu() - lane.cpuStart[slot] > cpuMs) {
+        worker.close("limit", `CPU time limit of ${cpuMs} ms reached`, "cpu");
+        return true;
+      }
+      if (memoryMb > 0 && rssMb() > memoryMb + RSS_ALLOWANCE_MB) {
+        worker.close("limit", `memory limit of ${memoryMb} MB reached`, "memory");
+        return true;
+      }
+    }
+    return true;
+  };
+
   const check = () => {
     const now = Date.now();
-    let cpu: number | undefined;
-    let rssMb: number | undefined;
+    let cpuNow: number | undefined;
+    let rssNow: number | undefined;
+    const cpu = () => (cpuNow ??= cpuTimeMs());
+    const rssMb = () => (rssNow ??= Deno.memoryUsage().rss / 1048576);
     for (const w of watched) {
       if (w.deadline > 0 && now >= w.deadline) {
         w.worker.close("limit", `wall clock limit of ${w.wallClockMs} ms reached`, "wall_clock");
@@ -284,22 +432,42 @@ function createWatcher() {
         onIdle?.();
       }
       if (w.cpuStart === undefined) continue;
-      if (w.cpuMs > 0 && (cpu ??= cpuTimeMs()) - w.cpuStart > w.cpuMs) {
+      if (w.cpuMs > 0 && cpu() - w.cpuStart > w.cpuMs) {
         w.worker.close("limit", `CPU time limit of ${w.cpuMs} ms reached`, "cpu");
-      } else if (w.memoryMb > 0 && (rssMb ??= Deno.memoryUsage().rss / 1048576) > w.memoryMb + RSS_ALLOWANCE_MB) {
+      } else if (w.memoryMb > 0 && rssMb() > w.memoryMb + RSS_ALLOWANCE_MB) {
         w.worker.close("limit", `memory limit of ${w.memoryMb} MB reached`, "memory");
       }
     }
+    let busy = false;
+    for (const lane of lanes) {
+      if (lane.worker.closed) lanes.delete(lane);
+      else if (checkLane(lane, now, cpu, rssMb)) busy = true;
+    }
+    if (watched.size === 0 && !busy) stop();
   };
   return {
     /** Watch a request until the returned function is called (more than once is harmless). */
     watch(w: Watched): () => void {
       watched.add(w);
-      ticker ??= setInterval(check, WATCH_MS);
+      start();
       return () => {
         watched.delete(w);
-        if (watched.size === 0 && ticker !== undefined) (clearInterval(ticker), ticker = undefined);
       };
+    },
+    /** Watch the requests of `worker`'s lane from now on, until it closes. */
+    watchLane(worker: FunctionWorker): void {
+      if (!worker.lane) return;
+      const lane: LaneWatch = {
+        worker,
+        view: worker.lane.view,
+        seen: new Int32Array(SLOTS),
+        cpuStart: new Float64Array(SLOTS),
+        idleTold: new Int32Array(SLOTS),
+        armed: false,
+      };
+      lanes.add(lane);
+      if (ticker !== undefined) Atomics.store(lane.view.ints, WATCHING, 1);
+      else arm(lane);
     },
   };
 }
@@ -312,6 +480,9 @@ export function createRouter(options: RouterOptions): Router {
   let nextId = 1;
   /** The secrets the server last sent (`PUT /_internal/secrets`), given to workers as they boot. */
   let secrets: Record<string, string> = options.secrets ?? {};
+  const watcher = createWatcher(options.memoryMb ?? 0);
+  /** Lanes of closed workers, by port: the limit that closed each, or null (`/_internal/lane`). */
+  const endedLanes = new Map<number, LimitKind | null>();
 
   function workerFor(entrypoint: string, version: string, name?: string): FunctionWorker {
     let worker = workers.get(entrypoint);
@@ -321,10 +492,16 @@ export function createRouter(options: RouterOptions): Router {
       worker = undefined;
     }
     if (!worker) {
-      const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, () => {
+      const created: FunctionWorker = new FunctionWorker(entrypoint, version, options, (limit) => {
         open.delete(created);
         if (workers.get(entrypoint) === created) workers.delete(entrypoint);
+        if (created.lane) {
+          endedLanes.set(created.lane.port, limit ?? null);
+          if (endedLanes.size > ENDED_LANES_KEPT) endedLanes.delete(endedLanes.keys().next().value!);
+        }
+        if (limit === "cpu" || limit === "memory") options.onLimit?.(limit);
       }, { name, env: secrets });
+      created.ready.then(() => watcher.watchLane(created), () => {});
       open.add(created);
       worker = created;
       workers.set(entrypoint, worker);
@@ -342,7 +519,6 @@ export function createRouter(options: RouterOptions): Router {
     return idle.length;
   }
 
-  const watcher = createWatcher();
   const handle = (req: Request): Promise<Response> => {
     // The supervisor's inner socket for a WebSocket handshake: accepted, then the head is its
     // first frame (`tunnel.ts`). The request's headers are read before the upgrade closes them.
@@ -357,6 +533,12 @@ export function createRouter(options: RouterOptions): Router {
     if (req.headers.get(HEADER.secret) !== options.secret) return failure("forbidden", 403, "forbidden");
     const url = new URL(req.url);
     if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
+    if (url.pathname === "/_internal/lane") {
+      // A request the server sent to a lane broke off: did its worker stop, and at which limit?
+      const port = Number(url.searchParams.get("port"));
+      if (!endedLanes.has(port)) return Response.json({ ended: false, limit: null });
+      return Response.json({ ended: true, limit: endedLanes.get(port) });
+    }
     if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
       // Workers booted from now on get these; the server changes the functions' versions with
       // them, so the workers of the old secrets are retired.
@@ -452,6 +634,7 @@ export function createRouter(options: RouterOptions): Router {
       if (worker.pending.get(id)?.complete) (worker.settle(id), done());
       else response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
+      if (worker.lane && !worker.retired && !worker.closed) response.headers.set(HEADER.lane, String(worker.lane.port));
       response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
       return response;
     } catch (err) {
@@ -466,7 +649,7 @@ export function createRouter(options: RouterOptions): Router {
   async function preload(entrypoint: string, version: string, name?: string): Promise<void> {
     await workerFor(entrypoint, version, name).ready.catch(() => {});
   }
-  const inFlight = () => [...open].reduce((sum, worker) => sum + worker.pending.size, 0);
+  const inFlight = () => [...open].reduce((sum, worker) => sum + worker.pending.size + worker.laneInFlight(), 0);
   return Object.assign(handle, { sweep, preload, inFlight });
 }
 

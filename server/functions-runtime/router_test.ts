@@ -233,7 +233,9 @@ Deno.test("an answer given whole goes out with its length; one that streams on s
   );
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, router);
   const get = (entrypoint: string) =>
-    fetch(`http://127.0.0.1:${server.addr.port}/`, { headers: { [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint } });
+    fetch(`http://127.0.0.1:${server.addr.port}/`, {
+      headers: { [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint },
+    });
   try {
     const one = await get(whole);
     assertEquals([one.status, one.headers.get("content-length"), await one.text()], [200, "17", `{"hello":"whole"}`]);

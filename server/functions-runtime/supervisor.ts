@@ -21,7 +21,7 @@
  * runs the requests. Protocol: docs/functions.md.
  */
 
-import { failure, firstLine, HEADER, type LimitKind, type RouterOptions } from "./router.ts";
+import { failure, firstLine, HEADER, LIMIT_EXIT, type LimitKind, type RouterOptions } from "./router.ts";
 import type { Assignment, HostOptions } from "./host.ts";
 import { DENY_NET } from "./net_guard.ts";
 import { innerHeaders, isUpgrade, openInner } from "./tunnel.ts";
@@ -60,7 +60,9 @@ const HOST = new URL("./host.ts", import.meta.url).pathname;
 /** The worker's bootstrap, which the process must read to start its worker (public code, no secret). */
 const WORKER = new URL("./worker.ts", import.meta.url).pathname;
 /** What the worker's bootstrap imports (public code too). */
-const WORKER_IMPORTS = ["./net_guard.ts", "./worker_socket.ts"].map((f) => new URL(f, import.meta.url).pathname);
+const WORKER_IMPORTS = ["./net_guard.ts", "./worker_socket.ts", "./lane.ts"].map((f) =>
+  new URL(f, import.meta.url).pathname
+);
 /**
  * How long a retired process may keep running requests it was sent straight (see `retire`)
  * before it is killed: the default wall-clock limit and a margin.
@@ -177,6 +179,8 @@ class FunctionProcess {
       stdin.close().catch(() => {});
       // V8 at its heap limit: "Fatal JavaScript out of memory", then an abort (SIGTRAP).
       if (!this.#killedFor && this.#outOfMemory) this.#killedFor = "memory";
+      // The process ended itself at a limit its router saw (`host.ts`).
+      this.#killedFor ??= limitOfExit(status.code);
       const label = this.spawn ? this.spawn.name ?? this.spawn.entrypoint : "spare";
       if (this.#killedFor) console.error(`function ${label}: stopped at its ${this.#killedFor} limit`);
       else if (!status.success && !this.#retired) {
@@ -287,6 +291,12 @@ class FunctionProcess {
       this.#child.kill("SIGKILL");
     } catch { /* already gone */ }
   }
+}
+
+/** The limit a function's process ended itself at, by its exit code (`host.ts`), if any. */
+function limitOfExit(code: number): LimitKind | null {
+  const found = Object.entries(LIMIT_EXIT).find(([, exit]) => exit === code);
+  return found ? found[0] as LimitKind : null;
 }
 
 /** Whether a header is absent or a JSON array of paths for a permission flag (no comma in them). */
@@ -484,7 +494,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       // and at which limit? (Waits as `why` does for the process's end to be seen.)
       const process = byPort.get(Number(url.searchParams.get("port")));
       if (!process) return Response.json({ ended: false, limit: null });
-      const limit = await Promise.race([process.ended, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
+      const limit = await Promise.race([
+        process.ended,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000)),
+      ]);
       return Response.json({ ended: limit !== undefined, limit: limit ?? null });
     }
     if (url.pathname === "/_internal/secrets" && req.method === "PUT") {

@@ -321,7 +321,9 @@ test("a new version started the same way gets a new worker in its process, while
            const next = chunks.shift();
            if (next === "done" && ${wait}) {
              for (let i = 0; i < 1000; i++) {
-               try { await Deno.stat(${JSON.stringify(go)}); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
+               try { await Deno.stat(${
+      JSON.stringify(go)
+    }); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
              }
            }
            if (next) controller.enqueue(new TextEncoder().encode(next));
@@ -363,7 +365,9 @@ test("a new version whose permissions changed takes the spare process, while the
          async pull(controller) {
            if (!first && wait) {
              for (let i = 0; i < 1000; i++) {
-               try { await Deno.stat(${JSON.stringify(go)}); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
+               try { await Deno.stat(${
+      JSON.stringify(go)
+    }); break; } catch { await new Promise((r) => setTimeout(r, 10)); }
              }
            }
            first = false;

@@ -5,10 +5,13 @@
  * It runs user code and nothing else: limits, routing and JWT checks are decided outside it.
  * Messages in and out are `ToWorker` / `FromWorker` (docs/functions.md); a request that came as
  * a WebSocket handshake may be upgraded with `Deno.upgradeWebSocket` (`worker_socket.ts`).
+ * Booted with a lane, it also answers the server's warm requests on its own port (`lane.ts`).
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
+import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
+import { type Lane, openLane } from "./lane.ts";
 import { guardPorts } from "./net_guard.ts";
 import { allowUpgrade, forget, installUpgrade, socketOf, upgradeOf } from "./worker_socket.ts";
 
@@ -123,6 +126,11 @@ function overlayEnv(secrets: Record<string, string>): void {
   });
 }
 
+/** `Deno.serve` as Deno gives it, kept for the lane before the function's bootstrap replaces it. */
+const realServe = Deno.serve.bind(Deno);
+/** This worker's lane (`lane.ts`), once open. */
+let lane: Lane | null = null;
+
 function install(): void {
   // Supabase refuses outbound connections to the SMTP ports 25 and 587 (`net_guard.ts`).
   guardPorts();
@@ -143,16 +151,38 @@ function describe(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-async function boot(entrypoint: string): Promise<void> {
+async function boot(entrypoint: string, laneOptions?: { secret: string; shared: SharedArrayBuffer }): Promise<void> {
   try {
     const module = await import(entrypoint);
     const fallback = module?.default?.fetch;
     if (!handler && typeof fallback === "function") handler = fallback.bind(module.default);
     if (!handler) throw new Error("the function neither called Deno.serve nor exported a default fetch");
-    post({ type: "ready" });
   } catch (err) {
     post({ type: "boot_error", message: describe(err) });
+    return;
   }
+  if (laneOptions) {
+    try {
+      lane = await openLane({
+        ...laneOptions,
+        handler: () => handler,
+        run: (requestId, fn) => currentRequest.run(requestId, fn),
+        serve: realServe,
+        cpuTimeMs,
+        describe,
+      });
+    } catch (err) {
+      // Without a lane the function is still served through the router.
+      console.error(`the function's lane did not open: ${describe(err)}`);
+    }
+  }
+  post({ type: "ready", lane: lane?.port });
+}
+
+/** This process's CPU time so far in ms (as `router.ts`'s `cpuTimeMs`). */
+function cpuTimeMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /**
@@ -208,7 +238,12 @@ async function serve(message: Extract<ToWorker, { type: "request" }>): Promise<v
     socket.opened();
     return;
   }
-  const head: Extract<FromWorker, { type: "head" }> = { type: "head", id, status: response.status, headers: [...response.headers] };
+  const head: Extract<FromWorker, { type: "head" }> = {
+    type: "head",
+    id,
+    status: response.status,
+    headers: [...response.headers],
+  };
   if (!response.body) {
     post({ ...head, whole: new Uint8Array(0) });
     return;
@@ -267,7 +302,7 @@ function receive(message: ToWorker): void {
       if (message.name) captureConsole(message.name);
       if (message.env && Object.keys(message.env).length > 0) overlayEnv(message.env);
       install();
-      boot(message.entrypoint);
+      boot(message.entrypoint, message.lane);
       break;
     case "request":
       serve(message);
@@ -283,6 +318,12 @@ function receive(message: ToWorker): void {
       else if (streams.has(message.id)) granted.add(message.id);
       break;
     }
+    case "lane_idle":
+      lane?.idle(message.slot, message.seq);
+      break;
+    case "lane_close":
+      lane?.close();
+      break;
     case "ws_message":
       socketOf(message.id)?.received(message.data);
       break;

@@ -52,6 +52,12 @@ pub struct FunctionsConfig {
     #[arg(long = "functions-cpu-time-limit-ms", env = "FUNCTIONS_CPU_TIME_LIMIT_MS", default_value_t = 2000)]
     pub cpu_time_limit_ms: u64,
 
+    /// Send a function's warm requests into its worker's own listener (its lane: one hop into
+    /// the thread that runs it); `false` sends them to the function's process, which hands each
+    /// to the worker as messages (docs/functions.md).
+    #[arg(long = "functions-lanes", env = "FUNCTIONS_LANES", default_value_t = true, action = clap::ArgAction::Set)]
+    pub lanes: bool,
+
     /// Largest request body a function is given, in bytes (413 beyond it).
     #[arg(long = "functions-max-request-bytes", env = "FUNCTIONS_MAX_REQUEST_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_request_bytes: usize,

@@ -175,17 +175,25 @@ async fn forward(
     let mut answer = None;
     if !handshake && (!has_body || kept.is_some()) {
         if let Some(route) = state.direct.get(&entry, &direct_key) {
-            let mut straight = added_as_the_supervisor_does(req, request(route.port, &route.secret, true));
+            let target = route.target();
+            let mut straight = added_as_the_supervisor_does(req, request(target, &route.secret, true));
             if let Some(body) = &kept {
                 straight = straight.body(body.clone());
             }
             match tokio::time::timeout(wall_clock + Duration::from_secs(10), straight.send()).await {
+                // Every slot of the lane held: the function did not see it; through the supervisor.
+                Ok(Ok(straight)) if route.lane.is_some() && lane_full(&straight) => {}
                 Ok(Ok(straight)) => answer = Some(straight),
-                // Its process ended (a limit, an idle sweep): through the supervisor, which starts another.
-                Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, route.port),
+                // Its process or lane ended (a limit, an idle sweep, a new version): through the
+                // supervisor, which starts another.
+                Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, target),
                 Ok(Err(err)) => {
-                    state.direct.forget(&entry, route.port);
-                    match ended_soon(state, port, route.port).await {
+                    state.direct.forget(&entry, target);
+                    let said = match route.lane {
+                        Some(lane) => lane_ended_soon(state, port, &route, lane).await,
+                        None => ended_soon(state, port, route.port).await,
+                    };
+                    match said {
                         Ended::AtLimit(kind) => {
                             limit_reached(&function.name, &kind);
                             return Err(FunctionsError::Limit);
@@ -235,7 +243,9 @@ async fn forward(
         }
     };
     if let Some(route) = answer.headers().get(super::direct::HEADER).and_then(|v| v.to_str().ok()) {
-        state.direct.learn(&entry, direct_key, route);
+        let lane = answer.headers().get(super::direct::LANE_HEADER).and_then(|v| v.to_str().ok());
+        let lane = lane.filter(|_| state.config.lanes);
+        state.direct.learn(&entry, direct_key, route, lane);
     }
     let over_limit = || exceeded.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
     let header = |name: &str| answer.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -356,6 +366,39 @@ async fn ended_soon(state: &FunctionsState, supervisor: u16, process: u16) -> En
         }
     }
     ended(state, supervisor, process).await
+}
+
+/// Whether a lane's answer says it took nothing (`x-functions-lane: full`).
+fn lane_full(answer: &reqwest::Response) -> bool {
+    answer.headers().get(super::direct::LANE_HEADER).is_some_and(|v| v.as_bytes() == b"full")
+}
+
+/// A request sent to a worker's lane broke off: its process says whether that worker stopped, at
+/// a limit or otherwise; a process that does not answer has ended itself, which its supervisor on
+/// `supervisor` explains. Asked again for a moment while the process says no: a worker that
+/// failed on its own breaks its connections before the process has seen it stop.
+async fn lane_ended_soon(state: &FunctionsState, supervisor: u16, route: &super::direct::Route, lane: u16) -> Ended {
+    for attempt in 0..=10 {
+        let asked = state
+            .http
+            .get(format!("http://127.0.0.1:{}/_internal/lane?port={lane}", route.port))
+            .header(SECRET_HEADER, &route.secret)
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await;
+        let answer = match asked {
+            Ok(answer) => answer,
+            Err(_) => return ended_soon(state, supervisor, route.port).await,
+        };
+        let Ok(said) = answer.json::<serde_json::Value>().await else { return Ended::No };
+        match (said["ended"].as_bool(), said["limit"].as_str()) {
+            (Some(true), Some(kind)) => return Ended::AtLimit(kind.to_string()),
+            (Some(true), None) => return Ended::Otherwise,
+            _ if attempt < 10 => tokio::time::sleep(Duration::from_millis(50)).await,
+            _ => {}
+        }
+    }
+    Ended::No
 }
 
 /// Under `[edge_runtime] policy = "oneshot"`, a version suffix of the request's own: the router

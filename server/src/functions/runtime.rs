@@ -31,6 +31,7 @@ const SCRIPTS: &[(&str, &str)] = &[
     ("net_guard.ts", include_str!("../../functions-runtime/net_guard.ts")),
     ("tunnel.ts", include_str!("../../functions-runtime/tunnel.ts")),
     ("worker_socket.ts", include_str!("../../functions-runtime/worker_socket.ts")),
+    ("lane.ts", include_str!("../../functions-runtime/lane.ts")),
 ];
 /// The server's variables the child inherits: Deno's certificate settings, so that a machine
 /// whose registries are reached through its own certificate authority (in the system store, or a

@@ -1,0 +1,232 @@
+/**
+ * A worker's lane (`lane.ts`): real workers running real functions, their lanes called over HTTP
+ * as the server calls them, their limits kept by the router's watcher.
+ * Run: deno test --allow-all --unstable-worker-options --no-config lane_test.ts
+ */
+
+import { createRouter, HEADER } from "./router.ts";
+
+function assertEquals<T>(actual: T, expected: T, what = ""): void {
+  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
+  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
+}
+
+const dir = await Deno.makeTempDir({ prefix: "functions-lane-test-" });
+const SECRET = "lane-test-secret";
+const limits: string[] = [];
+const router = createRouter({ secret: SECRET, readPaths: [dir], lanes: true, onLimit: (kind) => limits.push(kind) });
+
+async function fn(name: string, source: string): Promise<string> {
+  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
+  const path = `${dir}/${name}/index.ts`;
+  await Deno.writeTextFile(path, source);
+  return new URL(`file://${path}`).href;
+}
+
+/** A request through the router, as the supervisor sends it; its answer names the lane. */
+async function viaRouter(entrypoint: string, version = "v1"): Promise<{ response: Response; lane: number }> {
+  const headers = new Headers({ [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint, [HEADER.version]: version });
+  const response = await router(new Request("http://127.0.0.1/f", { headers }));
+  return { response, lane: Number(response.headers.get(HEADER.lane)) };
+}
+
+/** A request to a lane, as the server sends it straight. */
+function viaLane(
+  lane: number,
+  path: string,
+  init: RequestInit & { cpuMs?: number; idleMs?: number; timeoutMs?: number; secret?: string } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set(HEADER.secret, init.secret ?? SECRET);
+  headers.set(HEADER.requestId, "req-1");
+  if (init.cpuMs) headers.set(HEADER.cpu, String(init.cpuMs));
+  if (init.idleMs) headers.set(HEADER.idle, String(init.idleMs));
+  if (init.timeoutMs) headers.set(HEADER.timeout, String(init.timeoutMs));
+  return fetch(`http://127.0.0.1:${lane}${path}`, { ...init, headers });
+}
+
+/** What the router says of a lane (`/_internal/lane`). */
+async function laneEnded(lane: number): Promise<{ ended: boolean; limit: string | null }> {
+  const headers = { [HEADER.secret]: SECRET };
+  return await (await router(new Request(`http://127.0.0.1/_internal/lane?port=${lane}`, { headers }))).json();
+}
+
+/** Wait until `check` holds, for at most `ms`. */
+async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const echo = await fn(
+  "echo",
+  `let calls = 0;
+   Deno.serve(async (req) => {
+     calls += 1;
+     const url = new URL(req.url);
+     const body = req.method === "GET" ? null : await req.text();
+     const internal = [...req.headers.keys()].filter((k) => k.startsWith("x-functions-") || k === "user-agent");
+     return Response.json({ calls, path: url.pathname + url.search, body, internal, who: req.headers.get("x-who") },
+       { status: 201, headers: { "x-answer": "yes", "x-functions-error": "limit" } });
+   });`,
+);
+
+Deno.test("the router's answer names the worker's lane, which runs the same worker's function", async () => {
+  const { response, lane } = await viaRouter(echo);
+  const first = await response.json();
+  assertEquals(lane > 0, true, "a lane port");
+  const straight = await viaLane(lane, "/echo/sub?x=1", {
+    method: "POST",
+    body: "hello",
+    headers: { "x-who": "me", [HEADER.added]: "user-agent" },
+  });
+  assertEquals(straight.status, 201);
+  assertEquals(straight.headers.get("x-answer"), "yes");
+  assertEquals(straight.headers.get("x-functions-error"), null, "a function cannot fake the router's headers");
+  assertEquals(straight.headers.get("content-length") !== null, true, "a body given whole goes with its length");
+  const json = await straight.json();
+  assertEquals([json.calls, json.path, json.body, json.who], [first.calls + 1, "/echo/sub?x=1", "hello", "me"]);
+  assertEquals(json.internal, [], "no x-functions-* header and none the caller did not send");
+});
+
+Deno.test("a lane refuses a request without the process's secret before the function runs", async () => {
+  const { response, lane } = await viaRouter(echo);
+  const before = (await response.json()).calls;
+  const refused = await viaLane(lane, "/echo", { secret: "wrong" });
+  assertEquals([refused.status, refused.headers.get(HEADER.error)], [403, "forbidden"]);
+  await refused.body?.cancel();
+  const after = await (await viaLane(lane, "/echo")).json();
+  assertEquals(after.calls, before + 1, "the refused request never reached the function");
+});
+
+Deno.test("a function past its wall-clock limit on its lane is stopped, told as wall_clock", async () => {
+  const slow = await fn(
+    "slow",
+    `Deno.serve(async (req) => {
+       if (new URL(req.url).searchParams.has("wait")) await new Promise((r) => setTimeout(r, 10_000));
+       return new Response("done");
+     });`,
+  );
+  const { response, lane } = await viaRouter(slow);
+  await response.body?.cancel();
+  const waited = await viaLane(lane, "/slow?wait", { timeoutMs: 200 }).then((r) => r.status, (err) => String(err));
+  assertEquals(typeof waited, "string", "the connection breaks");
+  assertEquals(await laneEnded(lane), { ended: true, limit: "wall_clock" });
+});
+
+Deno.test("a function that sends no answer within the idle timeout on its lane gets 504; its other requests are answered meanwhile", async () => {
+  const idle = await fn(
+    "idle",
+    `Deno.serve(async (req) => {
+       if (new URL(req.url).searchParams.has("hang")) await new Promise(() => {});
+       return new Response("fine");
+     });`,
+  );
+  const { response, lane } = await viaRouter(idle);
+  await response.body?.cancel();
+  const hanging = viaLane(lane, "/idle?hang", { idleMs: 300 });
+  assertEquals(await (await viaLane(lane, "/idle")).text(), "fine");
+  const answer = await hanging;
+  assertEquals([answer.status, answer.headers.get(HEADER.error)], [504, "idle"]);
+  assertEquals((await answer.text()).includes("request idle timeout of 300 ms"), true);
+  assertEquals(await (await viaLane(lane, "/idle")).text(), "fine", "the worker lives on");
+});
+
+Deno.test("a streamed answer on a lane arrives chunk by chunk; one that stops sending is broken off at the idle timeout", async () => {
+  const ticks = await fn(
+    "ticks",
+    `Deno.serve((req) => {
+       const stop = new URL(req.url).searchParams.has("stop");
+       let n = 0;
+       const body = new ReadableStream({
+         async pull(controller) {
+           await new Promise((r) => setTimeout(r, 100));
+           if (stop && n === 2) return new Promise(() => {});
+           if (n === 4) return controller.close();
+           controller.enqueue(new TextEncoder().encode("tick" + n++ + "\\n"));
+         },
+       });
+       return new Response(body, { headers: { "content-type": "text/plain" } });
+     });`,
+  );
+  const { response, lane } = await viaRouter(ticks);
+  await response.body?.cancel();
+  const started = Date.now();
+  const streamed = await viaLane(lane, "/ticks", { idleMs: 1000 });
+  const reader = streamed.body!.getReader();
+  const first = await reader.read();
+  assertEquals(new TextDecoder().decode(first.value), "tick0\n");
+  assertEquals(Date.now() - started < 350, true, "the first chunk came before the function had finished");
+  let rest = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    rest += new TextDecoder().decode(value);
+  }
+  assertEquals(rest, "tick1\ntick2\ntick3\n");
+  const stopping = await viaLane(lane, "/ticks?stop", { idleMs: 400 });
+  const text = await stopping.text().then((t) => t, () => "broken");
+  assertEquals(text.endsWith("broken") || !text.includes("tick2"), true, `broken off after two chunks: ${text}`);
+  assertEquals(await (await viaLane(lane, "/ticks")).text(), "tick0\ntick1\ntick2\ntick3\n", "the worker lives on");
+});
+
+Deno.test("a new version retires the old worker: its lane then refuses new connections and is told ended without a limit", async () => {
+  const versioned = await fn("versioned", `Deno.serve(() => new Response("answer"));`);
+  const old = await viaRouter(versioned, "v1");
+  await old.response.body?.cancel();
+  const next = await viaRouter(versioned, "v2");
+  await next.response.body?.cancel();
+  assertEquals(next.lane !== old.lane, true, "the new version has its own lane");
+  await until(async () => (await laneEnded(old.lane)).ended, 2000, "the old lane ended");
+  assertEquals(await laneEnded(old.lane), { ended: true, limit: null });
+  const refused = await fetch(`http://127.0.0.1:${old.lane}/versioned`, { headers: { [HEADER.secret]: SECRET } })
+    .then((r) => r.status, (err) => String(err));
+  assertEquals(typeof refused, "string", "no new connection");
+  assertEquals(await (await viaLane(next.lane, "/versioned")).text(), "answer");
+});
+
+Deno.test("the router counts a lane's requests in flight (a draining process waits for them)", async () => {
+  const gate = await fn(
+    "gate",
+    `Deno.serve(async (req) => {
+       if (new URL(req.url).searchParams.has("wait")) await new Promise((r) => setTimeout(r, 400));
+       return new Response("ok");
+     });`,
+  );
+  const { response, lane } = await viaRouter(gate);
+  await response.body?.cancel();
+  const before = router.inFlight();
+  const waiting = viaLane(lane, "/gate?wait");
+  await until(() => Promise.resolve(router.inFlight() === before + 1), 300, "counted in flight");
+  assertEquals(await (await waiting).text(), "ok");
+  await until(() => Promise.resolve(router.inFlight() === before), 300, "no longer in flight");
+});
+
+// Last: Deno's `terminate` leaves a worker's thread spinning in its loop (a function's own process
+// ends itself at this limit, `host.ts`; this test's process goes on with it).
+Deno.test("a function looping on its lane is stopped at the CPU limit; the router says so and calls onLimit; the next request gets a new worker", async () => {
+  const spin = await fn(
+    "spin",
+    `Deno.serve((req) => {
+       if (new URL(req.url).searchParams.has("loop")) for (;;) {}
+       return new Response("alive");
+     });`,
+  );
+  const { response, lane } = await viaRouter(spin);
+  assertEquals(await response.text(), "alive");
+  const abort = new AbortController();
+  const looping = viaLane(lane, "/spin?loop", { cpuMs: 300, signal: abort.signal }).then(
+    (r) => r.status,
+    () => "aborted",
+  );
+  await until(async () => (await laneEnded(lane)).ended, 3000, "the lane's worker stopped");
+  assertEquals(await laneEnded(lane), { ended: true, limit: "cpu" });
+  assertEquals(limits, ["cpu"], "onLimit told");
+  abort.abort();
+  assertEquals(await looping, "aborted", "no answer came from the looping worker");
+  const again = await viaRouter(spin);
+  assertEquals(await again.response.text(), "alive");
+  assertEquals(again.lane !== lane && again.lane > 0, true, "a new worker, a new lane");
+});
