@@ -50,6 +50,8 @@ const LIMIT_EXIT_DELAY_MS = 100;
 
 /** A worker was stopped at its CPU-time or memory limit: the process ends, telling which by its exit code. */
 function endAtLimit(kind: LimitKind): void {
+  // The supervisor sends this function's next requests to a new process from now on.
+  console.log(JSON.stringify({ ending: kind }));
   setTimeout(() => Deno.exit(LIMIT_EXIT[kind]), LIMIT_EXIT_DELAY_MS);
 }
 

@@ -5,12 +5,15 @@
  *
  * The router keeps the limits of lane requests without a message per request: each request
  * holds a slot of a `SharedArrayBuffer` the router and the worker share (its state, its limits,
- * when it started and when its answer last moved), and the router's watcher reads the slots
- * while any is held. The worker wakes the router (`Atomics.notify`) only when a request starts
- * while the watcher sleeps. A limit reached is the router's to enforce, as for its own requests:
- * it stops the worker (the lane's connections break; the router remembers why, and the server
- * asks it: `GET /_internal/lane?port=`); the request idle timeout is the worker's, told by the
- * router (`lane_idle`), since the answer is the worker's to send.
+ * when it started), from its arrival until its answer has left (`info.completed`), and the
+ * router's watcher reads the slots while any is held. The worker wakes the router
+ * (`Atomics.notify`) only when a request starts while the watcher sleeps. A limit reached is the
+ * router's to enforce, as for its own requests: it stops the worker (the lane's connections
+ * break; the router remembers why, and the server asks it: `GET /_internal/lane?port=`); the
+ * request idle timeout (no answer yet) is the worker's, told by the router (`lane_idle`), since
+ * the answer is the worker's to send. The function's answer goes out as the function gave it,
+ * through Deno's own server (a body given whole with its length, a stream as it comes): a stream
+ * that stalls is held to the wall-clock and CPU limits, not to the idle timeout.
  *
  * A lane closes when its worker is retired (a new version, the idle sweep): new connections are
  * refused and the server goes through the supervisor again. A request it cannot take (every slot
@@ -27,12 +30,12 @@ const HEADER_INTS = 4;
 const FIELDS = 6;
 /** A slot's fields. */
 export const STATE = 0, SEQ = 1, CPU_MS = 2, IDLE_MS = 3, WALL_MS = 4;
-/** A slot's states: free, waiting for the function's answer, streaming its body. */
+/** A slot's states: free, waiting for the function's answer, sending it. */
 export const FREE = 0, WAITING = 1, STREAMING = 2;
 
 export interface LaneView {
   ints: Int32Array;
-  /** Per slot: when the request started, when its answer last moved (ms since the epoch). */
+  /** Per slot: when the request started, when its answer started leaving (ms since the epoch). */
   times: Float64Array;
 }
 
@@ -59,6 +62,24 @@ const ADDED = "x-functions-added";
 const ERROR = "x-functions-error";
 export const LANE_HEADER = "x-functions-lane";
 const CPU_USED = "x-functions-cpu-used-ms";
+/** The server asks for `CPU_USED` (its metrics are on). */
+const MEASURE = "x-functions-measure";
+/** The answer headers the server reads as the router's, which a function's answer may not carry. */
+const ROUTER_HEADERS = [
+  ERROR,
+  "x-functions-limit",
+  LANE_HEADER,
+  "x-functions-cold",
+  "x-functions-direct",
+  CPU_USED,
+];
+
+/** `response` without the router's headers (a copy: its own may not be changeable). */
+function withoutRouterHeaders(response: Response): Response {
+  const kept: [string, string][] = [];
+  for (const pair of response.headers) if (!pair[0].startsWith("x-functions-")) kept.push(pair);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: kept });
+}
 
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
 
@@ -84,31 +105,8 @@ export interface Lane {
   close(): void;
 }
 
-const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
-/** Microtask turns a whole body takes to read (as `worker.ts`'s `READY_TURNS`). */
-const READY_TURNS = 16;
-
-async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
-  for (let turn = 0; turn < READY_TURNS && !settled; turn++) await null;
-  return settled;
-}
-
 function failure(kind: string, status: number, message: string): Response {
   return new Response(message, { status, headers: { [ERROR]: kind, "content-type": "text/plain" } });
-}
-
-/** The answer's headers without the router's own `x-functions-*` (a function cannot fake a failure). */
-function ownHeaders(headers: Headers): Headers {
-  for (const [name] of headers) {
-    if (name.startsWith("x-functions-")) {
-      const kept = new Headers();
-      for (const [n, v] of headers) if (!n.startsWith("x-functions-")) kept.append(n, v);
-      return kept;
-    }
-  }
-  return headers;
 }
 
 /** Open the lane; resolves with its port once it listens. */
@@ -142,57 +140,6 @@ export function openLane(host: LaneHost): Promise<Lane> {
     free.push(slot);
   };
 
-  /** The answer's body streamed, each chunk marking the slot's progress; released at its end. */
-  const streamed = (
-    slot: number,
-    reader: ReadableStreamDefaultReader<Uint8Array>,
-    first: Uint8Array | null,
-    started: Promise<ReadableStreamReadResult<Uint8Array>>,
-  ) => {
-    let released = false;
-    const done = () => {
-      if (!released) (released = true, release(slot));
-    };
-    Atomics.store(ints, field(slot, STATE), STREAMING);
-    times[slot * 2 + 1] = Date.now();
-    let pending = first;
-    let next: Promise<ReadableStreamReadResult<Uint8Array>> | null = started;
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        onIdle[slot] = (message) => {
-          reader.cancel(message).catch(() => {});
-          done();
-          controller.error(new Error(message));
-        };
-      },
-      async pull(controller) {
-        if (pending) {
-          controller.enqueue(pending);
-          pending = null;
-          return;
-        }
-        try {
-          const reading = next ?? reader.read();
-          next = null;
-          const { done: end, value } = await reading;
-          if (released) return;
-          times[slot * 2 + 1] = Date.now();
-          if (end) (done(), controller.close());
-          else controller.enqueue(value instanceof Uint8Array ? value : new TextEncoder().encode(String(value)));
-        } catch (err) {
-          if (released) return;
-          console.error(err);
-          done();
-          controller.error(err);
-        }
-      },
-      cancel(reason) {
-        done();
-        return reader.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-  };
-
   const serve = async (req: Request, info: unknown): Promise<Response> => {
     const headers = req.headers;
     if (headers.get(SECRET) !== host.secret) return failure("forbidden", 403, "forbidden");
@@ -203,19 +150,25 @@ export function openLane(host: LaneHost): Promise<Lane> {
     }
     hold(slot, headers);
     const requestId = headers.get(REQUEST_ID) ?? undefined;
+    // The function's request: the caller's headers without the server's `x-functions-*` (the
+    // secret above all) nor those the server marks as its own. A server request's headers
+    // cannot be changed, so this is a copy, given as pairs (a `Headers` object as the init
+    // costs four times more in Deno's `Request`).
     const added = headers.get(ADDED);
-    const drop: string[] = [];
-    for (const [name] of headers) if (name.startsWith("x-functions-")) drop.push(name);
-    if (added) { for (const name of added.split(",")) if (name) drop.push(name.trim().toLowerCase()); }
-    let request = req;
-    try {
-      for (const name of drop) headers.delete(name);
-    } catch {
-      // Immutable headers: a copy without them.
-      const kept = [...headers].filter(([name]) => !drop.includes(name));
-      request = new Request(req.url, { method: req.method, headers: kept, body: req.body });
+    const addedNames = added ? added.split(",").map((name) => name.trim().toLowerCase()) : null;
+    const kept: [string, string][] = [];
+    for (const pair of headers) {
+      if (!pair[0].startsWith("x-functions-") && !addedNames?.includes(pair[0])) kept.push(pair);
     }
-    const cpuStart = host.cpuTimeMs();
+    const method = req.method;
+    const request = new Request(req.url, {
+      method,
+      headers: kept,
+      body: method === "GET" || method === "HEAD" ? null : req.body,
+    });
+    // The CPU time of the answer, for the server's metrics, when it asks (it costs two reads).
+    const measure = headers.has(MEASURE);
+    const cpuStart = measure ? host.cpuTimeMs() : 0;
     let response: Response;
     try {
       const answer = host.run(requestId, () => handler(request, info));
@@ -231,47 +184,22 @@ export function openLane(host: LaneHost): Promise<Lane> {
       return failure("worker", 500, host.describe(err));
     }
     onIdle[slot] = undefined;
-    const own = ownHeaders(response.headers);
-    const status = response.status;
-    const body = response.body;
-    const cpu = () => String(Math.round(host.cpuTimeMs() - cpuStart));
-    if (!body || NULL_BODY_STATUS.includes(status)) {
-      body?.cancel().catch(() => {});
-      release(slot);
-      const answer = new Response(null, { status, headers: own });
-      answer.headers.set(CPU_USED, cpu());
-      return answer;
+    // The function's own answer goes out as it is: Deno sends a body given whole with its
+    // length, and streams any other. A function cannot answer with the headers the server reads
+    // as the router's. The request is in flight until its answer has left.
+    const answer = ROUTER_HEADERS.some((name) => response.headers.has(name))
+      ? withoutRouterHeaders(response)
+      : response;
+    if (measure) {
+      try {
+        answer.headers.set(CPU_USED, String(Math.round(host.cpuTimeMs() - cpuStart)));
+      } catch { /* immutable headers (Response.redirect): not measured */ }
     }
-    const reader = body.getReader();
-    let read = reader.read();
-    let first: Uint8Array | null = null;
-    try {
-      // A body given whole goes with its length; any other is streamed as it comes.
-      if (await settledSoon(read)) {
-        const chunk = await read;
-        if (chunk.done) {
-          release(slot);
-          const answer = new Response(new Uint8Array(0), { status, headers: own });
-          answer.headers.set(CPU_USED, cpu());
-          return answer;
-        }
-        first = chunk.value instanceof Uint8Array ? chunk.value : new TextEncoder().encode(String(chunk.value));
-        read = reader.read();
-        if (await settledSoon(read) && (await read).done) {
-          release(slot);
-          const answer = new Response(first as Uint8Array<ArrayBuffer>, { status, headers: own });
-          answer.headers.set(CPU_USED, cpu());
-          return answer;
-        }
-      }
-    } catch (err) {
-      release(slot);
-      console.error(err);
-      return failure("worker", 500, host.describe(err));
-    }
-    // A stream: the read already started is its next chunk.
-    const answer = new Response(streamed(slot, reader, first, read), { status, headers: own });
-    answer.headers.set(CPU_USED, cpu());
+    Atomics.store(ints, field(slot, STATE), STREAMING);
+    times[slot * 2 + 1] = Date.now();
+    const completed = (info as { completed?: Promise<void> }).completed;
+    if (completed) completed.then(() => release(slot), () => release(slot));
+    else release(slot);
     return answer;
   };
 
@@ -284,10 +212,8 @@ export function openLane(host: LaneHost): Promise<Lane> {
           resolve({
             port,
             idle(slot, seq) {
-              const state = Atomics.load(ints, field(slot, STATE));
-              if (ints[field(slot, SEQ)] === seq && state !== FREE) {
-                const what = state === WAITING ? "no answer" : "no chunk";
-                onIdle[slot]?.(`${what} within the request idle timeout of ${ints[field(slot, IDLE_MS)]} ms`);
+              if (ints[field(slot, SEQ)] === seq && Atomics.load(ints, field(slot, STATE)) === WAITING) {
+                onIdle[slot]?.(`no answer within the request idle timeout of ${ints[field(slot, IDLE_MS)]} ms`);
               }
             },
             close() {

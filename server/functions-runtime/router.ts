@@ -396,9 +396,10 @@ function createWatcher(memoryMb: number) {
         worker.close("limit", `wall clock limit of ${wallMs} ms reached`, "wall_clock");
         return true;
       }
+      // The request idle timeout runs until the function's answer (a lane's answer streams
+      // out of Deno's own server, chunk by chunk, without the router).
       const idleMs = ints[field(slot, IDLE_MS)];
-      const since = state === WAITING ? started : times[slot * 2 + 1];
-      if (idleMs > 0 && now - since >= idleMs && lane.idleTold[slot] !== seq) {
+      if (state === WAITING && idleMs > 0 && now - started >= idleMs && lane.idleTold[slot] !== seq) {
         lane.idleTold[slot] = seq;
         worker.post({ type: "lane_idle", slot, seq });
       }
@@ -481,6 +482,8 @@ export function createRouter(options: RouterOptions): Router {
   /** The secrets the server last sent (`PUT /_internal/secrets`), given to workers as they boot. */
   let secrets: Record<string, string> = options.secrets ?? {};
   const watcher = createWatcher(options.memoryMb ?? 0);
+  /** A limit ends this process (`onLimit`): requests are refused from then on. */
+  let ending = false;
   /** Lanes of closed workers, by port: the limit that closed each, or null (`/_internal/lane`). */
   const endedLanes = new Map<number, LimitKind | null>();
 
@@ -499,7 +502,12 @@ export function createRouter(options: RouterOptions): Router {
           endedLanes.set(created.lane.port, limit ?? null);
           if (endedLanes.size > ENDED_LANES_KEPT) endedLanes.delete(endedLanes.keys().next().value!);
         }
-        if (limit === "cpu" || limit === "memory") options.onLimit?.(limit);
+        if ((limit === "cpu" || limit === "memory") && options.onLimit && !ending) {
+          // The process ends: no new request is taken (the server sends it elsewhere).
+          ending = true;
+          for (const worker of open) worker.retire();
+          options.onLimit(limit);
+        }
       }, { name, env: secrets });
       created.ready.then(() => watcher.watchLane(created), () => {});
       open.add(created);
@@ -544,6 +552,13 @@ export function createRouter(options: RouterOptions): Router {
       // them, so the workers of the old secrets are retired.
       secrets = await req.json();
       return new Response(null, { status: 204 });
+    }
+    if (ending) {
+      // Not run: the server sends a request straight here again through the supervisor, which
+      // has a new process for it.
+      const refused = failure("boot", 503, "the function's process is ending at a limit");
+      refused.headers.set(HEADER.lane, "gone");
+      return refused;
     }
     const entrypoint = req.headers.get(HEADER.entrypoint);
     if (!entrypoint) return failure("bad_request", 400, `${HEADER.entrypoint} is missing`);

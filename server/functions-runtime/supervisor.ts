@@ -124,6 +124,8 @@ class FunctionProcess {
   #outOfMemory = false;
   #retired = false;
   #exited = false;
+  /** The process said it ends at a limit (`host.ts`): it takes no new request. */
+  #ending = false;
 
   constructor(spawn: Spawn | null, private options: SupervisorOptions, onEnd: (process: FunctionProcess) => void) {
     this.spawn = spawn;
@@ -215,6 +217,11 @@ class FunctionProcess {
     return this.#exited;
   }
 
+  /** Ended, or ending at a limit: no new request goes to it. */
+  get gone(): boolean {
+    return this.#exited || this.#ending;
+  }
+
   async #readPort(): Promise<number> {
     const lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(lineSplitter());
     const reader = lines.getReader();
@@ -228,7 +235,9 @@ class FunctionProcess {
           for (;;) {
             const next = await reader.read().catch(() => ({ done: true, value: undefined }));
             if (next.done) return;
-            console.log(next.value);
+            const ending = endingOf(next.value ?? "");
+            if (ending) (this.#killedFor ??= ending, this.#ending = true);
+            else console.log(next.value);
           }
         })();
         return port;
@@ -290,6 +299,17 @@ class FunctionProcess {
     try {
       this.#child.kill("SIGKILL");
     } catch { /* already gone */ }
+  }
+}
+
+/** The limit a function's process says it ends at (`{"ending": "cpu"}` on its standard output), if that line is one. */
+function endingOf(line: string): LimitKind | null {
+  if (!line.startsWith('{"ending"')) return null;
+  try {
+    const kind = JSON.parse(line).ending;
+    return kind in LIMIT_EXIT ? kind as LimitKind : null;
+  } catch {
+    return null;
   }
 }
 
@@ -429,9 +449,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   ): { process: FunctionProcess; cold: boolean } {
     const version = req.headers.get(HEADER.version) ?? "";
     const process = processes.get(entrypoint);
-    if (process && !process.exited && process.spawn?.version === version) return { process, cold: false };
+    if (process && !process.gone && process.spawn?.version === version) return { process, cold: false };
     const spawn = spawnOf(req, entrypoint, version);
-    if (process && !process.exited && process.spawn && sameLaunch(process.spawn, spawn)) {
+    if (process && !process.gone && process.spawn && sameLaunch(process.spawn, spawn)) {
       // A new version of the function (an edit of its folder, a `oneshot` request) started the
       // way its process was: a new worker in that process serves it (its router retires the old
       // worker once its requests are done), no Deno process to start.
@@ -573,7 +593,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (cold) answer.set(HEADER.cold, "1");
     // Where the server may send this function's next requests of this version itself, without
     // this proxy (`functions::direct`): the process's port and secret, loopback only.
-    if (!process.retired && !process.exited) answer.set(HEADER.direct, `${port} ${process.secret}`);
+    if (!process.retired && !process.gone) answer.set(HEADER.direct, `${port} ${process.secret}`);
     if (!response.body) {
       over();
       return new Response(null, { status: response.status, headers: answer });

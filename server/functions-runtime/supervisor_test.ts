@@ -124,7 +124,7 @@ test("a function allocating 1 GB is stopped at its memory limit (546) while anot
   assertEquals(supervisor.pid(hog) !== hogPid, true);
 });
 
-test("1 GB outside the heap (an ArrayBuffer) is stopped by the resident memory watch (546), the process lives on", async () => {
+test("1 GB outside the heap (an ArrayBuffer) is stopped by the resident memory watch (546); the next request is answered (by a new process)", async () => {
   const stopped = await call(hog, "/hog?buffer", { cpuMs: 120_000 });
   assertEquals([stopped.status, stopped.headers.get(HEADER.limit)], [546, "memory"]);
   await stopped.body?.cancel();

@@ -55,6 +55,8 @@ pub struct FunctionsState {
     pub pool: Option<deadpool_postgres::Pool>,
     pub verifier: Arc<crate::jwt::JwtVerifier>,
     pub config: FunctionsConfig,
+    /// A client to the runtime and to this server, on loopback only: no proxy from the
+    /// environment applies (`HTTP_PROXY` would otherwise carry a function's requests away).
     pub http: reqwest::Client,
     /// The Management API access token (`manage::access_token`).
     pub access_token: SecretString,
@@ -175,7 +177,8 @@ impl FunctionsState {
             pool: start.database.as_ref().map(|(pool, _)| pool.clone()),
             verifier: start.verifier,
             config: start.config,
-            http: reqwest::Client::new(),
+            // Loopback to the runtime only: no proxy from the environment applies.
+            http: reqwest::Client::builder().no_proxy().build().unwrap_or_default(),
             secrets_sent: Mutex::new(None),
             edge_runtime,
             oneshots: std::sync::atomic::AtomicU64::new(0),

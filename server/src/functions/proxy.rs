@@ -38,6 +38,8 @@ const READ_HEADER: &str = "x-functions-read";
 const DENY_HEADER: &str = "x-functions-deny";
 const IMPORT_MAP_HEADER: &str = "x-functions-import-map";
 const CPU_USED_HEADER: &str = "x-functions-cpu-used-ms";
+/// Asks a lane for `CPU_USED_HEADER` (when the metrics are on).
+const MEASURE_HEADER: &str = "x-functions-measure";
 /// Answers of a known length up to this size are read whole and sent with their length.
 const WHOLE_ANSWER_BYTES: u64 = 64 * 1024;
 /// How long a request waits for a router that is restarting.
@@ -122,19 +124,27 @@ async fn forward(
     let entry = file_url(&function.entrypoint);
     let traceparent = crate::telemetry::current_traceparent();
     // The request to the supervisor on `to`, or straight to a function's process there, which
-    // was started with the function's permissions: only the supervisor reads them.
-    let request = |to: u16, secret: &str, straight: bool| {
+    // was started with the function's permissions: only the supervisor reads them. A worker's
+    // lane reads only its limits and the request id (its worker is one function's one version).
+    let request = |to: u16, secret: &str, straight: bool, lane: bool| {
         let mut forward = state
             .http
             .request(method.clone(), format!("http://127.0.0.1:{to}{path}{query}"))
             .header(SECRET_HEADER, secret)
-            .header(ENTRYPOINT_HEADER, &entry)
             .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
             .header(IDLE_HEADER, idle.as_millis().to_string())
-            .header(VERSION_HEADER, &version)
-            .header(NAME_HEADER, &function.name)
             .header(REQUEST_ID_HEADER, &request_id)
             .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string());
+        if lane {
+            if crate::metrics::enabled() {
+                forward = forward.header(MEASURE_HEADER, "1");
+            }
+        } else {
+            forward = forward
+                .header(ENTRYPOINT_HEADER, &entry)
+                .header(VERSION_HEADER, &version)
+                .header(NAME_HEADER, &function.name);
+        }
         if !straight {
             forward = forward
                 .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
@@ -176,13 +186,18 @@ async fn forward(
     if !handshake && (!has_body || kept.is_some()) {
         if let Some(route) = state.direct.get(&entry, &direct_key) {
             let target = route.target();
-            let mut straight = added_as_the_supervisor_does(req, request(target, &route.secret, true));
+            // A lane is Deno's own server: nothing between it and the function adds headers.
+            let mut straight = match route.lane {
+                Some(_) => request(target, &route.secret, true, true),
+                None => added_as_the_supervisor_does(req, request(target, &route.secret, true, false)),
+            };
             if let Some(body) = &kept {
                 straight = straight.body(body.clone());
             }
             match tokio::time::timeout(wall_clock + Duration::from_secs(10), straight.send()).await {
-                // Every slot of the lane held: the function did not see it; through the supervisor.
-                Ok(Ok(straight)) if route.lane.is_some() && lane_full(&straight) => {}
+                // Not taken (every slot of the lane held, or the process ending at a limit): the
+                // function did not see it; through the supervisor, which has another process.
+                Ok(Ok(straight)) if not_taken(&straight) => state.direct.forget(&entry, target),
                 Ok(Ok(straight)) => answer = Some(straight),
                 // Its process or lane ended (a limit, an idle sweep, a new version): through the
                 // supervisor, which starts another.
@@ -217,7 +232,7 @@ async fn forward(
     let answer = match answer {
         Some(answer) => answer,
         None => {
-            let mut forward = request(port, runtime.secret.expose_secret(), false);
+            let mut forward = request(port, runtime.secret.expose_secret(), false, false);
             if let Some(body) = &kept {
                 forward = forward.body(body.clone());
             } else if has_body && !handshake {
@@ -368,9 +383,10 @@ async fn ended_soon(state: &FunctionsState, supervisor: u16, process: u16) -> En
     ended(state, supervisor, process).await
 }
 
-/// Whether a lane's answer says it took nothing (`x-functions-lane: full`).
-fn lane_full(answer: &reqwest::Response) -> bool {
-    answer.headers().get(super::direct::LANE_HEADER).is_some_and(|v| v.as_bytes() == b"full")
+/// Whether a straight answer says the request was not taken: `x-functions-lane: full` (a lane
+/// with every slot held) or `gone` (a process ending at a limit).
+fn not_taken(answer: &reqwest::Response) -> bool {
+    answer.headers().get(super::direct::LANE_HEADER).is_some_and(|v| matches!(v.as_bytes(), b"full" | b"gone"))
 }
 
 /// A request sent to a worker's lane broke off: its process says whether that worker stopped, at
