@@ -21,13 +21,13 @@
  * sends it the other way.
  */
 
-/** The shared state's layout: a header of `Int32`s, then `FIELDS` `Int32`s per slot, then two `Float64`s per slot. */
+/** The shared state's layout: a header of `Int32`s, then `FIELDS` `Int32`s per slot, then a `Float64` per slot. */
 export const SLOTS = 1024;
 export const IN_FLIGHT = 0;
 /** 1 while the router's watcher runs: a request starting then needs no wake-up. */
 export const WATCHING = 1;
-const HEADER_INTS = 4;
-const FIELDS = 6;
+const HEADER_INTS = 2;
+const FIELDS = 5;
 /** A slot's fields. */
 export const STATE = 0, SEQ = 1, CPU_MS = 2, IDLE_MS = 3, WALL_MS = 4;
 /** A slot's states: free, waiting for the function's answer, sending it. */
@@ -35,20 +35,20 @@ export const FREE = 0, WAITING = 1, STREAMING = 2;
 
 export interface LaneView {
   ints: Int32Array;
-  /** Per slot: when the request started, when its answer started leaving (ms since the epoch). */
+  /** Per slot: when its request started (ms since the epoch). */
   times: Float64Array;
 }
 
 export function createShared(): SharedArrayBuffer {
   const intBytes = (HEADER_INTS + SLOTS * FIELDS) * 4;
   const padded = Math.ceil(intBytes / 8) * 8;
-  return new SharedArrayBuffer(padded + SLOTS * 2 * 8);
+  return new SharedArrayBuffer(padded + SLOTS * 8);
 }
 
 export function view(shared: SharedArrayBuffer): LaneView {
   const ints = new Int32Array(shared, 0, HEADER_INTS + SLOTS * FIELDS);
   const offset = Math.ceil(ints.byteLength / 8) * 8;
-  return { ints, times: new Float64Array(shared, offset, SLOTS * 2) };
+  return { ints, times: new Float64Array(shared, offset, SLOTS) };
 }
 
 export function field(slot: number, name: number): number {
@@ -125,9 +125,7 @@ export function openLane(host: LaneHost): Promise<Lane> {
     ints[field(slot, CPU_MS)] = Number(headers.get("x-functions-cpu-ms")) || 0;
     ints[field(slot, IDLE_MS)] = Number(headers.get("x-functions-idle-timeout-ms")) || 0;
     ints[field(slot, WALL_MS)] = Number(headers.get("x-functions-timeout-ms")) || 0;
-    const now = Date.now();
-    times[slot * 2] = now;
-    times[slot * 2 + 1] = now;
+    times[slot] = Date.now();
     Atomics.store(ints, field(slot, STATE), WAITING);
     Atomics.add(ints, IN_FLIGHT, 1);
     if (Atomics.load(ints, WATCHING) === 0) Atomics.notify(ints, IN_FLIGHT);
@@ -196,7 +194,6 @@ export function openLane(host: LaneHost): Promise<Lane> {
       } catch { /* immutable headers (Response.redirect): not measured */ }
     }
     Atomics.store(ints, field(slot, STATE), STREAMING);
-    times[slot * 2 + 1] = Date.now();
     const completed = (info as { completed?: Promise<void> }).completed;
     if (completed) completed.then(() => release(slot), () => release(slot));
     else release(slot);

@@ -391,7 +391,7 @@ function createWatcher(memoryMb: number) {
       const seq = ints[field(slot, SEQ)];
       if (lane.seen[slot] !== seq) (lane.seen[slot] = seq, lane.cpuStart[slot] = cpu());
       const wallMs = ints[field(slot, WALL_MS)];
-      const started = times[slot * 2];
+      const started = times[slot];
       if (wallMs > 0 && now - started >= wallMs) {
         worker.close("limit", `wall clock limit of ${wallMs} ms reached`, "wall_clock");
         return true;

@@ -4,22 +4,13 @@
  */
 
 import { createRouter, HEADER } from "./router.ts";
-
-function assertEquals<T>(actual: T, expected: T, what = ""): void {
-  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
-}
+import { assertEquals, writeFunction } from "./test_support.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "functions-router-test-" });
 const SECRET = "test-secret";
 const router = createRouter({ secret: SECRET, readPaths: [dir], idleMs: 60_000 });
 
-async function fn(name: string, source: string): Promise<string> {
-  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
-  const path = `${dir}/${name}/index.ts`;
-  await Deno.writeTextFile(path, source);
-  return new URL(`file://${path}`).href;
-}
+const fn = (name: string, source: string) => writeFunction(dir, name, source);
 
 function call(
   entrypoint: string,

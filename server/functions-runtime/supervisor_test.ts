@@ -7,11 +7,7 @@
 
 import { HEADER } from "./router.ts";
 import { createSupervisor, sameLaunch, type Spawn } from "./supervisor.ts";
-
-function assertEquals<T>(actual: T, expected: T, what = ""): void {
-  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
-}
+import { assertEquals, writeFunction } from "./test_support.ts";
 
 /** Child processes and their pipes outlive one test by design (they are reused). */
 function test(name: string, fn: () => Promise<void>): void {
@@ -27,12 +23,7 @@ globalThis.addEventListener("unload", () => {
   Deno.removeSync(dir, { recursive: true });
 });
 
-async function fn(name: string, source: string): Promise<string> {
-  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
-  const path = `${dir}/${name}/index.ts`;
-  await Deno.writeTextFile(path, source);
-  return new URL(`file://${path}`).href;
-}
+const fn = (name: string, source: string) => writeFunction(dir, name, source);
 
 interface Call extends RequestInit {
   version?: string;

@@ -8,11 +8,7 @@
 
 import { HEADER } from "./router.ts";
 import { createSupervisor } from "./supervisor.ts";
-
-function assertEquals<T>(actual: T, expected: T, what = ""): void {
-  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== e) throw new Error(`${what} expected ${e}, got ${a}`);
-}
+import { assertEquals, writeFunction } from "./test_support.ts";
 
 function test(name: string, fn: () => Promise<void>): void {
   Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false });
@@ -28,12 +24,7 @@ globalThis.addEventListener("unload", () => {
   Deno.removeSync(dir, { recursive: true });
 });
 
-async function fn(name: string, source: string): Promise<string> {
-  await Deno.mkdir(`${dir}/${name}`, { recursive: true });
-  const path = `${dir}/${name}/index.ts`;
-  await Deno.writeTextFile(path, source);
-  return new URL(`file://${path}`).href;
-}
+const fn = (name: string, source: string) => writeFunction(dir, name, source);
 
 function headers(entrypoint: string, extra: Record<string, string> = {}): Record<string, string> {
   return { [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint, [HEADER.timeout]: "20000", ...extra };

@@ -126,7 +126,7 @@ async fn forward(
     // The request to the supervisor on `to`, or straight to a function's process there, which
     // was started with the function's permissions: only the supervisor reads them. A worker's
     // lane reads only its limits and the request id (its worker is one function's one version).
-    let request = |to: u16, secret: &str, straight: bool, lane: bool| {
+    let request = |to: u16, secret: &str, hop: Hop| {
         let mut forward = state
             .http
             .request(method.clone(), format!("http://127.0.0.1:{to}{path}{query}"))
@@ -135,7 +135,7 @@ async fn forward(
             .header(IDLE_HEADER, idle.as_millis().to_string())
             .header(REQUEST_ID_HEADER, &request_id)
             .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string());
-        if lane {
+        if hop == Hop::Lane {
             if crate::metrics::enabled() {
                 forward = forward.header(MEASURE_HEADER, "1");
             }
@@ -145,7 +145,7 @@ async fn forward(
                 .header(VERSION_HEADER, &version)
                 .header(NAME_HEADER, &function.name);
         }
-        if !straight {
+        if hop == Hop::Supervisor {
             forward = forward
                 .header(MEMORY_HEADER, function.memory_limit_mb.unwrap_or(state.config.memory_limit_mb).to_string())
                 .header(READ_HEADER, read_paths(&function.read))
@@ -188,8 +188,8 @@ async fn forward(
             let target = route.target();
             // A lane is Deno's own server: nothing between it and the function adds headers.
             let mut straight = match route.lane {
-                Some(_) => request(target, &route.secret, true, true),
-                None => added_as_the_supervisor_does(req, request(target, &route.secret, true, false)),
+                Some(_) => request(target, &route.secret, Hop::Lane),
+                None => added_as_the_supervisor_does(req, request(target, &route.secret, Hop::Process)),
             };
             if let Some(body) = &kept {
                 straight = straight.body(body.clone());
@@ -232,7 +232,7 @@ async fn forward(
     let answer = match answer {
         Some(answer) => answer,
         None => {
-            let mut forward = request(port, runtime.secret.expose_secret(), false, false);
+            let mut forward = request(port, runtime.secret.expose_secret(), Hop::Supervisor);
             if let Some(body) = &kept {
                 forward = forward.body(body.clone());
             } else if has_body && !handshake {
@@ -342,11 +342,33 @@ async fn read_whole(mut payload: web::Payload, limit: usize) -> Result<web::Byte
     })
 }
 
-/// Whether the function's process that a straight request lost has ended, and how.
+/// Where a request to a function goes first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hop {
+    /// The supervisor, which picks (or starts) the function's process.
+    Supervisor,
+    /// Straight to the function's process.
+    Process,
+    /// Straight into the function's worker (its lane).
+    Lane,
+}
+
+/// Whether the function's process (or worker) that a straight request lost has ended, and how.
 enum Ended {
     AtLimit(String),
     Otherwise,
     No,
+}
+
+impl Ended {
+    /// What the supervisor's `/_internal/ended` or a process's `/_internal/lane` answered.
+    fn said(said: &serde_json::Value) -> Ended {
+        match (said["ended"].as_bool(), said["limit"].as_str()) {
+            (Some(true), Some(kind)) => Ended::AtLimit(kind.to_string()),
+            (Some(true), None) => Ended::Otherwise,
+            _ => Ended::No,
+        }
+    }
 }
 
 /// A request sent straight to a function's process broke off: the supervisor on `supervisor` says
@@ -364,11 +386,7 @@ async fn ended(state: &FunctionsState, supervisor: u16, process: u16) -> Ended {
     // again, which waits for the runtime's restart as any request does.
     let Ok(answer) = asked else { return Ended::Otherwise };
     let Ok(said) = answer.json::<serde_json::Value>().await else { return Ended::No };
-    match (said["ended"].as_bool(), said["limit"].as_str()) {
-        (Some(true), Some(kind)) => Ended::AtLimit(kind.to_string()),
-        (Some(true), None) => Ended::Otherwise,
-        _ => Ended::No,
-    }
+    Ended::said(&said)
 }
 
 /// `ended`, asked again for a moment while the supervisor says no: a process killed a moment ago
@@ -407,11 +425,9 @@ async fn lane_ended_soon(state: &FunctionsState, supervisor: u16, route: &super:
             Err(_) => return ended_soon(state, supervisor, route.port).await,
         };
         let Ok(said) = answer.json::<serde_json::Value>().await else { return Ended::No };
-        match (said["ended"].as_bool(), said["limit"].as_str()) {
-            (Some(true), Some(kind)) => return Ended::AtLimit(kind.to_string()),
-            (Some(true), None) => return Ended::Otherwise,
-            _ if attempt < 10 => tokio::time::sleep(Duration::from_millis(50)).await,
-            _ => {}
+        match Ended::said(&said) {
+            Ended::No if attempt < 10 => tokio::time::sleep(Duration::from_millis(50)).await,
+            said => return said,
         }
     }
     Ended::No
