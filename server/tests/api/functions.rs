@@ -485,6 +485,35 @@ async fn a_warm_function_whose_process_was_killed_answers_its_next_requests_from
     assert_eq!(call(None).await["n"], 2);
 }
 
+/// The URL ports a function saw over `calls` warm GETs, and whether one process served them all.
+async fn ports_seen(lanes: bool, calls: usize) -> (Vec<String>, bool) {
+    const PORT: &str = "Deno.serve((req) => Response.json({ port: new URL(req.url).port, pid: Deno.pid }));";
+    let app = serve("", &[("functions/port/index.ts", PORT)], move |c| c.functions.lanes = lanes).await;
+    let mut seen = Vec::new();
+    let mut pids = std::collections::HashSet::new();
+    for _ in 0..calls {
+        let answer = app.function(reqwest::Method::GET, "port").send().await.expect("request");
+        assert_eq!(answer.status(), StatusCode::OK);
+        let json = answer.json::<Value>().await.expect("json");
+        seen.push(json["port"].as_str().expect("port").to_string());
+        pids.insert(json["pid"].as_i64().expect("pid"));
+    }
+    (seen, pids.len() == 1)
+}
+
+#[tokio::test]
+async fn warm_requests_go_into_the_function_s_worker_on_its_own_port_unless_lanes_are_off() {
+    // The first request reaches the function through its process's router (the URL of the
+    // process's port); warm ones sent into the worker's lane see the lane's port.
+    let (with_lanes, one_process) = ports_seen(true, 10).await;
+    assert!(one_process, "one process served them all");
+    assert!(with_lanes[1..].iter().any(|port| port != &with_lanes[0]), "a warm request on the lane: {with_lanes:?}");
+
+    let (without, one_process) = ports_seen(false, 10).await;
+    assert!(one_process, "one process served them all");
+    assert!(without.iter().all(|port| port == &without[0]), "every request through the process: {without:?}");
+}
+
 #[tokio::test]
 async fn deno_starts_at_the_first_request_not_with_the_server() {
     // Arrange: a server with a functions folder, nothing called yet.
