@@ -62,6 +62,8 @@ const ADDED = "x-functions-added";
 const ERROR = "x-functions-error";
 export const LANE_HEADER = "x-functions-lane";
 const CPU_USED = "x-functions-cpu-used-ms";
+/** The caller's origin (`<scheme>://<host>`), given by the server: the function's request URL starts with it. */
+export const ORIGIN = "x-functions-origin";
 /** The server asks for `CPU_USED` (its metrics are on). */
 const MEASURE = "x-functions-measure";
 /** The answer headers the server reads as the router's, which a function's answer may not carry. */
@@ -79,6 +81,17 @@ function withoutRouterHeaders(response: Response): Response {
   const kept: [string, string][] = [];
   for (const pair of response.headers) if (!pair[0].startsWith("x-functions-")) kept.push(pair);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: kept });
+}
+
+/**
+ * The URL a function's request carries: `url`'s path and query after the caller's `origin` (the
+ * server's `x-functions-origin`), so a function sees the URL it was called at whichever hop
+ * brought the request; `url` as it is without an origin.
+ */
+export function callerUrl(url: string, origin: string | null): string {
+  if (!origin) return url;
+  const path = url.indexOf("/", url.indexOf("//") + 2);
+  return path < 0 ? url : origin + url.slice(path);
 }
 
 type Handler = (req: Request, info: unknown) => Response | Promise<Response>;
@@ -159,7 +172,7 @@ export function openLane(host: LaneHost): Promise<Lane> {
       if (!pair[0].startsWith("x-functions-") && !addedNames?.includes(pair[0])) kept.push(pair);
     }
     const method = req.method;
-    const request = new Request(req.url, {
+    const request = new Request(callerUrl(req.url, headers.get(ORIGIN)), {
       method,
       headers: kept,
       body: method === "GET" || method === "HEAD" ? null : req.body,

@@ -82,6 +82,24 @@ Deno.test("the router's answer names the worker's lane, which runs the same work
   assertEquals(json.internal, [], "no x-functions-* header and none the caller did not send");
 });
 
+Deno.test("the function sees the caller's origin in its URL through the router and on its lane, else the hop's own", async () => {
+  const url = await fn("url", `Deno.serve((req) => new Response(req.url));`);
+  const origin = "https://api.example.cd:8443";
+  const headers = new Headers({
+    [HEADER.secret]: SECRET,
+    [HEADER.entrypoint]: url,
+    [HEADER.version]: "v1",
+    [HEADER.origin]: origin,
+  });
+  const routed = await router(new Request("http://127.0.0.1:9/url/sub?x=1", { headers }));
+  const lane = Number(routed.headers.get(HEADER.lane));
+  assertEquals(await routed.text(), `${origin}/url/sub?x=1`);
+  const straight = await viaLane(lane, "/url/a/b?y=2", { headers: { [HEADER.origin]: origin } });
+  assertEquals(await straight.text(), `${origin}/url/a/b?y=2`);
+  const without = await viaLane(lane, "/url/c");
+  assertEquals(await without.text(), `http://127.0.0.1:${lane}/url/c`);
+});
+
 Deno.test("a lane refuses a request without the process's secret before the function runs", async () => {
   const { response, lane } = await viaRouter(echo);
   const before = (await response.json()).calls;

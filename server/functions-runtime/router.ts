@@ -17,6 +17,7 @@ import process from "node:process";
 import type { FromWorker, ToWorker } from "./messages.ts";
 import { acceptInner, functionHeaders, isUpgrade, type Link, PROTOCOL_HEADER } from "./tunnel.ts";
 import {
+  callerUrl,
   CPU_MS,
   createShared,
   field,
@@ -25,6 +26,7 @@ import {
   IN_FLIGHT,
   LANE_HEADER,
   type LaneView,
+  ORIGIN,
   SEQ,
   SLOTS,
   STATE,
@@ -107,6 +109,8 @@ export const HEADER = {
   cpuUsed: "x-functions-cpu-used-ms",
   /** The answer's worker's lane port (`lane.ts`), where the server may send the function's next requests. */
   lane: LANE_HEADER,
+  /** The caller's origin (`lane.ts`'s `callerUrl`), which the function's request URL starts with. */
+  origin: ORIGIN,
 } as const;
 
 export type LimitKind = "wall_clock" | "memory" | "cpu";
@@ -630,7 +634,7 @@ export function createRouter(options: RouterOptions): Router {
           type: "request",
           id,
           method: req.method,
-          url: req.url,
+          url: callerUrl(req.url, req.headers.get(HEADER.origin)),
           headers,
           body: reader !== undefined,
           inline,

@@ -52,21 +52,39 @@ export function functionHeaders(headers: [string, string][], protocol: string | 
 }
 
 /**
+ * A close code the supervisor's inner socket (a client socket) may not send, 1001…1014, travels
+ * as 1000 with this mark, the code's four digits and then the reason; the process's side reads
+ * it back (`closeOf`). A reason that itself starts with the mark travels marked as 1000.
+ */
+const CODE_MARK = "\u0001";
+
+/**
  * Close `socket` with the code and reason the other side closed with. The codes no endpoint may
  * send (1005 no status, 1006 abnormal, 1015 TLS) close without a code; a code a client socket
- * refuses (1001…1014) closes with 1000 and the reason.
+ * refuses (1001…1014) closes with 1000, marked in the reason (`CODE_MARK`) on the inner socket
+ * (`inner`: the process's side reads it with `closeOf`), the reason alone on any other.
  */
-export function closeWith(socket: WebSocket, code?: number, reason = ""): void {
+export function closeWith(socket: WebSocket, code?: number, reason = "", inner = false): void {
   if (socket.readyState === WebSocket.CLOSING || socket.readyState === WebSocket.CLOSED) return;
   const cut = reason.length > 60 ? reason.slice(0, 60) : reason;
   try {
     if (code === undefined || code === 1005 || code === 1006 || code === 1015) socket.close();
+    else if (inner && code === 1000 && cut.startsWith(CODE_MARK)) socket.close(1000, `${CODE_MARK}1000${cut}`);
     else socket.close(code, cut);
   } catch {
     try {
-      socket.close(1000, cut);
+      socket.close(1000, inner ? `${CODE_MARK}${code}${cut}` : cut);
     } catch { /* already closing */ }
   }
+}
+
+/** The code and reason a close carried, a code marked by `closeWith` read back. */
+export function closeOf(event: { code: number; reason: string }): { code: number; reason: string } {
+  if (event.code === 1000 && event.reason.startsWith(CODE_MARK)) {
+    const code = Number(event.reason.slice(1, 5));
+    if (Number.isInteger(code) && code >= 1000 && code <= 1014) return { code, reason: event.reason.slice(5) };
+  }
+  return { code: event.code, reason: event.reason };
 }
 
 /** A frame's data as the worker's messages carry it. */
@@ -156,7 +174,7 @@ function bridge(socket: WebSocket, link: Link): void {
     link.post({ type: "ws_message", id: 0, data }, typeof data === "string" ? [] : [data.buffer as ArrayBuffer]);
   };
   socket.onclose = (event) => {
-    link.post({ type: "ws_close", id: 0, code: event.code, reason: event.reason });
+    link.post({ type: "ws_close", id: 0, ...closeOf(event) });
     end();
   };
 }
@@ -224,7 +242,7 @@ export async function openInner(
       },
       cancel() {
         ended = true;
-        closeWith(inner, 1000);
+        closeWith(inner, 1000, "", true);
         over();
       },
     });
@@ -247,7 +265,7 @@ export async function openInner(
     if (inner.readyState === WebSocket.OPEN) inner.send(event.data);
   };
   outer.onclose = (event) => {
-    closeWith(inner, event.code, event.reason);
+    closeWith(inner, event.code, event.reason, true);
     over();
   };
   return response;

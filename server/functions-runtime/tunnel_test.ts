@@ -90,6 +90,47 @@ test("an upgraded function echoes text and binary frames, then closes with its c
   assertEquals(closed, { code: 4001, reason: "asked to" }, "close");
 });
 
+test("a close code only a client's own stack sends (1001 going away) reaches the function as sent", async () => {
+  // Browsers send 1001 when a page goes away, but a WebSocket object may not: a raw client.
+  const out = await Deno.makeTempFile({ dir: "/tmp", prefix: "functions-tunnel-close-" });
+  const closer = await fn(
+    "closer",
+    `Deno.serve((req) => {
+       const { socket, response } = Deno.upgradeWebSocket(req);
+       socket.onopen = () => socket.send("ready");
+       socket.onclose = (e) => Deno.writeTextFileSync(${JSON.stringify(out)}, JSON.stringify([e.code, e.reason]));
+       return response;
+     });`,
+  );
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+  const head = Object.entries({
+    ...headers(closer),
+    host: `127.0.0.1:${server.addr.port}`,
+    upgrade: "websocket",
+    connection: "Upgrade",
+    "sec-websocket-key": btoa("0123456789abcdef"),
+    "sec-websocket-version": "13",
+  }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  await conn.write(new TextEncoder().encode(`GET /closer HTTP/1.1\r\n${head}\r\n`));
+  // The 101 and the function's "ready" frame, then a masked close frame: 1001, "away".
+  let seen = "";
+  const buffer = new Uint8Array(4096);
+  while (!seen.includes("ready")) {
+    const n = await conn.read(buffer);
+    if (n === null) throw new Error(`closed before ready: ${seen}`);
+    seen += new TextDecoder().decode(buffer.subarray(0, n));
+  }
+  assertEquals(seen.startsWith("HTTP/1.1 101"), true, seen);
+  const payload = [0x03, 0xe9, ...new TextEncoder().encode("away")];
+  await conn.write(new Uint8Array([0x88, 0x80 | payload.length, 0, 0, 0, 0, ...payload]));
+  const end = Date.now() + 5000;
+  let got = "";
+  while (!(got = await Deno.readTextFile(out)) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  conn.close();
+  await Deno.remove(out);
+  assertEquals(JSON.parse(got || "null"), [1001, "away"], "the function's close event");
+});
+
 test("the subprotocol the function chooses reaches the client", async () => {
   const client = connect(echo, "/echo", ["chat.v2", "chat.v1"]);
   await client.opened;

@@ -46,7 +46,7 @@ Deno.serve(async (req) => {
     ? [...(await req.formData()).entries()].map(([k, v]) => [k, String(v)])
     : await req.text();
   const url = new URL(req.url);
-  return Response.json({ method: req.method, path: url.pathname, search: url.search, type, body,
+  return Response.json({ method: req.method, url: req.url, path: url.pathname, search: url.search, type, body,
     region: req.headers.get('x-region') });
 });`,
   slow: `Deno.serve(async () => { await new Promise((r) => setTimeout(r, 3000)); return new Response('slow'); });`,
@@ -137,6 +137,17 @@ test('form data, a Blob and an ArrayBuffer reach the function as sent, with the 
   assert.deepEqual([blob.data.body, blob.data.type], ['blob words', 'text/plain']);
   const buffer = await supabase.functions.invoke('mirror', { body: new TextEncoder().encode('buffer words').buffer });
   assert.deepEqual([buffer.data.body, buffer.data.type], ['buffer words', 'application/octet-stream']);
+});
+
+test('the function sees the URL it was called at, without /functions/v1, cold and warm', async () => {
+  const supabase = createClient(server.url, server.anonKey, opts);
+  const seen = [];
+  for (let i = 0; i < 5; i += 1) {
+    const { data, error } = await supabase.functions.invoke('mirror/deep?x=1', { method: 'GET' });
+    assert.equal(error, null);
+    seen.push(data.url);
+  }
+  assert.deepEqual(seen, Array(5).fill(`${new URL(server.url).origin}/mirror/deep?x=1`));
 });
 
 test('an invoke past its timeout is a FunctionsFetchError, one within it gets the answer', async () => {

@@ -4,9 +4,12 @@
 //! function's own, else the server's), the folders it may read and its entry file, the body
 //! streamed in (cut at its limit: 413) and the answer streamed back as the function gave it.
 //!
-//! The function sees the path without `/functions/v1` (`/<name>/<path>?<query>`), and every
-//! header but the hop-by-hop ones and the router's own `x-functions-*`; with telemetry on, its
-//! `traceparent` is the request's span (a child of the caller's), else the caller's as sent.
+//! The function sees the URL the caller used without `/functions/v1`
+//! (`<scheme>://<host>/<name>/<path>?<query>`, the host as the caller named it, the scheme and host
+//! a proxy in front names in `Forwarded` / `X-Forwarded-*`), whichever hop carries the request
+//! (`ORIGIN_HEADER`), and every header but the hop-by-hop ones and the router's own
+//! `x-functions-*`; with telemetry on, its `traceparent` is the request's span (a child of the
+//! caller's), else the caller's as sent.
 //!
 //! A WebSocket handshake goes to the router as one too (`Connection`/`Upgrade` kept, no body); a
 //! 101 from the function is spliced to the client by `websocket`. Its token may come as
@@ -38,6 +41,8 @@ const READ_HEADER: &str = "x-functions-read";
 const DENY_HEADER: &str = "x-functions-deny";
 const IMPORT_MAP_HEADER: &str = "x-functions-import-map";
 const CPU_USED_HEADER: &str = "x-functions-cpu-used-ms";
+/// The caller's origin (`<scheme>://<host>`), which the function's request URL is given.
+const ORIGIN_HEADER: &str = "x-functions-origin";
 /// Asks a lane for `CPU_USED_HEADER` (when the metrics are on).
 const MEASURE_HEADER: &str = "x-functions-measure";
 /// Answers of a known length up to this size are read whole and sent with their length.
@@ -123,6 +128,7 @@ async fn forward(
     let version = format!("{}-{secrets_version}{}", function.version, oneshot(state));
     let entry = file_url(&function.entrypoint);
     let traceparent = crate::telemetry::current_traceparent();
+    let origin = caller_origin(req);
     // The request to the supervisor on `to`, or straight to a function's process there, which
     // was started with the function's permissions: only the supervisor reads them. A worker's
     // lane reads only its limits and the request id (its worker is one function's one version).
@@ -134,6 +140,7 @@ async fn forward(
             .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
             .header(IDLE_HEADER, idle.as_millis().to_string())
             .header(REQUEST_ID_HEADER, &request_id)
+            .header(ORIGIN_HEADER, origin.as_deref().unwrap_or(""))
             .header(CPU_HEADER, function.cpu_time_limit_ms.unwrap_or(state.config.cpu_time_limit_ms).to_string());
         if hop == Hop::Lane {
             if crate::metrics::enabled() {
@@ -318,6 +325,22 @@ async fn forward(
             actix_web::error::ErrorBadGateway("the function's answer broke off")
         })
     })))
+}
+
+/// The origin the caller reached the server at, as a URL's start (`http://localhost:54321`): the
+/// scheme and host actix reads from `Forwarded`, `X-Forwarded-Proto` / `-Host` or `Host`. `None`
+/// for a host that could not start a URL (the function then sees its runtime's loopback origin).
+fn caller_origin(req: &HttpRequest) -> Option<String> {
+    let info = req.connection_info();
+    let scheme = match info.scheme() {
+        "https" | "wss" => "https",
+        _ => "http",
+    };
+    let host = info.host();
+    let valid = !host.is_empty()
+        && host.len() <= 255
+        && host.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']'));
+    valid.then(|| format!("{scheme}://{host}"))
 }
 
 /// What the supervisor's own fetch adds to a request and marks (`x-functions-added`), added the
@@ -606,6 +629,28 @@ mod tests {
         assert!(header.is_ascii());
         let parsed: Vec<String> = serde_json::from_str(&header).unwrap_or_default();
         assert_eq!(parsed, ["/p/functions/hello", "/p/functions/caf\u{e9}"]);
+    }
+
+    #[test]
+    fn the_caller_s_origin_is_its_host_with_the_scheme_a_proxy_names_and_nothing_for_a_host_no_url_has() {
+        use actix_web::test::TestRequest;
+        let origin = |headers: &[(&str, &str)]| {
+            let mut req = TestRequest::default();
+            for (name, value) in headers {
+                req = req.insert_header((*name, *value));
+            }
+            caller_origin(&req.to_http_request())
+        };
+        assert_eq!(origin(&[("host", "localhost:54321")]).as_deref(), Some("http://localhost:54321"));
+        assert_eq!(
+            origin(&[("host", "10.0.0.2:54321"), ("x-forwarded-proto", "https"), ("x-forwarded-host", "api.example.cd")])
+                .as_deref(),
+            Some("https://api.example.cd")
+        );
+        assert_eq!(origin(&[("host", "[::1]:8000")]).as_deref(), Some("http://[::1]:8000"));
+        for bad in ["a b", "evil.com/path", "x@y", "h\\t", "a?b"] {
+            assert_eq!(origin(&[("host", bad)]), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -486,32 +486,38 @@ async fn a_warm_function_whose_process_was_killed_answers_its_next_requests_from
 }
 
 /// The URL ports a function saw over `calls` warm GETs, and whether one process served them all.
-async fn ports_seen(lanes: bool, calls: usize) -> (Vec<String>, bool) {
-    const PORT: &str = "Deno.serve((req) => Response.json({ port: new URL(req.url).port, pid: Deno.pid }));";
-    let app = serve("", &[("functions/port/index.ts", PORT)], move |c| c.functions.lanes = lanes).await;
+/// What a function saw of `calls` requests to `seen/sub?q=1` (its URL, the port of the connection
+/// that brought it: 0 through its process's router, the lane's caller on a lane) and whether one
+/// process served them all.
+async fn seen(lanes: bool, calls: usize) -> (Vec<(String, u64)>, String, bool) {
+    const SEEN: &str = "Deno.serve((req, info) => Response.json({ url: req.url, remote: info.remoteAddr.port, pid: Deno.pid }));";
+    let app = serve("", &[("functions/seen/index.ts", SEEN)], move |c| c.functions.lanes = lanes).await;
     let mut seen = Vec::new();
     let mut pids = std::collections::HashSet::new();
     for _ in 0..calls {
-        let answer = app.function(reqwest::Method::GET, "port").send().await.expect("request");
+        let answer = app.function(reqwest::Method::GET, "seen/sub?q=1").send().await.expect("request");
         assert_eq!(answer.status(), StatusCode::OK);
         let json = answer.json::<Value>().await.expect("json");
-        seen.push(json["port"].as_str().expect("port").to_string());
+        seen.push((json["url"].as_str().expect("url").to_string(), json["remote"].as_u64().expect("remote port")));
         pids.insert(json["pid"].as_i64().expect("pid"));
     }
-    (seen, pids.len() == 1)
+    (seen, format!("{}/seen/sub?q=1", app.address), pids.len() == 1)
 }
 
 #[tokio::test]
-async fn warm_requests_go_into_the_function_s_worker_on_its_own_port_unless_lanes_are_off() {
-    // The first request reaches the function through its process's router (the URL of the
-    // process's port); warm ones sent into the worker's lane see the lane's port.
-    let (with_lanes, one_process) = ports_seen(true, 10).await;
+async fn warm_requests_go_into_the_function_s_worker_unless_lanes_are_off_and_every_one_sees_the_caller_s_url() {
+    // The first request reaches the function through its process's router; warm ones sent into
+    // the worker's lane arrive on the lane's own connection. Whichever hop, the function sees the
+    // URL it was called at, without `/functions/v1`.
+    let (with_lanes, called, one_process) = seen(true, 10).await;
     assert!(one_process, "one process served them all");
-    assert!(with_lanes[1..].iter().any(|port| port != &with_lanes[0]), "a warm request on the lane: {with_lanes:?}");
+    assert!(with_lanes.iter().all(|(url, _)| url == &called), "{with_lanes:?} all {called}");
+    assert_eq!(with_lanes[0].1, 0, "the first through the router");
+    assert!(with_lanes[1..].iter().any(|(_, remote)| *remote != 0), "a warm request on the lane: {with_lanes:?}");
 
-    let (without, one_process) = ports_seen(false, 10).await;
+    let (without, called, one_process) = seen(false, 10).await;
     assert!(one_process, "one process served them all");
-    assert!(without.iter().all(|port| port == &without[0]), "every request through the process: {without:?}");
+    assert!(without.iter().all(|seen| seen == &(called.clone(), 0)), "every request through the process: {without:?}");
 }
 
 #[tokio::test]
