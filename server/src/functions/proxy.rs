@@ -643,8 +643,12 @@ mod tests {
         };
         assert_eq!(origin(&[("host", "localhost:54321")]).as_deref(), Some("http://localhost:54321"));
         assert_eq!(
-            origin(&[("host", "10.0.0.2:54321"), ("x-forwarded-proto", "https"), ("x-forwarded-host", "api.example.cd")])
-                .as_deref(),
+            origin(&[
+                ("host", "10.0.0.2:54321"),
+                ("x-forwarded-proto", "https"),
+                ("x-forwarded-host", "api.example.cd")
+            ])
+            .as_deref(),
             Some("https://api.example.cd")
         );
         assert_eq!(origin(&[("host", "[::1]:8000")]).as_deref(), Some("http://[::1]:8000"));

@@ -490,7 +490,8 @@ async fn a_warm_function_whose_process_was_killed_answers_its_next_requests_from
 /// that brought it: 0 through its process's router, the lane's caller on a lane) and whether one
 /// process served them all.
 async fn seen(lanes: bool, calls: usize) -> (Vec<(String, u64)>, String, bool) {
-    const SEEN: &str = "Deno.serve((req, info) => Response.json({ url: req.url, remote: info.remoteAddr.port, pid: Deno.pid }));";
+    const SEEN: &str =
+        "Deno.serve((req, info) => Response.json({ url: req.url, remote: info.remoteAddr.port, pid: Deno.pid }));";
     let app = serve("", &[("functions/seen/index.ts", SEEN)], move |c| c.functions.lanes = lanes).await;
     let mut seen = Vec::new();
     let mut pids = std::collections::HashSet::new();
