@@ -503,6 +503,7 @@ impl Application {
             schedule.stop();
         }
         if let Some((cluster, supervisor)) = self.embedded {
+            crate::telemetry::stopping();
             supervisor.stop();
             drop(self.state);
             tokio::task::spawn_blocking(move || cluster.stop())

@@ -6,6 +6,10 @@
 //! UUID), echoed in the response, and one log line on completion with method, path (never the
 //! query string, which may carry an API key), status and latency. Headers and bodies are never
 //! logged. The same outcome is offered to the request log (`request_log`) when it is on.
+//!
+//! Once the server has stopped serving and stops its embedded PostgreSQL (`stopping`), warnings
+//! are no longer printed: every background connection (listeners, pools, the outbox) then loses
+//! its database, as expected, and would say so. Errors still are.
 
 use std::time::Instant;
 
@@ -23,6 +27,20 @@ use tracing_subscriber::{fmt, EnvFilter};
 
 /// Whether spans are exported (then a request's `traceparent` is followed).
 static TRACING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Set once the server stops its embedded database: warnings are not printed from then on.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The server has stopped serving and stops its embedded PostgreSQL: the lost connections that
+/// follow are expected, so warnings are not printed from now on (errors are).
+pub fn stopping() {
+    STOPPING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a line of `level` is printed, given the stop (`stopping`).
+fn printed_while_stopping(level: &tracing::Level) -> bool {
+    *level != tracing::Level::WARN || !STOPPING.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Make `span` a child of the W3C `traceparent` (and `tracestate`) the client sent, so the
 /// request's span joins the caller's trace.
@@ -75,6 +93,12 @@ impl Drop for TelemetryGuard {
 /// `OTEL_EXPORTER_OTLP_ENDPOINT` is set; safe to call twice.
 pub fn init(format: &str) -> TelemetryGuard {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = tracing_subscriber::filter::FilterExt::and(
+        filter,
+        // The hint keeps `RUST_LOG`'s own maximum level as the subscriber's.
+        tracing_subscriber::filter::filter_fn(|meta| printed_while_stopping(meta.level()))
+            .with_max_level_hint(tracing_subscriber::filter::LevelFilter::TRACE),
+    );
     let provider = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|v| !v.trim().is_empty()).and_then(|_| {
         match tracer_provider() {
             Ok(provider) => Some(provider),

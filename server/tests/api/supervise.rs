@@ -139,3 +139,54 @@ async fn a_failed_start_leaves_a_cluster_it_found_running() {
     assert!(!status.success(), "the start fails");
     assert!(left_running, "a failed start stopped a cluster it had not started");
 }
+
+#[tokio::test]
+async fn a_stop_by_sigterm_prints_no_warning_for_the_connections_its_cluster_s_stop_closes() {
+    use tokio::io::AsyncBufReadExt;
+    // Arrange: the server binary on a cluster of its own, its standard error in a file.
+    let data_dir = std::env::temp_dir().join(format!("server-quiet-stop-{}", uuid::Uuid::new_v4()));
+    let log_path = data_dir.with_extension("log");
+    let log = std::fs::File::create(&log_path).expect("the log file");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_server"))
+        .env_remove("DATABASE_URL")
+        .env("DATA_DIR", &data_dir)
+        .env("DB_PORT", "0")
+        .env("PORT", "0")
+        .env("WEB_DIR", "/nonexistent")
+        .env("RUST_LOG", "info")
+        .env("BACKUP_ENABLED", "false")
+        .env("SUPABASE_PROJECT_DIR", crate::helpers::rental_project())
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server binary");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(120), lines.next_line()).await.expect("started");
+        if let Some(url) = line.expect("stdout").expect("a line").strip_prefix("API URL: ") {
+            break url.to_string();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let http = reqwest::Client::new();
+    let ready = http.get(format!("{url}/health/ready")).send().await.map(|r| r.status().as_u16());
+    assert_eq!(ready.ok(), Some(200));
+
+    // Act: SIGTERM, as a service manager stops it.
+    // SAFETY: signals the test's own child process.
+    unsafe { libc::kill(child.id().expect("pid") as i32, libc::SIGTERM) };
+    let status = tokio::time::timeout(Duration::from_secs(60), child.wait()).await.expect("stopped").expect("status");
+    let stderr = std::fs::read_to_string(&log_path).unwrap_or_default();
+    let left_running = server::db::embedded::postmaster_alive(&data_dir.join("postgres"));
+    clean_up(&data_dir);
+    let _ = std::fs::remove_file(&log_path);
+
+    // Assert: a clean exit with its cluster stopped, and no warning from the listeners, pools and
+    // outbox that lost their database on the way (each used to say so).
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!left_running, "the embedded cluster outlived the server");
+    let (_, after) = stderr.split_once("shutdown signal received").expect("the stop is logged");
+    assert!(after.contains("embedded PostgreSQL stopped"), "{after}");
+    assert!(!after.lines().any(|line| line.contains("WARN")), "{after}");
+}
