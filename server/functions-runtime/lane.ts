@@ -1,5 +1,7 @@
 /**
- * A function's lane: its worker's own HTTP listener on a loopback port, where the server sends
+ * A function's lane: its worker's own HTTP listener, on a Unix socket in its process's lane
+ * folder (the supervisor's `laneRoot`, which no other function may read or write) or else on a
+ * loopback port, where the server sends
  * the function's warm requests (`functions::direct`), so that a request is one HTTP hop into the
  * thread that runs the function, with no message between the router and the worker.
  *
@@ -9,7 +11,7 @@
  * router's watcher reads the slots while any is held. The worker wakes the router
  * (`Atomics.notify`) only when a request starts while the watcher sleeps. A limit reached is the
  * router's to enforce, as for its own requests: it stops the worker (the lane's connections
- * break; the router remembers why, and the server asks it: `GET /_internal/lane?port=`); the
+ * break; the router remembers why, and the server asks it: `GET /_internal/lane?lane=<port or path>`); the
  * request idle timeout (no answer yet) is the worker's, told by the router (`lane_idle`), since
  * the answer is the worker's to send. The function's answer goes out as the function gave it,
  * through Deno's own server (a body given whole with its length, a stream as it comes): a stream
@@ -89,7 +91,7 @@ function withoutRouterHeaders(response: Response): Response {
  * brought the request; `url` as it is without an origin.
  */
 export function callerUrl(url: string, origin: string | null): string {
-  if (!origin) return url;
+  if (!origin) return url.startsWith("http+unix://") ? `http://${url.slice(12)}` : url;
   const path = url.indexOf("/", url.indexOf("//") + 2);
   return path < 0 ? url : origin + url.slice(path);
 }
@@ -104,6 +106,8 @@ export interface LaneHost {
   handler: () => Handler | null;
   /** Run `fn` as request `requestId` (its log lines name it). */
   run: <T>(requestId: string | undefined, fn: () => T) => T;
+  /** The Unix socket to listen on (in the process's lane folder); a loopback port without. */
+  path?: string;
   /** `Deno.serve` as it was before the function's bootstrap replaced it. */
   serve: typeof Deno.serve;
   cpuTimeMs: () => number;
@@ -111,7 +115,8 @@ export interface LaneHost {
 }
 
 export interface Lane {
-  port: number;
+  /** Where it listens: its loopback port, or its socket's path (the router's `x-functions-lane`). */
+  key: number | string;
   /** The router's `lane_idle`: request `seq` in `slot` got no answer (or no chunk) in time. */
   idle(slot: number, seq: number): void;
   /** Take no new connection; requests in flight finish. */
@@ -122,7 +127,7 @@ function failure(kind: string, status: number, message: string): Response {
   return new Response(message, { status, headers: { [ERROR]: kind, "content-type": "text/plain" } });
 }
 
-/** Open the lane; resolves with its port once it listens. */
+/** Open the lane; resolves once it listens. */
 export function openLane(host: LaneHost): Promise<Lane> {
   const { ints, times } = view(host.shared);
   const free: number[] = [];
@@ -215,12 +220,12 @@ export function openLane(host: LaneHost): Promise<Lane> {
 
   return new Promise((resolve, reject) => {
     try {
+      const where = host.path ? { path: host.path } : { hostname: "127.0.0.1", port: 0 };
       const server = host.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        onListen: ({ port }) =>
+        ...where,
+        onListen: (addr) =>
           resolve({
-            port,
+            key: "port" in addr ? addr.port : (host.path as string),
             idle(slot, seq) {
               if (ints[field(slot, SEQ)] === seq && Atomics.load(ints, field(slot, STATE)) === WAITING) {
                 onIdle[slot]?.(`no answer within the request idle timeout of ${ints[field(slot, IDLE_MS)]} ms`);

@@ -39,7 +39,7 @@ function viaLane(
 /** What the router says of a lane (`/_internal/lane`). */
 async function laneEnded(lane: number): Promise<{ ended: boolean; limit: string | null }> {
   const headers = { [HEADER.secret]: SECRET };
-  return await (await router(new Request(`http://127.0.0.1/_internal/lane?port=${lane}`, { headers }))).json();
+  return await (await router(new Request(`http://127.0.0.1/_internal/lane?lane=${lane}`, { headers }))).json();
 }
 
 /** Wait until `check` holds, for at most `ms`. */
@@ -98,6 +98,40 @@ Deno.test("the function sees the caller's origin in its URL through the router a
   assertEquals(await straight.text(), `${origin}/url/a/b?y=2`);
   const without = await viaLane(lane, "/url/c");
   assertEquals(await without.text(), `http://127.0.0.1:${lane}/url/c`);
+});
+
+/** A raw HTTP/1.1 request on a lane's Unix socket (as the server's client sends it); the whole answer's text. */
+async function viaSocket(path: string, target: string, extra: Record<string, string> = {}): Promise<string> {
+  const conn = await Deno.connect({ transport: "unix", path });
+  const head = Object.entries({ [HEADER.secret]: SECRET, [HEADER.requestId]: "req-2", ...extra })
+    .map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  await conn.write(
+    new TextEncoder().encode(`GET ${target} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n${head}\r\n`),
+  );
+  return await new Response(conn.readable).text();
+}
+
+Deno.test("with a lane folder, a worker's lane listens on a Unix socket in it and serves the same function", async () => {
+  const laneDir = await Deno.makeTempDir({ prefix: "functions-lane-dir-" });
+  const socketRouter = createRouter({ secret: SECRET, readPaths: [dir], lanes: true, laneDir });
+  const url = await fn(
+    "url-socket",
+    `Deno.serve((req, info) => new Response(req.url + " " + info.remoteAddr.transport));`,
+  );
+  const headers = new Headers({ [HEADER.secret]: SECRET, [HEADER.entrypoint]: url, [HEADER.version]: "v1" });
+  const routed = await socketRouter(new Request("http://127.0.0.1:9/url-socket", { headers }));
+  const lane = routed.headers.get(HEADER.lane) ?? "";
+  assertEquals([lane.startsWith(`${laneDir}/`), lane.endsWith(".sock")], [true, true], lane);
+  assertEquals(await routed.text(), "http://127.0.0.1:9/url-socket tcp");
+  const origin = await viaSocket(lane, "/url-socket/a?b=1", { [HEADER.origin]: "http://localhost:54321" });
+  assertEquals(origin.startsWith("HTTP/1.1 200"), true, origin);
+  assertEquals(origin.endsWith("http://localhost:54321/url-socket/a?b=1 unix"), true, origin);
+  const bare = await viaSocket(lane, "/url-socket/c");
+  assertEquals(bare.endsWith("http://localhost/url-socket/c unix"), true, bare);
+  const refused = await viaSocket(lane, "/url-socket", { [HEADER.secret]: "wrong" });
+  assertEquals(refused.startsWith("HTTP/1.1 403"), true, refused);
+  socketRouter.sweep(Date.now() + 1e9);
+  await Deno.remove(laneDir, { recursive: true }).catch(() => {});
 });
 
 Deno.test("a lane refuses a request without the process's secret before the function runs", async () => {

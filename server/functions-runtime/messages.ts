@@ -14,7 +14,7 @@
  * with `ws_close` (the other side's close, with its code and reason). A 101 request stays in
  * flight until then (its limits apply).
  *
- * A worker booted with `lane` opens its lane (`lane.ts`) and names its port in `ready`; lane
+ * A worker booted with `lane` opens its lane (`lane.ts`) and names it in `ready`; lane
  * requests travel as HTTP, not as messages: only `lane_idle` (a request past its idle timeout)
  * and `lane_close` (the worker is retired) concern them.
  */
@@ -28,7 +28,7 @@ export type ToWorker =
     /** Its secrets: its `Deno.env` answers them first (each worker has its own). */
     env?: Record<string, string>;
     /** Open a lane (`lane.ts`): the secret its requests carry, the slots shared with the router. */
-    lane?: { secret: string; shared: SharedArrayBuffer };
+    lane?: { secret: string; shared: SharedArrayBuffer; path?: string };
   }
   | {
     type: "request";
@@ -61,8 +61,8 @@ export type WebSocketFrame =
   | { type: "ws_close"; id: number; code?: number; reason?: string };
 
 export type FromWorker =
-  /** Booted; `lane`: the port of its lane, when one opened. */
-  | { type: "ready"; lane?: number }
+  /** Booted; `lane`: its lane's port or socket path (`Lane.key`), when one opened. */
+  | { type: "ready"; lane?: number | string }
   | { type: "boot_error"; message: string }
   | {
     type: "head";

@@ -59,6 +59,11 @@ export interface RouterOptions {
   /** Each worker opens a lane (`lane.ts`) for the server's warm requests. */
   lanes?: boolean;
   /**
+   * The process's own lane folder (the supervisor's `laneRoot`): lanes listen on Unix sockets in
+   * it, which its workers may read and write; on loopback ports without.
+   */
+  laneDir?: string;
+  /**
    * Called when a worker is stopped at its CPU-time or memory limit, after its requests were
    * answered: a function's process ends then (`host.ts`), since a worker stopped in a busy loop
    * keeps its thread spinning (Deno's `terminate` does not end it) and memory is not returned.
@@ -107,7 +112,7 @@ export const HEADER = {
   direct: "x-functions-direct",
   /** The CPU time the function's process spent until the answer's head, in ms (to the server). */
   cpuUsed: "x-functions-cpu-used-ms",
-  /** The answer's worker's lane port (`lane.ts`), where the server may send the function's next requests. */
+  /** The answer's worker's lane, its port or socket path (`lane.ts`): where the server may send the function's next requests. */
   lane: LANE_HEADER,
   /** The caller's origin (`lane.ts`'s `callerUrl`), which the function's request URL starts with. */
   origin: ORIGIN,
@@ -127,6 +132,8 @@ const WORKER_FILES = ["./worker.ts", "./lane.ts", "./net_guard.ts", "./worker_so
   .map((f) => new URL(f, import.meta.url).pathname);
 /** How many closed workers' lanes are remembered (`/_internal/lane`). */
 const ENDED_LANES_KEPT = 64;
+/** Numbers the lanes' sockets in the process's lane folder. */
+let laneNumber = 0;
 
 /** The CPU time (user + system) of this process so far, in ms (getrusage: no permission needed). */
 export function cpuTimeMs(): number {
@@ -184,7 +191,7 @@ class FunctionWorker {
   /** When the last request came or ended. */
   lastUsed = Date.now();
   /** Its lane, once the worker says it listens. */
-  lane: { port: number; view: LaneView } | null = null;
+  lane: { key: number | string; view: LaneView } | null = null;
   #shared: SharedArrayBuffer | undefined;
   #worker: Worker;
   #closed = false;
@@ -205,8 +212,8 @@ class FunctionWorker {
         permissions: options.inheritPermissions ? "inherit" : {
           net: true,
           env: true,
-          read: [...options.readPaths, "/tmp", ...WORKER_FILES],
-          write: ["/tmp"],
+          read: [...options.readPaths, "/tmp", ...WORKER_FILES, ...(options.laneDir ? [options.laneDir] : [])],
+          write: ["/tmp", ...(options.laneDir ? [options.laneDir] : [])],
           import: true,
           sys: true,
           run: false,
@@ -218,7 +225,7 @@ class FunctionWorker {
       this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const message = event.data;
         if (message.type === "ready") {
-          if (message.lane && this.#shared) this.lane = { port: message.lane, view: view(this.#shared) };
+          if (message.lane && this.#shared) this.lane = { key: message.lane, view: view(this.#shared) };
           resolve();
         } else if (message.type === "boot_error") {
           console.error(`function ${entrypoint} failed to boot: ${message.message}`);
@@ -234,7 +241,8 @@ class FunctionWorker {
       };
     });
     this.#shared = options.lanes ? createShared() : undefined;
-    const lane = this.#shared ? { secret: options.secret, shared: this.#shared } : undefined;
+    const path = options.laneDir ? `${options.laneDir}/${++laneNumber}.sock` : undefined;
+    const lane = this.#shared ? { secret: options.secret, shared: this.#shared, path } : undefined;
     this.post({ type: "boot", entrypoint, ...boot, lane });
   }
 
@@ -488,8 +496,8 @@ export function createRouter(options: RouterOptions): Router {
   const watcher = createWatcher(options.memoryMb ?? 0);
   /** A limit ends this process (`onLimit`): requests are refused from then on. */
   let ending = false;
-  /** Lanes of closed workers, by port: the limit that closed each, or null (`/_internal/lane`). */
-  const endedLanes = new Map<number, LimitKind | null>();
+  /** Lanes of closed workers, by port or socket path: the limit that closed each, or null (`/_internal/lane`). */
+  const endedLanes = new Map<string, LimitKind | null>();
 
   function workerFor(entrypoint: string, version: string, name?: string): FunctionWorker {
     let worker = workers.get(entrypoint);
@@ -503,7 +511,7 @@ export function createRouter(options: RouterOptions): Router {
         open.delete(created);
         if (workers.get(entrypoint) === created) workers.delete(entrypoint);
         if (created.lane) {
-          endedLanes.set(created.lane.port, limit ?? null);
+          endedLanes.set(String(created.lane.key), limit ?? null);
           if (endedLanes.size > ENDED_LANES_KEPT) endedLanes.delete(endedLanes.keys().next().value!);
         }
         if ((limit === "cpu" || limit === "memory") && options.onLimit && !ending) {
@@ -547,9 +555,9 @@ export function createRouter(options: RouterOptions): Router {
     if (url.pathname === "/_internal/health") return Response.json({ workers: workers.size });
     if (url.pathname === "/_internal/lane") {
       // A request the server sent to a lane broke off: did its worker stop, and at which limit?
-      const port = Number(url.searchParams.get("port"));
-      if (!endedLanes.has(port)) return Response.json({ ended: false, limit: null });
-      return Response.json({ ended: true, limit: endedLanes.get(port) });
+      const lane = url.searchParams.get("lane") ?? "";
+      if (!endedLanes.has(lane)) return Response.json({ ended: false, limit: null });
+      return Response.json({ ended: true, limit: endedLanes.get(lane) });
     }
     if (url.pathname === "/_internal/secrets" && req.method === "PUT") {
       // Workers booted from now on get these; the server changes the functions' versions with
@@ -653,7 +661,7 @@ export function createRouter(options: RouterOptions): Router {
       if (worker.pending.get(id)?.complete) (worker.settle(id), done());
       else response = stream(worker, id, head, idleMs, done);
       if (cold) response.headers.set(HEADER.cold, "1");
-      if (worker.lane && !worker.retired && !worker.closed) response.headers.set(HEADER.lane, String(worker.lane.port));
+      if (worker.lane && !worker.retired && !worker.closed) response.headers.set(HEADER.lane, String(worker.lane.key));
       response.headers.set(HEADER.cpuUsed, String(Math.round(cpuTimeMs() - cpuStart)));
       return response;
     } catch (err) {

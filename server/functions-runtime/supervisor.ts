@@ -43,6 +43,25 @@ export interface SupervisorOptions extends RouterOptions {
    * process gets them as `--deny-write`, which its worker inherits. No spare is used then.
    */
   denyWrite?: string[];
+  /**
+   * A folder outside every function's reach (not under /tmp, which every function may write):
+   * each process gets a folder of its own in it, which only that process may read and write,
+   * where its lanes listen on Unix sockets (`lane.ts`). Without it, lanes listen on loopback ports.
+   */
+  laneRoot?: string;
+}
+
+/** A folder of its own for a process's lane sockets in `root` (undefined when it cannot be made). */
+function laneFolder(root: string | undefined): string | undefined {
+  if (!root) return undefined;
+  const dir = `${root}/${crypto.randomUUID().slice(0, 8)}`;
+  try {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+    return dir;
+  } catch (err) {
+    console.error(`no lane folder in ${root} (${err}); lanes listen on loopback ports`);
+    return undefined;
+  }
 }
 
 export type Supervisor = ((req: Request) => Promise<Response>) & {
@@ -116,6 +135,8 @@ class FunctionProcess {
   readonly flights = new Set<Flight>();
   /** Resolves once the process ended, with the limit that ended it, if one did. */
   readonly ended: Promise<LimitKind | null>;
+  /** Its lane sockets' folder (`SupervisorOptions.laneRoot`). */
+  readonly laneDir: string | undefined;
   lastUsed = Date.now();
   /** The port, once the process listens. */
   portNumber: number | null = null;
@@ -134,6 +155,8 @@ class FunctionProcess {
     const readPaths = spawn?.readPaths ?? options.readPaths;
     const denyPaths = spawn?.denyPaths ?? [];
     const denyWrite = options.denyWrite ?? [];
+    this.laneDir = laneFolder(options.laneRoot);
+    const lanePaths = this.laneDir ? [this.laneDir] : [];
     const args = [
       "run",
       ...importMapFlags(spawn?.importMap),
@@ -146,8 +169,8 @@ class FunctionProcess {
       "--allow-env",
       "--allow-sys",
       "--allow-import",
-      `--allow-read=${[...readPaths, "/tmp", WORKER, ...WORKER_IMPORTS].join(",")}`,
-      "--allow-write=/tmp",
+      `--allow-read=${[...readPaths, "/tmp", WORKER, ...WORKER_IMPORTS, ...lanePaths].join(",")}`,
+      `--allow-write=${["/tmp", ...lanePaths].join(",")}`,
       ...(denyPaths.length > 0 ? [`--deny-read=${denyPaths.join(",")}`] : []),
       ...(denyWrite.length > 0 ? [`--deny-write=${denyWrite.join(",")}`] : []),
       HOST,
@@ -166,6 +189,7 @@ class FunctionProcess {
       idleMs: 0,
       inheritPermissions: true,
       memoryMb,
+      laneDir: this.laneDir,
       secrets: spawn?.secrets ?? {},
       preload: spawn ? { entrypoint: spawn.entrypoint, version: spawn.version, name: spawn.name } : undefined,
     };
@@ -178,6 +202,7 @@ class FunctionProcess {
     this.#forwardErrors();
     this.ended = this.#child.status.then((status) => {
       this.#exited = true;
+      if (this.laneDir) Deno.remove(this.laneDir, { recursive: true }).catch(() => {});
       stdin.close().catch(() => {});
       // V8 at its heap limit: "Fatal JavaScript out of memory", then an abort (SIGTRAP).
       if (!this.#killedFor && this.#outOfMemory) this.#killedFor = "memory";

@@ -643,3 +643,38 @@ test("with its folders under /tmp, a function writes /tmp but not the folders de
     await Deno.remove(root, { recursive: true });
   }
 });
+
+test("with a lane root, each process's lanes listen in a folder of its own that no other function can list, reach or replace", async () => {
+  const laneRoot = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "functions-lane-root-test-" });
+  const lanes = createSupervisor({ secret: SECRET, readPaths: [dir], idleMs: 60_000, memoryMb: 64, laneRoot });
+  const prober = await fn(
+    "prober",
+    `const tryIt = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+     Deno.serve(async (req) => {
+       const lane = new URL(req.url).searchParams.get("lane");
+       const folder = lane.slice(0, lane.lastIndexOf("/"));
+       return Response.json({
+         list: await tryIt(async () => { for await (const _ of Deno.readDir(${JSON.stringify(laneRoot)})) {} }),
+         connect: await tryIt(async () => (await Deno.connect({ transport: "unix", path: lane })).close()),
+         remove: await tryIt(() => Deno.remove(lane)),
+         plant: await tryIt(() => Deno.writeTextFile(folder + "/1.sock", "x")),
+       });
+     });`,
+  );
+  try {
+    const headers = (entrypoint: string) => new Headers({ [HEADER.secret]: SECRET, [HEADER.entrypoint]: entrypoint });
+    const first = await lanes(new Request("http://127.0.0.1/echo", { headers: headers(echo) }));
+    await first.body?.cancel();
+    const lane = first.headers.get(HEADER.lane) ?? "";
+    assertEquals(lane.startsWith(`${laneRoot}/`) && lane.endsWith(".sock"), true, `a socket in the root: ${lane}`);
+    assertEquals((await Deno.stat(lane)).isSocket, true, "the socket exists");
+    const probe = `/prober?lane=${encodeURIComponent(lane)}`;
+    const answer = await (await lanes(new Request(`http://127.0.0.1${probe}`, { headers: headers(prober) }))).json();
+    assertEquals(answer, { list: "NotCapable", connect: "NotCapable", remove: "NotCapable", plant: "NotCapable" });
+    assertEquals((await Deno.stat(lane)).isSocket, true, "still there");
+  } finally {
+    lanes.stop();
+    await new Promise((r) => setTimeout(r, 300));
+    await Deno.remove(laneRoot, { recursive: true }).catch(() => {});
+  }
+});

@@ -151,7 +151,10 @@ function describe(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-async function boot(entrypoint: string, laneOptions?: { secret: string; shared: SharedArrayBuffer }): Promise<void> {
+async function boot(
+  entrypoint: string,
+  laneOptions?: { secret: string; shared: SharedArrayBuffer; path?: string },
+): Promise<void> {
   try {
     const module = await import(entrypoint);
     const fallback = module?.default?.fetch;
@@ -176,7 +179,7 @@ async function boot(entrypoint: string, laneOptions?: { secret: string; shared: 
       console.error(`the function's lane did not open: ${describe(err)}`);
     }
   }
-  post({ type: "ready", lane: lane?.port });
+  post({ type: "ready", lane: lane?.key });
 }
 
 /** This process's CPU time so far in ms (as `router.ts`'s `cpuTimeMs`). */

@@ -53,8 +53,9 @@ pub struct FunctionsConfig {
     pub cpu_time_limit_ms: u64,
 
     /// Send a function's warm requests into its worker's own listener (its lane: one hop into
-    /// the thread that runs it); `false` sends them to the function's process, which hands each
-    /// to the worker as messages (docs/functions.md).
+    /// the thread that runs it, on a Unix socket in a folder of `/var/tmp` no function may reach);
+    /// `false` sends them to the function's process, which hands each to the worker as messages
+    /// (docs/functions.md).
     #[arg(long = "functions-lanes", env = "FUNCTIONS_LANES", default_value_t = true, action = clap::ArgAction::Set)]
     pub lanes: bool,
 

@@ -2,8 +2,9 @@
 //!
 //! The server owns the decisions (which function a URL names, JWT checks, body and time limits,
 //! supervision; `registry`, `proxy`, `runtime`); Deno owns running user code, each function in
-//! its own worker (`server/functions-runtime/router.ts`). The two speak HTTP over loopback with
-//! a per-start secret: docs/functions.md. Functions come from the project's folder and from
+//! its own worker (`server/functions-runtime/router.ts`). The two speak HTTP with a per-start
+//! secret, over loopback, and a function's warm requests over its worker's Unix socket in the lane
+//! folder (`lane_root`, `direct`): docs/functions.md. Functions come from the project's folder and from
 //! deploys kept in Postgres (`store`, `catalog`; a deployed function wins over a folder's of the
 //! same name), managed over HTTP (`manage`) and from the command line (`cli`). Deno is started
 //! when first needed: at the first `/functions/v1` request, or once a function is deployed.
@@ -17,6 +18,7 @@ pub mod direct;
 pub mod env;
 pub mod error;
 pub mod eszip;
+pub mod lane_root;
 pub mod logs;
 pub mod manage;
 pub mod permissions;
@@ -55,6 +57,8 @@ pub struct FunctionsState {
     pub pool: Option<deadpool_postgres::Pool>,
     pub verifier: Arc<crate::jwt::JwtVerifier>,
     pub config: FunctionsConfig,
+    /// The lanes' sockets folder, removed when this state is dropped.
+    _lane_root: Option<lane_root::LaneRoot>,
     /// A client to the runtime and to this server, on loopback only: no proxy from the
     /// environment applies (`HTTP_PROXY` would otherwise carry a function's requests away).
     pub http: reqwest::Client,
@@ -143,6 +147,7 @@ impl FunctionsState {
         let _ = std::fs::create_dir_all(&deployed_dir);
         let deployed_dir = std::fs::canonicalize(&deployed_dir).unwrap_or(deployed_dir);
         let guarded = permissions::Guarded::new(project_dir.as_deref(), dir.as_deref(), &start.data_dir, &deployed_dir);
+        let lane_root = if start.config.lanes { lane_root::LaneRoot::create() } else { None };
         let launch = runtime::Launch {
             deno_bin: start.config.deno_bin.clone(),
             functions_dir: dir.clone().unwrap_or_else(|| deployed_dir.clone()),
@@ -153,6 +158,7 @@ impl FunctionsState {
             memory_limit_mb: start.config.memory_limit_mb,
             spare: guarded.none_within(std::path::Path::new("/tmp")),
             deny_write: guarded.within(std::path::Path::new("/tmp")),
+            lane_root: lane_root.as_ref().map(|root| root.path().to_path_buf()),
             logs: match &start.database {
                 Some((pool, _)) => logs::LogSink::to_database(pool.clone()),
                 None => logs::LogSink::log_only(),
@@ -182,7 +188,8 @@ impl FunctionsState {
             secrets_sent: Mutex::new(None),
             edge_runtime,
             oneshots: std::sync::atomic::AtomicU64::new(0),
-            direct: direct::Routes::default(),
+            direct: direct::Routes::new(lane_root.as_ref().map(|root| root.path().to_path_buf())),
+            _lane_root: lane_root,
             access_token: manage::access_token(&start.jwt_secret),
         });
         if let Some(dir) = &dir {

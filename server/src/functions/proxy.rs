@@ -22,6 +22,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use secrecy::ExposeSecret;
 
+use super::direct::Lane;
 use super::error::FunctionsError;
 use super::FunctionsState;
 
@@ -129,13 +130,13 @@ async fn forward(
     let entry = file_url(&function.entrypoint);
     let traceparent = crate::telemetry::current_traceparent();
     let origin = caller_origin(req);
-    // The request to the supervisor on `to`, or straight to a function's process there, which
-    // was started with the function's permissions: only the supervisor reads them. A worker's
-    // lane reads only its limits and the request id (its worker is one function's one version).
-    let request = |to: u16, secret: &str, hop: Hop| {
-        let mut forward = state
-            .http
-            .request(method.clone(), format!("http://127.0.0.1:{to}{path}{query}"))
+    // The request through `client` to `base`: the supervisor, or straight to a function's
+    // process, which was started with the function's permissions (only the supervisor reads
+    // them), or into a worker's lane, which reads only its limits and the request id (its worker
+    // is one function's one version).
+    let request = |client: &reqwest::Client, base: &str, secret: &str, hop: Hop| {
+        let mut forward = client
+            .request(method.clone(), format!("{base}{path}{query}"))
             .header(SECRET_HEADER, secret)
             .header(TIMEOUT_HEADER, wall_clock.as_millis().to_string())
             .header(IDLE_HEADER, idle.as_millis().to_string())
@@ -192,11 +193,14 @@ async fn forward(
     let mut answer = None;
     if !handshake && (!has_body || kept.is_some()) {
         if let Some(route) = state.direct.get(&entry, &direct_key) {
-            let target = route.target();
             // A lane is Deno's own server: nothing between it and the function adds headers.
-            let mut straight = match route.lane {
-                Some(_) => request(target, &route.secret, Hop::Lane),
-                None => added_as_the_supervisor_does(req, request(target, &route.secret, Hop::Process)),
+            let mut straight = match &route.lane {
+                Some(Lane::Port(lane)) => request(&state.http, &loopback(*lane), &route.secret, Hop::Lane),
+                Some(Lane::Socket(_, client)) => request(client, "http://localhost", &route.secret, Hop::Lane),
+                None => added_as_the_supervisor_does(
+                    req,
+                    request(&state.http, &loopback(route.port), &route.secret, Hop::Process),
+                ),
             };
             if let Some(body) = &kept {
                 straight = straight.body(body.clone());
@@ -204,14 +208,14 @@ async fn forward(
             match tokio::time::timeout(wall_clock + Duration::from_secs(10), straight.send()).await {
                 // Not taken (every slot of the lane held, or the process ending at a limit): the
                 // function did not see it; through the supervisor, which has another process.
-                Ok(Ok(straight)) if not_taken(&straight) => state.direct.forget(&entry, target),
+                Ok(Ok(straight)) if not_taken(&straight) => state.direct.forget(&entry, &route),
                 Ok(Ok(straight)) => answer = Some(straight),
                 // Its process or lane ended (a limit, an idle sweep, a new version): through the
                 // supervisor, which starts another.
-                Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, target),
+                Ok(Err(err)) if err.is_connect() => state.direct.forget(&entry, &route),
                 Ok(Err(err)) => {
-                    state.direct.forget(&entry, target);
-                    let said = match route.lane {
+                    state.direct.forget(&entry, &route);
+                    let said = match &route.lane {
                         Some(lane) => lane_ended_soon(state, port, &route, lane).await,
                         None => ended_soon(state, port, route.port).await,
                     };
@@ -239,7 +243,7 @@ async fn forward(
     let answer = match answer {
         Some(answer) => answer,
         None => {
-            let mut forward = request(port, runtime.secret.expose_secret(), Hop::Supervisor);
+            let mut forward = request(&state.http, &loopback(port), runtime.secret.expose_secret(), Hop::Supervisor);
             if let Some(body) = &kept {
                 forward = forward.body(body.clone());
             } else if has_body && !handshake {
@@ -325,6 +329,11 @@ async fn forward(
             actix_web::error::ErrorBadGateway("the function's answer broke off")
         })
     })))
+}
+
+/// The runtime's address on loopback `port`, as a URL's start.
+fn loopback(port: u16) -> String {
+    format!("http://127.0.0.1:{port}")
 }
 
 /// The origin the caller reached the server at, as a URL's start (`http://localhost:54321`): the
@@ -434,11 +443,13 @@ fn not_taken(answer: &reqwest::Response) -> bool {
 /// a limit or otherwise; a process that does not answer has ended itself, which its supervisor on
 /// `supervisor` explains. Asked again for a moment while the process says no: a worker that
 /// failed on its own breaks its connections before the process has seen it stop.
-async fn lane_ended_soon(state: &FunctionsState, supervisor: u16, route: &super::direct::Route, lane: u16) -> Ended {
+async fn lane_ended_soon(state: &FunctionsState, supervisor: u16, route: &super::direct::Route, lane: &Lane) -> Ended {
+    let lane = lane.key();
     for attempt in 0..=10 {
         let asked = state
             .http
-            .get(format!("http://127.0.0.1:{}/_internal/lane?port={lane}", route.port))
+            .get(format!("http://127.0.0.1:{}/_internal/lane", route.port))
+            .query(&[("lane", &lane)])
             .header(SECRET_HEADER, &route.secret)
             .timeout(Duration::from_secs(5))
             .send()

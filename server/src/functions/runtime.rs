@@ -85,6 +85,8 @@ pub struct Launch {
     /// Folders no function may write although they lie where every function may (the guarded
     /// folders under `/tmp`: `Guarded::within`), each function's process's `--deny-write`.
     pub deny_write: Vec<PathBuf>,
+    /// The folder of the lanes' Unix sockets (`lane_root`), which the supervisor writes.
+    pub lane_root: Option<PathBuf>,
     /// Takes the functions' log lines from the child's output.
     pub logs: super::logs::LogSink,
 }
@@ -190,7 +192,10 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         .args(["--no-config", "--no-prompt", "--unstable-worker-options", "--allow-net", "--allow-env", "--allow-sys"])
         .arg("--allow-import")
         .arg("--allow-read")
-        .arg("--allow-write=/tmp")
+        .arg(match &launch.lane_root {
+            Some(root) => format!("--allow-write=/tmp,{}", root.display()),
+            None => "--allow-write=/tmp".to_string(),
+        })
         .arg(format!("--allow-run={}", deno.display()))
         .arg(launch.work_dir.join("supervisor.ts"))
         .current_dir(&launch.functions_dir)
@@ -227,6 +232,7 @@ async fn start(launch: &Launch, secret: &SecretString) -> Result<(Child, u16, to
         // Paths holding a comma cannot be given to Deno's flags (which separate paths by commas).
         "denyWrite": launch.deny_write.iter().map(|p| p.to_string_lossy().into_owned())
             .filter(|p| !p.contains(',')).collect::<Vec<_>>(),
+        "laneRoot": launch.lane_root.as_ref().map(|p| p.to_string_lossy().into_owned()),
     });
     stdin.write_all(format!("{options}\n").as_bytes()).await.map_err(|e| format!("cannot send the options: {e}"))?;
     tokio::spawn(forward_lines(BufReader::new(stderr), "stderr"));

@@ -486,12 +486,12 @@ async fn a_warm_function_whose_process_was_killed_answers_its_next_requests_from
 }
 
 /// The URL ports a function saw over `calls` warm GETs, and whether one process served them all.
-/// What a function saw of `calls` requests to `seen/sub?q=1` (its URL, the port of the connection
-/// that brought it: 0 through its process's router, the lane's caller on a lane) and whether one
-/// process served them all.
-async fn seen(lanes: bool, calls: usize) -> (Vec<(String, u64)>, String, bool) {
-    const SEEN: &str =
-        "Deno.serve((req, info) => Response.json({ url: req.url, remote: info.remoteAddr.port, pid: Deno.pid }));";
+/// What a function saw of `calls` requests to `seen/sub?q=1` (its URL, and the connection that
+/// brought it: `tcp:0` through its process's router, `unix:` on a lane's socket, `tcp:<port>` on a
+/// lane's port) and whether one process served them all.
+async fn seen(lanes: bool, calls: usize) -> (Vec<(String, String)>, String, bool) {
+    const SEEN: &str = "Deno.serve((req, info) => Response.json({ url: req.url, \
+        remote: `${info.remoteAddr.transport}:${info.remoteAddr.port ?? ''}`, pid: Deno.pid }));";
     let app = serve("", &[("functions/seen/index.ts", SEEN)], move |c| c.functions.lanes = lanes).await;
     let mut seen = Vec::new();
     let mut pids = std::collections::HashSet::new();
@@ -499,26 +499,36 @@ async fn seen(lanes: bool, calls: usize) -> (Vec<(String, u64)>, String, bool) {
         let answer = app.function(reqwest::Method::GET, "seen/sub?q=1").send().await.expect("request");
         assert_eq!(answer.status(), StatusCode::OK);
         let json = answer.json::<Value>().await.expect("json");
-        seen.push((json["url"].as_str().expect("url").to_string(), json["remote"].as_u64().expect("remote port")));
+        seen.push((
+            json["url"].as_str().expect("url").to_string(),
+            json["remote"].as_str().expect("remote").to_string(),
+        ));
         pids.insert(json["pid"].as_i64().expect("pid"));
     }
     (seen, format!("{}/seen/sub?q=1", app.address), pids.len() == 1)
 }
 
 #[tokio::test]
-async fn warm_requests_go_into_the_function_s_worker_unless_lanes_are_off_and_every_one_sees_the_caller_s_url() {
+async fn warm_requests_go_into_the_function_s_worker_on_its_socket_unless_lanes_are_off_and_every_one_sees_the_caller_s_url(
+) {
     // The first request reaches the function through its process's router; warm ones sent into
-    // the worker's lane arrive on the lane's own connection. Whichever hop, the function sees the
-    // URL it was called at, without `/functions/v1`.
+    // the worker's lane arrive on the lane's own connection: its Unix socket in the lane folder
+    // where `/var/tmp` exists. Whichever hop, the function sees the URL it was called at, without
+    // `/functions/v1`.
     let (with_lanes, called, one_process) = seen(true, 10).await;
     assert!(one_process, "one process served them all");
     assert!(with_lanes.iter().all(|(url, _)| url == &called), "{with_lanes:?} all {called}");
-    assert_eq!(with_lanes[0].1, 0, "the first through the router");
-    assert!(with_lanes[1..].iter().any(|(_, remote)| *remote != 0), "a warm request on the lane: {with_lanes:?}");
+    assert_eq!(with_lanes[0].1, "tcp:0", "the first through the router");
+    let on_lane = if std::path::Path::new("/var/tmp").is_dir() { "unix:" } else { "tcp:" };
+    assert!(
+        with_lanes[1..].iter().any(|(_, remote)| remote.starts_with(on_lane) && remote != "tcp:0"),
+        "a warm request on the lane ({on_lane}): {with_lanes:?}"
+    );
 
     let (without, called, one_process) = seen(false, 10).await;
     assert!(one_process, "one process served them all");
-    assert!(without.iter().all(|seen| seen == &(called.clone(), 0)), "every request through the process: {without:?}");
+    let through_router = (called.clone(), "tcp:0".to_string());
+    assert!(without.iter().all(|seen| seen == &through_router), "every request through the process: {without:?}");
 }
 
 #[tokio::test]
