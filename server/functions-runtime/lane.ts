@@ -1,9 +1,9 @@
 /**
  * A function's lane: its worker's own HTTP listener, on a Unix socket in its process's lane
  * folder (the supervisor's `laneRoot`, which no other function may read or write) or else on a
- * loopback port, where the server sends
- * the function's warm requests (`functions::direct`), so that a request is one HTTP hop into the
- * thread that runs the function, with no message between the router and the worker.
+ * loopback port, where the server sends the function's warm requests (`functions::direct`), so
+ * that a request is one HTTP hop into the thread that runs the function, with no message between
+ * the router and the worker.
  *
  * The router keeps the limits of lane requests without a message per request: each request
  * holds a slot of a `SharedArrayBuffer` the router and the worker share (its state, its limits,
@@ -11,7 +11,7 @@
  * router's watcher reads the slots while any is held. The worker wakes the router
  * (`Atomics.notify`) only when a request starts while the watcher sleeps. A limit reached is the
  * router's to enforce, as for its own requests: it stops the worker (the lane's connections
- * break; the router remembers why, and the server asks it: `GET /_internal/lane?lane=<port or path>`); the
+ * break; the router remembers why, and the server asks it: `GET /_internal/lane?lane=`); the
  * request idle timeout (no answer yet) is the worker's, told by the router (`lane_idle`), since
  * the answer is the worker's to send. The function's answer goes out as the function gave it,
  * through Deno's own server (a body given whole with its length, a stream as it comes): a stream

@@ -205,6 +205,7 @@ class FunctionWorker {
     private onClose: (limit: LimitKind | undefined) => void,
     boot: { name?: string; env?: Record<string, string> } = {},
   ) {
+    const laneDirs = options.laneDir ? [options.laneDir] : [];
     this.#worker = new Worker(new URL("./worker.ts", import.meta.url), {
       type: "module",
       // @ts-ignore: Deno's worker options (--unstable-worker-options)
@@ -212,8 +213,8 @@ class FunctionWorker {
         permissions: options.inheritPermissions ? "inherit" : {
           net: true,
           env: true,
-          read: [...options.readPaths, "/tmp", ...WORKER_FILES, ...(options.laneDir ? [options.laneDir] : [])],
-          write: ["/tmp", ...(options.laneDir ? [options.laneDir] : [])],
+          read: [...options.readPaths, "/tmp", ...WORKER_FILES, ...laneDirs],
+          write: ["/tmp", ...laneDirs],
           import: true,
           sys: true,
           run: false,

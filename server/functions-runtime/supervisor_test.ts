@@ -674,7 +674,6 @@ test("with a lane root, each process's lanes listen in a folder of its own that 
     assertEquals((await Deno.stat(lane)).isSocket, true, "still there");
   } finally {
     lanes.stop();
-    await new Promise((r) => setTimeout(r, 300));
     await Deno.remove(laneRoot, { recursive: true }).catch(() => {});
   }
 });
