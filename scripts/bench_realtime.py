@@ -26,7 +26,8 @@ machine's cores:
       streaming), then BENCH_BULK_ROWS rows (1,000,000) are inserted in one statement into a
       table that is not published, then BENCH_BULK_IDLE_S (60) seconds idle. The walsender's CPU
       (the realtime backend) during the load and in the idle time, the slot's lag behind the WAL
-      and Postgres's spill counters (pg_stat_replication_slots), before and after; baseline:
+      and Postgres's spill counters (pg_stat_replication_slots), before and after, and the WAL
+      written in the idle time (none, once nothing else writes); baseline:
       the psql insert itself (its wall time, the backend doing the work).
 Prints one table per scenario, the issue's targets and whether they are met. Not a test:
 numbers vary by machine and with whatever else runs on it (the load average at start is printed).
@@ -352,14 +353,16 @@ def psql(password, sql):
 
 def slot_state(password):
     """(pid of the realtime reader's backend, bytes the slot's confirmed position is behind the WAL, spill bytes,
-    spill count)."""
+    spill count, the WAL's position in bytes)."""
     row = psql(password, "select (select pid from pg_stat_activity where application_name = 'server-realtime' limit 1), "
                          "pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint, "
-                         "coalesce(t.spill_bytes, 0), coalesce(t.spill_count, 0) from pg_replication_slots s "
+                         "coalesce(t.spill_bytes, 0), coalesce(t.spill_count, 0), "
+                         "pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint from pg_replication_slots s "
                          "left join pg_stat_replication_slots t using (slot_name) "
                          "where s.slot_name like 'supabase\\_realtime\\_%' order by s.active desc limit 1")
-    pid, lag, spill, spills = (row.split("|") + ["", "", "", ""])[:4]
-    return {"pid": int(pid) if pid else None, "lag": int(lag or 0), "spill": int(spill or 0), "spills": int(spills or 0)}
+    pid, lag, spill, spills, wal = (row.split("|") + ["", "", "", "", ""])[:5]
+    return {"pid": int(pid) if pid else None, "lag": int(lag or 0), "spill": int(spill or 0), "spills": int(spills or 0),
+            "wal": int(wal or 0)}
 
 
 def bulk_run(url, secret, db, log_dir, password):
@@ -409,7 +412,8 @@ def report_bulk(bulk):
     print(f"baseline: the psql insert itself took {bulk['insert_s']:.2f} s; the realtime reader's backend used "
           f"{last[2]:.2f} s of CPU for the whole load, {ratio(last[2], bulk['insert_s'])} the insert's time")
     print(f"idle after the load ({first[0]}-{last[0]} s): reader backend CPU {idle_cpu:.2f} s = {100 * idle_cpu / idle_s:.1f} % of a core; "
-          f"slot lag at the end {last[1]['lag'] / 1e6:.1f} MB")
+          f"slot lag at the end {last[1]['lag'] / 1e6:.1f} MB; WAL written meanwhile {last[1]['wal'] - first[1]['wal']:,} bytes "
+          f"(a commit every few seconds would switch a 16 MB segment every archive_timeout)")
     met = idle_cpu / idle_s < 0.01 and last[1]["lag"] < 16e6
     print(f"target (d): the load decoded once, no CPU when idle, the slot past it: {'met' if met else 'NOT met'}")
 

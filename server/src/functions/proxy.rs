@@ -77,9 +77,14 @@ pub async fn invoke(
     state: web::Data<FunctionsState>,
 ) -> Result<HttpResponse, FunctionsError> {
     let name = req.match_info().get("name").unwrap_or_default();
-    let function = state.find(name).ok_or(FunctionsError::NotFound)?;
+    let Some(function) = state.find(name) else {
+        return Err(refuse(&req, payload, FunctionsError::NotFound).await);
+    };
     let started = std::time::Instant::now();
-    let answer = forward(&req, payload, &state, &function).await;
+    let answer = match admit(&req, &state, &function) {
+        Ok(()) => forward(&req, payload, &state, &function).await,
+        Err(refused) => Err(refuse(&req, payload, refused).await),
+    };
     if crate::metrics::enabled() {
         let (status, cold) = match &answer {
             Ok(response) => (response.status().as_u16(), response.headers().contains_key(COLD_HEADER)),
@@ -93,7 +98,39 @@ pub async fn invoke(
     })
 }
 
-/// Check the caller, read the body, hand the request to the router and stream its answer back
+/// Whether the request may go to `function`: its caller's token (unless `verify_jwt` is off, and
+/// never for a CORS preflight) and the body's declared length.
+fn admit(
+    req: &HttpRequest,
+    state: &FunctionsState,
+    function: &super::registry::Function,
+) -> Result<(), FunctionsError> {
+    if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
+        check_jwt(req, state, super::websocket::is_handshake(req))?;
+    }
+    let limit = state.config.max_request_bytes;
+    if content_length(req).is_some_and(|length| length > limit) {
+        return Err(FunctionsError::PayloadTooLarge(limit));
+    }
+    Ok(())
+}
+
+/// Bodies up to this size are read and dropped when a request is refused before its function,
+/// so that the client's connection stays open for its next request (a body left unread closes
+/// it); a larger one, or one that does not arrive within [`DRAIN_WAIT`], closes it.
+const DRAIN_BYTES: usize = 64 * 1024;
+const DRAIN_WAIT: Duration = Duration::from_secs(2);
+
+/// `error`, once the request's body is read (see [`DRAIN_BYTES`]).
+async fn refuse(req: &HttpRequest, mut payload: web::Payload, error: FunctionsError) -> FunctionsError {
+    let small = content_length(req).is_some_and(|length| length <= DRAIN_BYTES);
+    if small && !matches!(error, FunctionsError::PayloadTooLarge(_)) {
+        let _ = tokio::time::timeout(DRAIN_WAIT, read_body(&mut payload, DRAIN_BYTES)).await;
+    }
+    error
+}
+
+/// Read the body, hand the request to the router and stream its answer back
 /// (the router's `x-functions-cold` kept for the metrics, removed by the caller).
 async fn forward(
     req: &HttpRequest,
@@ -102,14 +139,8 @@ async fn forward(
     function: &super::registry::Function,
 ) -> Result<HttpResponse, FunctionsError> {
     let handshake = super::websocket::is_handshake(req);
-    if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
-        check_jwt(req, state, handshake)?;
-    }
     let limit = state.config.max_request_bytes;
     let declared = content_length(req);
-    if declared.is_some_and(|length| length > limit) {
-        return Err(FunctionsError::PayloadTooLarge(limit));
-    }
     let has_body = declared.is_some_and(|length| length > 0) || req.headers().contains_key("transfer-encoding");
     // Deno starts at the first request that needs it; that request (and those meanwhile) wait.
     let runtime = state.ensure_runtime();

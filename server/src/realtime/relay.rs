@@ -1,8 +1,13 @@
 //! The bus between server instances sharing one database: PostgreSQL's LISTEN/NOTIFY on the
 //! channel `realtime_relay`.
 //!
-//! Instances announce themselves every few seconds (`h`, with their open sockets and joined
-//! channels, which the dashboard's realtime inspector shows per instance), relay client broadcasts (`b`) and
+//! Instances announce themselves once listening (`h` with `ready`) and then every few seconds
+//! while another instance is alive (`h`, with their open sockets and joined channels, which the
+//! dashboard's realtime inspector shows per instance); a lone instance stays silent, since a
+//! NOTIFY takes a transaction id and writes a commit to the WAL, and a commit every few seconds
+//! made an idle server fill and archive a WAL segment a minute. A newcomer's `ready` is heard by
+//! every instance already listening, which then beats again; and each instance says `ready` again
+//! whenever its listening connection comes back. Instances relay client broadcasts (`b`) and
 //! presence diffs (`p`) to each other, answer a newcomer with their presences (`s`) and say
 //! goodbye on shutdown (`x`); an instance silent for `PEER_TIMEOUT` is presumed gone and its
 //! presences leave. Messages sent from SQL (`realtime.send`) arrive through the same channel
@@ -101,8 +106,13 @@ impl Relay {
         self.publish(json!({"k": "x", "o": self.instance}));
     }
 
-    fn hello(&self, connections: usize, channels: usize) {
+    /// The periodic hello, sent only while another instance is alive; true when it was sent.
+    fn beat(&self, connections: usize, channels: usize) -> bool {
+        if !self.has_peers() {
+            return false;
+        }
         self.publish(json!({"k": "h", "o": self.instance, "c": connections, "n": channels}));
+        true
     }
 
     /// The peers heard from, with the counts of their last hello.
@@ -176,7 +186,7 @@ pub fn spawn(rt: Arc<Realtime>, url: SecretString, outgoing: mpsc::Receiver<Stri
                 prune(&rt).await;
             }
             let connections = rt.connections.load(std::sync::atomic::Ordering::Relaxed);
-            rt.relay.hello(connections, rt.hub.channel_count());
+            rt.relay.beat(connections, rt.hub.channel_count());
             for gone in rt.relay.expired() {
                 tracing::info!(peer = %gone, "realtime peer instance went silent; dropping its presences");
                 rt.drop_instance(&gone);
@@ -351,5 +361,30 @@ impl Relay {
         let topics: Vec<Value> =
             topics.into_iter().map(|(k, j)| json!({"t": k.name, "p": k.private, "j": j})).collect();
         self.publish(json!({"k": "s", "o": self.instance, "to": peer, "topics": topics}));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_instance_beats_only_once_another_is_heard_and_again_not_once_it_is_gone() {
+        let (relay, mut sent) = Relay::new("me".into());
+        assert!(!relay.beat(1, 2), "no hello while alone");
+        assert!(sent.try_recv().is_err(), "nothing published while alone");
+
+        relay.ready();
+        let ready: Value = serde_json::from_str(&sent.try_recv().expect("the ready hello")).expect("json");
+        assert_eq!(ready["ready"], true);
+
+        assert!(relay.seen("peer", None), "a newcomer");
+        assert!(relay.beat(1, 2));
+        let hello: Value = serde_json::from_str(&sent.try_recv().expect("a hello")).expect("json");
+        assert_eq!((hello["k"].as_str(), hello["c"].as_u64(), hello["n"].as_u64()), (Some("h"), Some(1), Some(2)));
+
+        relay.forget("peer");
+        assert!(!relay.beat(1, 2), "alone again");
+        assert!(sent.try_recv().is_err());
     }
 }

@@ -185,6 +185,64 @@ async fn an_unknown_function_a_shared_folder_and_a_disabled_function_are_not_fou
     }
 }
 
+/// Reads one HTTP/1.1 answer with a `content-length` from `stream`: its head, lowercased, and body.
+async fn read_answer(stream: &mut tokio::io::BufReader<tokio::net::TcpStream>) -> (String, String) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        let read = stream.read_line(&mut line).await.expect("a line of the head");
+        assert!(read > 0, "the connection closed after: {head}");
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    let length = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .map(|value| value.trim().parse::<usize>().expect("a length"))
+        .expect("a content-length");
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.expect("the body");
+    (head, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn a_request_refused_before_its_function_leaves_the_connection_open_for_the_next() {
+    use tokio::io::AsyncWriteExt;
+    let app = serve("", &[("functions/echo/index.ts", ECHO)], |_| {}).await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut stream = tokio::io::BufReader::new(tokio::net::TcpStream::connect(&address).await.expect("connect"));
+    let body = "x".repeat(10_000);
+    let post = |name: &str, token: &str| {
+        format!(
+            "POST /functions/v1/{name} HTTP/1.1\r\nhost: {address}\r\napikey: {key}\r\nauthorization: Bearer {token}\r\n\
+             content-type: text/plain\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len(),
+            key = app.anon_key
+        )
+    };
+
+    // An unknown function, then a refused token, both with a body the server never needs.
+    for (request, status, answer) in [
+        (post("missing", &app.anon_key), "404", "Function not found"),
+        (post("echo", "not-a-jwt"), "401", "Invalid JWT"),
+    ] {
+        stream.get_mut().write_all(request.as_bytes()).await.expect("send");
+        let (head, body) = read_answer(&mut stream).await;
+        assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
+        assert!(body.contains(answer), "{body}");
+        assert!(!head.contains("connection: close"), "the connection stays open: {head}");
+    }
+    // The same connection then carries a call to the function, body and all.
+    stream.get_mut().write_all(post("echo", &app.anon_key).as_bytes()).await.expect("send");
+    let (head, answer) = read_answer(&mut stream).await;
+    assert!(head.starts_with("http/1.1 201"), "{head}");
+    let answer: Value = serde_json::from_str(&answer).expect("json");
+    assert_eq!(answer["body"].as_str().map(str::len), Some(body.len()));
+}
+
 #[tokio::test]
 async fn a_function_sees_the_platform_keys_and_the_project_secrets_and_nothing_else_of_the_servers_environment() {
     let source = r#"

@@ -1,6 +1,8 @@
 //! The embedded PostgreSQL is started again when it dies (issue #12): the server binary runs
 //! with its own cluster, the postmaster is killed with SIGKILL, and the server answers again
-//! by itself, its data intact.
+//! by itself, its data intact. Also what the binary does with a cluster of its own at its start,
+//! stop and rest: a refused start leaves no Postgres behind, a stop is quiet, an idle server
+//! writes no WAL.
 
 use std::time::Duration;
 
@@ -189,4 +191,53 @@ async fn a_stop_by_sigterm_prints_no_warning_for_the_connections_its_cluster_s_s
     let (_, after) = stderr.split_once("shutdown signal received").expect("the stop is logged");
     assert!(after.contains("embedded PostgreSQL stopped"), "{after}");
     assert!(!after.lines().any(|line| line.contains("WARN")), "{after}");
+}
+
+/// The port of the socket the embedded cluster of `data_dir` listens on.
+fn socket_port(data_dir: &std::path::Path) -> Option<u16> {
+    std::fs::read_dir(data_dir.join("pg-run")).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        name.strip_prefix(".s.PGSQL.").filter(|rest| !rest.contains('.')).and_then(|port| port.parse().ok())
+    })
+}
+
+#[tokio::test]
+async fn an_idle_server_writes_nothing_to_the_wal_so_no_segment_is_switched_and_archived() {
+    // Arrange: the server binary on a cluster of its own (realtime on, as by default), asked once.
+    let data_dir = std::env::temp_dir().join(format!("server-idle-wal-{}", uuid::Uuid::new_v4()));
+    let dir = data_dir.to_string_lossy().to_string();
+    let (mut child, url, _) = crate::helpers::spawn_binary(&[("DATA_DIR", &dir), ("DB_PORT", "0")]).await;
+    let ready = reqwest::get(format!("{url}/health/ready")).await.map(|r| r.status().as_u16());
+    assert_eq!(ready.ok(), Some(200));
+    let port = socket_port(&data_dir).expect("the cluster's socket");
+    let db =
+        crate::helpers::connect(&format!("postgresql:///postgres?user=postgres&host={dir}/pg-run&port={port}")).await;
+    let lsn = || async {
+        let row = db.query_one("select pg_current_wal_lsn()::text", &[]).await.expect("the WAL position");
+        row.get::<_, String>(0)
+    };
+
+    // Act: watch the WAL's position once a second until it has stood still for 16 s (three of the
+    // relay's beats; a commit every 5 s used to move it), for 3 minutes at most (the start's own
+    // writes and autovacuum's first analyses settle first).
+    let quiet = Duration::from_secs(16);
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    let (mut last, mut since, mut moves) = (lsn().await, std::time::Instant::now(), 0);
+    let stood_still = loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = lsn().await;
+        if now != last {
+            (last, since, moves) = (now, std::time::Instant::now(), moves + 1);
+        } else if since.elapsed() >= quiet {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+    };
+    let _ = child.kill().await;
+    clean_up(&data_dir);
+
+    // Assert: an idle server, alone on its database, lets the WAL stand still.
+    assert!(stood_still, "the WAL moved {moves} times in 3 minutes and never stood still for {quiet:?}");
 }
