@@ -86,7 +86,8 @@ pub async fn report(state: web::Data<AppState>, q: web::Query<ReportParams>) -> 
         let count: i64 = r.get(2);
         by_surface.entry(r.get(0)).or_default().insert(r.get(1), json!(count as f64 / width));
     }
-    let mut sampled = report_history::fold(&report_history::read(&client, secs, width).await?);
+    let reach = super::samples::KEYFRAME.as_secs_f64() + 2.0 * state.config.studio.reports_sample_secs as f64;
+    let mut sampled = report_history::fold(&report_history::read(&client, secs, width, reach).await?);
     let buckets: Vec<Value> = client
         .query(BUCKETS, &[&secs, &width])
         .await?

@@ -291,23 +291,31 @@ async fn the_sampler_records_the_database_storage_and_realtime_figures_and_repor
     .await;
     let studio = signed_in(&app).await;
 
-    // Act: wait for a few rounds of samples.
-    let rounds = eventually(async || {
-        let n: i64 = app
-            .admin_query_one(
-                "select count(distinct at) from _studio.metric_samples \
-                 where name = 'storage_bytes' and key = 'history-test'",
-            )
-            .await
-            .get(0);
-        (n >= 3).then_some(n)
-    })
-    .await
-    .expect("three rounds of samples with the bucket");
+    // Act: wait for a round with the bucket, then change its size and wait for the round that
+    // records the change (a round with the same figures as the last written is not written).
+    let rounds_with = |bytes: f64| {
+        let app = &app;
+        async move {
+            let n: i64 = app
+                .admin_query_one(&format!(
+                    "select count(distinct at) from _studio.metric_samples \
+                     where name = 'storage_bytes' and key = 'history-test' and value = {bytes}"
+                ))
+                .await
+                .get(0);
+            n
+        }
+    };
+    eventually(async || (rounds_with(1234.0).await >= 1).then_some(())).await.expect("a round with the bucket");
+    app.admin_sql(
+        "insert into storage.objects (bucket_id, name, metadata)
+           values ('history-test', 'b.bin', '{\"size\": 766, \"mimetype\": \"application/octet-stream\"}');",
+    )
+    .await;
+    eventually(async || (rounds_with(2000.0).await >= 1).then_some(())).await.expect("a round with the new size");
     let (status, report) = studio.call(&app, Method::GET, "/studio/api/reports?period=15m", None).await;
 
     // Assert
-    assert!(rounds >= 3);
     assert_eq!(status, 200, "{report}");
     assert_eq!(report["sample_seconds"], 1);
     let old: i64 =
@@ -318,7 +326,13 @@ async fn the_sampler_records_the_database_storage_and_realtime_figures_and_repor
     let sampled: Vec<&Value> = buckets.iter().filter(|b| !b["realtime_connections"].is_null()).collect();
     assert!(!sampled.is_empty() && sampled.len() <= 2, "{} buckets with samples", sampled.len());
     let last = sampled.last().expect("a sampled bucket");
-    assert_eq!(last["storage_bytes"]["history-test"], 1234.0);
+    let bytes = last["storage_bytes"]["history-test"].as_f64().expect("the bucket's bytes");
+    assert!(bytes > 1234.0 && bytes <= 2000.0, "the mean of the bucket's rounds, the change included: {bytes}");
+    let first = buckets.iter().position(|b| !b["realtime_connections"].is_null()).expect("a sampled bucket");
+    assert!(
+        buckets[first..].iter().all(|b| !b["realtime_connections"].is_null()),
+        "no gap from the first sample on: rounds not written are carried forward"
+    );
     assert_eq!(last["realtime_connections"], 0.0);
     let connections: f64 =
         last["db_connections"].as_object().expect("connections by state").values().filter_map(Value::as_f64).sum();
@@ -329,7 +343,7 @@ async fn the_sampler_records_the_database_storage_and_realtime_figures_and_repor
         .as_array()
         .expect("storage")
         .iter()
-        .any(|b| b["bucket"] == "history-test" && b["bytes"] == 1234));
+        .any(|b| b["bucket"] == "history-test" && b["bytes"] == 2000));
     // Empty buckets carry no figure.
     let empty = buckets.iter().find(|b| b["realtime_connections"].is_null()).expect("a bucket before the app started");
     assert_eq!(empty["db_connections"], serde_json::json!({}));

@@ -203,10 +203,13 @@ fn socket_port(data_dir: &std::path::Path) -> Option<u16> {
 
 #[tokio::test]
 async fn an_idle_server_writes_nothing_to_the_wal_so_no_segment_is_switched_and_archived() {
-    // Arrange: the server binary on a cluster of its own (realtime on, as by default), asked once.
+    // Arrange: the server binary on a cluster of its own (realtime on, as by default; the
+    // reports' sampler every 5 s instead of 60, so that the watch below sees three of its rounds),
+    // asked once.
     let data_dir = std::env::temp_dir().join(format!("server-idle-wal-{}", uuid::Uuid::new_v4()));
     let dir = data_dir.to_string_lossy().to_string();
-    let (mut child, url, _) = crate::helpers::spawn_binary(&[("DATA_DIR", &dir), ("DB_PORT", "0")]).await;
+    let (mut child, url, _) =
+        crate::helpers::spawn_binary(&[("DATA_DIR", &dir), ("DB_PORT", "0"), ("REPORTS_SAMPLE_SECS", "5")]).await;
     let ready = reqwest::get(format!("{url}/health/ready")).await.map(|r| r.status().as_u16());
     assert_eq!(ready.ok(), Some(200));
     let port = socket_port(&data_dir).expect("the cluster's socket");
@@ -218,8 +221,8 @@ async fn an_idle_server_writes_nothing_to_the_wal_so_no_segment_is_switched_and_
     };
 
     // Act: watch the WAL's position once a second until it has stood still for 16 s (three of the
-    // relay's beats; a commit every 5 s used to move it), for 3 minutes at most (the start's own
-    // writes and autovacuum's first analyses settle first).
+    // relay's beats and of the sampler's rounds, each of which used to write a commit), for 3
+    // minutes at most (the start's own writes and autovacuum's first analyses settle first).
     let quiet = Duration::from_secs(16);
     let deadline = std::time::Instant::now() + Duration::from_secs(180);
     let (mut last, mut since, mut moves) = (lsn().await, std::time::Instant::now(), 0);
