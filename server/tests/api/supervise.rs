@@ -193,14 +193,6 @@ async fn a_stop_by_sigterm_prints_no_warning_for_the_connections_its_cluster_s_s
     assert!(!after.lines().any(|line| line.contains("WARN")), "{after}");
 }
 
-/// The port of the socket the embedded cluster of `data_dir` listens on.
-fn socket_port(data_dir: &std::path::Path) -> Option<u16> {
-    std::fs::read_dir(data_dir.join("pg-run")).ok()?.flatten().find_map(|entry| {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        name.strip_prefix(".s.PGSQL.").filter(|rest| !rest.contains('.')).and_then(|port| port.parse().ok())
-    })
-}
-
 #[tokio::test]
 async fn an_idle_server_writes_nothing_to_the_wal_so_no_segment_is_switched_and_archived() {
     // Arrange: the server binary on a cluster of its own (realtime on, as by default; the
@@ -212,9 +204,8 @@ async fn an_idle_server_writes_nothing_to_the_wal_so_no_segment_is_switched_and_
         crate::helpers::spawn_binary(&[("DATA_DIR", &dir), ("DB_PORT", "0"), ("REPORTS_SAMPLE_SECS", "5")]).await;
     let ready = reqwest::get(format!("{url}/health/ready")).await.map(|r| r.status().as_u16());
     assert_eq!(ready.ok(), Some(200));
-    let port = socket_port(&data_dir).expect("the cluster's socket");
-    let db =
-        crate::helpers::connect(&format!("postgresql:///postgres?user=postgres&host={dir}/pg-run&port={port}")).await;
+    let cluster = server::db::embedded::EmbeddedPostgres::new(&data_dir, 0, None).expect("the cluster");
+    let db = crate::helpers::connect(&cluster.socket_url()).await;
     let lsn = || async {
         let row = db.query_one("select pg_current_wal_lsn()::text", &[]).await.expect("the WAL position");
         row.get::<_, String>(0)
