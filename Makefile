@@ -108,6 +108,21 @@ studio: studio/node_modules/.package-lock.json
 test-studio: studio/node_modules/.package-lock.json
 	cd studio && npm test && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e
 
+## test-e2e: the site's browser tests (web/e2e, on the built site) and the dashboard's (studio/e2e)
+## side by side, each on servers, clusters and a Chromium of its own: most of their time is spent
+## waiting on pages, so together they take little more than the longer one. Each one's output is
+## printed whole when both have ended.
+.PHONY: test-e2e
+test-e2e: web/node_modules/.package-lock.json studio/node_modules/.package-lock.json
+	@site=$$(mktemp); dash=$$(mktemp); \
+	(cd web && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) >$$site 2>&1 & site_pid=$$!; \
+	(cd studio && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) >$$dash 2>&1 & dash_pid=$$!; \
+	wait $$site_pid; site_status=$$?; wait $$dash_pid; dash_status=$$?; \
+	echo "--- the site's end-to-end tests (web/e2e): exit $$site_status"; cat $$site; \
+	echo "--- the dashboard's end-to-end tests (studio/e2e): exit $$dash_status"; cat $$dash; \
+	rm -f $$site $$dash; \
+	[ $$site_status = 0 ] && [ $$dash_status = 0 ]
+
 build: studio
 	cargo build --release -p server
 
@@ -157,8 +172,9 @@ test: setup
 	$(MAKE) --no-print-directory test-types || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm test) || status=$$?; \
 	(cd supabase-compat-tests && SERVER_BIN=$(SERVER_DEBUG) npm run test:pooled) || status=$$?; \
-	(cd web && npm test && npm run build && SERVER_BIN=$(SERVER_DEBUG) npm run test:e2e) || status=$$?; \
-	$(MAKE) --no-print-directory test-studio || status=$$?; \
+	(cd web && npm test && npm run build) || status=$$?; \
+	(cd studio && npm test) || status=$$?; \
+	$(MAKE) --no-print-directory test-e2e || status=$$?; \
 	DATA_DIR=$(TEST_DATA_DIR) $(SERVER_DEBUG) db stop >/dev/null || true; \
 	exit $$status
 
@@ -261,6 +277,7 @@ bench-backup: build
 
 ## bench-rest: /rest/v1 beside pgbench running the same SQL (prints a table; not a test).
 bench-rest: build bench-tools
+	cargo build --release -p bench-http-floor
 	python3 scripts/bench_rest.py
 
 ## bench-policies: an administrator's list with row-level security beside anon's, helpers once per statement vs row by row (not a test).

@@ -42,7 +42,7 @@ mkdirSync(path.join(folder, 'supabase'));
 writeFileSync(path.join(folder, 'supabase', 'config.toml'), 'project_id = "empty"\n');
 let stack;
 let page;
-signedInSuite({ project: path.join(folder, 'supabase'), ready: (s) => ({ stack, page } = s) });
+signedInSuite({ project: path.join(folder, 'supabase'), backups: true, ready: (s) => ({ stack, page } = s) });
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 for (const [route, name] of SCREENS) {

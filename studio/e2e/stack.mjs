@@ -57,11 +57,11 @@ export async function signedInPage(browser, stack, { options = {}, timeout = 300
  * `after` hook, both registered here. `ready({ stack, page })` runs at the end of that `before`
  * (the file keeps them; its own set-up goes there too). `page` holds `signedInPage`'s options.
  */
-export function signedInSuite({ project, page: pageOptions, ready = () => {} } = {}) {
+export function signedInSuite({ project, backups, page: pageOptions, ready = () => {} } = {}) {
   let stack;
   let browser;
   before(async () => {
-    stack = await startStack({ project });
+    stack = await startStack({ project, backups });
     browser = await launchBrowser();
     await ready({ stack, page: await signedInPage(browser, stack, pageOptions) });
   });
@@ -107,8 +107,10 @@ function listening(server, ms = 60000) {
 }
 
 /** { baseUrl, operator: {email, password}, stop() }: on the rental project, or on `project` (a
- * `supabase/` folder). */
-export async function startStack({ project } = {}) {
+ * `supabase/` folder). Backups (WAL archiving and the first full backup at start, the server's
+ * default) only with `backups`: the other files do not look at them, and each stack's backup was
+ * CPU taken from the tests beside it. */
+export async function startStack({ project, backups = false } = {}) {
   const bin = process.env.SERVER_BIN;
   if (!bin || !existsSync(bin)) throw new Error(`server binary not found: ${bin} (set SERVER_BIN)`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'studio-e2e-'));
@@ -123,6 +125,7 @@ export async function startStack({ project } = {}) {
     SEED_ADMIN_PASSWORD: 'AdminE2e2026',
     SEED_DEMO_PASSWORD: DEMO.password,
     RUST_LOG: 'warn',
+    ...(backups ? {} : { BACKUP_ENABLED: 'false' }),
   };
   const seeded = (await run(bin, ['seed'], { env })).stdout;
   const m = /created studio operator: (\S+)\s+password: (\S+)/.exec(seeded);

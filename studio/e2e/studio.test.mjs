@@ -21,7 +21,7 @@ let page;
 const axe = (name) => axeClean(page, name);
 
 before(async () => {
-  stack = await startStack();
+  stack = await startStack({ backups: true });
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
   page = await context.newPage();
