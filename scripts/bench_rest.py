@@ -17,6 +17,9 @@ then for each scenario (GETSingle, GETSingleAnon, GETSingleEmbed, GETList, POSTS
 Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
+Then the HTTP side's floor: scripts/http-floor (the server's own actix-web, patched actix-http and
+allocator, as many workers) answering GETSingle's bytes as a constant, driven by the same wrk, and
+its CPU per request beside the server's and what 1.3x of the twin leaves the server.
 
 Both load generators (wrk and pgbench) run at `nice 10`, each in a session of its own whose
 scheduling group has that nice value too (`benchlib.yielding`): they share this machine's cores
@@ -40,7 +43,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RENTAL_PROJECT = os.path.join(ROOT, "web", "supabase")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"))
-PORT, DB_PORT = 54391, 54392
+# The server's HTTP stack answering a constant (scripts/http-floor): the HTTP side's floor.
+FLOOR = os.environ.get("BENCH_FLOOR_SERVER", os.path.join(TARGET, "release", "bench-http-floor"))
+PORT, DB_PORT, FLOOR_PORT = 54391, 54392, 54393
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
 # The load generators yield to the server and Postgres (see the module's doc).
@@ -192,7 +197,10 @@ def run_suite(server_bin):
             role_settings = settings[role]
             mark = os.path.getsize(log.name)
             req = urllib.request.Request(base + path, data=body.encode() if body else None, method=method, headers=headers)
-            urllib.request.urlopen(req).read()
+            with urllib.request.urlopen(req) as res:
+                answer = res.read()
+                if name == "GETSingle":
+                    floor_answer = (answer, res.headers["content-type"], headers)
             time.sleep(0.2)
             with open(log.name) as f:
                 f.seek(mark)
@@ -249,11 +257,53 @@ def run_suite(server_bin):
             twin = run_pgbench(pipelined, authenticator, twin_env, variables, data)
             one_by_one = run_pgbench(sequential, authenticator, twin_env, variables, data)
             rows.append((name, rest, twin + one_by_one[:1]))
-        return rows
+        return rows, floor_answer
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
         shutil.rmtree(data, ignore_errors=True)
+
+
+def run_floor(answer):
+    """The HTTP floor: scripts/http-floor answering GETSingle's bytes, driven by the same wrk with
+    the same headers; its requests/s and CPU ms per request."""
+    body, content_type, headers = answer
+    data = tempfile.mkdtemp(prefix="bench-rest-floor-")
+    with open(os.path.join(data, "body"), "wb") as f:
+        f.write(body)
+    floor = subprocess.Popen([FLOOR, str(FLOOR_PORT), os.path.join(data, "body"), content_type])
+    try:
+        url = f"http://127.0.0.1:{FLOOR_PORT}/rest/v1/bench_items?id=eq.5000"
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(url).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        run_wrk(url, headers, seconds=2)
+        before = cpu_seconds([floor.pid])
+        rps = run_wrk(url, headers)[0]
+        return rps, cpu_used(before, cpu_seconds([floor.pid])) * 1000 / (rps * DURATION)
+    finally:
+        floor.send_signal(signal.SIGTERM)
+        floor.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def print_floor(rows, floor):
+    """The HTTP floor beside GETSingle and what issue #45's 1.3x leaves the server."""
+    single = next((r for r in rows if r[0] == "GETSingle"), None)
+    if single is None or floor is None:
+        return
+    _, (rps, _, _, server_ms, pg_ms), (tps, _, _, twin_pg_ms, _) = single
+    floor_rps, floor_ms = floor
+    budget = 1.3 * twin_pg_ms - pg_ms
+    print(f"\nHTTP floor (scripts/http-floor: the same actix-web answering GETSingle's bytes as a constant, same wrk):"
+          f" {floor_rps:.0f} req/s, {floor_ms:.3f} ms CPU per request")
+    print(f"GETSingle: server {server_ms:.3f} ms = {server_ms / floor_ms:.2f}x the floor; within 1.3x of the twin's"
+          f" {twin_pg_ms:.3f} ms with this run's Postgres {pg_ms:.3f} ms leaves the server {budget:.3f} ms"
+          f" ({budget / floor_ms:.2f}x the floor); the floor plus the twin's own Postgres is"
+          f" {(floor_ms + twin_pg_ms) / twin_pg_ms:.2f}x the twin")
 
 
 def print_table(title, rows):
@@ -275,8 +325,8 @@ def main():
     ensure_wrk()
     baseline = os.environ.get("BENCH_BASELINE_SERVER")
     if baseline:
-        before = run_suite(baseline)
-        after = run_suite(SERVER)
+        before, _ = run_suite(baseline)
+        after, answer = run_suite(SERVER)
         print_table(f"before ({baseline})", before)
         print_table(f"after ({SERVER})", after)
         # Each REST rate is also divided by its own pgbench twin of that run, so a change in
@@ -290,7 +340,10 @@ def main():
             b_cpu, a_cpu = b[3] + b[4], a[3] + a[4]
             print(f"{name:<16}{b[0]:>14.0f}{a[0]:>13.0f}{a[0] / b[0]:>14.2f}{b_cpu:>19.3f}{a_cpu:>18.3f}{a_cpu / b_cpu:>18.2f}")
     else:
-        print_table("this build", run_suite(SERVER))
+        rows, answer = run_suite(SERVER)
+        print_table("this build", rows)
+    if not ONLY or "GETSingle" in ONLY:
+        print_floor(after if baseline else rows, run_floor(answer))
 
 
 if __name__ == "__main__":
