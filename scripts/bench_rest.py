@@ -280,6 +280,8 @@ def run_floor(answer):
                 break
             except OSError:
                 time.sleep(0.1)
+        else:
+            sys.exit(f"the HTTP floor ({FLOOR}) did not answer on port {FLOOR_PORT}")
         run_wrk(url, headers, seconds=2)
         before = cpu_seconds([floor.pid])
         rps = run_wrk(url, headers)[0]
@@ -293,9 +295,9 @@ def run_floor(answer):
 def print_floor(rows, floor):
     """The HTTP floor beside GETSingle and what issue #45's 1.3x leaves the server."""
     single = next((r for r in rows if r[0] == "GETSingle"), None)
-    if single is None or floor is None:
+    if single is None:
         return
-    _, (rps, _, _, server_ms, pg_ms), (tps, _, _, twin_pg_ms, _) = single
+    _, (_, _, _, server_ms, pg_ms), (_, _, _, twin_pg_ms, _) = single
     floor_rps, floor_ms = floor
     budget = 1.3 * twin_pg_ms - pg_ms
     print(f"\nHTTP floor (scripts/http-floor: the same actix-web answering GETSingle's bytes as a constant, same wrk):"
