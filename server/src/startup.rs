@@ -277,7 +277,7 @@ impl Application {
         }
         let pools = database
             .pools(&keys.derived_password(AUTHENTICATOR), config.db_pool_size)?
-            .with_lanes(config.db_shared_connections);
+            .with_lanes(config.db_shared_connections, config.db_shared_read_depth);
         migrate_and_prepare(&pools, &keys).await?;
         install_signing_keys(&config, &pools).await?;
         apply_project(&config, &pools).await?;

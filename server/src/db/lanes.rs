@@ -10,11 +10,14 @@
 //! lanes, opened on first need on that thread, whose connection tasks therefore run where the
 //! requests run (no wake-up of another thread on the way to Postgres and back).
 //!
-//! A request takes the first lane with room: fewer than [`DEPTH`] pipelines in flight, and, when
-//! there are some, one answered within [`STALL`] (a lane whose head pipeline is slow takes no new
-//! ones, so that a quick request is not queued behind a long statement). Without such a lane,
-//! and with every lane of its worker opened, it takes a connection of its own from the pool as
-//! before. Only transactions that end in their own message run on lanes: an explicit `BEGIN`
+//! Read-only transactions have a lane of their own per worker, deeper (`DB_SHARED_READ_DEPTH`,
+//! 16; [`SharedConnections`] says why reads and not writes).
+//!
+//! A request takes the first lane with room: fewer than its set's depth of pipelines in flight,
+//! and, when there are some, one answered within [`STALL`] (a lane whose head pipeline is slow
+//! takes no new ones, so that a quick request is not queued behind a long statement). Without
+//! such a lane, and with every lane of its worker opened, it takes a connection of its own from
+//! the pool as before. Only transactions that end in their own message run on lanes: an explicit `BEGIN`
 //! (`Prefer: tx=rollback`) or a transaction left open for a check takes a pooled connection, and
 //! so does every request while read replicas are configured (a read may go to one, a write marks
 //! its caller as a writer). What a statement leaves in its session (a session-level
@@ -30,11 +33,14 @@ use std::time::{Duration, Instant};
 
 use deadpool_postgres::{ClientWrapper, Connect as _};
 
-/// The lanes of one database, per worker thread.
-pub struct Lanes {
+use super::context::Access;
+
+/// A set of lanes of one database, per worker thread.
+struct Lanes {
     id: u64,
     config: tokio_postgres::Config,
     per_worker: usize,
+    depth: usize,
 }
 
 /// One shared connection.
@@ -45,7 +51,7 @@ struct Lane {
     progress: Mutex<Instant>,
 }
 
-/// Pipelines a lane takes before it is full.
+/// Pipelines a lane that any of them may take carries before it is full.
 const DEPTH: usize = 4;
 /// How long a busy lane may go without answering before it takes no more pipelines.
 const STALL: Duration = Duration::from_millis(2);
@@ -59,27 +65,56 @@ thread_local! {
     static WORKERS: RefCell<HashMap<u64, Worker>> = RefCell::new(HashMap::new());
 }
 
+/// The lanes of one database: those any one-trip pipeline may take (`per_worker` per thread,
+/// [`DEPTH`] deep), and, unless `read_depth` is 0, one more per thread that only read-only
+/// pipelines take, `read_depth` deep. A read-only transaction writes no commit record, so the
+/// reads of a whole worker can follow one another on one backend; a write's `COMMIT` waits for
+/// its WAL to reach the disk, and writes queued on one backend would each wait in turn where
+/// several backends share a flush.
+pub struct SharedConnections {
+    any: Lanes,
+    reads: Option<Lanes>,
+}
+
+impl SharedConnections {
+    /// `None` when `per_worker` is 0 or the connections cannot carry pipelines.
+    pub fn new(config: tokio_postgres::Config, per_worker: usize, read_depth: usize) -> Option<SharedConnections> {
+        let any = Lanes::new(config.clone(), per_worker, DEPTH)?;
+        Some(SharedConnections { any, reads: Lanes::new(config, 1, read_depth) })
+    }
+
+    /// A lane for a pipeline of `access` (a read-only one on the readers' lane when there is
+    /// one); `None` when it has no room (the caller takes a pooled connection).
+    pub async fn take(&self, access: Access) -> Option<LaneGuard> {
+        match (access, &self.reads) {
+            (Access::ReadOnly, Some(reads)) => reads.take().await,
+            _ => self.any.take().await,
+        }
+    }
+}
+
 impl Lanes {
-    /// Lanes on `config` (the request pool's), `per_worker` per thread; `None` when that is 0 or
-    /// when the connections cannot carry pipelines ([`super::wire::qualifies`]).
-    pub fn new(mut config: tokio_postgres::Config, per_worker: usize) -> Option<Lanes> {
-        if per_worker == 0 || !super::wire::qualifies(&config) {
+    /// Lanes on `config` (the request pool's), `per_worker` per thread, each taking up to `depth`
+    /// pipelines; `None` when either is 0 or when the connections cannot carry pipelines
+    /// ([`super::wire::qualifies`]).
+    fn new(mut config: tokio_postgres::Config, per_worker: usize, depth: usize) -> Option<Lanes> {
+        if per_worker == 0 || depth == 0 || !super::wire::qualifies(&config) {
             return None;
         }
         // Told apart from the pool's in `pg_stat_activity` between requests (a request's id is
         // the `application_name` of its own transaction).
         config.application_name("server-shared");
-        Some(Lanes { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), config, per_worker })
+        Some(Lanes { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), config, per_worker, depth })
     }
 
     /// A lane with room on this thread, opening one when every open lane is full and fewer than
     /// `per_worker` are open or opening; `None` when there is none to be had (the caller takes a
     /// pooled connection).
-    pub async fn take(&self) -> Option<LaneGuard> {
+    async fn take(&self) -> Option<LaneGuard> {
         let now = Instant::now();
         let found = self.with_worker(|worker| {
             worker.lanes.retain(|lane| !lane.client.is_closed());
-            if let Some(lane) = worker.lanes.iter().find(|lane| lane.has_room(now)) {
+            if let Some(lane) = worker.lanes.iter().find(|lane| lane.has_room(now, self.depth)) {
                 return Ok(lane.clone());
             }
             if worker.lanes.len() + worker.opening >= self.per_worker {
@@ -146,9 +181,9 @@ impl Drop for Opening<'_> {
 }
 
 impl Lane {
-    fn has_room(&self, now: Instant) -> bool {
+    fn has_room(&self, now: Instant, depth: usize) -> bool {
         let progress = *self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        room(self.in_flight.load(Ordering::Relaxed), now.saturating_duration_since(progress), DEPTH, STALL)
+        room(self.in_flight.load(Ordering::Relaxed), now.saturating_duration_since(progress), depth, STALL)
     }
 }
 

@@ -43,7 +43,7 @@ pub struct Pools {
     pub direct: Pool,
     /// Connections each worker thread shares among its requests' one-trip pipelines ([`lanes`]);
     /// none until [`Pools::with_lanes`].
-    pub lanes: Option<std::sync::Arc<lanes::Lanes>>,
+    pub lanes: Option<std::sync::Arc<lanes::SharedConnections>>,
     /// The request pool's settings, for the lanes.
     request_config: tokio_postgres::Config,
 }
@@ -99,9 +99,11 @@ impl Pools {
         })
     }
 
-    /// Share `per_worker` connections per worker thread among one-trip pipelines (0: none).
-    pub fn with_lanes(mut self, per_worker: usize) -> Pools {
-        self.lanes = lanes::Lanes::new(self.request_config.clone(), per_worker).map(std::sync::Arc::new);
+    /// Share `per_worker` connections per worker thread among one-trip pipelines (0: none), and
+    /// one more among read-only ones, `read_depth` deep (0: none).
+    pub fn with_lanes(mut self, per_worker: usize, read_depth: usize) -> Pools {
+        self.lanes =
+            lanes::SharedConnections::new(self.request_config.clone(), per_worker, read_depth).map(std::sync::Arc::new);
         self
     }
 

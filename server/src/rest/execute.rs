@@ -69,7 +69,7 @@ async fn lane_for(state: &RestState, unit: &context::Unit<'_>, text: &str) -> Op
     if !state.replicas.is_empty() || !one_trip::self_contained(unit, text, Ending::InMessage) {
         return None;
     }
-    let lane = lanes.take().await;
+    let lane = lanes.take(unit.access).await;
     crate::metrics::shared_connection(lane.is_some());
     lane
 }

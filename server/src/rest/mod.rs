@@ -43,7 +43,7 @@ pub struct RestState {
     /// Read replicas (none unless `DATABASE_READ_URL` is set).
     pub replicas: Arc<crate::db::replicas::Replicas>,
     /// Connections shared among one-trip pipelines ([`crate::db::lanes`]), when configured.
-    pub lanes: Option<Arc<crate::db::lanes::Lanes>>,
+    pub lanes: Option<Arc<crate::db::lanes::SharedConnections>>,
     /// Serialises reloads so a slow, older catalog read never replaces a newer one.
     reload_lock: Arc<tokio::sync::Mutex<()>>,
     /// The settings in force: the server's, with the database's `pgrst.*` ones where the server
@@ -114,7 +114,7 @@ impl RestState {
     }
 
     /// Share these connections among one-trip pipelines.
-    pub fn with_lanes(mut self, lanes: Option<Arc<crate::db::lanes::Lanes>>) -> RestState {
+    pub fn with_lanes(mut self, lanes: Option<Arc<crate::db::lanes::SharedConnections>>) -> RestState {
         self.lanes = lanes;
         self
     }
