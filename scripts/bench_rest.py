@@ -312,7 +312,8 @@ def print_table(title, rows):
     request_log = os.environ.get("REQUEST_LOG_ENABLED", "true")
     print(f"\nserver settings: RUST_LOG={MEASURED_LOG or 'unset (the default: info, a line per request)'}, "
           f"REQUEST_LOG_ENABLED={request_log}, BACKUP_ENABLED={os.environ.get('BACKUP_ENABLED', 'unset (the default: on)')}, "
-          f"DB_POOL_SIZE={CONNS}")
+          f"DB_POOL_SIZE={CONNS}, DB_SHARED_CONNECTIONS={os.environ.get('DB_SHARED_CONNECTIONS', 'unset (4)')}, "
+          f"DB_SHARED_READ_DEPTH={os.environ.get('DB_SHARED_READ_DEPTH', 'unset (16)')}")
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
           f" ({CONNS} connections, {DURATION}s each, signed in unless the name says Anon, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"
