@@ -372,9 +372,9 @@ pub struct Config {
     #[arg(long, env = "DB_SHARED_CONNECTIONS", default_value_t = 4)]
     pub db_shared_connections: usize,
 
-    /// Read-only transactions (REST reads) also share one more connection per HTTP worker, which
-    /// carries up to this many at once, answered in turn, before they take the others; a shared
-    /// connection whose oldest transaction is slow takes no more. 0: reads share the same
+    /// Read-only transactions (REST reads) share one more connection per HTTP worker, which
+    /// carries up to this many at once, answered in turn; when it is full, or its oldest
+    /// transaction is slow, a read takes a pooled connection. 0: reads share the same
     /// connections as writes.
     #[arg(long, env = "DB_SHARED_READ_DEPTH", default_value_t = 16)]
     pub db_shared_read_depth: usize,

@@ -17,12 +17,12 @@
 //! and, when there are some, one answered within [`STALL`] (a lane whose head pipeline is slow
 //! takes no new ones, so that a quick request is not queued behind a long statement). Without
 //! such a lane, and with every lane of its worker opened, it takes a connection of its own from
-//! the pool as before. Only transactions that end in their own message run on lanes: an explicit `BEGIN`
-//! (`Prefer: tx=rollback`) or a transaction left open for a check takes a pooled connection, and
-//! so does every request while read replicas are configured (a read may go to one, a write marks
-//! its caller as a writer). What a statement leaves in its session (a session-level
-//! `set_config`, a temporary table) is seen by the requests after it on the connection, as on a
-//! pooled one.
+//! the pool as before. Only transactions that end in their own message run on lanes: an explicit
+//! `BEGIN` (`Prefer: tx=rollback`) or a transaction left open for a check takes a pooled
+//! connection, and so does every request while read replicas are configured (a read may go to
+//! one, a write marks its caller as a writer). What a statement leaves in its session (a
+//! session-level `set_config`, a temporary table) is seen by the requests after it on the
+//! connection, as on a pooled one.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
