@@ -14,6 +14,11 @@ then for each scenario (GETSingle, GETSingleAnon, GETSingleEmbed, GETList, POSTS
     server sends them (context and statement in one round trip, `\startpipeline`, one implicit
     transaction that the pipeline's Sync commits; a read sets `transaction_read_only` in the
     context), the honest twin, and once one statement at a time (between BEGIN and COMMIT).
+The REST run and its pipelined twin alternate in BENCH_ROUNDS rounds (default 2) that share
+BENCH_SECONDS between them, each side starting once the cluster is quiet (under 3 % of a core for a
+second): this machine's speed drifts from minute to minute, and what one run leaves behind
+(autovacuum of the rows a write wrote, the request log's last rows, WAL archiving) otherwise lands
+in the next one's CPU, the twin's as much as the server's.
 Prints requests/s, p50 and p99 for REST and the pipelined twin, their ratio, the sequential
 twin's rate, the server's and Postgres's CPU per request, and Postgres's CPU per transaction of
 the pipelined twin (the cluster's processes, including the backends pgbench's connections left).
@@ -30,13 +35,15 @@ processes by session (autogroup) and shares the cores fairly between groups, so 
 alone did not reach beyond the bench's own group, which held the server too. A client on
 another machine takes nothing from them; BENCH_LOADGEN_NICE=0 measures the old way.
 
-With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), the
-same scenarios run against that binary first, each on its own fresh cluster, and a last table
-gives each scenario's REST req/s after/before: a change's cost measured in one run.
+With BENCH_BASELINE_SERVER=<another server binary> (e.g. a build of an earlier commit), that
+binary runs beside this one, each on its own fresh cluster, and every round measures both, in turn
+first and last; a last table gives each scenario's REST req/s and CPU per request after/before: a
+change's cost measured in one run, with the machine's drift falling on both alike.
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
-from benchlib import cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, wait_backups_idle, yielding
+from benchlib import (cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, wait_backups_idle,
+                      wait_cluster_quiet, yielding)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rental site's Supabase project, whose tables the benchmark reads.
@@ -46,8 +53,13 @@ SERVER = os.environ.get("BENCH_SERVER", os.path.join(TARGET, "release", "server"
 # The server's HTTP stack answering a constant (scripts/http-floor): the HTTP side's floor.
 FLOOR = os.environ.get("BENCH_FLOOR_SERVER", os.path.join(TARGET, "release", "bench-http-floor"))
 PORT, DB_PORT, FLOOR_PORT = 54391, 54392, 54393
+BASELINE_PORT, BASELINE_DB_PORT = 54394, 54395
 CONNS, THREADS = int(os.environ.get("BENCH_CONNECTIONS", 32)), 2
 DURATION = int(os.environ.get("BENCH_SECONDS", 10))
+# Each scenario's REST run and its twins alternate in this many rounds of DURATION / ROUNDS seconds
+# (sums and pooled figures are printed): this machine's speed drifts from minute to minute, and
+# one long run of each side measured the drift as much as the difference.
+ROUNDS = max(1, int(os.environ.get("BENCH_ROUNDS", 2)))
 # The load generators yield to the server and Postgres (see the module's doc).
 LOADGEN = yielding(int(os.environ.get("BENCH_LOADGEN_NICE", "10")))
 # The measured runs keep the server's default logging (a line per request at info, the request log
@@ -64,6 +76,12 @@ def jwt(claims, secret):
     body = b64(json.dumps(claims).encode())
     sig = b64(hmac.new(secret.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest())
     return f"{head}.{body}.{sig}"
+
+
+def median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def percentile(values, p):
@@ -92,11 +110,11 @@ def run_wrk(url, headers, method="GET", body=None, seconds=None):
     return rps, ms("50"), ms("99")
 
 
-def run_pgbench(sql_file, conninfo, env, variables, data):
+def run_pgbench(sql_file, conninfo, env, variables, data, seconds=None):
     """pgbench's transactions/s, p50 and p99 in ms, and the cluster's CPU ms per transaction."""
     logdir = tempfile.mkdtemp()
     defines = [arg for k, v in variables.items() for arg in ("-D", f"{k}={v}")]
-    cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(DURATION),
+    cmd = [pg_bin("pgbench"), "-n", "-M", "prepared", "-c", str(CONNS), "-j", str(THREADS), "-T", str(seconds or DURATION),
            *defines, "-f", sql_file, "--log", "--log-prefix", os.path.join(logdir, "tx"), conninfo]
     pg_before = cluster_cpu_seconds(data)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, **LOADGEN)
@@ -113,9 +131,10 @@ def run_pgbench(sql_file, conninfo, env, variables, data):
     return tps, percentile(latencies, 0.5), percentile(latencies, 0.99), pg_ms
 
 
-def start_server(server_bin, data, log, rust_log):
-    """`server_bin` serving on PORT with its cluster under `data`; the process and its keys."""
-    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(PORT), DB_PORT=str(DB_PORT), LOG_FORMAT="json",
+def start_server(server_bin, data, log, rust_log, port, db_port):
+    """`server_bin` serving on `port` with its cluster under `data` (on `db_port`); the process and
+    its keys."""
+    env = dict(os.environ, SUPABASE_PROJECT_DIR=os.environ.get("SUPABASE_PROJECT_DIR", RENTAL_PROJECT), DATA_DIR=data, PORT=str(port), DB_PORT=str(db_port), LOG_FORMAT="json",
                DB_POOL_SIZE=str(CONNS), WEB_DIR="/nonexistent")
     env.pop("RUST_LOG", None)
     if rust_log is not None:
@@ -132,20 +151,21 @@ def start_server(server_bin, data, log, rust_log):
     return server, keys
 
 
-def run_suite(server_bin):
-    """Start `server_bin` on a fresh cluster, run every scenario, return its rows."""
+def prepare(server_bin, port, db_port):
+    """Start `server_bin` on a fresh cluster, load the schema, take each scenario's statement from
+    its log and write its twins; the server is left running with the measured settings."""
     data = tempfile.mkdtemp(prefix="bench-rest-")
     os.chmod(data, 0o755)
     log = open(os.path.join(data, "server.log"), "w")
     # Started first with the generated SQL logged (to take each scenario's statement from the log),
     # then again without it for the measured runs: a debug line per request is not the server's
     # cost.
-    server, keys = start_server(server_bin, data, log, "warn,server::rest::sql=debug")
+    server, keys = start_server(server_bin, data, log, "warn,server::rest::sql=debug", port, db_port)
     try:
         secret = open(os.path.join(data, "secrets", "jwt_secret")).read().strip()
         password = open(os.path.join(data, "secrets", "db_password")).read().strip()
         pgenv = dict(os.environ, PGPASSWORD=password)
-        admin = f"host=127.0.0.1 port={DB_PORT} user=postgres dbname=postgres"
+        admin = f"host=127.0.0.1 port={db_port} user=postgres dbname=postgres"
         schema = f"""
         create table public.bench_categories (id int primary key, name text not null);
         create table public.bench_items (id serial primary key, owner uuid not null default auth.uid(),
@@ -169,7 +189,7 @@ def run_suite(server_bin):
                               {"apikey": keys["anon key"], "Authorization": f"Bearer {token}", "Content-Type": "application/json"}),
             "anon": (json.dumps(anon_claims), {"apikey": keys["anon key"], "Content-Type": "application/json"}),
         }
-        base = f"http://127.0.0.1:{PORT}/rest/v1"
+        base = f"http://127.0.0.1:{port}/rest/v1"
         one = json.dumps({"name": "new item", "category_id": 3, "price": 9.5})
         bulk = json.dumps([{"name": f"bulk {i}", "category_id": 1 + i % 20, "price": i} for i in range(100)])
         scenarios = [
@@ -181,7 +201,7 @@ def run_suite(server_bin):
             ("POSTBulk", "authenticated", "POST", "/bench_items", bulk, None),
         ]
         auth_pw = hmac.new(secret.encode(), b"authenticator", hashlib.sha256).hexdigest()
-        authenticator = f"host=127.0.0.1 port={DB_PORT} user=authenticator dbname=postgres"
+        authenticator = f"host=127.0.0.1 port={db_port} user=authenticator dbname=postgres"
         # The server also applies the caller role's own settings (`alter role ... set`), the
         # request's cookies and its request id (as application_name): so does the twin.
         def settings_of(role):
@@ -211,7 +231,7 @@ def run_suite(server_bin):
             # pgbench sends `:name` variables as bind parameters in prepared mode, as the server does.
             for i in range(len(values), 0, -1):
                 sql = sql.replace(f"${i}", f":p{i}")
-            request_headers = {"host": f"127.0.0.1:{PORT}", **{k.lower(): v for k, v in headers.items()}}
+            request_headers = {"host": f"127.0.0.1:{port}", **{k.lower(): v for k, v in headers.items()}}
             variables = {f"p{i}": v for i, v in enumerate(values, start=1)}
             variables.update(role=role, claims=claims, method=method, path=path.split("?")[0],
                              headers=json.dumps(request_headers), search_path='"public", "extensions"',
@@ -234,34 +254,85 @@ def run_suite(server_bin):
             prepared.append((name, method, path, body, headers, variables, sequential, pipelined))
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
-        server, _ = start_server(server_bin, data, log, MEASURED_LOG)
-        rows = []
-        for name, method, path, body, headers, variables, sequential, pipelined in prepared:
-            if ONLY and name not in ONLY:
-                continue
-            # CPU per request (the server's and Postgres's) does not swing with the machine's
-            # load the way requests per second do.
-            # A short unmeasured run first: the pool opens its connections and each prepares the
-            # statement, as pgbench's connections are open before it starts timing.
-            run_wrk(base + path, headers, method, body, seconds=2)
-            waited = wait_backups_idle()
-            if waited > 3:
-                print(f"({name}: waited {waited:.0f} s for the start's backup and WAL archiving to end)", flush=True)
-            server_before, pg_before = cpu_seconds([server.pid]), cluster_cpu_seconds(data)
-            rest = run_wrk(base + path, headers, method, body)
-            served = rest[0] * DURATION
-            server_ms = cpu_used(server_before, cpu_seconds([server.pid])) * 1000 / served
-            pg_ms = (cluster_cpu_seconds(data) - pg_before) * 1000 / served
-            rest = rest + (server_ms, pg_ms)
-            twin_env = dict(os.environ, PGPASSWORD=auth_pw)
-            twin = run_pgbench(pipelined, authenticator, twin_env, variables, data)
-            one_by_one = run_pgbench(sequential, authenticator, twin_env, variables, data)
-            rows.append((name, rest, twin + one_by_one[:1]))
-        return rows, floor_answer
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
-        shutil.rmtree(data, ignore_errors=True)
+        server, _ = start_server(server_bin, data, log, MEASURED_LOG, port, db_port)
+        return dict(server=server, data=data, base=base, authenticator=authenticator, auth_pw=auth_pw,
+                    prepared=prepared, floor_answer=floor_answer)
+    except BaseException:
+        close(dict(server=server, data=data))
+        raise
+
+
+def close(suite):
+    suite["server"].send_signal(signal.SIGTERM)
+    suite["server"].wait(timeout=60)
+    shutil.rmtree(suite["data"], ignore_errors=True)
+
+
+def rest_round(suite, path, headers, method, body, seconds):
+    """One measured wrk run on a quiet cluster: (req/s, p50, p99, server CPU s, Postgres CPU s,
+    requests served) and the seconds waited for quiet."""
+    server, data = suite["server"], suite["data"]
+    # What the last run left (autovacuum of the rows a write wrote, the request log's last rows,
+    # WAL archiving) is nobody's cost here.
+    quiet = wait_cluster_quiet(data)
+    server_before, pg_before = cpu_seconds([server.pid]), cluster_cpu_seconds(data)
+    rps, p50, p99 = run_wrk(suite["base"] + path, headers, method, body, seconds=seconds)
+    return (rps, p50, p99, cpu_used(server_before, cpu_seconds([server.pid])),
+            cluster_cpu_seconds(data) - pg_before, rps * seconds), quiet
+
+
+def twin_round(suite, variables, sql_file, seconds=None):
+    quiet = wait_cluster_quiet(suite["data"])
+    env = dict(os.environ, PGPASSWORD=suite["auth_pw"])
+    return run_pgbench(sql_file, suite["authenticator"], env, variables, suite["data"], seconds), quiet
+
+
+def measure(suites):
+    """Every scenario on every suite, their REST runs and pipelined twins alternating in ROUNDS
+    rounds (suite after suite within a round, in turn first and last, so that the machine's drift
+    falls on all alike); each suite's rows."""
+    rows = [[] for _ in suites]
+    seconds = max(1, DURATION // ROUNDS)
+    for index, (name, method, path, body, *_) in enumerate(suites[0]["prepared"]):
+        if ONLY and name not in ONLY:
+            continue
+        # A short unmeasured run first: the pool opens its connections and each prepares the
+        # statement, as pgbench's connections are open before it starts timing.
+        # Each suite's own headers: its own keys and token (each cluster has its own secret).
+        headers = [suite["prepared"][index][4] for suite in suites]
+        for suite, own in zip(suites, headers):
+            run_wrk(suite["base"] + path, own, method, body, seconds=2)
+        waited = wait_backups_idle()
+        if waited > 3:
+            print(f"({name}: waited {waited:.0f} s for the start's backup and WAL archiving to end)", flush=True)
+        rest_rounds, twin_rounds = [[] for _ in suites], [[] for _ in suites]
+        quiet = 0.0
+        for round_ in range(ROUNDS):
+            # A, B, then B, A: a drift during the rounds falls on both alike.
+            order = list(enumerate(suites))
+            for i, suite in order if round_ % 2 == 0 else order[::-1]:
+                variables, pipelined = suite["prepared"][index][5], suite["prepared"][index][7]
+                rest, waited = rest_round(suite, path, headers[i], method, body, seconds)
+                twin, waited_too = twin_round(suite, variables, pipelined, seconds)
+                rest_rounds[i].append(rest)
+                twin_rounds[i].append(twin)
+                quiet += waited + waited_too
+        if quiet > 3 * ROUNDS * len(suites):
+            print(f"({name}: waited {quiet:.0f} s in all for a quiet cluster before its runs)", flush=True)
+        for i, suite in enumerate(suites):
+            variables, sequential = suite["prepared"][index][5], suite["prepared"][index][6]
+            one_by_one, _ = twin_round(suite, variables, sequential)
+            served = sum(r[5] for r in rest_rounds[i])
+            # CPU per request over every round; rates averaged over the rounds (of equal length);
+            # percentiles the median of the rounds'.
+            rest = (served / (seconds * ROUNDS), median([r[1] for r in rest_rounds[i]]),
+                    median([r[2] for r in rest_rounds[i]]), sum(r[3] for r in rest_rounds[i]) * 1000 / served,
+                    sum(r[4] for r in rest_rounds[i]) * 1000 / served)
+            done = sum(t[0] for t in twin_rounds[i])
+            twin = (done / ROUNDS, median([t[1] for t in twin_rounds[i]]), median([t[2] for t in twin_rounds[i]]),
+                    sum(t[0] * t[3] for t in twin_rounds[i]) / done)
+            rows[i].append((name, rest, twin + one_by_one[:1]))
+    return rows
 
 
 def run_floor(answer):
@@ -310,12 +381,12 @@ def print_floor(rows, floor):
 
 def print_table(title, rows):
     request_log = os.environ.get("REQUEST_LOG_ENABLED", "true")
-    print(f"\nserver settings: RUST_LOG={MEASURED_LOG or 'unset (the default: info, a line per request)'}, "
+    print(f"\nserver settings: RUST_LOG={MEASURED_LOG or 'unset (the default: info, a line per request)'}, LOG_FORMAT=json, "
           f"REQUEST_LOG_ENABLED={request_log}, BACKUP_ENABLED={os.environ.get('BACKUP_ENABLED', 'unset (the default: on)')}, "
           f"DB_POOL_SIZE={CONNS}, DB_SHARED_CONNECTIONS={os.environ.get('DB_SHARED_CONNECTIONS', 'unset (4)')}, "
           f"DB_SHARED_READ_DEPTH={os.environ.get('DB_SHARED_READ_DEPTH', 'unset (16)')}")
     print(f"\n{title}: /rest/v1 vs the same SQL through pgbench, pipelined as the server sends it and one statement at a time"
-          f" ({CONNS} connections, {DURATION}s each, signed in unless the name says Anon, RLS on)")
+          f" ({CONNS} connections, {DURATION}s each in {ROUNDS} alternating rounds, signed in unless the name says Anon, RLS on)")
     print(f"{'scenario':<16}{'REST req/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'pipelined tps':>15}{'p50 ms':>9}{'p99 ms':>9}"
           f"{'ratio':>8}{'sequential tps':>16}{'ratio':>8}{'server CPU ms/req':>19}{'pg CPU ms/req':>15}"
           f"{'twin pg CPU ms/tx':>19}")
@@ -327,23 +398,33 @@ def print_table(title, rows):
 def main():
     ensure_wrk()
     baseline = os.environ.get("BENCH_BASELINE_SERVER")
+    # With a baseline, both servers run side by side, each on its own cluster, and each round
+    # measures one after the other.
+    suites = [prepare(SERVER, PORT, DB_PORT)]
+    try:
+        if baseline:
+            suites.insert(0, prepare(baseline, BASELINE_PORT, BASELINE_DB_PORT))
+        results = measure(suites)
+    finally:
+        for suite in suites:
+            close(suite)
+    answer = suites[-1]["floor_answer"]
     if baseline:
-        before, _ = run_suite(baseline)
-        after, answer = run_suite(SERVER)
+        before, after = results
         print_table(f"before ({baseline})", before)
         print_table(f"after ({SERVER})", after)
         # Each REST rate is also divided by its own pgbench twin of that run, so a change in
         # the machine's load between the two runs cancels out of the last column.
         # CPU per request (server and Postgres together) is the steady measure: requests per
         # second swing with whatever else the machine does between the two runs.
-        print("\nafter / before")
+        print("\nafter / before (measured in alternating rounds)")
         print(f"{'scenario':<16}{'before req/s':>14}{'after req/s':>13}{'after/before':>14}"
               f"{'before CPU ms/req':>19}{'after CPU ms/req':>18}{'CPU after/before':>18}")
         for (name, b, _), (_, a, _) in zip(before, after):
             b_cpu, a_cpu = b[3] + b[4], a[3] + a[4]
             print(f"{name:<16}{b[0]:>14.0f}{a[0]:>13.0f}{a[0] / b[0]:>14.2f}{b_cpu:>19.3f}{a_cpu:>18.3f}{a_cpu / b_cpu:>18.2f}")
     else:
-        rows, answer = run_suite(SERVER)
+        rows = results[0]
         print_table("this build", rows)
     if not ONLY or "GETSingle" in ONLY:
         print_floor(after if baseline else rows, run_floor(answer))

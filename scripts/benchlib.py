@@ -127,6 +127,22 @@ def cluster_cpu_seconds(data):
     return reaped + sum(cpu_seconds(pids).values())
 
 
+def wait_cluster_quiet(data, limit=120, share=0.03):
+    """Wait until the cluster under `data` uses less than `share` of a core over a second (for at
+    most `limit` seconds): what a measured run left behind (autovacuum of the rows it wrote, the
+    request log's last rows, WAL archiving) lands in the next run's CPU otherwise, the twin's as
+    much as the server's. Returns the seconds waited, which the scripts print."""
+    started = time.time()
+    before = cluster_cpu_seconds(data)
+    while time.time() - started < limit:
+        time.sleep(1)
+        now = cluster_cpu_seconds(data)
+        if now - before < share:
+            break
+        before = now
+    return time.time() - started
+
+
 def field_kb(path, name):
     """A `name: N kB` field of a /proc file (status, smaps_rollup); 0 once the process ended."""
     try:
