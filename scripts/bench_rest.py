@@ -41,6 +41,7 @@ first and last; a last table gives each scenario's REST req/s and CPU per reques
 change's cost measured in one run, with the machine's drift falling on both alike.
 """
 import hashlib, hmac, json, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.request
+from statistics import median
 
 from benchlib import (cluster_cpu_seconds, cpu_seconds, cpu_used, ensure_wrk, pg_bin, wait_backups_idle,
                       wait_cluster_quiet, yielding)
@@ -76,12 +77,6 @@ def jwt(claims, secret):
     body = b64(json.dumps(claims).encode())
     sig = b64(hmac.new(secret.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest())
     return f"{head}.{body}.{sig}"
-
-
-def median(values):
-    values = sorted(values)
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def percentile(values, p):
@@ -263,6 +258,7 @@ def prepare(server_bin, port, db_port):
 
 
 def close(suite):
+    """Stop a suite's server (and with it its cluster) and remove its data."""
     suite["server"].send_signal(signal.SIGTERM)
     suite["server"].wait(timeout=60)
     shutil.rmtree(suite["data"], ignore_errors=True)
@@ -282,6 +278,8 @@ def rest_round(suite, path, headers, method, body, seconds):
 
 
 def twin_round(suite, variables, sql_file, seconds=None):
+    """One pgbench run of `sql_file` on a quiet cluster ([`run_pgbench`]'s figures) and the seconds
+    waited for quiet."""
     quiet = wait_cluster_quiet(suite["data"])
     env = dict(os.environ, PGPASSWORD=suite["auth_pw"])
     return run_pgbench(sql_file, suite["authenticator"], env, variables, suite["data"], seconds), quiet
@@ -413,10 +411,9 @@ def main():
         before, after = results
         print_table(f"before ({baseline})", before)
         print_table(f"after ({SERVER})", after)
-        # Each REST rate is also divided by its own pgbench twin of that run, so a change in
-        # the machine's load between the two runs cancels out of the last column.
+        # Each REST rate is also divided by its own pgbench twin, measured in the same rounds.
         # CPU per request (server and Postgres together) is the steady measure: requests per
-        # second swing with whatever else the machine does between the two runs.
+        # second swing with whatever else the machine does meanwhile.
         print("\nafter / before (measured in alternating rounds)")
         print(f"{'scenario':<16}{'before req/s':>14}{'after req/s':>13}{'after/before':>14}"
               f"{'before CPU ms/req':>19}{'after CPU ms/req':>18}{'CPU after/before':>18}")
